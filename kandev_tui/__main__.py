@@ -1,0 +1,3 @@
+from kandev_tui.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,243 @@
+"""Reading a stored tool call back: the trust boundary of spec §6.
+
+A transcript holds tool calls from many agents, live or years old. Nothing in
+one is trusted: :func:`read_stored_call` decides whether a call is rich output
+at all, extracts the arguments and result from the shapes agents and Kandev
+have stored over time, re-validates everything and merges the CSV snapshot.
+It never raises: any failure becomes the ``unavailable`` state.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from pydantic import ValidationError
+
+from .errors import PresentationError
+from .models import ChartBlock, Presentation, Snapshot
+from .validate import error_from_validation, parse_tool_input
+
+TOOL_NAME = "show_rich_output_kandev"
+KANDEV_NAMES = frozenset(
+    {
+        TOOL_NAME,
+        f"mcp__kandev__{TOOL_NAME}",
+        f"kandev/{TOOL_NAME}",
+        f"mcp.kandev.{TOOL_NAME}",
+    }
+)
+_NAMESPACE_MARKS = ("/", "__", ".")
+
+
+class State(str, Enum):
+    """What a stored call renders as."""
+
+    READY = "ready"
+    PENDING = "pending"
+    RUNNING = "running"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    UNAVAILABLE = "unavailable"
+    NOT_RICH_OUTPUT = "not-rich-output"
+
+
+STATUS_STATES = {
+    "pending": State.PENDING,
+    "in_progress": State.RUNNING,
+    "running": State.RUNNING,
+    "complete": State.READY,
+    "completed": State.READY,
+    "error": State.FAILED,
+    "failed": State.FAILED,
+    "cancelled": State.CANCELLED,
+    "canceled": State.CANCELLED,
+}
+
+
+@dataclass(frozen=True)
+class StoredPresentation:
+    """The outcome of reading one stored call.
+
+    ``presentation`` is set only when ``state`` is READY: the validated
+    document with every CSV chart replaced by an inline chart from the
+    snapshot. ``error`` is the tool's error text for FAILED; ``reason`` an
+    internal explanation for logs when UNAVAILABLE (never shown to users).
+    """
+
+    state: State
+    presentation: Presentation | None = None
+    error: str | None = None
+    reason: str | None = None
+
+    @property
+    def is_rich_output(self) -> bool:
+        return self.state is not State.NOT_RICH_OUTPUT
+
+
+def is_rich_output_name(name: str | None, title: str | None = None) -> bool:
+    """Spec §6.1: a Kandev-namespaced (or bare) ``show_rich_output_kandev``.
+
+    A namespaced name of another server is not, whatever the title says; a
+    name with no namespace (Claude's ``other``, an ACP kind) defers to the title.
+    """
+    if isinstance(name, str):
+        candidate = name.strip()
+        if candidate in KANDEV_NAMES:
+            return True
+        if any(mark in candidate for mark in _NAMESPACE_MARKS):
+            return False
+    if isinstance(title, str):
+        return title.strip() in KANDEV_NAMES
+    return False
+
+
+def extract_arguments(input_: Any) -> Any:
+    """Spec §6.2: ``input.raw_input.arguments``, else ``input.raw_input``, else ``input``."""
+    if isinstance(input_, dict):
+        raw = input_.get("raw_input")
+        if isinstance(raw, dict):
+            arguments = raw.get("arguments")
+            return arguments if isinstance(arguments, dict) else raw
+    return input_
+
+
+def _parse_json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return text
+
+
+def _join_text(blocks: list[Any]) -> Any:
+    parts = [b["text"] for b in blocks if isinstance(b, dict) and isinstance(b.get("text"), str)]
+    return _parse_json("".join(parts)) if parts else blocks
+
+
+def extract_result(output: Any, depth: int = 0) -> Any:
+    """Spec §6.3: structuredContent first, then joined text content as JSON,
+    then a string as JSON, then an ``{error, result}`` wrapper unwrapped."""
+    if output is None or depth > 4:
+        return None
+    if isinstance(output, str):
+        stripped = output.strip()
+        return _parse_json(stripped) if stripped else None
+    if isinstance(output, list):
+        return _join_text(output)
+    if isinstance(output, dict):
+        for key in ("structuredContent", "structured_content"):
+            if output.get(key) is not None:
+                return output[key]
+        if isinstance(output.get("content"), list):
+            return _join_text(output["content"])
+        if "result" in output and ("error" in output or len(output) == 1):
+            return extract_result(output["result"], depth + 1)
+    return output
+
+
+def error_text(output: Any) -> str:
+    """The tool's error message from a failed call's output, as plain text."""
+    if isinstance(output, dict):
+        if isinstance(output.get("error"), str) and output["error"].strip():
+            return output["error"]
+        if isinstance(output.get("error"), dict) and isinstance(output["error"].get("message"), str):
+            return output["error"]["message"]
+        if isinstance(output.get("result"), (dict, list)):
+            return error_text(output["result"])
+        if isinstance(output.get("content"), list):
+            return error_text(output["content"])
+    if isinstance(output, list):
+        parts = [b["text"] for b in output if isinstance(b, dict) and isinstance(b.get("text"), str)]
+        if parts:
+            return "\n".join(parts)
+    if isinstance(output, str) and output.strip():
+        return output
+    return "The tool reported an error."
+
+
+def _snapshot_of(result: Any) -> Snapshot | None:
+    """The validated snapshot in a result, None when there is none.
+
+    ``Rich output accepted.`` (or no result) means no snapshot; so does the
+    empty ``{"version":1,"resolved_charts":[]}`` older Kandev builds returned.
+    Anything else that is not a valid snapshot raises PresentationError.
+    """
+    if result is None or isinstance(result, str):
+        return None
+    if isinstance(result, dict) and result.get("resolved_charts") == [] and result.get("version") == 1 and len(result) == 2:
+        return None
+    if isinstance(result, dict) and "resolved_charts" in result:
+        try:
+            return Snapshot.model_validate(result)
+        except ValidationError as exc:
+            raise error_from_validation(exc, "snapshot") from None
+    raise PresentationError("the result is not a rich-output snapshot")
+
+
+def merge_snapshot(presentation: Presentation, snapshot: Snapshot | None) -> Presentation:
+    """Spec §6.5: every CSV chart becomes an inline chart from its snapshot entry."""
+    csv_indexes = presentation.csv_block_indexes
+    if not csv_indexes:
+        if snapshot is not None:
+            raise PresentationError("a snapshot is attached to a presentation with no CSV chart")
+        return presentation
+    if snapshot is None:
+        raise PresentationError("CSV charts have no resolved snapshot")
+    entries: dict[int, Any] = {}
+    for entry in snapshot.resolved_charts:
+        if entry.block_index in entries:
+            raise PresentationError(f"the snapshot targets block {entry.block_index} twice")
+        if entry.block_index not in csv_indexes:
+            raise PresentationError(f"the snapshot targets block {entry.block_index}, which is not a CSV chart")
+        entries[entry.block_index] = entry
+    missing = [i for i in csv_indexes if i not in entries]
+    if missing:
+        raise PresentationError(f"the snapshot has no entry for CSV block {missing[0]}")
+    blocks = list(presentation.blocks)
+    for index in csv_indexes:
+        block = blocks[index]
+        entry = entries[index]
+        assert isinstance(block, ChartBlock) and block.csv is not None
+        expected = [s.display_label for s in block.csv.series]
+        if [s.label for s in entry.series] != expected:
+            raise PresentationError(f"the snapshot's series for block {index} do not match the CSV mapping")
+        blocks[index] = ChartBlock.model_validate(
+            {
+                "type": "chart",
+                "chart_type": block.chart_type,
+                "title": block.title,
+                "summary": block.summary,
+                "labels": list(entry.labels),
+                "series": [s.to_json() for s in entry.series],
+            }
+        )
+    return presentation.model_copy(update={"blocks": blocks})
+
+
+def read_stored_call(name: Any, title: Any, status: Any, input: Any, output: Any) -> StoredPresentation:  # noqa: A002
+    """Decide how a stored tool call renders (spec §6). Never raises.
+
+    ``name`` is the normalised tool name (``kandev/show_rich_output_kandev``,
+    ``other``, …), ``title`` the call's title or None, ``status`` a normalised
+    (``pending``, ``in_progress``, ``complete``, ``error``, ``cancelled``) or
+    ACP (``completed``, ``failed``) status. Only a completed call renders blocks.
+    """
+    try:
+        if not is_rich_output_name(name if isinstance(name, str) else None, title if isinstance(title, str) else None):
+            return StoredPresentation(State.NOT_RICH_OUTPUT)
+        state = STATUS_STATES.get(status.strip().lower() if isinstance(status, str) else "")
+        if state is None:
+            return StoredPresentation(State.UNAVAILABLE, reason=f"unknown status {str(status)[:40]!r}")
+        if state is State.FAILED:
+            return StoredPresentation(State.FAILED, error=error_text(output))
+        if state is not State.READY:
+            return StoredPresentation(state)
+        presentation = parse_tool_input(extract_arguments(input))
+        snapshot = _snapshot_of(extract_result(output))
+        return StoredPresentation(State.READY, presentation=merge_snapshot(presentation, snapshot))
+    except PresentationError as exc:
+        return StoredPresentation(State.UNAVAILABLE, reason=str(exc))
+    except (RecursionError, MemoryError, ValueError, TypeError) as exc:
+        return StoredPresentation(State.UNAVAILABLE, reason=f"unreadable stored call ({type(exc).__name__})")
