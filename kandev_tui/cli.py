@@ -26,6 +26,11 @@ send through the show_rich_output_kandev MCP tool.
 
 EPILOG = """\
 examples:
+  kandev-tui run --headless --prompt "check the build" -- claude-code-acp
+                                             one turn of any ACP agent, items as JSON lines
+  kandev-tui sessions                        stored sessions
+  kandev-tui export ID --format markdown     a readable transcript with chart data as tables
+  kandev-tui transcript session.jsonl        items of a recording (for jq and CI)
   kandev-tui validate presentation.json      check a tool call before an agent sends it
   kandev-tui validate --stored call.json     show what a stored call would render
   kandev-tui guidance                        the paragraph agents are given
@@ -54,6 +59,10 @@ def _add_workspace_options(parser: argparse.ArgumentParser, default_help: str) -
     )
 
 
+def _add_db_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", metavar="PATH", help="the session database (default: $KANDEV_TUI_DB, else the platform data directory)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="kandev-tui",
@@ -63,6 +72,46 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"kandev-tui {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    run = commands.add_parser(
+        "run",
+        help="run an ACP agent (headless: one turn, items as JSON lines)",
+        description=(
+            "Start any ACP agent, offer it kandev-tui's MCP server, and watch the session. With --headless, "
+            "run one turn without a screen: store it, print each item as a JSON line when it completes, "
+            "exit 0 on a normal end of turn and 1 with a one-line reason otherwise. Put the agent's command "
+            "after --."
+        ),
+        epilog="example: kandev-tui run --headless --prompt 'summarise the tests' -- python -m kandev_tui.demo.agent",
+    )
+    run.add_argument("--headless", action="store_true", help="no screen: one turn, JSON lines on stdout")
+    run.add_argument("--prompt", metavar="TEXT", help="the prompt to send (required with --headless)")
+    _add_workspace_options(run, "the agent's working directory and the MCP server's workspace (default: .)")
+    run.add_argument("--permission", choices=["reject", "allow-once"], default="reject",
+                     help="headless answer to permission requests (default: reject)")
+    run.add_argument("--record", metavar="FILE", help="append every JSON-RPC frame, both directions, to FILE (JSONL)")
+    run.add_argument("--no-guidance", action="store_true", help="do not prepend the rich-output guidance to the first prompt")
+    run.add_argument("--init-timeout", type=float, default=30.0, metavar="SECONDS",
+                     help="how long the agent may take to answer initialize (default: 30)")
+    _add_db_option(run)
+    run.add_argument("agent", nargs=argparse.REMAINDER, metavar="-- AGENT_CMD [ARGS...]", help="the agent command")
+
+    sessions = commands.add_parser("sessions", help="list stored sessions", description="List stored sessions, newest first.")
+    sessions.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")
+    _add_db_option(sessions)
+
+    export = commands.add_parser("export", help="write out a stored session",
+                                 description="Write a stored session to standard output (or --output FILE).")
+    export.add_argument("session", metavar="ID", help="a session id (a unique prefix is enough)")
+    export.add_argument("--format", choices=["json", "jsonl", "markdown"], default="markdown", help="default: markdown")
+    export.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of standard output")
+    _add_db_option(export)
+
+    transcript = commands.add_parser(
+        "transcript", help="normalise a recording and print its items as JSON lines",
+        description="Read a recording made with --record and print the transcript items as JSON lines, "
+                    "exactly as a live run stores them.")
+    transcript.add_argument("file", metavar="FILE", help="a recording (JSON lines)")
 
     validate = commands.add_parser(
         "validate",
@@ -196,7 +245,124 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return serve(workspace, args.profile)
 
 
-COMMANDS = {"validate": cmd_validate, "guidance": cmd_guidance, "mcp": cmd_mcp}
+def _open_store(args: argparse.Namespace) -> Any:
+    """The Store of --db (or the default), or an error message string."""
+    from kandev_tui.transcript import Store, StoreError
+
+    try:
+        return Store(Path(args.db).expanduser() if args.db else None)
+    except StoreError as exc:
+        return f"kandev-tui: {exc}"
+    except OSError as exc:
+        return f"kandev-tui: cannot open the session database: {exc.strerror or exc}"
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    command = list(args.agent)
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        return _fail("kandev-tui run: give the agent command after --, e.g. "
+                     "kandev-tui run --headless --prompt hi -- python -m kandev_tui.demo.agent", EXIT_USAGE)
+    if "/" in command[0] and not os.path.isabs(command[0]):
+        command[0] = os.path.abspath(command[0])  # the agent starts in the workspace, not here
+    if not args.headless:
+        return _fail("kandev-tui run: the terminal app is not part of this build yet; use --headless", EXIT_USAGE)
+    if not args.prompt:
+        return _fail("kandev-tui run: --headless needs --prompt TEXT", EXIT_USAGE)
+    workspace = _workspace(args)
+    if isinstance(workspace, str):
+        return _fail(workspace, EXIT_USAGE)
+    store = _open_store(args)
+    if isinstance(store, str):
+        return _fail(store, EXIT_USAGE)
+    from kandev_tui.acp import AgentOptions
+    from kandev_tui.runner import run_headless
+
+    options = AgentOptions(command=command, workspace=workspace.root.resolve(),
+                           repos={k: v.resolve() for k, v in workspace.repos.items()},
+                           inject_guidance=not args.no_guidance, init_timeout=args.init_timeout)
+    record = Path(args.record).expanduser() if args.record else None
+    try:
+        code, reason, _session = run_headless(options, args.prompt, store, record=record, permission=args.permission)
+    finally:
+        store.close()
+    if code:
+        return _fail(f"kandev-tui run: {reason}", code)
+    return EXIT_OK
+
+
+def cmd_sessions(args: argparse.Namespace) -> int:
+    from datetime import datetime
+
+    from kandev_tui.sanitize import visible
+
+    store = _open_store(args)
+    if isinstance(store, str):
+        return _fail(store, EXIT_USAGE)
+    with_rows = store.sessions()
+    store.close()
+    if args.json:
+        for row in with_rows:
+            print(json.dumps(row, ensure_ascii=False))
+        return EXIT_OK
+    if not with_rows:
+        print("No stored sessions yet. Start one with: kandev-tui run --headless --prompt TEXT -- AGENT_CMD")
+        return EXIT_OK
+    print(f"{'ID':<12}  {'STARTED':<16}  {'ITEMS':>5}  {'STATE':<9}  {'AGENT':<24}  TITLE")
+    for row in with_rows:
+        started = datetime.fromtimestamp(row["created"]).strftime("%Y-%m-%d %H:%M")
+        agent = visible(" ".join(row["agent_command"][-1:] if row["agent_command"] else []), keep_newlines=False)
+        title = visible(row["title"], keep_newlines=False)
+        print(f"{row['id']:<12}  {started:<16}  {row['items']:>5}  {row['state']:<9}  {agent[-24:]:<24}  {title}")
+    return EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    store = _open_store(args)
+    if isinstance(store, str):
+        return _fail(store, EXIT_USAGE)
+    try:
+        session = store.session(args.session)
+        if session is None:
+            return _fail(f"kandev-tui export: no session {args.session!r} (see 'kandev-tui sessions')")
+        items = store.items(session["id"])
+    finally:
+        store.close()
+    if args.format == "json":
+        text = json.dumps({"session": session, "items": [i.to_json() for i in items]}, ensure_ascii=False, indent=2) + "\n"
+    elif args.format == "jsonl":
+        text = "".join(json.dumps(i.to_json(), ensure_ascii=False) + "\n" for i in items)
+    else:
+        from kandev_tui.transcript.export import session_markdown
+
+        text = session_markdown(session, items)
+    if args.output:
+        Path(args.output).expanduser().write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def cmd_transcript(args: argparse.Namespace) -> int:
+    from kandev_tui.transcript import RecordingError
+    from kandev_tui.transcript.replay import items_from_recording
+
+    try:
+        items = items_from_recording(args.file)
+    except FileNotFoundError:
+        return _fail(f"kandev-tui transcript: {args.file}: no such file", EXIT_USAGE)
+    except RecordingError as exc:
+        return _fail(f"kandev-tui transcript: {args.file}: {exc}")
+    except OSError as exc:
+        return _fail(f"kandev-tui transcript: {args.file}: {exc.strerror or exc}", EXIT_USAGE)
+    for item in items:
+        print(json.dumps(item.to_json(), ensure_ascii=False, separators=(",", ":")))
+    return EXIT_OK
+
+
+COMMANDS = {"run": cmd_run, "sessions": cmd_sessions, "export": cmd_export, "transcript": cmd_transcript,
+            "validate": cmd_validate, "guidance": cmd_guidance, "mcp": cmd_mcp}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import subprocess
 import sys
 
-CORE = ["kandev_tui.presentation", "kandev_tui.workspace", "kandev_tui.mcp_server", "kandev_tui.sanitize"]
+CORE = ["kandev_tui.presentation", "kandev_tui.workspace", "kandev_tui.mcp_server", "kandev_tui.sanitize",
+        "kandev_tui.transcript", "kandev_tui.transcript.pipeline", "kandev_tui.transcript.export",
+        "kandev_tui.transcript.replay", "kandev_tui.acp", "kandev_tui.runner"]
 
 
 def test_core_imports_no_textual_in_a_fresh_interpreter():

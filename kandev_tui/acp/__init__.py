@@ -1,0 +1,5 @@
+"""ACP client, headless (no Textual import). The SDK is imported when an agent starts."""
+
+from .client import AgentClient, AgentError, AgentOptions, headless_permission_policy, kandev_mcp_server
+
+__all__ = ["AgentClient", "AgentError", "AgentOptions", "headless_permission_policy", "kandev_mcp_server"]

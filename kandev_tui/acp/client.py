@@ -1,0 +1,328 @@
+"""The ACP client: start an agent, hand it our MCP server, prompt, cancel, answer.
+
+Built on the ``agent-client-protocol`` SDK's JSON-RPC ``Connection`` with a
+raw method handler (no ``acp.Client`` subclass, so every method we do not
+implement answers "method not found") and :class:`LineTransport`, so that
+every frame in both directions reaches ``on_frame`` in order: that is how the
+recording, the normaliser and the store see the session.
+
+The SDK is imported lazily, when an agent is started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from kandev_tui import __version__
+from kandev_tui.transcript.frames import LOCAL, Frame
+
+PROTOCOL_VERSION = 1
+PermissionHandler = Callable[[dict[str, Any]], Awaitable[str | None]]
+
+
+class AgentError(Exception):
+    """The agent could not be started or stopped answering; ``str()`` says what happened."""
+
+
+@dataclass
+class AgentOptions:
+    """How to start and talk to one agent."""
+
+    command: list[str]
+    workspace: Path
+    repos: dict[str, Path] = field(default_factory=dict)
+    log_path: Path | None = None
+    inject_guidance: bool = True
+    extra_mcp_servers: list[dict[str, Any]] = field(default_factory=list)
+    init_timeout: float = 30.0
+    cancel_grace: float = 10.0
+    env: dict[str, str] | None = None
+
+
+def kandev_mcp_server(workspace: Path, repos: dict[str, Path]) -> dict[str, Any]:
+    """The stdio entry offering kandev-tui's own MCP server (``kandev-tui mcp``)."""
+    args = ["-m", "kandev_tui", "mcp", "--workspace", str(workspace), "--profile", "task"]
+    for name, path in repos.items():
+        args += ["--repo", f"{name}={path}"]
+    return {"name": "kandev", "command": sys.executable, "args": args, "env": []}
+
+
+def mcp_servers_for(options: AgentOptions, agent_caps: dict[str, Any]) -> list[dict[str, Any]]:
+    """Our server first, then the user's; stdio always, http/sse only if the agent says it can; first entry per name."""
+    mcp_caps = agent_caps.get("mcpCapabilities") if isinstance(agent_caps.get("mcpCapabilities"), dict) else {}
+    servers, seen = [], set()
+    for entry in [kandev_mcp_server(options.workspace, options.repos), *options.extra_mcp_servers]:
+        name = entry.get("name")
+        kind = entry.get("type")
+        if not isinstance(name, str) or name in seen:
+            continue
+        if kind in ("http", "sse") and not mcp_caps.get(kind):
+            continue
+        seen.add(name)
+        servers.append(entry)
+    return servers
+
+
+def _tail(path: Path | None, lines: int = 12) -> list[str]:
+    if path is None or not path.exists():
+        return []
+    with open(path, "rb") as handle:
+        handle.seek(0, os.SEEK_END)
+        size = handle.tell()
+        handle.seek(max(0, size - 16384))
+        data = handle.read().decode("utf-8", "replace")
+    return [line for line in data.splitlines() if line.strip()][-lines:]
+
+
+class AgentClient:
+    """One agent process and one ACP session with it."""
+
+    def __init__(self, options: AgentOptions, on_frame: Callable[[Frame], None],
+                 ask_permission: PermissionHandler | None = None) -> None:
+        self.options = options
+        self._on_frame = on_frame
+        self._ask_permission = ask_permission
+        self.process: asyncio.subprocess.Process | None = None
+        self._conn: Any = None
+        self._log: Any = None
+        self.session_id: str | None = None
+        self.agent_info: dict[str, Any] = {}
+        self.agent_capabilities: dict[str, Any] = {}
+        self._first_prompt = True
+        self._turn: asyncio.Task[Any] | None = None
+        self._permission_waits: set[asyncio.Future[Any]] = set()
+        self._exit_reported = False
+        self._stopping = False
+
+    # -- lifecycle -----------------------------------------------------------
+
+    def _local(self, message: str, **details: Any) -> None:
+        self._on_frame(Frame.now(LOCAL, {"event": "error", "message": message,
+                                         **{k: v for k, v in details.items() if v is not None}}))
+
+    async def start(self) -> None:
+        """Spawn the agent, ``initialize`` and ``session/new``; AgentError (reported) on failure."""
+        from acp.connection import Connection
+
+        from .transport import LineTransport
+
+        options = self.options
+        if options.log_path is not None:
+            options.log_path.parent.mkdir(parents=True, exist_ok=True)
+            self._log = open(options.log_path, "ab")
+        try:
+            self.process = await asyncio.create_subprocess_exec(
+                *options.command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=self._log if self._log is not None else asyncio.subprocess.DEVNULL,
+                cwd=str(options.workspace),
+                env=options.env,
+                start_new_session=True,
+                limit=1 << 20,
+            )
+        except (OSError, ValueError) as exc:
+            reason = "command not found" if isinstance(exc, FileNotFoundError) else (exc.strerror or str(exc))
+            message = f"Could not start the agent ({' '.join(options.command)[:200]}): {reason}"
+            self._local(message, ends_turn=True)
+            raise AgentError(message) from None
+        assert self.process.stdout is not None and self.process.stdin is not None
+        transport = LineTransport(self.process.stdout, self.process.stdin, self._on_frame)
+        self._conn = Connection(self._handle, transport)
+        try:
+            response = await asyncio.wait_for(self._conn.send_request("initialize", {
+                "protocolVersion": PROTOCOL_VERSION,
+                "clientCapabilities": {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False},
+                "clientInfo": {"name": "kandev-tui", "title": "kandev-tui", "version": __version__},
+            }), timeout=options.init_timeout)
+        except asyncio.TimeoutError:
+            await self._fail(f"The agent did not answer initialize within {options.init_timeout:g} s.")
+        except Exception as exc:  # noqa: BLE001 - ConnectionError, RequestError
+            await self._fail(f"The agent failed during initialize: {self._describe(exc)}")
+        response = response if isinstance(response, dict) else {}
+        self.agent_info = response.get("agentInfo") if isinstance(response.get("agentInfo"), dict) else {}
+        caps = response.get("agentCapabilities")
+        self.agent_capabilities = caps if isinstance(caps, dict) else {}
+        try:
+            session = await asyncio.wait_for(self._conn.send_request("session/new", {
+                "cwd": str(options.workspace),
+                "mcpServers": mcp_servers_for(options, self.agent_capabilities),
+            }), timeout=options.init_timeout)
+        except asyncio.TimeoutError:
+            await self._fail(f"The agent did not answer session/new within {options.init_timeout:g} s.")
+        except Exception as exc:  # noqa: BLE001
+            await self._fail(f"The agent could not start a session: {self._describe(exc)}")
+        self.session_id = session.get("sessionId") if isinstance(session, dict) else None
+        if not isinstance(self.session_id, str):
+            await self._fail("The agent answered session/new without a session id.")
+
+    def _describe(self, exc: BaseException) -> str:
+        if type(exc).__name__ == "RequestError":
+            return str(exc) or "error"
+        if isinstance(exc, ConnectionError):
+            return "the agent closed the connection"
+        return f"{type(exc).__name__}: {exc}"
+
+    async def _exit_details(self, wait: float = 3.0) -> dict[str, Any]:
+        code = None
+        if self.process is not None:
+            try:
+                code = await asyncio.wait_for(self.process.wait(), timeout=wait)
+            except asyncio.TimeoutError:
+                code = None
+        return {"exit_code": code, "stderr": _tail(self.options.log_path) or None}
+
+    async def _fail(self, message: str) -> None:
+        details = await self._exit_details(wait=0.5)
+        self._local(message, ends_turn=True, **details)
+        await self.close()
+        raise AgentError(message)
+
+    # -- turns -----------------------------------------------------------------
+
+    async def prompt(self, text: str) -> str:
+        """Send one prompt and wait for the end of the turn; returns the stop reason.
+
+        The guidance paragraph is prepended to the first prompt (unless turned
+        off); ``_meta.kandevTui.guidanceChars`` tells the normaliser how much
+        of the text is ours, so the transcript shows the user's words only.
+        """
+        if self._conn is None or self.session_id is None:
+            raise AgentError("the agent is not running")
+        params: dict[str, Any] = {"sessionId": self.session_id, "prompt": [{"type": "text", "text": text}]}
+        if self._first_prompt and self.options.inject_guidance:
+            from kandev_tui.presentation import GUIDANCE
+
+            prefix = GUIDANCE + "\n\n"
+            params["prompt"][0]["text"] = prefix + text
+            params["_meta"] = {"kandevTui": {"guidanceChars": len(prefix)}}
+        self._first_prompt = False
+        self._turn = asyncio.ensure_future(self._conn.send_request("session/prompt", params))
+        try:
+            result = await asyncio.shield(self._turn)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            if type(exc).__name__ == "RequestError":
+                return "error"  # the normaliser already made an error item from the response frame
+            if not self._exit_reported:
+                self._exit_reported = True
+                details = await self._exit_details()
+                code = details["exit_code"]
+                what = f"exited with code {code}" if code is not None else "closed its output"
+                self._local(f"The agent {what} during the turn.", ends_turn=True, **details)
+            return "error"
+        finally:
+            self._turn = None
+        return result.get("stopReason", "end_turn") if isinstance(result, dict) else "end_turn"
+
+    @property
+    def turn_running(self) -> bool:
+        return self._turn is not None and not self._turn.done()
+
+    async def cancel(self) -> None:
+        """``session/cancel``; pending permission questions are answered cancelled.
+
+        An agent that has not ended the turn after ``cancel_grace`` seconds is stopped.
+        """
+        if self._conn is None or self.session_id is None or not self.turn_running:
+            return
+        for waiter in list(self._permission_waits):
+            if not waiter.done():
+                waiter.set_result(None)
+        try:
+            await self._conn.send_notification("session/cancel", {"sessionId": self.session_id})
+        except Exception:  # noqa: BLE001 - the agent may already be gone
+            return
+        turn = self._turn
+        if turn is None:
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(turn), timeout=self.options.cancel_grace)
+        except asyncio.TimeoutError:
+            self._exit_reported = True
+            self._local(f"The agent ignored cancel for {self.options.cancel_grace:g} s and was stopped.", ends_turn=True)
+            await self.close()
+        except Exception:  # noqa: BLE001 - the turn ended with an error: fine
+            pass
+
+    # -- requests from the agent -------------------------------------------------
+
+    async def _handle(self, method: str, params: Any, is_notification: bool) -> Any:
+        from acp.exceptions import RequestError
+
+        if method == "session/update":
+            return None  # already normalised from the frame
+        if method == "session/request_permission" and not is_notification:
+            return await self._permission(params if isinstance(params, dict) else {})
+        if method == "cursor/task":
+            return {}  # subagent metadata: merged into its tool call by the normaliser
+        if is_notification:
+            return None
+        raise RequestError.method_not_found(method)
+
+    async def _permission(self, params: dict[str, Any]) -> dict[str, Any]:
+        if self._ask_permission is None:
+            return {"outcome": {"outcome": "cancelled"}}
+        options = {o.get("optionId") for o in params.get("options") or [] if isinstance(o, dict)}
+        waiter: asyncio.Future[Any] = asyncio.ensure_future(self._ask_permission(params))
+        self._permission_waits.add(waiter)
+        try:
+            choice = await waiter
+        except asyncio.CancelledError:
+            choice = None
+        finally:
+            self._permission_waits.discard(waiter)
+        if isinstance(choice, str) and choice in options:
+            return {"outcome": {"outcome": "selected", "optionId": choice}}
+        return {"outcome": {"outcome": "cancelled"}}
+
+    # -- shutdown ------------------------------------------------------------------
+
+    async def close(self) -> None:
+        """Close stdin, then SIGTERM and finally SIGKILL the agent's process group."""
+        if self._stopping:
+            return
+        self._stopping = True
+        process = self.process
+        if self._conn is not None:
+            try:
+                await asyncio.wait_for(self._conn.close(), timeout=2)
+            except (asyncio.TimeoutError, Exception):  # noqa: BLE001
+                pass
+        if process is not None and process.returncode is None:
+            for sig, wait in ((None, 1.5), (signal.SIGTERM, 3.0), (signal.SIGKILL, 3.0)):
+                if sig is not None:
+                    try:
+                        os.killpg(process.pid, sig)
+                    except (ProcessLookupError, PermissionError):
+                        pass
+                try:
+                    await asyncio.wait_for(process.wait(), timeout=wait)
+                    break
+                except asyncio.TimeoutError:
+                    continue
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+
+def headless_permission_policy(policy: str) -> PermissionHandler:
+    """``reject``: pick a reject option (or cancel); ``allow-once``: pick allow_once (or cancel)."""
+    wanted = {"reject": ("reject_once", "reject_always"), "allow-once": ("allow_once",)}[policy]
+
+    async def answer(params: dict[str, Any]) -> str | None:
+        for kind in wanted:
+            for option in params.get("options") or []:
+                if isinstance(option, dict) and option.get("kind") == kind:
+                    return option.get("optionId")
+        return None
+
+    return answer

@@ -1,0 +1,96 @@
+"""Newline-delimited JSON-RPC over an agent's stdio, every frame observed.
+
+Unlike the SDK's stdio transport, which drops a line that is not JSON, this
+one hands every line to ``on_frame``: a JSON object as an ``in`` frame,
+anything else (or a line over :data:`MAX_LINE_BYTES`) as a raw frame with a
+bounded prefix and its size. Outgoing messages are observed as ``out`` frames
+once written. The agent never gets more than one line of memory from us.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any, Callable
+
+from kandev_tui.transcript.frames import IN, OUT, RAW_PREFIX, Frame
+
+MAX_LINE_BYTES = 8 * 1024 * 1024
+
+
+class LineTransport:
+    """An ``acp`` message transport over asyncio byte streams."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                 on_frame: Callable[[Frame], None], max_line: int = MAX_LINE_BYTES) -> None:
+        self._reader = reader
+        self._writer = writer
+        self._on_frame = on_frame
+        self._max_line = max_line
+        self._lock = asyncio.Lock()
+        self._closed = False
+
+    async def send(self, message: dict[str, Any]) -> None:
+        data = (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        async with self._lock:
+            if self._closed:
+                raise ConnectionError("the agent's input is closed")
+            self._writer.write(data)
+            await self._writer.drain()
+        self._on_frame(Frame.now(OUT, message))
+
+    async def receive(self) -> dict[str, Any] | None:
+        while True:
+            line, size = await self._read_line()
+            if line is None:
+                return None
+            text = line.decode("utf-8", "replace").strip()
+            if not text and size <= self._max_line:
+                continue
+            message: Any = None
+            if size <= self._max_line:
+                try:
+                    message = json.loads(text)
+                except (ValueError, RecursionError):
+                    message = None
+            if isinstance(message, dict):
+                self._on_frame(Frame.now(IN, message))
+                return message
+            self._on_frame(Frame.now(IN, raw=text[:RAW_PREFIX], size=size))
+
+    async def _read_line(self) -> tuple[bytes | None, int]:
+        """One line (without reading more than the bound into memory) and its full size."""
+        kept: list[bytes] = []
+        kept_size = 0
+        size = 0
+        while True:
+            try:
+                chunk = await self._reader.readuntil(b"\n")
+                complete = True
+            except asyncio.LimitOverrunError as exc:
+                chunk = await self._reader.readexactly(exc.consumed)
+                complete = False
+            except asyncio.IncompleteReadError as exc:
+                chunk = exc.partial
+                if not chunk and size == 0:
+                    return None, 0
+                complete = True
+            except (ConnectionError, OSError):
+                return None, 0
+            size += len(chunk)
+            if kept_size <= self._max_line:
+                kept.append(chunk)
+                kept_size += len(chunk)
+            if complete:
+                data = b"".join(kept)
+                return (data if size <= self._max_line else data[: RAW_PREFIX * 4]), size
+
+    async def close(self) -> None:
+        async with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            try:
+                self._writer.close()
+            except (ConnectionError, OSError, RuntimeError):
+                pass

@@ -1,0 +1,27 @@
+"""The built-in demo: a real ACP agent process and its sample workspace."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from importlib import resources
+from pathlib import Path
+
+
+def sample_workspace() -> Path:
+    """The bundled sample workspace (read-only: copy it before use)."""
+    return Path(str(resources.files("kandev_tui.demo") / "workspace"))
+
+
+def prepare_workspace(destination: str | Path | None = None) -> Path:
+    """A fresh copy of the sample workspace, so nothing bundled is ever modified."""
+    target = Path(destination) if destination is not None else Path(tempfile.mkdtemp(prefix="kandev-demo-")) / "demo-service"
+    shutil.copytree(sample_workspace(), target, dirs_exist_ok=True)
+    return target
+
+
+def agent_command() -> list[str]:
+    """The command line that starts the demo agent with this interpreter."""
+    import sys
+
+    return [sys.executable, "-m", "kandev_tui.demo.agent"]

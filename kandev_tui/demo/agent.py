@@ -1,0 +1,390 @@
+"""The demo agent: a real ACP agent process (``python -m kandev_tui.demo.agent``).
+
+It plays a deterministic, scripted session offline, over the same SDK real
+agents use: streamed Markdown with a code block, a thought, a plan that
+progresses, ordinary tool calls (read, search, execute with output, one that
+fails), a permission request, and rich output made through the MCP server it
+is offered in ``session/new`` (it connects with the official ``mcp`` client,
+as a real agent would). Codex-style and Claude-style MCP frames are both used.
+
+``KANDEV_DEMO_DELAY`` sets the pause between streamed chunks in seconds
+(default 0.02; 0 in tests).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from acp import helpers, run_agent, schema
+from acp.schema import (
+    AgentCapabilities,
+    Implementation,
+    InitializeResponse,
+    McpCapabilities,
+    NewSessionResponse,
+    PermissionOption,
+    PromptResponse,
+    ToolCallUpdate,
+)
+
+from kandev_tui import __version__
+
+DELAY = float(os.environ.get("KANDEV_DEMO_DELAY", "0.02"))
+TOOL = "show_rich_output_kandev"
+
+INTRO = """I'll check the build health of **demo-service**: read the latest report, look for open
+TODOs, run the tests, and then show you the numbers as charts.
+
+The report is written by the verification run:
+
+```bash
+pytest -q --json-report --json-report-file=reports/build.json
+```
+
+"""
+
+FINDINGS = """### What I found
+
+- **3 failing tests**, all in billing and auth; the billing ones come from JPY having no minor unit.
+- Build times fell from **48 s to 27 s** after the cache change on Aug 13.
+- Coverage is steady at **87%** of lines.
+
+The charts below compare failures per area and show the build-time trend.
+
+"""
+
+CLOSING = """That's the full picture. The rejected call above is deliberate: the demo shows how kandev-tui
+reports an invalid presentation, with the exact field and rule the server returned.
+
+Ask me anything else and I'll answer with one more chart.
+"""
+
+FAILURES_CHART = {
+    "version": 1,
+    "title": "Test results by area",
+    "description": "Latest verification run of demo-service",
+    "blocks": [
+        {
+            "type": "chart", "chart_type": "bar", "title": "Tests by area",
+            "summary": "Billing holds two of the three failures.",
+            "labels": ["api", "auth", "billing", "web"],
+            "series": [
+                {"label": "Passed", "values": [128, 64, 91, 129]},
+                {"label": "Failed", "values": [0, 1, 2, 0]},
+            ],
+        }
+    ],
+}
+
+TREND_CHART = {
+    "version": 1,
+    "title": "Build time trend",
+    "blocks": [
+        {
+            "type": "chart", "chart_type": "line", "title": "Build time per run",
+            "summary": "Build time fell by 44% after the cache change on Aug 13.",
+            "csv": {"path": "reports/build-times.csv", "x_column": "started_at",
+                    "series": [{"column": "seconds", "label": "Total (s)"}, {"column": "cached_seconds", "label": "Cached (s)"}]},
+        }
+    ],
+}
+
+SUMMARY = {
+    "version": 1,
+    "title": "Build summary",
+    "blocks": [
+        {"type": "metrics", "items": [
+            {"label": "Passed", "value": "412"},
+            {"label": "Failed", "value": "3", "detail": "billing ×2, auth ×1"},
+            {"label": "Skipped", "value": "7"},
+            {"label": "Duration", "value": "26.9 s", "detail": "down from 48.2 s"},
+            {"label": "Line coverage", "value": "87.4%"},
+            {"label": "Branch coverage", "value": "79.2%"},
+        ]},
+        {"type": "file", "path": "reports/build.json", "title": "Raw report",
+         "caption": "Written by the verification run", "mime_type": "application/json"},
+    ],
+}
+
+REJECTED = {  # three values for four labels: the server says exactly that
+    "version": 1,
+    "title": "Flaky tests",
+    "blocks": [
+        {"type": "chart", "chart_type": "bar", "title": "Flaky runs", "summary": "Retries per area.",
+         "labels": ["api", "auth", "billing", "web"], "series": [{"label": "Retries", "values": [1, 4, 2]}]}
+    ],
+}
+
+
+class McpLink:
+    """One long-lived MCP client session, owned by its own task (anyio scopes need that)."""
+
+    def __init__(self, server: Any) -> None:
+        self._server = server
+        self._calls: asyncio.Queue[tuple[str, dict[str, Any], asyncio.Future[Any]] | None] = asyncio.Queue()
+        self._task = asyncio.ensure_future(self._run())
+
+    async def _run(self) -> None:
+        from mcp.client.session import ClientSession
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
+        params = StdioServerParameters(
+            command=self._server.command,
+            args=list(self._server.args),
+            env={**os.environ, **{e.name: e.value for e in (self._server.env or [])}},
+        )
+        pending: asyncio.Future[Any] | None = None
+        try:
+            async with stdio_client(params) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    while (request := await self._calls.get()) is not None:
+                        name, arguments, pending = request
+                        try:
+                            result = await session.call_tool(name, arguments)
+                            pending.set_result(result.model_dump(mode="json", by_alias=True, exclude_none=True))
+                        except Exception as exc:  # noqa: BLE001
+                            pending.set_exception(exc)
+                        pending = None
+        except Exception as exc:  # noqa: BLE001
+            if pending is not None and not pending.done():
+                pending.set_exception(exc)
+            while not self._calls.empty():
+                request = self._calls.get_nowait()
+                if request is not None and not request[2].done():
+                    request[2].set_exception(RuntimeError(f"MCP server unavailable: {exc}"))
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        await self._calls.put((name, arguments, future))
+        return await asyncio.wait_for(future, timeout=60)
+
+    async def close(self) -> None:
+        await self._calls.put(None)
+        try:
+            await asyncio.wait_for(self._task, timeout=10)
+        except (asyncio.TimeoutError, Exception):  # noqa: BLE001
+            self._task.cancel()
+
+
+class DemoAgent:
+    """A plain class the SDK routes to by method name (deliberately not an ``acp.Agent`` subclass)."""
+
+    def __init__(self) -> None:
+        self._conn: Any = None
+        self._sessions: dict[str, dict[str, Any]] = {}
+        self._cancelled: set[str] = set()
+        self._ids = 0
+
+    def on_connect(self, conn: Any) -> None:
+        self._conn = conn
+
+    async def initialize(self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None,
+                         **_: Any) -> InitializeResponse:
+        return InitializeResponse(
+            protocol_version=1,
+            agent_capabilities=AgentCapabilities(load_session=False, mcp_capabilities=McpCapabilities(http=False, sse=False)),
+            agent_info=Implementation(name="kandev-demo-agent", title="kandev-tui demo agent", version=__version__),
+        )
+
+    async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any) -> NewSessionResponse:
+        self._ids += 1
+        session_id = f"demo-{self._ids}"
+        kandev = next((s for s in mcp_servers or [] if getattr(s, "name", None) == "kandev" and hasattr(s, "command")), None)
+        self._sessions[session_id] = {"cwd": Path(cwd), "mcp": McpLink(kandev) if kandev else None, "turns": 0}
+        return NewSessionResponse(session_id=session_id)
+
+    async def cancel(self, session_id: str, **_: Any) -> None:
+        self._cancelled.add(session_id)
+
+    async def prompt(self, prompt: list[Any], session_id: str, **_: Any) -> PromptResponse:
+        state = self._sessions.get(session_id)
+        if state is None:
+            from acp.exceptions import RequestError
+
+            raise RequestError.invalid_params({"sessionId": "unknown session"})
+        self._cancelled.discard(session_id)
+        state["turns"] += 1
+        text = "".join(getattr(block, "text", "") for block in prompt)
+        script = self._first_turn if state["turns"] == 1 else self._later_turn
+        try:
+            await script(session_id, state, text)
+        except _Cancelled:
+            return PromptResponse(stop_reason="cancelled")
+        return PromptResponse(stop_reason="end_turn")
+
+    # -- small building blocks ---------------------------------------------------
+
+    async def _send(self, session_id: str, update: Any) -> None:
+        if session_id in self._cancelled:
+            raise _Cancelled
+        await self._conn.session_update(session_id=session_id, update=update)
+
+    async def _stream(self, session_id: str, text: str, thought: bool = False) -> None:
+        words = text.split(" ")
+        for index in range(0, len(words), 3):
+            chunk = " ".join(words[index:index + 3]) + (" " if index + 3 < len(words) else "")
+            make = helpers.update_agent_thought_text if thought else helpers.update_agent_message_text
+            await self._send(session_id, make(chunk))
+            if DELAY:
+                await asyncio.sleep(DELAY)
+
+    async def _pause(self, factor: float = 5) -> None:
+        if DELAY:
+            await asyncio.sleep(DELAY * factor)
+
+    async def _plan(self, session_id: str, done: int) -> None:
+        steps = ["Read the latest build report", "Search for open TODOs", "Run the test suite", "Summarise with charts"]
+        entries = [helpers.plan_entry(step, priority="high" if i == 2 else "medium",
+                                      status="completed" if i < done else "in_progress" if i == done else "pending")
+                   for i, step in enumerate(steps)]
+        await self._send(session_id, helpers.update_plan(entries))
+
+    async def _tool(self, session_id: str, call_id: str, title: str, kind: str, raw_input: dict[str, Any],
+                    raw_output: Any, status: str = "completed", locations: list[str] | None = None) -> None:
+        locs = [schema.ToolCallLocation(path=p) for p in locations or []]
+        await self._send(session_id, helpers.start_tool_call(call_id, title, kind=kind, status="pending",
+                                                             raw_input=raw_input, locations=locs or None))
+        await self._pause()
+        await self._send(session_id, helpers.update_tool_call(call_id, status="in_progress"))
+        await self._pause(10)
+        content = None
+        if isinstance(raw_output, str):
+            content = [helpers.tool_content(helpers.text_block(raw_output))]
+        await self._send(session_id, helpers.update_tool_call(call_id, status=status, raw_output=raw_output, content=content))
+
+    async def _present(self, session_id: str, state: dict[str, Any], call_id: str, arguments: dict[str, Any],
+                       dialect: str) -> None:
+        """Call show_rich_output_kandev on the MCP server we were given, reporting it like a real agent."""
+        if dialect == "codex":  # execute + marker + {server, tool, arguments}; terminal frame {error, result}
+            start = helpers.start_tool_call(call_id, f"mcp.kandev.{TOOL}", kind="execute", status="in_progress",
+                                            raw_input={"server": "kandev", "tool": TOOL, "arguments": arguments})
+            start.field_meta = {"is_mcp_tool_call": True}
+        else:  # claude: kind other, the tool name only in the title, output as text blocks
+            start = helpers.start_tool_call(call_id, f"mcp__kandev__{TOOL}", kind="other", status="pending",
+                                            raw_input=arguments)
+        await self._send(session_id, start)
+        link: McpLink | None = state["mcp"]
+        if link is None:
+            await self._send(session_id, helpers.update_tool_call(
+                call_id, status="failed", raw_output={"error": "no kandev MCP server was offered in session/new"}))
+            return
+        try:
+            result = await link.call(TOOL, arguments)
+        except Exception as exc:  # noqa: BLE001
+            result = {"content": [{"type": "text", "text": f"MCP call failed: {exc}"}], "isError": True}
+        failed = bool(result.get("isError"))
+        if dialect == "codex":
+            output: Any = {"error": None, "result": result}
+        else:
+            output = result.get("content", [])
+        await self._send(session_id, helpers.update_tool_call(call_id, status="failed" if failed else "completed",
+                                                              raw_output=output))
+
+    # -- the scripts -------------------------------------------------------------------
+
+    async def _first_turn(self, session_id: str, state: dict[str, Any], text: str) -> None:
+        cwd: Path = state["cwd"]
+        await self._stream(session_id, "The user wants a build health check. I should read the report first, "
+                                        "then confirm with a test run before charting anything.", thought=True)
+        await self._plan(session_id, 0)
+        await self._stream(session_id, INTRO)
+        report = (cwd / "reports" / "build.json")
+        report_text = report.read_text() if report.is_file() else "reports/build.json: no such file"
+        await self._tool(session_id, "read-1", "Read reports/build.json", "read", {"path": "reports/build.json"},
+                         report_text, locations=["reports/build.json"])
+        await self._plan(session_id, 1)
+        hits = []
+        for path in sorted((cwd / "src").glob("*.py")) if (cwd / "src").is_dir() else []:
+            for number, line in enumerate(path.read_text().splitlines(), start=1):
+                if "TODO" in line:
+                    hits.append(f"src/{path.name}:{number}: {line.strip()}")
+        await self._tool(session_id, "search-1", "Search for TODO", "search", {"query": "TODO", "path": "src"},
+                         "\n".join(hits) or "no matches")
+        await self._plan(session_id, 2)
+        await self._tool(session_id, "exec-1", "pytest -q", "execute", {"command": "pytest -q", "cwd": str(cwd)},
+                         {"stdout": "412 passed, 3 failed, 7 skipped in 26.90s\n", "stderr": "", "exit_code": 0})
+        await self._tool(session_id, "exec-2", "make lint", "execute", {"command": "make lint"},
+                         {"stdout": "", "stderr": "make: *** No rule to make target 'lint'.  Stop.\n", "exit_code": 2},
+                         status="failed")
+        await self._ask_to_write(session_id, cwd)
+        await self._plan(session_id, 3)
+        await self._stream(session_id, FINDINGS)
+        await self._present(session_id, state, "rich-1", FAILURES_CHART, "codex")
+        await self._stream(session_id, "Build times come straight from `reports/build-times.csv`, so the chart "
+                                        "stays exact even if the file changes later:\n\n")
+        await self._present(session_id, state, "rich-2", TREND_CHART, "claude")
+        await self._stream(session_id, "And the headline numbers, with the raw report one keypress away:\n\n")
+        await self._present(session_id, state, "rich-3", SUMMARY, "codex")
+        await self._present(session_id, state, "rich-4", REJECTED, "codex")
+        await self._plan(session_id, 4)
+        await self._stream(session_id, CLOSING)
+
+    async def _ask_to_write(self, session_id: str, cwd: Path) -> None:
+        call_id = "edit-1"
+        await self._send(session_id, helpers.start_tool_call(
+            call_id, "Write reports/summary.md", kind="edit", status="pending",
+            raw_input={"path": "reports/summary.md", "content": "# Build summary\n\n3 failing tests.\n"}))
+        options = [
+            PermissionOption(option_id="allow", name="Allow once", kind="allow_once"),
+            PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
+        ]
+        response = await self._conn.request_permission(
+            session_id=session_id, options=options,
+            tool_call=ToolCallUpdate(tool_call_id=call_id, title="Write reports/summary.md", kind="edit"))
+        outcome = getattr(response.outcome, "option_id", None)
+        if outcome == "allow":
+            (cwd / "reports").mkdir(exist_ok=True)
+            (cwd / "reports" / "summary.md").write_text("# Build summary\n\n3 failing tests.\n")
+            await self._send(session_id, helpers.update_tool_call(call_id, status="completed", raw_output="Wrote reports/summary.md"))
+        else:
+            await self._send(session_id, helpers.update_tool_call(
+                call_id, status="failed", raw_output={"error": "Permission denied by the user"}))
+        if session_id in self._cancelled:
+            raise _Cancelled
+
+    async def _later_turn(self, session_id: str, state: dict[str, Any], text: str) -> None:
+        words = [w.strip(".,!?;:\"'()") for w in text.split()]
+        words = [w[:40] for w in words if w][:8] or ["(empty)"]
+        quoted = " ".join(text.split())[:200]
+        await self._stream(session_id, f"You asked: “{quoted}”.\n\nI'm the scripted demo agent, so I can't really "
+                                        "do that — but here is a chart of the words in your message, drawn by "
+                                        "kandev-tui from a tool call, like any real result.\n\n")
+        chart = {"version": 1, "title": "Your message", "blocks": [{
+            "type": "chart", "chart_type": "bar", "title": "Letters per word",
+            "summary": f"{len(words)} word{'s' if len(words) != 1 else ''}, longest first in your reading order.",
+            "labels": [f"{i + 1}. {w}"[:120] for i, w in enumerate(words)],
+            "series": [{"label": "Letters", "values": [len(w) for w in words]}]}]}
+        state.setdefault("extra", 0)
+        state["extra"] += 1
+        await self._present(session_id, state, f"rich-extra-{state['extra']}", chart, "codex")
+        await self._stream(session_id, "Anything else?")
+
+    async def close(self) -> None:
+        for state in self._sessions.values():
+            if state["mcp"] is not None:
+                await state["mcp"].close()
+
+
+class _Cancelled(Exception):
+    pass
+
+
+async def main() -> None:
+    agent = DemoAgent()
+    try:
+        await run_agent(agent)
+    finally:
+        await agent.close()
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        sys.exit(130)

@@ -1,0 +1,79 @@
+"""``kandev-tui run --headless``: one turn without a screen (headless core only)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+from kandev_tui.acp import AgentClient, AgentError, AgentOptions, headless_permission_policy
+from kandev_tui.transcript import Item, RecordingWriter, Store
+from kandev_tui.transcript.items import SESSION_INFO, TURN_END
+from kandev_tui.transcript.pipeline import Pipeline
+
+
+class ItemPrinter:
+    """Prints each item as one JSON line once it is final (again if it changes later)."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+        self._printed: dict[str, str] = {}
+
+    def __call__(self, items: list[Item]) -> None:
+        for item in items:
+            if not item.final:
+                continue
+            line = json.dumps(item.to_json(), ensure_ascii=False, separators=(",", ":"))
+            if self._printed.get(item.key) != line:
+                self._printed[item.key] = line
+                self.out.write(line + "\n")
+        self.out.flush()
+
+
+def session_title(prompt: str) -> str:
+    first = " ".join(prompt.strip().split())
+    return first[:77] + "…" if len(first) > 78 else first or "untitled"
+
+
+async def run_turn(options: AgentOptions, prompt: str, store: Store, *, record: Path | None = None,
+                   permission: str = "reject", out: IO[str] = sys.stdout) -> tuple[int, str, str]:
+    """Run one turn; (exit code, reason, session id)."""
+    session_id = store.create_session(title=session_title(prompt), agent_command=options.command,
+                                      workspace=str(options.workspace), recording=str(record) if record else None)
+    if options.log_path is None:
+        options.log_path = store.path.parent / "logs" / f"{session_id}.log"
+    printer = ItemPrinter(out)
+    outcome: dict[str, Any] = {"stop": None, "error": None}
+
+    def watch(items: list[Item]) -> None:
+        for item in items:
+            if item.kind == SESSION_INFO and isinstance(item.payload.get("title"), str) and item.payload["title"]:
+                store.update_session(session_id, title=item.payload["title"])
+            elif item.kind == TURN_END:
+                outcome["stop"] = item.payload.get("stop_reason")
+            elif item.kind == "error" and outcome["error"] is None:
+                outcome["error"] = item.payload.get("message")
+        printer(items)
+
+    pipeline = Pipeline(store, session_id, recording=RecordingWriter(record) if record else None, listener=watch)
+    client = AgentClient(options, pipeline.feed, headless_permission_policy(permission))
+    try:
+        await client.start()
+        stop = await client.prompt(prompt)
+    except AgentError as exc:
+        stop, outcome["error"] = "error", str(exc)
+    finally:
+        await client.close()
+        pipeline.close()
+    state = "ended" if stop == "end_turn" else "failed" if stop == "error" else stop or "failed"
+    store.update_session(session_id, state=state)
+    if stop == "end_turn":
+        return 0, "", session_id
+    reason = outcome["error"] or f"the turn ended with stop reason {stop!r}"
+    return 1, reason, session_id
+
+
+def run_headless(options: AgentOptions, prompt: str, store: Store, **kwargs: Any) -> tuple[int, str, str]:
+    return asyncio.run(run_turn(options, prompt, store, **kwargs))

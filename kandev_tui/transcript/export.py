@@ -1,0 +1,110 @@
+"""Writing a stored session out: JSON, JSON lines, or a readable Markdown transcript."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+from kandev_tui.sanitize import visible
+
+from . import items as K
+from .items import Item
+
+
+def _md_cell(text: Any) -> str:
+    return visible(str(text), keep_newlines=False).replace("|", "\\|")
+
+
+def _fence(text: str) -> str:
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}\n{visible(text)}\n{ticks}"
+
+
+def rich_output_markdown(item: Item) -> str | None:
+    """Markdown for a rich-output call, or None when the item is not one."""
+    from kandev_tui.presentation import State, read_stored_call
+    from kandev_tui.presentation.axis import format_y_tick
+
+    payload = item.payload
+    result = read_stored_call(payload.get("name"), payload.get("title"), item.status, payload.get("input"),
+                              payload.get("output"))
+    if not result.is_rich_output:
+        return None
+    if result.state is not State.READY:
+        state = {State.PENDING: "visual output pending", State.RUNNING: "visual output running",
+                 State.CANCELLED: "visual output cancelled", State.UNAVAILABLE: "This presentation is unavailable.",
+                 State.FAILED: f"visual output failed: {result.error}"}[result.state]
+        return f"> {_md_cell(state)}"
+    presentation = result.presentation
+    assert presentation is not None
+    lines = [f"#### {_md_cell(presentation.title)}"]
+    if presentation.description:
+        lines.append(_md_cell(presentation.description))
+    for block in presentation.blocks:
+        lines.append("")
+        if block.type == "chart":
+            lines.append(f"**{_md_cell(block.title)}** ({block.chart_type} chart): {_md_cell(block.summary)}")
+            lines.append("")
+            lines.append("| " + " | ".join([""] + [_md_cell(s.label) for s in block.series]) + " |")
+            lines.append("|" + "---|" * (len(block.series) + 1))
+            for index, label in enumerate(block.labels):
+                values = ["" if s.values[index] is None else format_y_tick(s.values[index]) if abs(s.values[index]) >= 1000
+                          else repr(s.values[index]).removesuffix(".0") for s in block.series]
+                lines.append("| " + " | ".join([_md_cell(label)] + values) + " |")
+        elif block.type == "metrics":
+            for metric in block.items:
+                detail = f" ({_md_cell(metric.detail)})" if metric.detail else ""
+                lines.append(f"- **{_md_cell(metric.label)}**: {_md_cell(metric.value)}{detail}")
+        else:
+            where = f"{block.repo}:" if block.repo else ""
+            title = f"{_md_cell(block.title)}: " if block.title else ""
+            lines.append(f"- file {title}`{_md_cell(where + block.path)}`" + (f" — {_md_cell(block.caption)}" if block.caption else ""))
+    return "\n".join(lines)
+
+
+def item_markdown(item: Item) -> str | None:
+    payload = item.payload
+    if item.kind == K.USER:
+        return "### You\n\n" + visible(str(payload.get("text", "")))
+    if item.kind == K.AGENT:
+        return visible(str(payload.get("text", "")))
+    if item.kind == K.THOUGHT:
+        return "> *Thought:* " + _md_cell(payload.get("text", ""))
+    if item.kind == K.PLAN:
+        marks = {"completed": "x", "in_progress": "~"}
+        return "**Plan**\n\n" + "\n".join(
+            f"- [{marks.get(e.get('status'), ' ')}] {_md_cell(e.get('content', ''))}" for e in payload.get("entries", []))
+    if item.kind == K.TOOL:
+        rich = rich_output_markdown(item)
+        if rich is not None:
+            return rich
+        title = payload.get("title") or payload.get("name") or "tool"
+        text = f"- **{_md_cell(title)}** ({_md_cell(item.status or 'pending')})"
+        shell = payload.get("shell") or {}
+        output = shell.get("stdout") if shell else payload.get("output")
+        if output not in (None, "", [], {}):
+            body = output if isinstance(output, str) else json.dumps(output, indent=2, ensure_ascii=False)
+            text += "\n\n" + _fence(body[:4000] + ("\n…" if len(body) > 4000 else ""))
+        return text
+    if item.kind == K.PERMISSION:
+        title = (payload.get("tool_call") or {}).get("title") or "a tool call"
+        answer = payload.get("answer") or {}
+        said = answer.get("name") or answer.get("outcome") or "unanswered"
+        return f"- Permission asked for **{_md_cell(title)}**: {_md_cell(said)}"
+    if item.kind == K.ERROR:
+        return f"> **Error:** {_md_cell(payload.get('message', ''))}"
+    if item.kind == K.TURN_END:
+        return f"*— end of turn ({_md_cell(payload.get('stop_reason', ''))}) —*"
+    return None
+
+
+def session_markdown(session: dict[str, Any], items: Iterable[Item]) -> str:
+    started = datetime.fromtimestamp(session["created"], tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    head = [f"# {_md_cell(session.get('title') or 'Session')}", "",
+            f"- session: `{session['id']}`", f"- agent: `{_md_cell(' '.join(session.get('agent_command') or []))}`",
+            f"- workspace: `{_md_cell(session.get('workspace', ''))}`", f"- started: {started}", ""]
+    body = [text for text in (item_markdown(item) for item in items) if text]
+    return "\n".join(head) + "\n\n".join(body) + "\n"

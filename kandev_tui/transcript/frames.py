@@ -1,0 +1,90 @@
+"""Frames: every JSON-RPC message in either direction, plus local events.
+
+A frame is what a recording stores, one JSON object a line:
+``{"t": <unix time>, "dir": "in"|"out"|"local", "msg": {...}}``. ``in`` is from
+the agent, ``out`` to it; ``local`` holds what the client itself observed
+(the agent exiting, a line that was not JSON, a timeout) so that a replay
+yields exactly the items of the live run. A line that was not JSON keeps a
+bounded prefix: ``{"dir": "in", "raw": "...", "bytes": N}``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Iterator
+
+IN, OUT, LOCAL = "in", "out", "local"
+RAW_PREFIX = 4096  # characters of a non-JSON line kept in a frame
+
+
+@dataclass(frozen=True)
+class Frame:
+    dir: str
+    msg: dict[str, Any] | None = None
+    t: float = 0.0
+    raw: str | None = None
+    size: int | None = None
+
+    @classmethod
+    def now(cls, direction: str, msg: dict[str, Any] | None = None, **extra: Any) -> "Frame":
+        return cls(direction, msg, time.time(), **extra)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"t": round(self.t, 6), "dir": self.dir}
+        if self.msg is not None:
+            out["msg"] = self.msg
+        if self.raw is not None:
+            out["raw"] = self.raw
+        if self.size is not None:
+            out["bytes"] = self.size
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Frame":
+        msg = data.get("msg")
+        return cls(
+            dir=str(data.get("dir", IN)),
+            msg=msg if isinstance(msg, dict) else None,
+            t=float(data.get("t") or 0.0),
+            raw=data.get("raw") if isinstance(data.get("raw"), str) else None,
+            size=data.get("bytes") if isinstance(data.get("bytes"), int) else None,
+        )
+
+
+class RecordingWriter:
+    """Writes one run's frames to a JSONL file (replacing it), flushed per frame so a crash loses nothing written."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._handle: IO[str] = open(self.path, "w", encoding="utf-8")
+
+    def write(self, frame: Frame) -> None:
+        self._handle.write(json.dumps(frame.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n")
+        self._handle.flush()
+
+    def close(self) -> None:
+        self._handle.close()
+
+
+class RecordingError(ValueError):
+    """A recording line that is not a frame."""
+
+
+def read_recording(path: str | Path) -> Iterator[Frame]:
+    """Frames of a recording; a torn last line (a crash mid-write) is skipped."""
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle, start=1):  # streamed: constant memory
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError:
+                if not line.endswith("\n") and not handle.readline():
+                    return  # a torn final write (a crash mid-line)
+                raise RecordingError(f"line {number} is not JSON") from None
+            if not isinstance(data, dict) or data.get("dir") not in (IN, OUT, LOCAL):
+                raise RecordingError(f"line {number} is not a frame")
+            yield Frame.from_json(data)

@@ -1,0 +1,375 @@
+"""The normaliser: frames in, provider-neutral transcript items out.
+
+One :class:`Normalizer` per session. :meth:`Normalizer.feed` takes a frame and
+returns the items it created or changed (their whole current state); the
+store upserts them by key. A live run and the replay of its recording feed
+the same frames, so they produce the same items.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable
+
+from . import items as K
+from .frames import IN, LOCAL, OUT, Frame
+from .items import TERMINAL, Item
+from .tools import cancel_if_unfinished, merge_tool_frame, new_call
+
+log = logging.getLogger("kandev_tui.normalize")
+
+STATE_UPDATES = {"available_commands_update", "current_mode_update", "config_option_update", "session_info_update"}
+CAPACITY_TEXT = "Selected model is at capacity"
+
+
+def _text_of(content: Any) -> str:
+    """The text of one ACP content block (other block types become a marker)."""
+    if isinstance(content, dict):
+        if content.get("type") == "text" and isinstance(content.get("text"), str):
+            return content["text"]
+        if content.get("type") in ("resource_link", "resource"):
+            uri = content.get("uri") or (content.get("resource") or {}).get("uri")
+            return f"[{content.get('type')}: {uri}]" if isinstance(uri, str) else f"[{content.get('type')}]"
+        if isinstance(content.get("type"), str):
+            return f"[{content['type']}]"
+    if isinstance(content, list):
+        return "".join(_text_of(c) for c in content)
+    return ""
+
+
+def _todos(output: Any) -> list[dict[str, Any]] | None:
+    """A todo tool's list (OpenCode: ``todos`` or ``metadata.todos``), which becomes the plan."""
+    if not isinstance(output, dict):
+        return None
+    todos = output.get("todos")
+    if todos is None and isinstance(output.get("metadata"), dict):
+        todos = output["metadata"].get("todos")
+    if isinstance(todos, list) and todos and all(isinstance(t, dict) for t in todos):
+        return todos
+    return None
+
+
+class Normalizer:
+    """Turns one session's frames into items (see the module docstring).
+
+    ``loader(key)`` may return the stored payload of an item the normaliser no
+    longer holds in memory (a tool call finished in an earlier turn), so that
+    memory does not grow with the length of a session.
+    """
+
+    def __init__(self, loader: Callable[[str], dict[str, Any] | None] | None = None) -> None:
+        self.turn = 0
+        self._loader = loader
+        self._requests_out: dict[Any, str] = {}  # our request id → method
+        self._requests_in: dict[Any, str] = {}  # agent request id → item key
+        self._tools: dict[str, dict[str, Any]] = {}
+        self._message: Item | None = None
+        self._thought: Item | None = None
+        self._user: Item | None = None
+        self._plan: Item | None = None
+        self._permissions: dict[str, Item] = {}
+        self._counter = 0
+        self._session_info: dict[str, Any] = {}
+        self._usage: dict[str, Any] = {}
+        self._system_error = False
+        self.unknown_updates: set[str] = set()
+        self.turn_open = False
+
+    # -- helpers -----------------------------------------------------------
+
+    def _next(self, prefix: str) -> str:
+        self._counter += 1
+        return f"{prefix}:{self._counter}"
+
+    def _close_text(self) -> list[Item]:
+        closed = []
+        for attr in ("_message", "_thought", "_user"):
+            item = getattr(self, attr)
+            if item is not None:
+                item.final = True
+                closed.append(item)
+                setattr(self, attr, None)
+        return closed
+
+    def _error(self, message: str, **details: Any) -> Item:
+        payload = {"message": message, **{k: v for k, v in details.items() if v is not None}}
+        return Item(self._next("error"), K.ERROR, self.turn, payload, final=True)
+
+    # -- entry point -------------------------------------------------------
+
+    def feed(self, frame: Frame) -> list[Item]:
+        """Apply one frame; the items it created or changed."""
+        try:
+            if frame.dir == LOCAL:
+                return self._local(frame.msg or {})
+            if frame.msg is None:
+                if frame.raw is not None and frame.dir == IN:
+                    size = frame.size if frame.size is not None else len(frame.raw)
+                    return [self._error(
+                        "The agent wrote a line that is not JSON-RPC; it was kept in the recording and the log.",
+                        bytes=size, preview=frame.raw[:200],
+                    )]
+                return []
+            if frame.dir == OUT:
+                return self._outgoing(frame.msg)
+            return self._incoming(frame.msg)
+        except Exception as exc:  # a frame nobody foresaw: keep going, say so once
+            log.exception("normaliser failed on a frame")
+            return [self._error(f"A frame could not be read ({type(exc).__name__}); it is kept in the recording.")]
+
+    # -- outgoing ----------------------------------------------------------
+
+    def _outgoing(self, msg: dict[str, Any]) -> list[Item]:
+        method = msg.get("method")
+        if isinstance(method, str) and "id" in msg:
+            self._requests_out[msg["id"]] = method
+        if method == "session/prompt":
+            return self._prompt_sent(msg.get("params") or {})
+        if method == "session/cancel":
+            return []
+        if method is None and "id" in msg and msg["id"] in self._requests_in:
+            return self._answered(self._requests_in.pop(msg["id"]), msg)
+        return []
+
+    def _prompt_sent(self, params: dict[str, Any]) -> list[Item]:
+        changed = self._close_text()
+        self.turn += 1
+        self.turn_open = True
+        self._system_error = False
+        text = _text_of(params.get("prompt"))
+        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        skip = (meta.get("kandevTui") or {}).get("guidanceChars") if isinstance(meta.get("kandevTui"), dict) else None
+        if isinstance(skip, int) and 0 < skip <= len(text):
+            text = text[skip:]
+        item = Item(self._next("user"), K.USER, self.turn, {"text": text}, final=True)
+        changed.append(item)
+        return changed
+
+    def _answered(self, key: str, msg: dict[str, Any]) -> list[Item]:
+        item = self._permissions.pop(key, None)
+        if item is None:
+            return []
+        outcome = ((msg.get("result") or {}).get("outcome") or {}) if isinstance(msg.get("result"), dict) else {}
+        answer: dict[str, Any] = {"outcome": outcome.get("outcome", "cancelled")}
+        option_id = outcome.get("optionId")
+        if isinstance(option_id, str):
+            answer["option_id"] = option_id
+            for option in item.payload.get("options", []):
+                if isinstance(option, dict) and option.get("optionId") == option_id:
+                    answer["name"] = option.get("name")
+                    answer["option_kind"] = option.get("kind")
+        item.payload["answer"] = answer
+        item.status = "answered" if answer["outcome"] == "selected" else "cancelled"
+        item.final = True
+        return [item]
+
+    # -- incoming ----------------------------------------------------------
+
+    def _incoming(self, msg: dict[str, Any]) -> list[Item]:
+        method = msg.get("method")
+        if method == "session/update":
+            params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+            update = params.get("update") if isinstance(params.get("update"), dict) else {}
+            return self._update(update)
+        if method == "session/request_permission" and "id" in msg:
+            return self._permission_request(msg)
+        if method == "cursor/task":
+            return self._cursor_task(msg.get("params") or {})
+        if method is None and "id" in msg:
+            request = self._requests_out.pop(msg["id"], None)
+            if request == "session/prompt":
+                return self._turn_end(msg)
+            if "error" in msg and request is not None:
+                error = msg.get("error") if isinstance(msg.get("error"), dict) else {}
+                return [self._error(f"The agent refused {request}: {error.get('message', 'unknown error')}",
+                                    code=error.get("code"))]
+        return []
+
+    def _permission_request(self, msg: dict[str, Any]) -> list[Item]:
+        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        key = self._next("permission")
+        self._requests_in[msg["id"]] = key
+        tool_call = params.get("toolCall") if isinstance(params.get("toolCall"), dict) else {}
+        options = [o for o in params.get("options") or [] if isinstance(o, dict)]
+        item = Item(key, K.PERMISSION, self.turn, {"tool_call": tool_call, "options": options},
+                    status="pending", tool_call_id=tool_call.get("toolCallId"))
+        self._permissions[key] = item
+        return self._close_text() + [item]
+
+    def _cursor_task(self, params: dict[str, Any]) -> list[Item]:
+        tool_call_id = params.get("toolCallId")
+        if not isinstance(tool_call_id, str):
+            return []
+        call = self._tool(tool_call_id)
+        call["subagent"] = {**(call.get("subagent") or {}), "provider": "cursor",
+                            **{k: params[k] for k in ("agentId", "description", "model") if k in params}}
+        return [self._tool_item(call)]
+
+    def _turn_end(self, msg: dict[str, Any]) -> list[Item]:
+        changed = self._close_text()
+        result = msg.get("result") if isinstance(msg.get("result"), dict) else {}
+        if "error" in msg:
+            error = msg.get("error") if isinstance(msg.get("error"), dict) else {}
+            changed.append(self._error(f"The turn failed: {error.get('message', 'unknown error')}", code=error.get("code"),
+                                       data=error.get("data")))
+            stop = "error"
+        else:
+            stop = result.get("stopReason") if isinstance(result.get("stopReason"), str) else "end_turn"
+        changed.extend(self._finish_turn())
+        payload: dict[str, Any] = {"stop_reason": stop}
+        if isinstance(result.get("usage"), dict):
+            payload["usage"] = result["usage"]
+        changed.append(Item(self._next("turn_end"), K.TURN_END, self.turn, payload, final=True))
+        return changed
+
+    def _finish_turn(self) -> list[Item]:
+        """Unfinished tool calls are cancelled, the plan is final, memory is released."""
+        changed = []
+        for call in self._tools.values():
+            if cancel_if_unfinished(call):
+                changed.append(self._tool_item(call))
+        self._tools.clear()
+        for key, item in list(self._permissions.items()):
+            item.status = "cancelled"
+            item.payload["answer"] = {"outcome": "cancelled"}
+            item.final = True
+            changed.append(item)
+        self._permissions.clear()
+        self._requests_in.clear()
+        if self._plan is not None:
+            self._plan.final = True
+            changed.append(self._plan)
+            self._plan = None
+        self.turn_open = False
+        return changed
+
+    # -- session/update ----------------------------------------------------
+
+    def _update(self, update: dict[str, Any]) -> list[Item]:
+        kind = update.get("sessionUpdate")
+        if kind == "agent_message_chunk":
+            return self._chunk(update, "_message", K.AGENT, "message")
+        if kind == "agent_thought_chunk":
+            return self._chunk(update, "_thought", K.THOUGHT, "thought")
+        if kind == "user_message_chunk":
+            return self._chunk(update, "_user", K.USER, "user")
+        if kind in ("tool_call", "tool_call_update"):
+            return self._tool_frame(update, first=kind == "tool_call")
+        if kind == "plan":
+            return [self._set_plan([e for e in update.get("entries") or [] if isinstance(e, dict)])]
+        if kind == "usage_update":
+            self._usage = {k: update[k] for k in ("size", "used", "cost") if k in update}
+            return [Item("usage", K.USAGE, self.turn, dict(self._usage))]
+        if kind in STATE_UPDATES:
+            return self._state(kind, update)
+        if isinstance(kind, str) and kind not in self.unknown_updates:
+            self.unknown_updates.add(kind)
+            log.info("ignoring session/update kind %r (kept in the recording)", kind)
+        return []
+
+    def _state(self, kind: str, update: dict[str, Any]) -> list[Item]:
+        meta = update.get("_meta") if isinstance(update.get("_meta"), dict) else {}
+        status = meta.get("threadStatus")
+        if status is None and isinstance(meta.get("codex"), dict):
+            status = meta["codex"].get("threadStatus")
+        if isinstance(status, dict) and status.get("type") == "systemError":
+            self._system_error = True
+        info = self._session_info
+        if kind == "session_info_update":
+            for key in ("title", "updatedAt"):
+                if isinstance(update.get(key), str):
+                    info[key] = update[key]
+        elif kind == "current_mode_update":
+            info["mode"] = update.get("currentModeId")
+        elif kind == "available_commands_update":
+            commands = update.get("availableCommands")
+            info["commands"] = [c.get("name") for c in commands if isinstance(c, dict)] if isinstance(commands, list) else []
+        elif kind == "config_option_update":
+            info["config"] = update.get("configOptions", update.get("configOption"))
+        return [Item("session_info", K.SESSION_INFO, self.turn, dict(info))]
+
+    def _chunk(self, update: dict[str, Any], attr: str, kind: str, prefix: str) -> list[Item]:
+        text = _text_of(update.get("content"))
+        if kind == K.AGENT and self._system_error and CAPACITY_TEXT in text:
+            self._system_error = False
+            return self._close_text() + [self._error("The model is at capacity; try again or choose another model.",
+                                                     detail=text)]
+        changed: list[Item] = []
+        # a message of one kind closes the open text of the others
+        for other in ("_message", "_thought", "_user"):
+            if other != attr and getattr(self, other) is not None:
+                item = getattr(self, other)
+                item.final = True
+                changed.append(item)
+                setattr(self, other, None)
+        current: Item | None = getattr(self, attr)
+        message_id = update.get("messageId")
+        if current is not None and isinstance(message_id, str) and current.payload.get("message_id") != message_id:
+            current.final = True
+            changed.append(current)
+            current = None
+        if current is None:
+            current = Item(self._next(prefix), kind, self.turn, {"text": ""})
+            if isinstance(message_id, str):
+                current.payload["message_id"] = message_id
+            setattr(self, attr, current)
+        current.payload["text"] += text
+        changed.append(current)
+        return changed
+
+    # -- tool calls --------------------------------------------------------
+
+    def _tool(self, tool_call_id: str) -> dict[str, Any]:
+        call = self._tools.get(tool_call_id)
+        if call is None and self._loader is not None:
+            stored = self._loader(f"tool:{tool_call_id}")
+            if stored is not None:
+                call = dict(stored)
+        if call is None:
+            call = new_call(tool_call_id, self.turn)
+            call["new"] = True
+        self._tools[tool_call_id] = call
+        return call
+
+    def _tool_item(self, call: dict[str, Any]) -> Item:
+        payload = {k: v for k, v in call.items() if k != "new"}
+        return Item(f"tool:{call['tool_call_id']}", K.TOOL, int(call.get("turn", self.turn)), payload,
+                    status=call.get("status"), tool_call_id=call["tool_call_id"], final=call.get("status") in TERMINAL)
+
+    def _tool_frame(self, update: dict[str, Any], first: bool) -> list[Item]:
+        tool_call_id = update.get("toolCallId")
+        if not isinstance(tool_call_id, str) or not tool_call_id:
+            return [self._error("The agent sent a tool call without an id; it is kept in the recording.")]
+        call = self._tool(tool_call_id)
+        is_new = call.pop("new", False)
+        merge_tool_frame(call, update, first=is_new)
+        changed: list[Item] = []
+        if is_new and not call.get("parent_id"):
+            changed.extend(self._close_text())  # a top-level tool call ends the message
+        changed.append(self._tool_item(call))
+        todos = _todos(call.get("output"))
+        if todos is not None:
+            changed.append(self._set_plan(todos))
+        return changed
+
+    def _set_plan(self, entries: list[dict[str, Any]]) -> Item:
+        if self._plan is None:
+            self._plan = Item(self._next("plan"), K.PLAN, self.turn, {})
+        self._plan.payload = {"entries": [
+            {"content": str(e.get("content", e.get("text", ""))), "priority": e.get("priority"), "status": e.get("status")}
+            for e in entries]}
+        return self._plan
+
+    # -- local events --------------------------------------------------------
+
+    def _local(self, event: dict[str, Any]) -> list[Item]:
+        kind = event.get("event")
+        if kind == "error":
+            changed = self._close_text()
+            changed.append(self._error(str(event.get("message", "error")), exit_code=event.get("exit_code"),
+                                       stderr=event.get("stderr"), detail=event.get("detail")))
+            if event.get("ends_turn") and self.turn_open:
+                changed.extend(self._finish_turn())
+                changed.append(Item(self._next("turn_end"), K.TURN_END, self.turn, {"stop_reason": "error"}, final=True))
+            return changed
+        return []

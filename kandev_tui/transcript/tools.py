@@ -1,0 +1,268 @@
+"""Tool calls: merging ACP frames into the provider-neutral form (spec §3).
+
+Every update for a ``toolCallId`` merges into one call. The stored form is the
+one Kandev keeps at ``metadata.normalized.generic``: ``{name, input, output}``
+plus ``status``, ``title``, ``kind`` and ``parent_id``. Dialects handled here:
+Codex MCP envelopes (``execute`` frames with ``_meta.is_mcp_tool_call``),
+Claude Code's title-only MCP names and ``parentToolUseId`` nesting, shell
+output across providers, async subagent launches and the Monitor tool.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .items import CANCELLED, COMPLETE, FAILED, IN_PROGRESS, PENDING, TERMINAL
+
+ACP_STATUS = {
+    "pending": PENDING,
+    "in_progress": IN_PROGRESS,
+    "completed": COMPLETE,
+    "complete": COMPLETE,
+    "failed": FAILED,
+    "error": FAILED,
+    "cancelled": CANCELLED,
+}
+
+
+def _blank(value: Any) -> bool:
+    return not isinstance(value, str) or not value.strip()
+
+
+def mcp_envelope(update: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """``(server/tool, arguments)`` when a frame is a complete Codex MCP envelope.
+
+    Only when ``_meta.is_mcp_tool_call`` is ``true`` and ``rawInput`` is
+    ``{server, tool, arguments}`` with non-blank strings and an object.
+    """
+    meta = update.get("_meta")
+    raw = update.get("rawInput")
+    if not isinstance(meta, dict) or meta.get("is_mcp_tool_call") is not True or not isinstance(raw, dict):
+        return None
+    server, tool, arguments = raw.get("server"), raw.get("tool"), raw.get("arguments")
+    if _blank(server) or _blank(tool) or not isinstance(arguments, dict):
+        return None
+    return f"{server.strip()}/{tool.strip()}", arguments
+
+
+def _claude_meta(update: dict[str, Any]) -> dict[str, Any]:
+    meta = update.get("_meta")
+    if isinstance(meta, dict) and isinstance(meta.get("claudeCode"), dict):
+        return meta["claudeCode"]
+    return {}
+
+
+_AUGGIE = re.compile(r"<(return-code|output|stderr)>(.*?)</\1>", re.S)
+
+
+def shell_output(raw_output: Any, meta: Any = None) -> dict[str, Any] | None:
+    """stdout/stderr/exit code from an ``execute`` tool's ``rawOutput`` (any provider).
+
+    Shapes: ``formatted_output``/``output``/``stdout``/``stderr``, ``exit_code``
+    or ``metadata.exit``, Auggie's ``<return-code>``/``<output>``/``<stderr>``
+    tags, a plain string; and ``_meta.terminal_output``.
+    """
+    out: dict[str, Any] = {"stdout": None, "stderr": None, "exit_code": None}
+    if isinstance(raw_output, str):
+        out["stdout"] = raw_output
+    elif isinstance(raw_output, dict):
+        for key in ("stdout", "formatted_output", "output"):
+            if isinstance(raw_output.get(key), str):
+                out["stdout"] = raw_output[key]
+                break
+        if isinstance(raw_output.get("stderr"), str):
+            out["stderr"] = raw_output["stderr"]
+        code = raw_output.get("exit_code")
+        if code is None and isinstance(raw_output.get("metadata"), dict):
+            code = raw_output["metadata"].get("exit")
+        if isinstance(code, (int, float)) and not isinstance(code, bool):
+            out["exit_code"] = int(code)
+        text = out["stdout"]
+        if isinstance(text, str) and "<return-code>" in text:
+            tags = dict((name, value) for name, value in _AUGGIE.findall(text))
+            out["stdout"] = tags.get("output", "")
+            if "stderr" in tags:
+                out["stderr"] = tags["stderr"]
+            try:
+                out["exit_code"] = int(tags.get("return-code", "").strip())
+            except ValueError:
+                pass
+    if isinstance(meta, dict):
+        terminal = meta.get("terminal_output")
+        if isinstance(terminal, str) and out["stdout"] is None:
+            out["stdout"] = terminal
+        elif isinstance(terminal, dict):
+            if out["stdout"] is None and isinstance(terminal.get("output"), str):
+                out["stdout"] = terminal["output"]
+            code = terminal.get("exit_code", terminal.get("exitCode"))
+            if out["exit_code"] is None and isinstance(code, int) and not isinstance(code, bool):
+                out["exit_code"] = code
+    if all(value is None for value in out.values()):
+        return None
+    return out
+
+
+def new_call(tool_call_id: str, turn: int) -> dict[str, Any]:
+    return {
+        "tool_call_id": tool_call_id,
+        "name": "other",
+        "input": {"kind": "other", "raw_input": None},
+        "output": None,
+        "status": PENDING,
+        "title": None,
+        "kind": "other",
+        "parent_id": None,
+        "turn": turn,
+    }
+
+
+def merge_tool_frame(call: dict[str, Any], update: dict[str, Any], first: bool) -> dict[str, Any]:
+    """Merge one ``tool_call``/``tool_call_update`` into ``call`` (mutated and returned)."""
+    claude = _claude_meta(update)
+    if first and call.get("mcp") is None:
+        envelope = mcp_envelope(update)
+        call["mcp"] = envelope is not None
+        if envelope:
+            call["name"], call["input"] = envelope[0], envelope[1]
+    brought_something = False
+    title = update.get("title")
+    if isinstance(title, str) and title:
+        call["title"] = title
+        brought_something = True
+    kind = update.get("kind")
+    if isinstance(kind, str) and kind:
+        call["kind"] = kind
+    if not call.get("mcp"):
+        call["name"] = call["kind"]
+        if "rawInput" in update:
+            raw = update["rawInput"]
+            previous = (call.get("input") or {}).get("raw_input")
+            if raw not in (None, {}) or previous in (None, {}):
+                call["input"] = {"kind": call["kind"], "raw_input": raw}
+                brought_something = brought_something or raw not in (None, {})
+        else:
+            call["input"] = {**(call.get("input") or {}), "kind": call["kind"]}
+    for key in ("content", "locations"):
+        if isinstance(update.get(key), list):
+            call[key] = update[key]
+            brought_something = brought_something or bool(update[key])
+    status = ACP_STATUS.get(update.get("status")) if isinstance(update.get("status"), str) else None
+    if "rawOutput" in update:
+        raw_output = update["rawOutput"]
+        if call.get("mcp") and isinstance(raw_output, dict) and "result" in raw_output and "error" in raw_output:
+            if raw_output.get("error") not in (None, "", {}):
+                call["output"] = {"error": raw_output["error"]}
+                status = FAILED
+            else:
+                call["output"] = raw_output["result"]
+        else:
+            call["output"] = raw_output
+    parent = claude.get("parentToolUseId")
+    if isinstance(parent, str) and parent:
+        call["parent_id"] = parent
+    subagent = _subagent_info(call, update, claude)
+    if subagent:
+        call["subagent"] = {**(call.get("subagent") or {}), **subagent}
+    response = claude.get("toolResponse")
+    if status is None and isinstance(response, dict) and response.get("status") == "async_launched":
+        status = COMPLETE
+    if (
+        status == COMPLETE
+        and claude.get("toolName") == "Monitor"
+        and isinstance(update.get("rawOutput"), str)
+        and update["rawOutput"].startswith("Monitor started")
+    ):
+        status = IN_PROGRESS  # the registration, not the end of the monitor
+    if call["kind"] == "execute" and not call.get("mcp"):
+        shell = shell_output(call.get("output"), update.get("_meta"))
+        if shell:
+            call["shell"] = shell
+            if status == COMPLETE and shell.get("exit_code") not in (None, 0):
+                status = FAILED
+    if status is not None:
+        call["status"] = status
+    elif brought_something and call["status"] == PENDING:
+        call["status"] = IN_PROGRESS
+    return call
+
+
+def _subagent_info(call: dict[str, Any], update: dict[str, Any], claude: dict[str, Any]) -> dict[str, Any] | None:
+    known = (call.get("subagent") or {}).get("provider")
+    if claude.get("toolName") in ("Agent", "Task") or (known == "claude" and claude):
+        info: dict[str, Any] = {"provider": "claude"}
+        response = claude.get("toolResponse")
+        if isinstance(response, dict):
+            for key in ("agentId", "agentType", "status", "totalDurationMs", "totalTokens", "totalToolUseCount", "isAsync"):
+                if key in response:
+                    info[key] = response[key]
+        return info
+    meta = update.get("_meta")
+    codex = meta.get("codex") if isinstance(meta, dict) else None
+    if isinstance(codex, dict):
+        collaboration = codex.get("collaboration")
+        if isinstance(collaboration, dict) and collaboration.get("tool") == "spawnAgent":
+            return {"provider": "codex", "threads": collaboration.get("receiverThreadIds")}
+        activity = codex.get("subagent")
+        if isinstance(activity, dict) and isinstance(activity.get("activity"), str):
+            return {"provider": "codex", "activity": activity["activity"], "path": activity.get("path")}
+    title = call.get("title")
+    if isinstance(title, str) and (title.startswith("Task: ") or title == "task"):
+        return {"provider": "cursor" if title.startswith("Task: ") else "opencode"}
+    return None
+
+
+def cancel_if_unfinished(call: dict[str, Any]) -> bool:
+    """At the end of a turn an unfinished call becomes cancelled; True if it changed."""
+    if call.get("status") not in TERMINAL:
+        call["status"] = CANCELLED
+        return True
+    return False
+
+
+def summarize(call: dict[str, Any]) -> dict[str, Any]:
+    """The tool's type and key argument (file path, command, query), for cards and groups.
+
+    ``tool_type`` is one of ``tool_read``, ``tool_edit``, ``tool_execute``,
+    ``tool_search`` and ``tool_call``, as Kandev's normaliser classifies them.
+    """
+    kind = call.get("kind") or "other"
+    inp = call.get("input") if isinstance(call.get("input"), dict) else {}
+    raw = inp.get("raw_input") if isinstance(inp.get("raw_input"), dict) else {}
+    locations = call.get("locations") or inp.get("locations") or []
+    first_location = next((loc.get("path") for loc in locations if isinstance(loc, dict) and isinstance(loc.get("path"), str) and loc.get("path")), None)
+    path = next((raw[k] for k in ("path", "file_path") if isinstance(raw.get(k), str) and raw[k]), None)
+    out: dict[str, Any] = {}
+    if call.get("mcp"):
+        out["tool_type"] = "tool_call"
+        out["key"] = call.get("name")
+        return out
+    if kind == "read":
+        out["tool_type"] = "tool_search" if raw.get("type") == "directory" else "tool_read"
+        out["file_path"] = path or first_location
+    elif kind == "edit":
+        out["tool_type"] = "tool_edit"
+        out["file_path"] = path or first_location
+        for source, target in (("old_str_1", "old_content"), ("new_str_1", "new_content"),
+                               ("old_str_start_line_number_1", "start_line"), ("old_str_end_line_number_1", "end_line")):
+            if source in raw:
+                out[target] = raw[source]
+    elif kind == "execute":
+        out["tool_type"] = "tool_execute"
+        if isinstance(raw.get("command"), str):
+            out["command"] = raw["command"]
+        if isinstance(raw.get("cwd"), str) and raw["cwd"]:
+            out["cwd"] = raw["cwd"]
+        wait = raw.get("max_wait_seconds", raw.get("timeout"))
+        if isinstance(wait, (int, float)) and not isinstance(wait, bool) and wait > 0:
+            out["timeout"] = wait
+    elif kind == "search":
+        out["tool_type"] = "tool_search"
+        for key in ("query", "pattern"):
+            if isinstance(raw.get(key), str):
+                out["query"] = raw[key]
+                break
+    else:
+        out["tool_type"] = "tool_call"
+    out["key"] = out.get("file_path") or out.get("command") or out.get("query") or call.get("title")
+    return {k: v for k, v in out.items() if v is not None}

@@ -1,0 +1,66 @@
+"""A misbehaving ACP agent for fault tests: raw JSON-RPC over stdio, one fault per mode.
+
+usage: python fault_agent.py MODE
+modes: exit-mid-turn, garbage, no-init, huge-line, ignore-cancel, slow-stream
+"""
+
+import json
+import sys
+import time
+
+MODE = sys.argv[1]
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def chunk(session, text):
+    send({"jsonrpc": "2.0", "method": "session/update",
+          "params": {"sessionId": session, "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}}})
+
+
+def main():
+    for line in sys.stdin:
+        message = json.loads(line)
+        method, request_id = message.get("method"), message.get("id")
+        if method == "initialize":
+            if MODE == "no-init":
+                continue
+            send({"jsonrpc": "2.0", "id": request_id, "result": {"protocolVersion": 1, "agentCapabilities": {}}})
+        elif method == "session/new":
+            send({"jsonrpc": "2.0", "id": request_id, "result": {"sessionId": "f-1"}})
+        elif method == "session/prompt":
+            session = message["params"]["sessionId"]
+            if MODE == "exit-mid-turn":
+                chunk(session, "Starting ")
+                chunk(session, "work…")
+                print("fatal: the model connection dropped", file=sys.stderr, flush=True)
+                sys.exit(3)
+            if MODE == "garbage":
+                chunk(session, "before ")
+                sys.stdout.write("Debugger listening on ws://127.0.0.1:9229\n")
+                sys.stdout.write("{not json\n")
+                sys.stdout.flush()
+                chunk(session, "after")
+            if MODE == "huge-line":
+                chunk(session, "small ")
+                chunk(session, "x" * (10 * 1024 * 1024))
+                chunk(session, "done")
+            if MODE == "slow-stream":
+                for index in range(int(sys.argv[2]) if len(sys.argv) > 2 else 400):
+                    chunk(session, f"w{index} ")
+                    time.sleep(0.005)
+            if MODE == "ignore-cancel":
+                index = 0
+                while True:
+                    chunk(session, f"still going {index} ")
+                    index += 1
+                    time.sleep(0.05)
+            send({"jsonrpc": "2.0", "id": request_id, "result": {"stopReason": "end_turn"}})
+        elif request_id is not None:
+            send({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "Method not found"}})
+
+
+main()

@@ -1,0 +1,107 @@
+"""Agents that misbehave: each ends with a clear error item, nothing received is lost, no traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from kandev_tui.transcript import Store, read_recording
+from kandev_tui.transcript.replay import items_from_frames
+
+AGENT = [sys.executable, str(Path(__file__).parent / "agents" / "fault_agent.py")]
+
+
+def run(tmp_path: Path, mode: str, *extra: str, timeout: float = 60):
+    record = tmp_path / "rec.jsonl"
+    result = subprocess.run(
+        [sys.executable, "-m", "kandev_tui", "run", "--headless", "--prompt", "go", "--workspace", str(tmp_path),
+         "--db", str(tmp_path / "s.db"), "--record", str(record), *extra, "--", *AGENT, mode],
+        capture_output=True, text=True, timeout=timeout)
+    items = [json.loads(line) for line in result.stdout.splitlines()]
+    return result, items, record
+
+
+def assert_clean(result):
+    assert "Traceback" not in result.stderr and "Traceback" not in result.stdout
+    assert len(result.stderr.strip().splitlines()) == 1  # one line: the reason
+
+
+def test_agent_exits_mid_turn(tmp_path):
+    result, items, record = run(tmp_path, "exit-mid-turn")
+    assert result.returncode == 1
+    assert_clean(result)
+    assert "exited with code 3 during the turn" in result.stderr
+    error = next(i for i in items if i["kind"] == "error")
+    assert error["payload"]["exit_code"] == 3
+    assert error["payload"]["stderr"] == ["fatal: the model connection dropped"]
+    message = next(i for i in items if i["kind"] == "agent_message")
+    assert message["payload"]["text"] == "Starting work…"  # nothing received is lost
+    assert items[-1]["kind"] == "turn_end" and items[-1]["payload"]["stop_reason"] == "error"
+
+
+def test_agent_prints_non_json_lines(tmp_path):
+    result, items, record = run(tmp_path, "garbage")
+    assert result.returncode == 0
+    errors = [i for i in items if i["kind"] == "error"]
+    assert [e["payload"]["preview"] for e in errors] == ["Debugger listening on ws://127.0.0.1:9229", "{not json"]
+    assert next(i for i in items if i["kind"] == "agent_message")["payload"]["text"] == "before after"
+    raw = [f.raw for f in read_recording(record) if f.raw is not None]
+    assert raw == ["Debugger listening on ws://127.0.0.1:9229", "{not json"]
+
+
+def test_agent_never_answers_initialize(tmp_path):
+    started = time.monotonic()
+    result, items, _ = run(tmp_path, "no-init", "--init-timeout", "2")
+    assert time.monotonic() - started < 30
+    assert result.returncode == 1
+    assert_clean(result)
+    assert "did not answer initialize within 2 s" in result.stderr
+    assert items[0]["kind"] == "error"
+
+
+def test_agent_sends_a_10_mb_line(tmp_path):
+    result, items, record = run(tmp_path, "huge-line")
+    assert result.returncode == 0
+    error = next(i for i in items if i["kind"] == "error")
+    assert error["payload"]["bytes"] > 10 * 1024 * 1024
+    texts = [i["payload"]["text"] for i in items if i["kind"] == "agent_message"]
+    assert texts == ["small done"]
+    assert record.stat().st_size < 1024 * 1024  # a bounded prefix is kept, not 10 MB
+
+
+def test_agent_command_not_found(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "kandev_tui", "run", "--headless", "--prompt", "x", "--db",
+                             str(tmp_path / "s.db"), "--", "no-such-agent-binary"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert_clean(result)
+    assert "Could not start the agent (no-such-agent-binary): command not found" in result.stderr
+
+
+def test_sigkill_mid_stream_keeps_every_committed_update(tmp_path):
+    db, record = tmp_path / "s.db", tmp_path / "rec.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kandev_tui", "run", "--headless", "--prompt", "go", "--workspace", str(tmp_path),
+         "--db", str(db), "--record", str(record), "--", *AGENT, "slow-stream", "4000"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # wait until a good part of the stream is in
+        if record.exists() and record.stat().st_size > 60_000:
+            break
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    store = Store(db)
+    session = store.sessions()[0]
+    stored = store.items(session["id"])
+    message = next(i for i in stored if i.kind == "agent_message")
+    words = message.payload["text"].split()
+    assert len(words) > 100 and words == [f"w{n}" for n in range(len(words))]
+    # the recording up to the kill normalises to the same items, with at least what was committed
+    replayed = {i.key: i for i in items_from_frames(read_recording(record))}
+    assert set(replayed) >= {i.key for i in stored}
+    assert replayed[message.key].payload["text"].startswith(message.payload["text"])

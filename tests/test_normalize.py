@@ -1,0 +1,298 @@
+"""The normaliser on every wire shape of ``shared/fixtures/acp`` (as the project's own fixtures)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kandev_tui.presentation import State, read_stored_call
+from kandev_tui.transcript import IN, LOCAL, OUT, Frame, Normalizer
+from kandev_tui.transcript.replay import items_from_frames
+from kandev_tui.transcript.tools import shell_output, summarize
+
+from .conftest import load_fixture
+
+
+def frames_of(name: str, *, prompt: bool = True) -> list[Frame]:
+    frames = [Frame(OUT, {"jsonrpc": "2.0", "id": 1, "method": "session/prompt",
+                          "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "go"}]}})] if prompt else []
+    return frames + [Frame(IN, message) for message in load_fixture(f"acp/{name}")["frames"]]
+
+
+def by_key(items) -> dict:
+    return {item.key: item for item in items}
+
+
+def tool(items, call_id):
+    return by_key(items)[f"tool:{call_id}"]
+
+
+def end_turn(frames: list[Frame], result: dict | None = None) -> list[Frame]:
+    return frames + [Frame(IN, {"jsonrpc": "2.0", "id": 1, "result": result or {"stopReason": "end_turn"}})]
+
+
+def test_codex_mcp_envelope_is_unwrapped_and_remembered():
+    items = items_from_frames(frames_of("codex-mcp-rich-output.json"))
+    call = tool(items, "call-7")
+    assert call.payload["name"] == "kandev/show_rich_output_kandev"
+    assert call.payload["input"]["title"] == "Queue depth"  # the arguments, unwrapped
+    assert call.payload["input"]["version"] == 1  # the terminal frame's rawInput is never merged back
+    assert call.payload["output"] == {"content": [{"type": "text", "text": "Rich output accepted."}]}
+    assert call.status == "complete"
+    stored = read_stored_call(call.payload["name"], call.payload["title"], call.status, call.payload["input"], call.payload["output"])
+    assert stored.state is State.READY and stored.presentation.title == "Queue depth"
+
+
+def test_codex_foreign_server_is_named_by_its_server():
+    call = tool(items_from_frames(frames_of("codex-mcp-foreign-server.json")), "call-8")
+    assert call.payload["name"] == "metrics/show_rich_output_kandev"
+    stored = read_stored_call(call.payload["name"], call.payload["title"], "complete", call.payload["input"], None)
+    assert stored.state is State.NOT_RICH_OUTPUT
+
+
+def test_codex_mcp_error_wrapper_fails_the_call():
+    call = tool(items_from_frames(frames_of("codex-mcp-error.json")), "call-9")
+    assert call.status == "error" and call.payload["output"] == {"error": "server disconnected"}
+
+
+def test_execute_without_marker_stays_a_shell_command():
+    call = tool(items_from_frames(frames_of("codex-execute-no-marker.json")), "call-10")
+    assert call.payload["name"] == "execute"
+    assert call.payload["input"] == {"kind": "execute", "raw_input": {"command": "git status", "server": "kandev", "tool": "x", "arguments": {}}}
+    assert summarize(call.payload)["command"] == "git status"
+
+
+def test_codex_subagent_lifecycle_merges_into_one_card():
+    items = items_from_frames(frames_of("codex-subagent-lifecycle.json"))
+    spawn = tool(items, "spawn-1")
+    assert spawn.status == "complete" and spawn.payload["title"] == "Start subagent reviewer"
+    assert spawn.payload["subagent"]["provider"] == "codex" and spawn.payload["subagent"]["threads"] == ["t-2"]
+    assert tool(items, "life-1").payload["subagent"]["activity"] == "interrupted"
+
+
+def test_codex_capacity_error_replaces_the_chunk():
+    items = items_from_frames(frames_of("codex-capacity-error.json"))
+    assert [i.kind for i in items] == ["user_message", "session_info", "error"]
+    assert "capacity" in items[-1].payload["message"]
+
+
+def test_prompt_response_usage_ends_the_turn():
+    result = load_fixture("acp/codex-prompt-usage.json")["prompt_result"]
+    items = items_from_frames(end_turn(frames_of("cursor-session-info.json"), result))
+    end = items[-1]
+    assert end.kind == "turn_end" and end.payload == {"stop_reason": "end_turn", "usage": result["usage"]}
+
+
+def _compact_to_frames(compact: list[dict]) -> list[Frame]:
+    """Kandev's compact recorder schema → JSON-RPC frames."""
+    frames = []
+    for entry in compact:
+        if entry["dir"] == "sent":
+            frames.append(Frame(OUT, {"jsonrpc": "2.0", "id": entry["id"], "method": entry["method"],
+                                      "params": {"sessionId": "s", "prompt": [{"type": "text", "text": f"prompt {entry['id']}"}]}}))
+        elif "promptResponseFor" in entry:
+            frames.append(Frame(IN, {"jsonrpc": "2.0", "id": entry["promptResponseFor"],
+                                     "result": {"stopReason": entry["stopReason"], "usage": entry["usage"]}}))
+        else:
+            update = {"sessionUpdate": entry["update"]}
+            if "toolCallId" in entry:
+                update["toolCallId"] = entry["toolCallId"]
+                if entry.get("title") is not None:
+                    update["title"] = entry["title"]
+                if entry.get("status") is not None:
+                    update["status"] = entry["status"]
+                if entry["update"] == "tool_call":
+                    update["kind"] = "execute"
+            else:
+                update["content"] = {"type": "text", "text": entry["text"]}
+            frames.append(Frame(IN, {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": update}}))
+    return frames
+
+
+def test_claude_fold_handoff_recording():
+    items = items_from_frames(_compact_to_frames(load_fixture("acp/claude-fold-handoff.compact.json")["frames"]))
+    call = tool(items, "toolu_a")
+    assert call.payload["title"] == "sleep 5" and call.status == "complete"
+    messages = [i for i in items if i.kind == "agent_message"]
+    assert [m.payload["text"] for m in messages] == ["GONE"]
+    ends = [i for i in items if i.kind == "turn_end"]
+    assert [e.payload["usage"]["inputTokens"] for e in ends] == [0, 900]
+
+
+def test_claude_bash_placeholder_gets_its_command():
+    call = tool(items_from_frames(frames_of("claude-bash-placeholder.json")), "tc-4")
+    assert call.status == "in_progress"  # no status, but a title and rawInput moved it on
+    assert call.payload["title"] == "du -sh build"
+    assert call.payload["input"]["raw_input"]["command"] == "du -sh build"
+
+
+def test_claude_background_bash():
+    call = tool(items_from_frames(frames_of("claude-background-bash.json")), "tc-5")
+    assert call.payload["input"]["raw_input"] == {"command": "npm run watch", "run_in_background": True}
+
+
+def test_claude_subagent_nests_its_child():
+    items = items_from_frames(frames_of("claude-subagent-and-child.json"))
+    assert tool(items, "agent-1").payload["subagent"]["provider"] == "claude"
+    assert tool(items, "bash-1").payload["parent_id"] == "agent-1"
+    assert by_key(items)["usage"].payload == {"size": 200000, "used": 4100}
+
+
+def test_claude_async_subagent_launch_completes_the_call():
+    call = tool(items_from_frames(frames_of("claude-async-subagent.json")), "task-1")
+    assert call.status == "complete"
+    assert call.payload["subagent"]["status"] == "async_launched" and call.payload["subagent"]["isAsync"] is True
+
+
+def test_claude_subagent_completed_meta():
+    call = tool(items_from_frames(frames_of("claude-subagent-completed.json")), "task-2")
+    assert call.status == "complete"
+    assert call.payload["subagent"]["totalToolUseCount"] == 4 and call.payload["output"][0]["text"] == "Found 3 errors."
+
+
+def test_claude_monitor_registration_keeps_it_running():
+    frames = frames_of("claude-monitor.json")
+    normalizer = Normalizer()
+    states = []
+    for frame in frames:
+        for item in normalizer.feed(frame):
+            if item.key == "tool:mon-1":
+                states.append(item.status)
+    assert states == ["pending", "in_progress", "complete"]
+
+
+def test_usage_updates_with_cost():
+    items = items_from_frames(frames_of("usage-updates.json"))
+    assert by_key(items)["usage"].payload == {"size": 128000, "used": 3500}
+    first = Normalizer()
+    first.feed(frames_of("usage-updates.json")[0])
+    assert first.feed(frames_of("usage-updates.json")[1])[0].payload["cost"] == {"amount": 0.42, "currency": "USD"}
+
+
+def test_cursor_session_info_title():
+    items = items_from_frames(frames_of("cursor-session-info.json"))
+    assert by_key(items)["session_info"].payload == {"title": "Refactor the parser", "updatedAt": "2026-09-02T08:00:00Z"}
+
+
+def test_cursor_task_extension_merges_subagent_metadata():
+    call = tool(items_from_frames(frames_of("cursor-task-extension.json")), "ct-1")
+    assert call.payload["subagent"] == {"provider": "cursor", "agentId": "ag-3", "description": "Count TODOs", "model": "composer-fast"}
+    assert call.status == "complete"
+
+
+def test_opencode_subagent_and_todos_become_the_plan():
+    items = items_from_frames(frames_of("opencode-subagent-and-todos.json"))
+    assert tool(items, "oc-1").payload["subagent"]["provider"] == "opencode"
+    plan = [i for i in items if i.kind == "plan"]
+    assert len(plan) == 1
+    assert plan[0].payload["entries"] == [{"content": "Read docs", "priority": None, "status": "completed"}]
+
+
+@pytest.mark.parametrize("case", load_fixture("acp/shell-rawoutput-shapes.json")["cases"], ids=lambda c: c["agent"])
+def test_shell_output_per_provider(case):
+    got = shell_output(case["rawOutput"])
+    assert {k: got[k] for k in case["expect"]} == case["expect"]
+
+
+def test_shell_exit_code_fails_the_call_and_terminal_meta():
+    frames = [Frame(IN, {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": u}}) for u in (
+        {"sessionUpdate": "tool_call", "toolCallId": "x", "kind": "execute", "status": "in_progress", "rawInput": {"command": "false"}},
+        {"sessionUpdate": "tool_call_update", "toolCallId": "x", "status": "completed", "rawOutput": {"exit_code": 1},
+         "_meta": {"terminal_output": "boom\n"}},
+    )]
+    call = tool(items_from_frames(frames), "x")
+    assert call.status == "error" and call.payload["shell"] == {"stdout": "boom\n", "stderr": None, "exit_code": 1}
+
+
+@pytest.mark.parametrize("case", load_fixture("acp/normalizer-cases.json")["cases"], ids=lambda c: c["kind"])
+def test_tool_classification(case):
+    call = {"kind": case["kind"], "input": {"kind": case["kind"], "raw_input": case["raw_input"]},
+            "locations": case.get("locations"), "title": None}
+    got = summarize(call)
+    assert {k: got.get(k) for k in case["expect"]} == case["expect"]
+
+
+def _update(update: dict) -> Frame:
+    return Frame(IN, {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": update}})
+
+
+def _chunk(text: str, kind="agent_message_chunk", **extra) -> Frame:
+    return _update({"sessionUpdate": kind, "content": {"type": "text", "text": text}, **extra})
+
+
+def test_messages_stream_and_split():
+    frames = [
+        Frame(OUT, {"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {"prompt": [{"type": "text", "text": "hi"}]}}),
+        _chunk("thinking", "agent_thought_chunk"), _chunk("Hel"), _chunk("lo"),
+        _update({"sessionUpdate": "tool_call", "toolCallId": "c", "kind": "read", "status": "pending"}),
+        _chunk("after"), _chunk("other id", messageId="m2"), _chunk(" more", messageId="m2"),
+        _update({"sessionUpdate": "tool_call", "toolCallId": "child", "kind": "read", "_meta": {"claudeCode": {"parentToolUseId": "c"}}}),
+        _chunk(" still m2", messageId="m2"),
+    ]
+    items = items_from_frames(end_turn(frames))
+    texts = [(i.kind, i.payload.get("text")) for i in items if i.kind in ("agent_message", "thought", "user_message")]
+    assert texts == [("user_message", "hi"), ("thought", "thinking"), ("agent_message", "Hello"),
+                     ("agent_message", "after"), ("agent_message", "other id more still m2")]
+    assert tool(items, "c").status == "cancelled"  # unfinished at the end of the turn
+
+
+def test_guidance_is_stripped_from_the_user_message():
+    prefix = "GUIDANCE TEXT\n\n"
+    frame = Frame(OUT, {"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {
+        "prompt": [{"type": "text", "text": prefix + "real question"}], "_meta": {"kandevTui": {"guidanceChars": len(prefix)}}}})
+    assert items_from_frames([frame])[0].payload == {"text": "real question"}
+
+
+def test_permission_request_and_answer():
+    request = Frame(IN, {"jsonrpc": "2.0", "id": 9, "method": "session/request_permission", "params": {
+        "sessionId": "s", "toolCall": {"toolCallId": "e1", "title": "Write x"},
+        "options": [{"optionId": "ok", "name": "Allow once", "kind": "allow_once"}, {"optionId": "no", "name": "Reject", "kind": "reject_once"}]}})
+    answer = Frame(OUT, {"jsonrpc": "2.0", "id": 9, "result": {"outcome": {"outcome": "selected", "optionId": "no"}}})
+    normalizer = Normalizer()
+    asked = normalizer.feed(request)[-1]
+    assert asked.status == "pending" and not asked.final
+    answered = normalizer.feed(answer)[0]
+    assert answered.status == "answered"
+    assert answered.payload["answer"] == {"outcome": "selected", "option_id": "no", "name": "Reject", "option_kind": "reject_once"}
+
+
+def test_unknown_updates_are_ignored_and_remembered():
+    normalizer = Normalizer()
+    assert normalizer.feed(_update({"sessionUpdate": "brand_new_thing", "x": 1})) == []
+    assert normalizer.unknown_updates == {"brand_new_thing"}
+
+
+def test_garbage_and_local_events_become_error_items():
+    normalizer = Normalizer()
+    garbage = normalizer.feed(Frame(IN, None, raw="not json at all", size=15))[0]
+    assert garbage.kind == "error" and garbage.payload["bytes"] == 15
+    normalizer.feed(Frame(OUT, {"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {"prompt": []}}))
+    items = normalizer.feed(Frame(LOCAL, {"event": "error", "message": "The agent exited with code 3 during the turn.",
+                                          "exit_code": 3, "stderr": ["boom"], "ends_turn": True}))
+    assert [i.kind for i in items] == ["error", "turn_end"]
+    assert items[0].payload == {"message": "The agent exited with code 3 during the turn.", "exit_code": 3, "stderr": ["boom"]}
+
+
+def test_error_response_to_prompt():
+    frames = [Frame(OUT, {"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {"prompt": []}}),
+              Frame(IN, {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "rate limited"}})]
+    items = items_from_frames(frames)
+    assert items[-2].kind == "error" and "rate limited" in items[-2].payload["message"]
+    assert items[-1].payload == {"stop_reason": "error"}
+
+
+@pytest.mark.parametrize("weird", [
+    {"sessionUpdate": "tool_call"}, {"sessionUpdate": "tool_call", "toolCallId": 5},
+    {"sessionUpdate": "plan", "entries": "nope"}, {"sessionUpdate": "agent_message_chunk", "content": None},
+    {"sessionUpdate": "tool_call_update", "toolCallId": "z", "rawOutput": {"error": {"x": 1}, "result": 3}, "_meta": "bad"},
+    {"sessionUpdate": None},
+])
+def test_malformed_updates_never_raise(weird):
+    Normalizer().feed(_update(weird))
+
+
+def test_fixture_round_trip_through_json():
+    frames = frames_of("claude-subagent-and-child.json")
+    again = [Frame.from_json(json.loads(json.dumps(f.to_json()))) for f in frames]
+    assert [i.to_json() for i in items_from_frames(again)] == [i.to_json() for i in items_from_frames(frames)]

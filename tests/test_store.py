@@ -1,0 +1,121 @@
+"""The SQLite session store: upserts, schema versions, refusals, concurrency, crashes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kandev_tui.transcript import Item, Store, StoreError
+from kandev_tui.transcript.store import SCHEMA_VERSION
+
+
+def test_upsert_updates_in_place_and_keeps_sequence(tmp_path):
+    store = Store(tmp_path / "s.db")
+    sid = store.create_session(title="t", agent_command=["agent"], workspace="/w")
+    store.upsert_items(sid, [Item("m:1", "agent_message", 1, {"text": "He"}), Item("u:2", "user_message", 1, {"text": "x"})])
+    store.upsert_items(sid, [Item("m:1", "agent_message", 1, {"text": "Hello"})])
+    items = store.items(sid)
+    assert [(i.key, i.payload["text"]) for i in items] == [("m:1", "Hello"), ("u:2", "x")]
+    assert store.item_count(sid) == 2
+    assert store.item_payload(sid, "m:1") == {"text": "Hello"}
+    assert store.sessions()[0]["items"] == 2
+    assert store.session(sid[:6])["id"] == sid
+
+
+def test_wal_and_schema_version(tmp_path):
+    path = tmp_path / "s.db"
+    Store(path).close()
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_newer_database_is_refused_untouched(tmp_path):
+    path = tmp_path / "s.db"
+    Store(path).close()
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    db.commit()
+    db.close()
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="newer kandev-tui"):
+        Store(path)
+    assert path.read_bytes() == before
+
+
+def test_corrupt_database_is_refused_untouched(tmp_path):
+    path = tmp_path / "s.db"
+    path.write_bytes(b"this is not a database at all" * 100)
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="not a kandev-tui database or is damaged"):
+        Store(path)
+    assert path.read_bytes() == before
+
+
+def test_another_programs_database_is_refused(tmp_path):
+    path = tmp_path / "other.db"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE notes (x)")
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match="another program"):
+        Store(path)
+
+
+WRITER = """
+import sys
+from kandev_tui.transcript import Item, Store
+store = Store(sys.argv[1])
+sid = store.create_session(title=sys.argv[2])
+for n in range(int(sys.argv[3])):
+    store.upsert_items(sid, [Item(f"k:{n}", "agent_message", 1, {"text": "x" * 50, "n": n})])
+print(sid)
+"""
+
+
+def test_two_processes_on_one_database(tmp_path):
+    path = tmp_path / "s.db"
+    Store(path).close()
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), f"w{i}", "300"], stdout=subprocess.PIPE, text=True)
+             for i in range(2)]
+    ids = [p.communicate(timeout=120)[0].strip() for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    store = Store(path)
+    for sid in ids:
+        items = store.items(sid)
+        assert [i.payload["n"] for i in items] == list(range(300))
+    assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_sigkill_during_writes_loses_nothing_committed(tmp_path):
+    path = tmp_path / "s.db"
+    proc = subprocess.Popen([sys.executable, "-c", WRITER.replace("print(sid)", "") .replace(
+        "store.upsert_items(sid, [", "print(n, flush=True); store.upsert_items(sid, [", 1), str(path), "victim", "100000"],
+        stdout=subprocess.PIPE, text=True)
+    # wait until it has written a good number of batches, then kill it mid-write
+    seen = -1
+    while seen < 500:
+        seen = int(proc.stdout.readline())
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    store = Store(path)
+    session = store.sessions()[0]
+    items = store.items(session["id"])
+    # every batch whose write had begun before the last line we read was committed (or the next one)
+    assert len(items) >= seen
+    assert [i.payload["n"] for i in items] == list(range(len(items)))
+    assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_default_path_from_environment(tmp_path, monkeypatch):
+    from kandev_tui.transcript.store import default_db_path
+
+    monkeypatch.setenv("KANDEV_TUI_DB", str(tmp_path / "x.db"))
+    assert default_db_path() == tmp_path / "x.db"
