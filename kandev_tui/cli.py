@@ -63,6 +63,12 @@ def _add_db_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", metavar="PATH", help="the session database (default: $KANDEV_TUI_DB, else the platform data directory)")
 
 
+def _add_app_options(parser: argparse.ArgumentParser) -> None:
+    _add_db_option(parser)
+    parser.add_argument("--stats", metavar="FILE", help="write work counters (presentations parsed, charts plotted, "
+                                                        "plot frames) as JSON to FILE on exit")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="kandev-tui",
@@ -73,9 +79,28 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"kandev-tui {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
+    demo = commands.add_parser(
+        "demo", help="open the app on the built-in demo agent (offline, no API key)",
+        description="Start the built-in demo agent on a fresh copy of its sample workspace and send its first "
+                    "prompt, so you see streaming Markdown, tool groups, a permission request and native charts.")
+    _add_app_options(demo)
+
+    open_ = commands.add_parser("open", help="open a stored session in the app (read-only)",
+                                description="Open a stored session (see 'kandev-tui sessions') read-only.")
+    open_.add_argument("session", metavar="ID", help="a session id (a unique prefix is enough)")
+    _add_app_options(open_)
+
+    replay = commands.add_parser("replay", help="replay a recording in the app",
+                                 description="Replay a recording made with --record through the same normaliser "
+                                             "and widgets as a live session.")
+    replay.add_argument("file", metavar="FILE")
+    replay.add_argument("--speed", type=float, default=None, metavar="N",
+                        help="N times real time (default: as fast as possible)")
+    _add_app_options(replay)
+
     run = commands.add_parser(
         "run",
-        help="run an ACP agent (headless: one turn, items as JSON lines)",
+        help="run any ACP agent in the app (or --headless: one turn, JSON lines)",
         description=(
             "Start any ACP agent, offer it kandev-tui's MCP server, and watch the session. With --headless, "
             "run one turn without a screen: store it, print each item as a JSON line when it completes, "
@@ -93,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-guidance", action="store_true", help="do not prepend the rich-output guidance to the first prompt")
     run.add_argument("--init-timeout", type=float, default=30.0, metavar="SECONDS",
                      help="how long the agent may take to answer initialize (default: 30)")
-    _add_db_option(run)
+    _add_app_options(run)
     run.add_argument("agent", nargs=argparse.REMAINDER, metavar="-- AGENT_CMD [ARGS...]", help="the agent command")
 
     sessions = commands.add_parser("sessions", help="list stored sessions", description="List stored sessions, newest first.")
@@ -266,9 +291,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                      "kandev-tui run --headless --prompt hi -- python -m kandev_tui.demo.agent", EXIT_USAGE)
     if "/" in command[0] and not os.path.isabs(command[0]):
         command[0] = os.path.abspath(command[0])  # the agent starts in the workspace, not here
-    if not args.headless:
-        return _fail("kandev-tui run: the terminal app is not part of this build yet; use --headless", EXIT_USAGE)
-    if not args.prompt:
+    if args.headless and not args.prompt:
         return _fail("kandev-tui run: --headless needs --prompt TEXT", EXIT_USAGE)
     workspace = _workspace(args)
     if isinstance(workspace, str):
@@ -283,6 +306,9 @@ def cmd_run(args: argparse.Namespace) -> int:
                            repos={k: v.resolve() for k, v in workspace.repos.items()},
                            inject_guidance=not args.no_guidance, init_timeout=args.init_timeout)
     record = Path(args.record).expanduser() if args.record else None
+    if not args.headless:
+        return _run_app(args, store, lambda on_items, on_state: _live_source(options, store, on_items, on_state, record),
+                        initial_prompt=args.prompt)
     try:
         code, reason, _session = run_headless(options, args.prompt, store, record=record, permission=args.permission)
     finally:
@@ -361,7 +387,93 @@ def cmd_transcript(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"run": cmd_run, "sessions": cmd_sessions, "export": cmd_export, "transcript": cmd_transcript,
+def _live_source(options: Any, store: Any, on_items: Any, on_state: Any, record: Path | None = None) -> Any:
+    from kandev_tui.sources import LiveSource
+
+    return LiveSource(options, store, on_items, on_state, record=record)
+
+
+def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt: str | None = None) -> int:
+    """Open the app on a source; the store is closed when it ends."""
+    if not sys.stdout.isatty() and not os.environ.get("KANDEV_TUI_FORCE_APP"):
+        store.close()
+        return _fail("kandev-tui: the app needs a terminal; for scripts and CI use "
+                     "'kandev-tui run --headless' or 'kandev-tui transcript'", EXIT_USAGE)
+    from kandev_tui.app import KandevApp
+    from kandev_tui.settings import SettingsStore
+
+    _log_to_file(Path(getattr(store, "path", Path.cwd() / "x")).parent / "logs" / "kandev-tui.log")
+    settings = SettingsStore()
+    try:
+        app = KandevApp(factory, settings_store=settings, initial_prompt=initial_prompt,
+                        stats_path=Path(args.stats).expanduser() if args.stats else None)
+        code = app.run()
+    finally:
+        store.close()
+    return code or 0
+
+
+def _log_to_file(path: Path) -> None:
+    """While the app owns the terminal, every log record goes to a file (never onto the screen)."""
+    import logging
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
+    except OSError:
+        handler = logging.NullHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    for existing in list(root.handlers):
+        root.removeHandler(existing)
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from kandev_tui.acp import AgentOptions
+    from kandev_tui.demo import agent_command, prepare_workspace
+    from kandev_tui.settings import SettingsStore
+
+    store = _open_store(args)
+    if isinstance(store, str):
+        return _fail(store, EXIT_USAGE)
+    workspace = prepare_workspace()
+    options = AgentOptions(command=agent_command(), workspace=workspace,
+                           inject_guidance=SettingsStore().settings.inject_guidance)
+    return _run_app(args, store, lambda on_items, on_state: _live_source(options, store, on_items, on_state),
+                    initial_prompt="Check the build health of demo-service and show me the numbers.")
+
+
+def cmd_open(args: argparse.Namespace) -> int:
+    store = _open_store(args)
+    if isinstance(store, str):
+        return _fail(store, EXIT_USAGE)
+    session = store.session(args.session)
+    if session is None:
+        store.close()
+        return _fail(f"kandev-tui open: no session {args.session!r} (see 'kandev-tui sessions')")
+    from kandev_tui.sources import StoredSource
+
+    return _run_app(args, store, lambda on_items, on_state: StoredSource(store, session, on_items, on_state))
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    path = Path(args.file).expanduser()
+    if not path.is_file():
+        return _fail(f"kandev-tui replay: {args.file}: no such file", EXIT_USAGE)
+    if args.speed is not None and args.speed <= 0:
+        return _fail("kandev-tui replay: --speed must be greater than 0", EXIT_USAGE)
+    from kandev_tui.sources import ReplaySource
+
+    class _NoStore:
+        def close(self) -> None:
+            pass
+
+    return _run_app(args, _NoStore(), lambda on_items, on_state: ReplaySource(path, on_items, on_state, args.speed))
+
+
+COMMANDS = {"demo": cmd_demo, "open": cmd_open, "replay": cmd_replay, "run": cmd_run, "sessions": cmd_sessions, "export": cmd_export, "transcript": cmd_transcript,
             "validate": cmd_validate, "guidance": cmd_guidance, "mcp": cmd_mcp}
 
 

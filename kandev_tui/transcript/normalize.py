@@ -75,6 +75,13 @@ class Normalizer:
         self.unknown_updates: set[str] = set()
         self.turn_open = False
 
+    def pending_permission_key(self, tool_call_id: Any = None) -> str | None:
+        """The key of the newest unanswered permission item (for ``tool_call_id`` if given)."""
+        for key, item in reversed(list(self._permissions.items())):
+            if tool_call_id is None or item.tool_call_id == tool_call_id:
+                return key
+        return None
+
     # -- helpers -----------------------------------------------------------
 
     def _next(self, prefix: str) -> str:

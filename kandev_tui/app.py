@@ -1,0 +1,238 @@
+"""The Textual app: one transcript screen over a source (live agent, stored session, recording)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.color import Color
+from textual.screen import Screen
+
+from kandev_tui import stats
+from kandev_tui.renderers import Registry
+from kandev_tui.screens.file_viewer import FileViewerScreen
+from kandev_tui.screens.help import HelpScreen
+from kandev_tui.screens.settings import SettingsScreen
+from kandev_tui.screens.transcript import TranscriptScreen
+from kandev_tui.settings import SettingsStore
+from kandev_tui.sources import Source
+from kandev_tui.transcript.items import USAGE, SESSION_INFO, Item
+from kandev_tui.widgets.file_preview import FilePreview
+from kandev_tui.widgets.prompt_input import PromptInput
+from kandev_tui.widgets.transcript_view import TranscriptView
+
+log = logging.getLogger("kandev_tui.app")
+FLUSH_SECONDS = 1 / 30  # item updates are drawn in batches, at most this often
+SourceFactory = Callable[[Callable[[list[Item]], None], Callable[[str, str], None]], Source]
+
+
+class KandevApp(App[int]):
+    """kandev-tui's app. ``source_factory(on_items, on_state)`` makes the session source."""
+
+    TITLE = "kandev-tui"
+    CSS_PATH = "styles/app.tcss"
+    ENABLE_COMMAND_PALETTE = True
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True),
+        Binding("f1", "help", "Help"),
+        Binding("f2", "settings", "Settings"),
+    ]
+
+    def __init__(self, source_factory: SourceFactory, *, settings_store: SettingsStore | None = None,
+                 registry: Registry | None = None, stats_path: Path | None = None,
+                 initial_prompt: str | None = None) -> None:
+        super().__init__()
+        self.initial_prompt = initial_prompt
+        self.settings_store = settings_store or SettingsStore()
+        self.registry = registry or Registry.from_entry_points()
+        self.stats_path = stats_path
+        self.source = source_factory(self._on_items, self._on_state)
+        self.view = TranscriptView(self.registry, self.settings_store.settings.card_limit)
+        self.transcript_screen = TranscriptScreen(self.view)
+        self._pending: dict[str, Item] = {}
+        self._flush_timer = None
+        self._animated: set[str] = set()
+        self._interrupt_at = 0.0
+        self._workspace = None
+        self.exit_code = 0
+
+    # -- lifecycle -------------------------------------------------------------
+
+    def get_default_screen(self) -> Screen:
+        return self.transcript_screen
+
+    def on_mount(self) -> None:
+        theme = self.settings_store.settings.theme
+        self.theme = theme if theme in self.available_themes else "textual-dark"
+        for warning in self.settings_store.warnings + self.registry.errors:
+            self.notify(warning, severity="warning", timeout=8)
+        self.transcript_screen.status.agent = self.source.agent_name
+        self.transcript_screen.status.title = self.source.title
+        self.transcript_screen.set_prompt_enabled(False, "starting…")
+        self.run_worker(self._start_source(), name="source", exclusive=True, group="source")
+
+    async def _start_source(self) -> None:
+        try:
+            await self.source.start()
+        except Exception as exc:  # noqa: BLE001 - never a traceback on screen
+            log.exception("source failed")
+            self._on_state("error", f"{type(exc).__name__}: {exc}")
+            return
+        if self.initial_prompt and self.source.can_prompt and self.source.state == "idle":
+            self.run_worker(self._send(self.initial_prompt), name="turn", group="turn")
+
+    async def action_quit(self) -> None:
+        await self._shutdown()
+        self.exit(self.exit_code)
+
+    async def _shutdown(self) -> None:
+        try:
+            await self.source.close()
+        except Exception:  # noqa: BLE001
+            log.exception("closing the source failed")
+        if self.stats_path is not None:
+            stats.write(self.stats_path)
+
+    async def action_interrupt(self) -> None:
+        now = time.monotonic()
+        if now - self._interrupt_at < 2.0:
+            await self.action_quit()
+            return
+        self._interrupt_at = now
+        self.notify("Press ctrl+c again to quit (ctrl+q quits at once).", timeout=2)
+
+    # -- items and state from the source ---------------------------------------
+
+    def _on_items(self, items: list[Item]) -> None:
+        for item in items:
+            self._pending[item.key] = item
+        if self._flush_timer is None:
+            self._flush_timer = self.set_timer(FLUSH_SECONDS, self._flush)
+
+    def _flush(self) -> None:
+        self._flush_timer = None
+        if not self._pending:
+            return
+        batch = list(self._pending.values())
+        self._pending.clear()
+        self.view.apply(batch)
+
+    def _on_state(self, state: str, detail: str) -> None:
+        screen = self.transcript_screen
+        screen.status.state = state
+        screen.status.title = self.source.title
+        screen.status.agent = self.source.agent_name
+        if state == "error":
+            self.notify(detail or "error", title="The agent stopped", severity="error", timeout=10)
+        prompting = self.source.can_prompt and state in ("idle",)
+        read_only = not self.source.can_prompt and state not in ("starting",)
+        if read_only:
+            reason = self.source.read_only_reason
+        elif state in ("running", "waiting", "cancelling"):
+            reason = "a turn is running · escape cancels"
+        else:
+            reason = "starting the agent…" if state == "starting" else ""
+        screen.set_prompt_enabled(prompting, reason, read_only)
+        waiting = getattr(self.source, "waiting_for", set())
+        self.view.set_permissions_answerable(bool(waiting))
+
+    def on_transcript_view_session_state(self, event: TranscriptView.SessionState) -> None:
+        status = self.transcript_screen.status
+        if event.item.kind == USAGE:
+            status.usage = dict(event.item.payload)
+        elif event.item.kind == SESSION_INFO and event.item.payload.get("title"):
+            status.title = str(event.item.payload["title"])
+
+    # -- user actions ------------------------------------------------------------
+
+    def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
+        self.view.jump_to_latest()
+        self.run_worker(self._send(event.text), name="turn", group="turn")
+
+    async def _send(self, text: str) -> None:
+        try:
+            await self.source.send(text)
+        except Exception as exc:  # noqa: BLE001
+            self.notify(str(exc), title="Not sent", severity="warning")
+
+    def cancel_turn(self) -> None:
+        if self.source.state in ("running", "waiting"):
+            self.run_worker(self.source.cancel(), name="cancel", group="cancel")
+
+    def answer_permission(self, key: str, option_id: str) -> None:
+        if not self.source.answer(key, option_id):
+            self.notify("That request is no longer waiting for an answer.", severity="warning")
+
+    def on_file_preview_open_file(self, event: FilePreview.OpenFile) -> None:
+        self.push_screen(FileViewerScreen(event.path, event.repo, event.title))
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def action_settings(self) -> None:
+        self.push_screen(SettingsScreen())
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Cancel the running turn", "Send session/cancel to the agent (escape)", self.cancel_turn)
+        yield SystemCommand("Jump to the latest output", "Follow the transcript again (ctrl+end)", self.view.jump_to_latest)
+        yield SystemCommand("Settings", "Theme, chart animation, card limit, guidance (F2)", self.action_settings)
+        yield SystemCommand("Help: keys", "Every key kandev-tui knows (F1)", self.action_help)
+
+    # -- settings ------------------------------------------------------------------
+
+    def change_setting(self, **changes: Any) -> None:
+        settings = self.settings_store.update(**changes)
+        if "theme" in changes and settings.theme in self.available_themes:
+            self.theme = settings.theme
+        if "card_limit" in changes:
+            self.view.layout_model.card_limit = settings.card_limit
+
+    def watch_theme(self, theme: str) -> None:
+        if self.is_mounted:
+            self.call_after_refresh(self.view.refresh_theme)
+
+    # -- what widgets ask the app ----------------------------------------------------
+
+    def animations_enabled(self) -> bool:
+        return self.animation_level != "none"
+
+    def should_animate(self, chart_key: str) -> bool:
+        """A chart animates in once per run, unless the setting or reduced motion says no."""
+        if not self.settings_store.settings.chart_animation or self.animation_level == "none":
+            return False
+        if chart_key in self._animated:
+            return False
+        self._animated.add(chart_key)
+        return True
+
+    def series_colors(self) -> tuple[tuple[int, int, int], ...] | None:
+        """Series colours from the theme by series index (never from the agent); None under NO_COLOR."""
+        if os.environ.get("NO_COLOR"):
+            return None
+        theme = self.current_theme
+        names = [theme.primary, theme.warning or "#e5c07b", theme.success or "#98c379", theme.error or "#e06c75"]
+        return tuple(Color.parse(name).rgb for name in names)
+
+    @property
+    def app_visible(self) -> bool:
+        return bool(self.app_focus)
+
+    def _watch_app_focus(self, focus: bool) -> None:
+        super()._watch_app_focus(focus)
+        if focus and self.is_mounted:
+            self.call_after_refresh(self.view.check_charts)
+
+    @property
+    def workspace(self):
+        if self._workspace is None and self.source.workspace is not None:
+            from kandev_tui.workspace import Workspace
+
+            self._workspace = Workspace(self.source.workspace, self.source.repos)
+        return self._workspace

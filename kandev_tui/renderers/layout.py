@@ -1,0 +1,122 @@
+"""How items flow on screen: cards, collapsed tool groups, and the rest.
+
+A *run* is a stretch of consecutive tool calls (any other visible item ends
+it). In a run, calls with a renderer become cards of their own, up to the
+per-turn card limit (rich output always stands alone and never counts); the
+other calls collapse into one group per run, whose summary names them
+(``3 tools: read, search, execute``, or ``1 tool + 2 cards`` when cards
+stand beside it). Headless: the view asks this where each item goes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kandev_tui.transcript import items as K
+from kandev_tui.transcript.items import Item
+from kandev_tui.transcript.tools import summarize
+
+from .registry import Registry, Renderer, _leaf
+
+NOT_IN_FLOW = {K.SESSION_INFO, K.USAGE}
+
+
+@dataclass
+class Entry:
+    key: str
+    kind: str  # "item", "card" or "group"
+    turn: int
+    run: int
+    item_keys: list[str] = field(default_factory=list)
+    renderer: Renderer | None = None
+
+
+def tool_label(payload: dict[str, Any]) -> str:
+    """A short name for a tool in a group summary: ``read``, ``execute``, an MCP tool's name."""
+    if payload.get("mcp") and isinstance(payload.get("name"), str):
+        return _leaf(payload["name"])
+    kind = payload.get("kind") or payload.get("name") or "tool"
+    if kind == "other" and isinstance(payload.get("title"), str) and payload["title"].strip():
+        title = payload["title"].strip()
+        return _leaf(title) if title.startswith("mcp__") or "/" in title else title.split()[0][:24]
+    return str(kind)
+
+
+class Layout:
+    """Places items into entries, incrementally, as they arrive and change."""
+
+    def __init__(self, registry: Registry, card_limit: int = 8) -> None:
+        self.registry = registry
+        self.card_limit = card_limit
+        self.entries: list[Entry] = []
+        self.entry_of: dict[str, Entry] = {}  # item key → entry
+        self.items: dict[str, Item] = {}
+        self._run = 0
+        self._group_of_run: dict[int, Entry] = {}
+        self._cards_in_turn: dict[int, int] = {}
+        self._last_was_tool = False
+
+    def cards_in_run(self, run: int) -> int:
+        return sum(1 for e in self.entries if e.run == run and e.kind == "card")
+
+    def summary(self, group: Entry) -> str:
+        """``3 tools: read, search, execute`` / ``1 tool + 2 cards``."""
+        count = len(group.item_keys)
+        cards = self.cards_in_run(group.run)
+        noun = "tool" if count == 1 else "tools"
+        if cards:
+            return f"{count} {noun} + {cards} card{'s' if cards != 1 else ''}"
+        names: list[str] = []
+        for key in group.item_keys:
+            label = tool_label(self.items[key].payload)
+            if label not in names:
+                names.append(label)
+        shown = ", ".join(names[:4]) + (f", +{len(names) - 4} more" if len(names) > 4 else "")
+        return f"{count} {noun}: {shown}"
+
+    def place(self, item: Item) -> tuple[Entry | None, bool]:
+        """The entry an item belongs to, and whether that entry is new."""
+        self.items[item.key] = item
+        existing = self.entry_of.get(item.key)
+        if existing is not None:
+            return existing, False
+        if item.kind in NOT_IN_FLOW:
+            return None, False
+        if item.kind != K.TOOL:
+            if self._last_was_tool:
+                self._run += 1
+            self._last_was_tool = False
+            entry = Entry(item.key, "item", item.turn, self._run, [item.key])
+            return self._add(entry, item), True
+        if not self._last_was_tool:
+            self._run += 1
+        self._last_was_tool = True
+        renderer = self._renderer_for(item)
+        if renderer is not None and (renderer.stands_alone or self._cards_in_turn.get(item.turn, 0) < self.card_limit):
+            if not renderer.stands_alone:
+                self._cards_in_turn[item.turn] = self._cards_in_turn.get(item.turn, 0) + 1
+            entry = Entry(item.key, "card", item.turn, self._run, [item.key], renderer)
+            return self._add(entry, item), True
+        group = self._group_of_run.get(self._run)
+        if group is not None:
+            group.item_keys.append(item.key)
+            self.entry_of[item.key] = group
+            return group, False
+        group = Entry(f"group:{item.key}", "group", item.turn, self._run, [item.key])
+        self._group_of_run[self._run] = group
+        return self._add(group, item), True
+
+    def _renderer_for(self, item: Item) -> Renderer | None:
+        try:
+            return self.registry.match(item.payload)
+        except Exception:  # noqa: BLE001 - matching must never break the flow
+            return None
+
+    def _add(self, entry: Entry, item: Item) -> Entry:
+        self.entries.append(entry)
+        self.entry_of[item.key] = entry
+        return entry
+
+    def tool_summary(self, key: str) -> dict[str, Any]:
+        return summarize(self.items[key].payload)

@@ -1,0 +1,122 @@
+"""The tool renderer registry.
+
+A :class:`Renderer` declares which tool calls it draws: by tool name (or a
+title that carries the name, for agents that put it there) and/or by the
+``__renderer`` id of an object result. Renderers are found through the
+entry-point group ``kandev_tui.renderers``; each entry point names a Renderer
+or a list of them. The built-in rich-output renderer registers exactly the
+same way a third-party pack does.
+
+Matching is pure and headless; a renderer's ``widget`` factory is only
+called by the app.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import Any, Callable, Iterable
+
+log = logging.getLogger("kandev_tui.renderers")
+GROUP = "kandev_tui.renderers"
+
+
+def _leaf(name: str) -> str:
+    """``mcp__ops__get_entity`` / ``ops/get_entity`` / ``ops.get_entity`` → ``get_entity``."""
+    for mark in ("/", "."):
+        name = name.rsplit(mark, 1)[-1]
+    if name.startswith("mcp__"):
+        name = name.split("__", 2)[-1]
+    return name
+
+
+@dataclass
+class Renderer:
+    """One renderer: what it matches and the widget that draws a call.
+
+    ``widget(item)`` returns a Textual widget for a tool-call item (any state:
+    pending, complete, error) with an ``update_item(item)`` method that is called
+    with every later state of the call. ``matches``, when given, replaces the
+    name test (the rich-output renderer uses the contract's identity rule).
+    A higher ``priority`` wins when several match.
+    """
+
+    id: str
+    widget: Callable[[Any], Any]
+    tool_names: frozenset[str] = frozenset()
+    renderer_ids: frozenset[str] = frozenset()
+    matches: Callable[[dict[str, Any]], bool] | None = None
+    priority: int = 0
+    stands_alone: bool = False  # never counted against the per-turn card limit (rich output)
+    source: str = field(default="", compare=False)
+
+    def match_name(self, call: dict[str, Any]) -> bool:
+        if self.matches is not None:
+            return bool(self.matches(call))
+        for candidate in (call.get("name"), call.get("title")):
+            if isinstance(candidate, str) and candidate.strip() and _leaf(candidate.strip()) in self.tool_names:
+                return True
+        return False
+
+
+def renderer_id_of(call: dict[str, Any]) -> str | None:
+    """The ``__renderer`` key of an object result (also inside an MCP result's structured content)."""
+    output = call.get("output")
+    for candidate in (output, (output or {}).get("structuredContent") if isinstance(output, dict) else None):
+        if isinstance(candidate, dict) and isinstance(candidate.get("__renderer"), str):
+            return candidate["__renderer"]
+    if isinstance(output, dict) and isinstance(output.get("content"), list):
+        from kandev_tui.presentation.stored import extract_result
+
+        parsed = extract_result(output)
+        if isinstance(parsed, dict) and isinstance(parsed.get("__renderer"), str):
+            return parsed["__renderer"]
+    return None
+
+
+class Registry:
+    """All known renderers, matched by ``__renderer`` id first, then by name."""
+
+    def __init__(self, renderers: Iterable[Renderer] = ()) -> None:
+        self.renderers: list[Renderer] = []
+        self.errors: list[str] = []
+        for renderer in renderers:
+            self.add(renderer)
+
+    def add(self, renderer: Renderer) -> None:
+        self.renderers.append(renderer)
+        self.renderers.sort(key=lambda r: -r.priority)
+
+    @classmethod
+    def from_entry_points(cls) -> "Registry":
+        registry = cls()
+        for point in entry_points(group=GROUP):
+            try:
+                loaded = point.load()
+                items = loaded() if callable(loaded) and not isinstance(loaded, Renderer) else loaded
+                for renderer in items if isinstance(items, (list, tuple)) else [items]:
+                    if not isinstance(renderer, Renderer):
+                        raise TypeError(f"{type(renderer).__name__} is not a Renderer")
+                    renderer.source = point.value
+                    registry.add(renderer)
+            except Exception as exc:  # noqa: BLE001 - a broken plugin must not break the app
+                message = f"renderer entry point {point.name!r} failed to load: {type(exc).__name__}: {exc}"
+                registry.errors.append(message)
+                log.error(message)
+        return registry
+
+    def match(self, call: dict[str, Any]) -> Renderer | None:
+        """The renderer for a tool-call payload, or None for the generic display."""
+        rid = renderer_id_of(call)
+        if rid is not None:
+            for renderer in self.renderers:
+                if rid in renderer.renderer_ids:
+                    return renderer
+        for renderer in self.renderers:
+            try:
+                if renderer.match_name(call):
+                    return renderer
+            except Exception:  # noqa: BLE001
+                log.exception("renderer %s failed while matching", renderer.id)
+        return None

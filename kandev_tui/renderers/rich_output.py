@@ -1,0 +1,24 @@
+"""The built-in rich-output renderer, registered through the entry-point group like any other."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kandev_tui.presentation import is_rich_output_name
+
+from .registry import Renderer
+
+
+def _matches(call: dict[str, Any]) -> bool:
+    name, title = call.get("name"), call.get("title")
+    return is_rich_output_name(name if isinstance(name, str) else None, title if isinstance(title, str) else None)
+
+
+def _widget(item: Any) -> Any:
+    from kandev_tui.widgets.presentation_card import PresentationCard
+
+    return PresentationCard(item)
+
+
+RENDERER = Renderer(id="rich_output", widget=_widget, matches=_matches, priority=1000, stands_alone=True,
+                    tool_names=frozenset({"show_rich_output_kandev"}))

@@ -1,0 +1,1 @@
+"""The app's screens: transcript, help, settings, file viewer."""

@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+from rich.syntax import Syntax
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+
+from kandev_tui.widgets.base import safe_text
+from kandev_tui.widgets.file_preview import lexer_for
+
+VIEW_BYTES = 1024 * 1024
+
+
+class FileViewerScreen(Screen[None]):
+    """A workspace file, full screen: scroll, search with /, escape back."""
+
+    BINDINGS = [Binding("escape", "back", "Back"), Binding("slash", "search", "Search"),
+                Binding("n", "next_hit", "Next hit")]
+    DEFAULT_CSS = """
+    FileViewerScreen > .title { height: 1; background: $panel; padding: 0 1; }
+    FileViewerScreen Input { display: none; }
+    FileViewerScreen.searching Input { display: block; }
+    """
+
+    def __init__(self, path: str, repo: str | None, title: str) -> None:
+        super().__init__()
+        self.path, self.repo, self.file_title = path, repo, title
+        self.text = ""
+        self.hits: list[int] = []
+        self._hit = -1
+        self._body = Static()
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(safe_text(self.file_title, keep_newlines=False), style="bold"), classes="title")
+        with VerticalScroll():
+            yield self._body
+        yield Input(placeholder="search…")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._body.update(Text("Loading…", style="dim"))
+        self._load()
+
+    @work(thread=True)
+    def _load(self) -> None:
+        from kandev_tui.workspace import WorkspaceError
+
+        workspace = getattr(self.app, "workspace", None)
+        message = "Preview unavailable."
+        text = None
+        if workspace is not None:
+            try:
+                read = workspace.read_text(self.path, VIEW_BYTES, self.repo)
+                text = read.text
+                if text is None:
+                    message = "Preview unavailable for this file type."
+                elif read.truncated:
+                    text += "\n… (the viewer shows the first MiB)"
+            except WorkspaceError:
+                pass
+        self.app.call_from_thread(self._show, text, message)
+
+    def _show(self, text: str | None, message: str) -> None:
+        if text is None:
+            self._body.update(Text(message, style="dim italic"))
+            return
+        self.text = safe_text(text)
+        self._body.update(Syntax(self.text, lexer_for(self.path, None), line_numbers=True, word_wrap=True,
+                                 background_color="default"))
+
+    def action_back(self) -> None:
+        if self.has_class("searching"):
+            self.remove_class("searching")
+            return
+        self.dismiss()
+
+    def action_search(self) -> None:
+        self.add_class("searching")
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        needle = event.value.lower()
+        self.hits = [n for n, line in enumerate(self.text.splitlines()) if needle and needle in line.lower()]
+        self._hit = -1
+        self.remove_class("searching")
+        if not self.hits:
+            self.notify(f"No match for {safe_text(event.value, keep_newlines=False)!r}", severity="warning")
+            return
+        self.action_next_hit()
+
+    def action_next_hit(self) -> None:
+        if not self.hits:
+            return
+        self._hit = (self._hit + 1) % len(self.hits)
+        self.query_one(VerticalScroll).scroll_to(y=self.hits[self._hit], animate=False)
+        self.notify(f"match {self._hit + 1} of {len(self.hits)}", timeout=1.5)

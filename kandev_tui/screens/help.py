@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+from rich.table import Table
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+KEYS = [
+    ("Everywhere", [("ctrl+q", "quit (or ctrl+c twice)"), ("F1", "this help"), ("F2", "settings"),
+                    ("ctrl+p", "command palette"), ("tab / shift+tab", "move between the prompt and transcript items"),
+                    ("ctrl+f", "search the transcript"), ("escape", "cancel the running turn")]),
+    ("Prompt", [("enter", "send"), ("ctrl+j / alt+enter", "new line")]),
+    ("Transcript", [("pageup / pagedown", "scroll"), ("ctrl+home / ctrl+end", "first / latest output"),
+                    ("enter / space", "expand a tool group or file preview"), ("m", "more / less of a tool's output")]),
+    ("Permission request", [("1-9", "choose an option"), ("←/→ + enter", "choose with the buttons")]),
+    ("Chart (focused)", [("1-4", "show or hide a series"), ("←/→ home end", "inspect values"),
+                         ("d", "data view (table)"), ("escape", "hide the cursor")]),
+    ("File preview", [("enter", "preview"), ("o", "open in the viewer (/ search, escape back)")]),
+]
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every key, grouped by where it works."""
+
+    BINDINGS = [Binding("escape,f1,q", "dismiss", "Close")]
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll { width: 90%; max-width: 80; height: 90%; border: round $accent; background: $surface; padding: 0 1; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static("[b]kandev-tui keys[/b]  (escape to close)\n")
+            for section, keys in KEYS:
+                table = Table(title=section, title_justify="left", show_header=False, box=None, expand=True)
+                table.add_column(style="bold", no_wrap=True, ratio=1)
+                table.add_column(ratio=2)
+                for key, what in keys:
+                    table.add_row(key, what)
+                yield Static(table)

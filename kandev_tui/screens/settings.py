@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, Select, Static, Switch
+
+from kandev_tui.settings import THEMES
+
+
+class SettingsScreen(ModalScreen[None]):
+    """Settings that apply at once and are saved atomically (F2)."""
+
+    BINDINGS = [Binding("escape,f2", "dismiss", "Close")]
+    DEFAULT_CSS = """
+    SettingsScreen { align: center middle; }
+    SettingsScreen > VerticalScroll { width: 90%; max-width: 72; height: auto; max-height: 90%; border: round $accent;
+                                      background: $surface; padding: 0 1; }
+    SettingsScreen Horizontal { height: auto; margin: 1 0 0 0; }
+    SettingsScreen Label { width: 1fr; padding: 1 0 0 0; }
+    SettingsScreen Select { width: 24; }
+    SettingsScreen Input { width: 10; }
+    SettingsScreen .note { color: $text-muted; }
+    """
+
+    def compose(self) -> ComposeResult:
+        settings = self.app.settings_store.settings
+        with VerticalScroll():
+            yield Static("[b]Settings[/b]  (saved as you change them · escape to close)")
+            yield Static(str(self.app.settings_store.path), classes="note")
+            with Horizontal():
+                yield Label("Theme")
+                yield Select([(t, t) for t in THEMES], value=settings.theme if settings.theme in THEMES else THEMES[0],
+                             allow_blank=False, id="theme")
+            with Horizontal():
+                yield Label("Chart animation")
+                yield Switch(value=settings.chart_animation, id="chart_animation")
+            if self.app.animation_level == "none":
+                yield Static("Reduced motion is on (TEXTUAL_ANIMATIONS=none): charts never animate.", classes="note")
+            with Horizontal():
+                yield Label("Cards per turn")
+                yield Input(str(settings.card_limit), type="integer", id="card_limit")
+            with Horizontal():
+                yield Label("Rich-output guidance for agents")
+                yield Switch(value=settings.inject_guidance, id="inject_guidance")
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "theme" and isinstance(event.value, str):
+            self.app.change_setting(theme=event.value)
+
+    def on_switch_changed(self, event: Switch.Changed) -> None:
+        self.app.change_setting(**{event.switch.id: event.value})
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "card_limit":
+            try:
+                value = int(event.value)
+            except ValueError:
+                return
+            if 1 <= value <= 100:
+                self.app.change_setting(card_limit=value)

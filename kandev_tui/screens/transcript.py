@@ -1,0 +1,72 @@
+"""The transcript screen: status line, transcript, a way back to the latest, the prompt, the footer."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from kandev_tui.widgets.permission import PermissionRequest
+from kandev_tui.widgets.prompt_input import PromptInput
+from kandev_tui.widgets.status_line import StatusLine
+from kandev_tui.widgets.transcript_view import TranscriptView
+
+
+class TranscriptScreen(Screen[None]):
+    BINDINGS = [
+        Binding("escape", "cancel_turn", "Cancel turn"),
+        Binding("ctrl+end", "latest", "Latest", show=False),
+        Binding("ctrl+home", "first", show=False),
+        Binding("pageup", "page(-1)", show=False, priority=True),
+        Binding("pagedown", "page(1)", show=False, priority=True),
+    ]
+
+    def __init__(self, view: TranscriptView) -> None:
+        super().__init__()
+        self.view = view
+        self.status = StatusLine()
+        self.badge = Static(Text("↓ new output below · ctrl+end to follow", style="bold"), id="latest-badge")
+        self.prompt = PromptInput(id="prompt")
+
+    def compose(self) -> ComposeResult:
+        yield self.status
+        yield self.view
+        yield self.badge
+        yield self.prompt
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.badge.display = False
+        self.prompt.focus()
+
+    def set_prompt_enabled(self, enabled: bool, reason: str = "", read_only: bool = False) -> None:
+        self.prompt.disabled = not enabled
+        self.prompt.border_subtitle = "" if enabled else reason
+        self.prompt.border_title = ("Read-only" if read_only else "Message the agent · enter sends · ctrl+j newline")
+
+    def on_transcript_view_follow_changed(self, event: TranscriptView.FollowChanged) -> None:
+        self.badge.display = not event.following
+
+    def on_click(self, event) -> None:
+        if event.widget is self.badge:
+            self.action_latest()
+
+    def action_latest(self) -> None:
+        self.view.jump_to_latest()
+
+    def action_first(self) -> None:
+        self.view.scroll_home(animate=False)
+
+    def action_page(self, direction: int) -> None:
+        if direction < 0:
+            self.view.scroll_page_up(animate=False)
+        else:
+            self.view.scroll_page_down(animate=False)
+
+    def action_cancel_turn(self) -> None:
+        self.app.cancel_turn()
+
+    def on_permission_request_answered(self, event: PermissionRequest.Answered) -> None:
+        self.app.answer_permission(event.key, event.option_id)

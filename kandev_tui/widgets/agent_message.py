@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.widgets import Markdown
+
+from kandev_tui.transcript.items import Item
+
+from .base import EntryWidget, safe_text
+
+SAFE_SCHEMES = ("http://", "https://")
+
+
+class AgentMessage(EntryWidget):
+    """The agent's Markdown, streamed: new text is appended, never re-parsed whole per chunk.
+
+    Links never run app actions: only http(s) links are offered (shown, not opened
+    behind the user's back); anything else is refused with a notice.
+    """
+
+    DEFAULT_CSS = """
+    AgentMessage { height: auto; margin: 1 0 0 0; }
+    AgentMessage Markdown { margin: 0; padding: 0 1; }
+    """
+
+    def __init__(self, item: Item) -> None:
+        super().__init__(classes="entry")
+        self._shown = ""
+        self._markdown = Markdown(open_links=False)
+        self._pending = safe_text(item.payload.get("text", ""))
+
+    def compose(self) -> ComposeResult:
+        yield self._markdown
+
+    def on_mount(self) -> None:
+        self._apply(self._pending)
+
+    def update_item(self, item: Item) -> None:
+        text = safe_text(item.payload.get("text", ""))
+        if self.is_mounted:
+            self._apply(text)
+        else:
+            self._pending = text
+
+    def _apply(self, text: str) -> None:
+        if text == self._shown:
+            return
+        if text.startswith(self._shown) and self._shown:
+            self._markdown.append(text[len(self._shown):])
+        else:
+            self._markdown.update(text)
+        self._shown = text
+
+    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
+        event.stop()
+        href = event.href
+        if href.lower().startswith(SAFE_SCHEMES):
+            self.notify(safe_text(href, keep_newlines=False), title="Link")
+        else:
+            self.notify("Only http(s) links are shown; this one was refused.", title="Link blocked", severity="warning")
+
+    @property
+    def searchable_text(self) -> str:
+        return self._shown

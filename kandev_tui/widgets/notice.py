@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from kandev_tui.transcript.items import ERROR, Item
+
+from .base import EntryWidget, safe_text
+
+
+class Notice(EntryWidget):
+    """An error that says what happened, or the quiet end-of-turn marker."""
+
+    DEFAULT_CSS = """
+    Notice { height: auto; margin: 1 0 0 0; padding: 0 1; }
+    Notice.error { border-left: thick $error; color: $text; background: $error 10%; }
+    Notice.turn-end { color: $text-muted; text-align: center; margin: 0; }
+    """
+
+    def __init__(self, item: Item) -> None:
+        super().__init__(classes="entry " + ("error" if item.kind == ERROR else "turn-end"))
+        self._body = Static()
+        self._text = ""
+        self.update_item(item)
+
+    def compose(self):
+        yield self._body
+
+    def update_item(self, item: Item) -> None:
+        payload = item.payload
+        if item.kind == ERROR:
+            text = Text()
+            text.append("✖ ", style="bold red")
+            text.append(safe_text(payload.get("message", "Error")))
+            if payload.get("exit_code") is not None:
+                text.append(f"\n  exit code {payload['exit_code']}", style="dim")
+            for line in payload.get("stderr") or []:
+                text.append("\n  " + safe_text(line, keep_newlines=False), style="dim")
+            if payload.get("preview"):
+                text.append("\n  " + safe_text(payload["preview"], keep_newlines=False)[:200], style="dim")
+        else:
+            reason = payload.get("stop_reason", "end_turn")
+            label = {"end_turn": "end of turn", "cancelled": "turn cancelled", "error": "turn ended with an error",
+                     "max_tokens": "stopped: token limit", "refusal": "the agent refused"}.get(reason, f"turn ended ({reason})")
+            text = Text(f"── {safe_text(label, keep_newlines=False)} ──")
+        self._text = text.plain
+        self._body.update(text)
+
+    @property
+    def searchable_text(self) -> str:
+        return self._text

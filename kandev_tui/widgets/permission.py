@@ -1,0 +1,110 @@
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widgets import Button, Static
+
+from kandev_tui.transcript.items import Item
+
+from .base import EntryWidget, safe_text
+
+KIND_VARIANT = {"allow_once": "success", "allow_always": "primary", "reject_once": "error", "reject_always": "error"}
+
+
+class PermissionRequest(EntryWidget):
+    """A permission request answered inline, by keyboard (1-9, arrows, Enter) or mouse."""
+
+    can_focus = True
+    BINDINGS = [Binding(str(n), f"choose({n})", show=False) for n in range(1, 10)]
+
+    DEFAULT_CSS = """
+    PermissionRequest { height: auto; margin: 1 0 0 0; padding: 0 1; border: round $warning; }
+    PermissionRequest:focus-within { border: round $accent; }
+    PermissionRequest.answered { border: round $panel-lighten-2; }
+    PermissionRequest Horizontal { height: auto; }
+    PermissionRequest Button { margin: 0 1 0 0; min-width: 8; }
+    """
+
+    class Answered(Message):
+        """The user chose an option (``option_id``) for the request ``key``."""
+
+        def __init__(self, key: str, option_id: str) -> None:
+            super().__init__()
+            self.key = key
+            self.option_id = option_id
+
+    def __init__(self, item: Item) -> None:
+        super().__init__(classes="entry")
+        self.key = item.key
+        self._title = Static()
+        self._buttons = Horizontal()
+        self._answer = Static(classes="answer")
+        self._options: list[dict] = []
+        self._text = ""
+        self.answerable = False
+        self._item = item
+
+    def compose(self) -> ComposeResult:
+        yield self._title
+        with self._buttons:
+            for index, option in enumerate(self._options_of(self._item)[:9], start=1):
+                name = safe_text(option.get("name") or option.get("optionId") or "?", keep_newlines=False)
+                button = Button(f"{index} {name}", variant=KIND_VARIANT.get(option.get("kind"), "default"), compact=True)
+                button.option_id = option.get("optionId")  # type: ignore[attr-defined]
+                button.disabled = not self.answerable
+                yield button
+        yield self._answer
+
+    def on_mount(self) -> None:
+        self.update_item(self._item)
+
+    @property
+    def pending(self) -> bool:
+        return self._item.status == "pending" and not self._item.payload.get("answer")
+
+    @staticmethod
+    def _options_of(item: Item) -> list[dict]:
+        return [o for o in item.payload.get("options", []) if isinstance(o, dict)]
+
+    def update_item(self, item: Item) -> None:
+        self._item = item
+        tool = item.payload.get("tool_call") or {}
+        title = safe_text(tool.get("title") or "a tool call", keep_newlines=False)
+        self._text = f"Permission: {title}"
+        self._title.update(Text.assemble(("? ", "bold yellow"), ("The agent asks to run: ", ""), (title, "bold")))
+        self._options = self._options_of(item)
+        answer = item.payload.get("answer")
+        if answer:
+            self.answerable = False
+            self.add_class("answered")
+            self._buttons.display = False
+            chosen = answer.get("name") or ("cancelled" if answer.get("outcome") == "cancelled" else answer.get("option_id"))
+            self._answer.update(Text.assemble(("↳ ", "dim"), (safe_text(str(chosen), keep_newlines=False), "bold")))
+            return
+        hint = "1-9 or click to answer" if self.answerable else "(read-only: nobody can answer this request now)"
+        self._answer.update(Text(hint, style="dim"))
+
+    def set_answerable(self, answerable: bool) -> None:
+        self.answerable = answerable and not self._item.payload.get("answer")
+        for button in self._buttons.query(Button):
+            button.disabled = not self.answerable
+        self.update_item(self._item)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        option_id = getattr(event.button, "option_id", None)
+        if option_id and self.answerable:
+            self.post_message(self.Answered(self.key, option_id))
+
+    def action_choose(self, number: int) -> None:
+        if self.answerable and 0 < number <= len(self._options):
+            option_id = self._options[number - 1].get("optionId")
+            if isinstance(option_id, str):
+                self.post_message(self.Answered(self.key, option_id))
+
+    @property
+    def searchable_text(self) -> str:
+        return self._text

@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from .base import safe_text
+
+STATE_STYLE = {"running": ("● working", "yellow"), "waiting": ("? waiting for you", "bold yellow"),
+               "cancelling": ("◌ cancelling", "yellow"), "idle": ("○ ready", "green"), "starting": ("◌ starting", "yellow"),
+               "error": ("✖ error", "red"), "ended": ("■ agent exited", "dim"), "stored": ("■ stored", "dim"),
+               "replayed": ("■ replayed", "dim")}
+
+
+class StatusLine(Static):
+    """Agent, session title, turn state, and usage/cost when the agent reports them."""
+
+    DEFAULT_CSS = """
+    StatusLine { height: 1; background: $panel; color: $text; padding: 0 1; }
+    """
+
+    agent: reactive[str] = reactive("")
+    title: reactive[str] = reactive("")
+    state: reactive[str] = reactive("idle")
+    usage: reactive[dict] = reactive(dict, always_update=True)
+
+    def render(self) -> Text:
+        label, style = STATE_STYLE.get(self.state, (self.state, ""))
+        text = Text.assemble((label, style), "  ", (safe_text(self.agent, keep_newlines=False), "bold"), "  ")
+        text.append(safe_text(self.title, keep_newlines=False), style="italic")
+        usage = self.usage or {}
+        extra = []
+        if isinstance(usage.get("used"), int) and isinstance(usage.get("size"), int) and usage["size"]:
+            extra.append(f"{usage['used'] / usage['size']:.0%} of {usage['size'] // 1000}k")
+        cost = usage.get("cost")
+        if isinstance(cost, dict) and isinstance(cost.get("amount"), (int, float)):
+            currency = "$" if cost.get("currency") == "USD" else f"{cost.get('currency', '')} "
+            extra.append(f"{currency}{cost['amount']:.2f}")
+        if extra:
+            text.append("  " + " · ".join(extra), style="dim")
+        text.truncate(max(1, self.size.width - 2), overflow="ellipsis")
+        return text

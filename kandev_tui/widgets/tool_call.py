@@ -1,0 +1,105 @@
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Group
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.binding import Binding
+from textual.widgets import Static
+
+from kandev_tui.transcript.items import Item
+from kandev_tui.transcript.tools import summarize
+
+from .base import safe_text
+
+STATUS = {"pending": ("○", "dim"), "in_progress": ("◐", "yellow"), "complete": ("✔", "green"),
+          "error": ("✖", "red"), "cancelled": ("⊘", "dim")}
+PREVIEW_LINES = 12
+
+
+def status_mark(status: str | None) -> tuple[str, str]:
+    return STATUS.get(status or "pending", ("○", "dim"))
+
+
+def key_argument(payload: dict[str, Any]) -> str:
+    summary = summarize(payload)
+    value = summary.get("key") or payload.get("title") or ""
+    return safe_text(str(value), keep_newlines=False)
+
+
+def _as_text(value: Any) -> tuple[str, bool]:
+    """(text, is_json) for an argument or output value."""
+    if isinstance(value, str):
+        return value, False
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False, default=str), True
+    except (TypeError, ValueError, RecursionError):
+        return repr(value), False
+
+
+def call_title(payload: dict[str, Any]) -> str:
+    title = payload.get("title") or payload.get("name") or "tool"
+    return safe_text(str(title), keep_newlines=False)
+
+
+class ToolCallView(Static):
+    """One tool call in full: title, status, arguments and output, bounded with a way to see more."""
+
+    can_focus = True
+    BINDINGS = [Binding("m", "more", "More/less"), Binding("enter", "more", "More/less", show=False)]
+
+    DEFAULT_CSS = """
+    ToolCallView { height: auto; padding: 0 1 0 2; margin: 0 0 1 0; }
+    ToolCallView:focus { background: $boost; }
+    """
+
+    def __init__(self, item: Item) -> None:
+        super().__init__()
+        self.item = item
+        self.expanded = False
+        self.update_item(item)
+
+    def update_item(self, item: Item) -> None:
+        self.item = item
+        self.update(self._render())
+
+    def action_more(self) -> None:
+        self.expanded = not self.expanded
+        self.update(self._render())
+
+    def _render(self):
+        payload = self.item.payload
+        mark, style = status_mark(self.item.status)
+        head = Text.assemble((f"{mark} ", style), (call_title(payload), "bold"))
+        if payload.get("parent_id"):
+            head = Text.assemble(("  ↳ ", "dim"), head)
+        parts: list[Any] = [head]
+        inp = payload.get("input")
+        if isinstance(inp, dict) and "raw_input" in inp and not payload.get("mcp"):
+            inp = inp.get("raw_input")
+        shell = payload.get("shell")
+        output: Any = payload.get("output")
+        if shell:
+            output = "\n".join(part for part in (shell.get("stdout"), shell.get("stderr")) if part)
+            if shell.get("exit_code") is not None:
+                output += f"\n[exit code {shell['exit_code']}]"
+        truncated = False
+        for label, value in (("arguments", inp), ("output", output)):
+            if value in (None, "", {}, []):
+                continue
+            text, is_json = _as_text(value)
+            text = safe_text(text)
+            lines = text.splitlines()
+            if not self.expanded and len(lines) > PREVIEW_LINES:
+                text = "\n".join(lines[:PREVIEW_LINES])
+                truncated = True
+            parts.append(Text(label, style="dim"))
+            parts.append(Syntax(text, "json", word_wrap=True, background_color="default") if is_json
+                         else Text(text, overflow="fold"))
+        if truncated:
+            parts.append(Text("… more (m)", style="dim italic"))
+        elif self.expanded:
+            parts.append(Text("(m: less)", style="dim italic"))
+        return Group(*parts)

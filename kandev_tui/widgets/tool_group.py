@@ -1,0 +1,98 @@
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Static
+
+from kandev_tui.transcript.items import Item
+
+from .base import EntryWidget
+from .tool_call import ToolCallView, key_argument, status_mark
+
+
+class ToolGroup(EntryWidget):
+    """A run's ordinary tool calls, collapsed into one line that expands to each call."""
+
+    can_focus = True
+    BINDINGS = [Binding("enter,space", "toggle", "Expand/collapse")]
+
+    DEFAULT_CSS = """
+    ToolGroup { height: auto; margin: 1 0 0 0; }
+    ToolGroup > .header { padding: 0 1; color: $text-muted; }
+    ToolGroup:focus > .header { background: $boost; color: $text; }
+    ToolGroup > Vertical { height: auto; display: none; }
+    ToolGroup.expanded > Vertical { display: block; }
+    """
+
+    class Toggled(Message):
+        def __init__(self, group: "ToolGroup", expanded: bool) -> None:
+            super().__init__()
+            self.group = group
+            self.expanded = expanded
+
+    def __init__(self, key: str) -> None:
+        super().__init__(classes="entry")
+        self.key = key
+        self.items: dict[str, Item] = {}
+        self.summary = ""
+        self.expanded = False
+        self._header = Static(classes="header")
+        self._calls = Vertical()
+
+    def compose(self) -> ComposeResult:
+        yield self._header
+        yield self._calls
+
+    def set_summary(self, summary: str) -> None:
+        self.summary = summary
+        self._draw_header()
+
+    def update_item(self, item: Item) -> None:
+        self.items[item.key] = item
+        self._draw_header()
+        if self.expanded and self.is_mounted:
+            self._sync_calls()
+
+    def remove_call(self, key: str) -> None:
+        self.items.pop(key, None)
+        for view in self._calls.query(ToolCallView):
+            if view.item.key == key:
+                view.remove()
+        self._draw_header()
+
+    def _draw_header(self) -> None:
+        text = Text.assemble(("▾ " if self.expanded else "▸ ", "bold"), (self.summary, ""), "  ")
+        for item in self.items.values():
+            mark, style = status_mark(item.status)
+            text.append(mark, style=style)
+        running = [i for i in self.items.values() if i.status in ("pending", "in_progress")]
+        if running and not self.expanded:
+            text.append("  " + key_argument(running[-1].payload)[:60], style="dim italic")
+        self._header.update(text)
+
+    def _sync_calls(self) -> None:
+        shown = {view.item.key: view for view in self._calls.query(ToolCallView)}
+        for key, item in self.items.items():
+            if key in shown:
+                shown[key].update_item(item)
+            else:
+                self._calls.mount(ToolCallView(item))
+
+    def action_toggle(self) -> None:
+        self.expanded = not self.expanded
+        self.set_class(self.expanded, "expanded")
+        if self.expanded:
+            self._sync_calls()
+        self._draw_header()
+        self.post_message(self.Toggled(self, self.expanded))
+
+    def on_click(self, event) -> None:
+        if event.widget is self._header or event.widget is self:
+            self.action_toggle()
+
+    @property
+    def searchable_text(self) -> str:
+        return self.summary + " " + " ".join(str(i.payload.get("title") or "") for i in self.items.values())
