@@ -52,7 +52,7 @@ class KandevApp(App[int]):
         self.settings_store = settings_store or SettingsStore()
         self.registry = registry or Registry.from_entry_points()
         self.stats_path = stats_path
-        self.source = source_factory(self._on_items, self._on_state)
+        self.source = source_factory(self._receive_items, self._receive_state)
         self.view = TranscriptView(self.registry, self.settings_store.settings.card_limit)
         self.transcript_screen = TranscriptScreen(self.view)
         self._pending: dict[str, Item] = {}
@@ -82,16 +82,16 @@ class KandevApp(App[int]):
             await self.source.start()
         except Exception as exc:  # noqa: BLE001 - never a traceback on screen
             log.exception("source failed")
-            self._on_state("error", f"{type(exc).__name__}: {exc}")
+            self._receive_state("error", f"{type(exc).__name__}: {exc}")
             return
         if self.initial_prompt and self.source.can_prompt and self.source.state == "idle":
             self.run_worker(self._send(self.initial_prompt), name="turn", group="turn")
 
     async def action_quit(self) -> None:
-        await self._shutdown()
+        await self._close_source()
         self.exit(self.exit_code)
 
-    async def _shutdown(self) -> None:
+    async def _close_source(self) -> None:
         try:
             await self.source.close()
         except Exception:  # noqa: BLE001
@@ -109,13 +109,13 @@ class KandevApp(App[int]):
 
     # -- items and state from the source ---------------------------------------
 
-    def _on_items(self, items: list[Item]) -> None:
+    def _receive_items(self, items: list[Item]) -> None:
         for item in items:
             self._pending[item.key] = item
         if self._flush_timer is None:
-            self._flush_timer = self.set_timer(FLUSH_SECONDS, self._flush)
+            self._flush_timer = self.set_timer(FLUSH_SECONDS, self._flush_items)
 
-    def _flush(self) -> None:
+    def _flush_items(self) -> None:
         self._flush_timer = None
         if not self._pending:
             return
@@ -123,7 +123,7 @@ class KandevApp(App[int]):
         self._pending.clear()
         self.view.apply(batch)
 
-    def _on_state(self, state: str, detail: str) -> None:
+    def _receive_state(self, state: str, detail: str) -> None:
         screen = self.transcript_screen
         screen.status.state = state
         screen.status.title = self.source.title

@@ -37,6 +37,17 @@ SPEC_DOCUMENT: dict[str, Any] = {
 BUILD_TIMES_CSV = "started_at,seconds\n2026-08-13T10:00:00Z,18.2\n2026-08-14T10:00:00Z,\n"
 
 
+@pytest.fixture(autouse=True)
+def _fresh_counters():
+    """Work counters and the plot memo start empty in every test."""
+    from kandev_tui import stats
+    from kandev_tui.charts import plot
+
+    stats.reset()
+    plot.cache_clear()
+    yield
+
+
 @pytest.fixture
 def doc() -> dict[str, Any]:
     """A fresh copy of the spec's example document (one CSV chart at block 1)."""

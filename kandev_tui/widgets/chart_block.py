@@ -66,13 +66,32 @@ class LegendEntry(Static):
         self.post_message(self.Toggle(self.index))
 
 
-class PlotArea(Static):
-    """The plot's lines (or its placeholder); reports the x position under the mouse."""
+class PlotArea(Widget):
+    """The plot's lines (or its placeholder) at a fixed height; reports the x position under the mouse.
+
+    New content only repaints (no layout pass) unless the height changes, so plotting
+    or moving the cursor never re-arranges the transcript.
+    """
+
+    DEFAULT_CSS = "PlotArea { height: 12; }"
 
     class Hover(Message):
         def __init__(self, x: int) -> None:
             super().__init__()
             self.x = x
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._content: Text = Text("")
+
+    def show(self, content: Text, height: int) -> None:
+        self._content = content
+        if self.styles.height is None or self.styles.height.value != height:
+            self.styles.height = height  # a layout pass only when the height really changes
+        self.refresh()
+
+    def render(self) -> Text:
+        return self._content
 
     def on_mouse_move(self, event) -> None:
         self.post_message(self.Hover(event.x))
@@ -97,7 +116,6 @@ class ChartBlock(Widget):
     ChartBlock:focus { background: $boost; }
     ChartBlock > .title { text-style: bold; }
     ChartBlock > .summary { color: $text-muted; }
-    ChartBlock > PlotArea { height: auto; }
     ChartBlock > Horizontal { height: auto; }
     ChartBlock LegendEntry { width: auto; margin: 0 2 0 0; }
     ChartBlock LegendEntry:focus { background: $accent 30%; }
@@ -194,20 +212,18 @@ class ChartBlock(Widget):
         width = self.plot_width
         height = plot_height(width)
         if not self.plotted:
-            self._plot.update(Text("\n" * (height - 1) + " ", style="dim"))  # the plot's exact height, empty
-            self._plot.styles.height = height
+            self._plot.show(Text(""), height)  # a placeholder of the plot's exact height
             return
-        self._plot.styles.height = height
         if not any(self.visible_series):
             hint = "All series are hidden: press 1-4 (or click the legend) to show one."
             lines = [Text("")] * (height // 2) + [Text(hint, style="dim italic")]
             lines += [Text("")] * (height - len(lines))
-            self._plot.update(Text("\n").join(lines))
+            self._plot.show(Text("\n").join(lines), height)
         else:
             lines = list(plot(self.data, width, height, self._colors(), self.visible_series, round(self.frame, 3)))
             if self.cursor is not None:
                 lines = self._with_cursor(lines, width)
-            self._plot.update(Text("\n").join(lines))
+            self._plot.show(Text("\n").join(lines), height)
         self._draw_inspection()
 
     def _with_cursor(self, lines: list[Text], width: int) -> list[Text]:

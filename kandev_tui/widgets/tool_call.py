@@ -63,13 +63,13 @@ class ToolCallView(Static):
 
     def update_item(self, item: Item) -> None:
         self.item = item
-        self.update(self._render())
+        self.update(self._content())
 
     def action_more(self) -> None:
         self.expanded = not self.expanded
-        self.update(self._render())
+        self.update(self._content())
 
-    def _render(self):
+    def _content(self):
         payload = self.item.payload
         mark, style = status_mark(self.item.status)
         head = Text.assemble((f"{mark} ", style), (call_title(payload), "bold"))

@@ -59,6 +59,7 @@ class TranscriptView(VerticalScroll):
         self.widgets: dict[str, Widget] = {}  # entry key → widget
         self.following = True
         self.permissions_answerable = False
+        self._recheck_pending = False
 
     # -- items in ------------------------------------------------------------
 
@@ -150,17 +151,30 @@ class TranscriptView(VerticalScroll):
         """Plot the charts of entries within one screen height of the visible region."""
         if not getattr(self.app, "app_visible", True):
             return
-        height = self.size.height or self.app.size.height
+        height = self.size.height
+        if not height:
+            return
         top, bottom = self.scroll_y - height, self.scroll_y + 2 * height
+        unplaced = False
         for widget in self.children:
             if not isinstance(widget, ToolCard):
                 continue
             region = widget.virtual_region
+            if region.height == 0:
+                unplaced = True  # not laid out yet: look again after the next refresh
+                continue
             if region.bottom < top or region.y > bottom:
                 continue
             for chart in widget.query(ChartBlock):
                 if not chart.plotted:
                     chart.ensure_plotted()
+        if unplaced and not self._recheck_pending:
+            self._recheck_pending = True
+            self.set_timer(0.05, self._recheck)
+
+    def _recheck(self) -> None:
+        self._recheck_pending = False
+        self.check_charts()
 
     # -- permissions -----------------------------------------------------------
 

@@ -1,0 +1,83 @@
+"""Building the real app over a real source for pilot and snapshot tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from kandev_tui.app import KandevApp
+from kandev_tui.renderers import Registry
+from kandev_tui.settings import SettingsStore
+from kandev_tui.sources import ReplaySource, StoredSource
+from kandev_tui.transcript import Item, Store
+
+FIXTURES = Path(__file__).parent / "fixtures"
+DEMO_RECORDING = FIXTURES / "recordings" / "demo-turn.jsonl"
+
+
+def settings_at(tmp_path: Path, **values) -> SettingsStore:
+    path = tmp_path / "config.toml"
+    lines = [f"{k} = {str(v).lower() if isinstance(v, bool) else repr(v) if isinstance(v, str) else v}" for k, v in values.items()]
+    path.write_text("\n".join(lines).replace("'", '"') + "\n")
+    return SettingsStore(path)
+
+
+def replay_app(tmp_path: Path, recording: Path = DEMO_RECORDING, *, registry: Registry | None = None,
+               animation: bool = False, theme: str = "textual-dark", stats_path: Path | None = None, **settings) -> KandevApp:
+    store = settings_at(tmp_path, chart_animation=animation, theme=theme, **settings)
+    app = KandevApp(lambda on_items, on_state: ReplaySource(recording, on_items, on_state), settings_store=store,
+                    registry=registry, stats_path=stats_path)
+    if not animation:
+        app.animation_level = "none"
+    return app
+
+
+def stored_app(tmp_path: Path, items: Iterable[Item], *, registry: Registry | None = None, animation: bool = False,
+               theme: str = "textual-dark", workspace: str = "", **settings) -> KandevApp:
+    db = Store(tmp_path / "sessions.db")
+    session_id = db.create_session(title="Test session", agent_command=["test-agent"], workspace=workspace, state="ended")
+    db.upsert_items(session_id, list(items))
+    session = db.session(session_id)
+    store = settings_at(tmp_path, chart_animation=animation, theme=theme, **settings)
+    app = KandevApp(lambda on_items, on_state: StoredSource(db, session, on_items, on_state), settings_store=store,
+                    registry=registry)
+    if not animation:
+        app.animation_level = "none"
+    return app
+
+
+async def settle(pilot, rounds: int = 200) -> None:
+    """Wait until the source has delivered everything and the view has drawn it."""
+    app = pilot.app
+    for _ in range(rounds):
+        await pilot.pause(0.02)
+        if app.source.state in ("stored", "replayed", "idle", "error", "ended") and not app._pending and app._flush_timer is None:
+            break
+    await pilot.pause(0.05)
+    await pilot.pause()
+
+
+def tool_item(call_id: str, *, name="read", kind="read", status="complete", title=None, output=None, turn=1,
+              raw_input=None, **extra) -> Item:
+    payload = {"tool_call_id": call_id, "name": name, "kind": kind, "title": title or f"{name} {call_id}",
+               "input": {"kind": kind, "raw_input": raw_input or {"path": f"src/{call_id}.py"}}, "output": output,
+               "status": status, "parent_id": None, "turn": turn, **extra}
+    return Item(f"tool:{call_id}", "tool_call", turn, payload, status=status, tool_call_id=call_id, final=True)
+
+
+def rich_item(call_id: str, arguments: dict, *, status="complete", output=None, turn=1) -> Item:
+    payload = {"tool_call_id": call_id, "name": "kandev/show_rich_output_kandev", "kind": "execute", "mcp": True,
+               "title": "mcp.kandev.show_rich_output_kandev", "input": arguments,
+               "output": output if output is not None else {"content": [{"type": "text", "text": "Rich output accepted."}]},
+               "status": status, "parent_id": None, "turn": turn}
+    return Item(f"tool:{call_id}", "tool_call", turn, payload, status=status, tool_call_id=call_id, final=True)
+
+
+def message_item(n: int, text: str, turn=1) -> Item:
+    return Item(f"message:{n}", "agent_message", turn, {"text": text}, final=True)
+
+
+def bar_chart(title: str, labels=("api", "web"), series=(("Count", (42, 7)),)) -> dict:
+    return {"version": 1, "title": title, "blocks": [{
+        "type": "chart", "chart_type": "bar", "title": title, "summary": f"Summary of {title}.",
+        "labels": list(labels), "series": [{"label": l, "values": list(v)} for l, v in series]}]}

@@ -1,0 +1,273 @@
+"""Pilot tests: the real app, real sources, keys pressed, state and posted messages asserted."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from kandev_tui import stats
+from kandev_tui.renderers import Registry, Renderer
+from kandev_tui.renderers.layout import Layout
+from kandev_tui.renderers.rich_output import RENDERER as RICH
+from kandev_tui.settings import SettingsStore
+from kandev_tui.transcript import Item
+from kandev_tui.widgets.agent_message import AgentMessage
+from kandev_tui.widgets.chart_block import ChartBlock
+from kandev_tui.widgets.permission import PermissionRequest
+from kandev_tui.widgets.presentation_card import PresentationCard
+from kandev_tui.widgets.tool_call import ToolCallView
+from kandev_tui.widgets.tool_card import ToolCard
+from kandev_tui.widgets.tool_group import ToolGroup
+from kandev_tui.widgets.transcript_view import TranscriptView
+
+from .app_helpers import bar_chart, message_item, replay_app, rich_item, settle, stored_app, tool_item
+
+
+async def test_replayed_demo_renders_every_kind(tmp_path):
+    app = replay_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        view = app.view
+        kinds = {type(w).__name__ for w in view.children}
+        assert {"UserMessage", "Thought", "Plan", "AgentMessage", "ToolGroup", "PermissionRequest", "ToolCard", "Notice"} <= kinds
+        cards = [w.inner for w in view.query(ToolCard)]
+        assert all(isinstance(c, PresentationCard) for c in cards) and len(cards) == 4
+        assert [c.result.state.value for c in cards] == ["ready", "ready", "ready", "failed"]
+        group = view.query_one(ToolGroup)
+        assert group.summary == "5 tools: read, search, execute, edit"
+        assert app.transcript_screen.prompt.disabled  # a replay is read-only
+
+
+async def test_following_and_unfollowing(tmp_path):
+    messages = []
+    app = replay_app(tmp_path)
+    async with app.run_test(size=(80, 24), message_hook=messages.append) as pilot:
+        await settle(pilot)
+        view = app.view
+        assert view.following and view.scroll_y >= view.max_scroll_y - 1
+        view.scroll_to(y=0, animate=False)
+        await pilot.pause()
+        assert not view.following and app.transcript_screen.badge.display
+        assert any(isinstance(m, TranscriptView.FollowChanged) and not m.following for m in messages)
+        new = Item("message:999", "agent_message", 2, {"text": "late output"})
+        app._receive_items([new])
+        await settle(pilot)
+        assert view.scroll_y < 5  # not dragged down while the user reads
+        await pilot.press("ctrl+end")
+        await pilot.pause()
+        assert view.following and not app.transcript_screen.badge.display
+        assert view.scroll_y >= view.max_scroll_y - 1
+
+
+async def test_group_expand_and_collapse(tmp_path):
+    messages = []
+    app = replay_app(tmp_path)
+    async with app.run_test(size=(120, 40), message_hook=messages.append) as pilot:
+        await settle(pilot)
+        group = app.view.query_one(ToolGroup)
+        group.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert group.expanded and len(group.query(ToolCallView)) == 5
+        assert any(isinstance(m, ToolGroup.Toggled) and m.expanded for m in messages)
+        first = group.query(ToolCallView).first()
+        assert "reports/build.json" in first.item.payload["title"]
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not group.expanded and not group.has_class("expanded")
+
+
+def _counting_renderer(tool_names=(), renderer_ids=(), fail=False, priority=0, rid="test"):
+    from textual.widgets import Static
+
+    class Card(Static):
+        def update_item(self, item):
+            if fail:
+                raise RuntimeError("renderer bug")
+            self.update(f"CARD {item.payload.get('title')}")
+
+    def widget(item):
+        if fail == "build":
+            raise RuntimeError("cannot build")
+        card = Card()
+        card.update_item(item)
+        return card
+
+    return Renderer(id=rid, widget=widget, tool_names=frozenset(tool_names), renderer_ids=frozenset(renderer_ids),
+                    priority=priority)
+
+
+def test_registry_matches_by_name_and_by_renderer_id():
+    by_name = _counting_renderer(tool_names=["get_entity"], rid="by-name")
+    by_id = _counting_renderer(renderer_ids=["entity_card"], rid="by-id")
+    registry = Registry([by_name, by_id, RICH])
+    assert registry.match({"name": "ops/get_entity"}) is by_name
+    assert registry.match({"name": "other", "title": "mcp__ops__get_entity"}) is by_name
+    assert registry.match({"name": "x", "output": {"__renderer": "entity_card"}}) is by_id
+    assert registry.match({"name": "x", "output": {"content": [{"type": "text", "text": '{"__renderer":"entity_card"}'}]}}) is by_id
+    assert registry.match({"name": "kandev/show_rich_output_kandev"}) is RICH
+    assert registry.match({"name": "other/show_rich_output_kandev"}) is None
+    assert registry.match({"name": "read"}) is None
+
+
+def test_builtin_renderer_is_found_through_entry_points():
+    registry = Registry.from_entry_points()
+    assert any(r.id == "rich_output" and r.source == "kandev_tui.renderers.rich_output:RENDERER" for r in registry.renderers)
+    assert registry.errors == []
+
+
+def test_group_summary_with_cards_beside_it():
+    layout = Layout(Registry([_counting_renderer(tool_names=["deploy"]), RICH]))
+    layout.place(tool_item("a", name="read"))
+    layout.place(tool_item("b", name="deploy", kind="other", title="deploy"))
+    layout.place(rich_item("c", bar_chart("x")))
+    group = next(e for e in layout.entries if e.kind == "group")
+    assert layout.summary(group) == "1 tool + 2 cards"
+
+
+async def test_renderer_cards_and_failure_fallback(tmp_path):
+    registry = Registry([_counting_renderer(tool_names=["good"], rid="good"),
+                         _counting_renderer(tool_names=["bad"], rid="bad", fail=True),
+                         _counting_renderer(tool_names=["worse"], rid="worse", fail="build"), RICH])
+    items = [tool_item("1", name="good", kind="other", title="good"), tool_item("2", name="bad", kind="other", title="bad"),
+             tool_item("3", name="worse", kind="other", title="worse")]
+    app = stored_app(tmp_path, items, registry=registry)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        cards = list(app.view.query(ToolCard))
+        assert [c.renderer.id for c in cards] == ["good", "bad", "worse"]
+        assert [c.failed for c in cards] == [False, True, True]
+        assert isinstance(cards[1].inner, ToolCallView) and isinstance(cards[2].inner, ToolCallView)
+        assert not app.view.query(ToolGroup)
+
+
+async def test_card_limit_folds_further_cards_into_the_group(tmp_path):
+    registry = Registry([_counting_renderer(tool_names=["probe"], rid="probe"), RICH])
+    items = [tool_item(str(n), name="probe", kind="other", title="probe") for n in range(5)]
+    items.append(rich_item("r", bar_chart("never folded")))
+    app = stored_app(tmp_path, items, registry=registry, card_limit=2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        cards = list(app.view.query(ToolCard))
+        assert [c.renderer.id for c in cards] == ["probe", "probe", "rich_output"]
+        group = app.view.query_one(ToolGroup)
+        assert len(group.items) == 3 and group.summary == "3 tools + 3 cards"
+
+
+async def test_rich_output_states_and_neighbours(tmp_path):
+    unavailable = rich_item("u", {"version": 9, "title": "x", "blocks": []})
+    items = [
+        rich_item("p", {}, status="pending", output=None),
+        rich_item("r", {}, status="in_progress", output=None),
+        rich_item("f", {}, status="error", output={"content": [{"type": "text", "text": "title: must be 1-120 characters"}]}),
+        rich_item("c", {}, status="cancelled", output=None),
+        unavailable,
+        message_item(1, "a neighbour survives"),
+        rich_item("ok", bar_chart("Fine")),
+    ]
+    app = stored_app(tmp_path, items)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        cards = [c.inner for c in app.view.query(ToolCard)]
+        texts = [c.searchable_text for c in cards]
+        assert texts[0] == texts[1] == "Visual output"
+        assert texts[2] == "Visual output failed: title: must be 1-120 characters"
+        assert texts[3] == "Visual output cancelled"
+        assert texts[4] == "This presentation is unavailable."
+        assert app.view.query_one(AgentMessage).searchable_text == "a neighbour survives"
+        assert cards[5].result.state.value == "ready" and len(cards[5].charts) == 1
+        assert not app.view.query(ToolGroup)  # rich output never folds into a group
+
+
+async def test_settings_persist_and_environment_overrides(tmp_path, monkeypatch):
+    app = replay_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("f2")
+        await pilot.pause()
+        app.change_setting(theme="textual-light", card_limit=3, chart_animation=False)
+        await pilot.pause()
+        assert app.theme == "textual-light"
+    saved = SettingsStore(tmp_path / "config.toml").settings
+    assert (saved.theme, saved.card_limit, saved.chart_animation) == ("textual-light", 3, False)
+    monkeypatch.setenv("KANDEV_TUI_CARD_LIMIT", "5")
+    monkeypatch.setenv("KANDEV_TUI_CHART_ANIMATION", "nonsense")
+    store = SettingsStore(tmp_path / "config.toml")
+    assert store.settings.card_limit == 5 and store.settings.chart_animation is False
+    assert any("chart_animation" in w for w in store.warnings)
+
+
+async def test_broken_settings_file_is_a_warning_not_a_crash(tmp_path):
+    (tmp_path / "config.toml").write_text("theme = [unclosed")
+    store = SettingsStore(tmp_path / "config.toml")
+    assert store.settings.theme == "textual-dark" and store.warnings
+
+
+async def test_reduced_motion_overrides_the_setting(tmp_path):
+    stats.reset()
+    app = replay_app(tmp_path, animation=True)
+    app.animation_level = "none"  # what TEXTUAL_ANIMATIONS=none sets
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.view.scroll_home(animate=False)
+        for _ in range(10):
+            app.view.scroll_relative(y=12, animate=False)
+            await pilot.pause(0.05)
+        charts = list(app.view.query(ChartBlock))
+        assert charts and all(c.plotted for c in charts)
+        assert not app.should_animate("anything")
+    assert stats.COUNTERS["plot_frames"] == stats.COUNTERS["charts_plotted"] > 0
+
+
+async def test_animation_on_draws_frames_once(tmp_path):
+    stats.reset()
+    app = replay_app(tmp_path, animation=True)
+    app.animation_level = "full"
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.view.scroll_home(animate=False)
+        for _ in range(10):
+            app.view.scroll_relative(y=12, animate=False)
+            await pilot.pause(0.1)
+        await pilot.pause(0.8)
+        charts = list(app.view.query(ChartBlock))
+        assert all(c.frame == 1.0 for c in charts)
+        plotted = stats.COUNTERS["charts_plotted"]
+        assert stats.COUNTERS["plot_frames"] > plotted  # animation frames were drawn
+        charts[0].action_toggle_series(1)  # a legend toggle never restarts the animation
+        await pilot.pause()
+        assert charts[0].frame == 1.0 and charts[0]._timer is None
+
+
+async def test_quit_with_ctrl_c_twice(tmp_path):
+    app = replay_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.is_running
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_help_screen_lists_keys(tmp_path):
+    app = replay_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+        from kandev_tui.screens.help import HelpScreen
+
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, HelpScreen)
+
+
+def test_system_commands_include_the_main_actions(tmp_path):
+    app = replay_app(tmp_path)
+    titles = [c.title for c in app.get_system_commands(app.transcript_screen)]
+    assert {"Cancel the running turn", "Jump to the latest output", "Settings", "Help: keys"} <= set(titles)

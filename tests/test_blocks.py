@@ -1,0 +1,292 @@
+"""Rich-output blocks in the real app: charts, metric groups, file previews; and the work counters."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from kandev_tui import stats
+from kandev_tui.widgets.chart_block import ChartBlock, LegendEntry, PlotArea
+from kandev_tui.widgets.file_preview import BINARY, CLIPPED, UNAVAILABLE, FilePreview
+from kandev_tui.widgets.metrics_block import MetricsBlock, columns_for
+from kandev_tui.widgets.tool_card import ToolCard
+
+from .app_helpers import bar_chart, message_item, rich_item, settle, stored_app
+
+ISO = ["2026-08-12T09:00:00Z", "2026-08-13T09:00:00Z", "2026-08-14T09:00:00Z"]
+
+
+def chart_doc(chart_type="line", labels=ISO, series=(("Total", (12.5, 0, None)), ("Cached", (3, 4, 5)))):
+    return {"version": 1, "title": "Chart", "blocks": [{
+        "type": "chart", "chart_type": chart_type, "title": "Build time", "summary": "It fell.",
+        "labels": list(labels), "series": [{"label": l, "values": list(v)} for l, v in series]}]}
+
+
+def many_charts(count: int):
+    items = []
+    for n in range(count):
+        items.append(message_item(2 * n, f"Paragraph {n}.\n\nSome words between charts."))
+        items.append(rich_item(f"c{n}", bar_chart(f"Chart {n}", labels=("a", "b", "c"), series=(("S", (n, n + 1, 2)), ("T", (1, 2, 3))))))
+    return items
+
+
+async def _scroll_through(pilot, view, step=25):
+    view.scroll_home(animate=False)
+    await pilot.pause()
+    for _ in range(1000):
+        if view.scroll_y >= view.max_scroll_y:
+            break
+        view.scroll_relative(y=step, animate=False)
+        await pilot.pause(0.01)
+
+
+async def test_deferred_plotting_and_memoisation(tmp_path):
+    app = stored_app(tmp_path, many_charts(50))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        view = app.view
+        charts = list(view.query(ChartBlock))
+        assert len(charts) == 50
+        view.scroll_home(animate=False)
+        await pilot.pause()
+        near = [c for c in charts if c.plotted]
+        assert 0 < len(near) < 10  # only those near the viewport (the view opened at the end)
+        await _scroll_through(pilot, view)
+        assert all(c.plotted for c in charts)
+        assert stats.COUNTERS["charts_plotted"] == 50  # each exactly once
+        assert stats.COUNTERS["plot_frames"] == stats.COUNTERS["charts_plotted"]  # animation off
+        parsed = stats.COUNTERS["presentations_parsed"]
+        assert parsed == 50
+
+        before = dict(stats.COUNTERS)
+        app._receive_items([message_item(999, "an unrelated new message")])
+        await settle(pilot)
+        await _scroll_through(pilot, view, step=25)
+        assert stats.COUNTERS == before  # nothing re-plotted or re-parsed
+
+        target = charts[-1]
+        view.scroll_to_widget(target, animate=False)
+        await pilot.pause()
+        target.action_toggle_series(1)
+        await pilot.pause()
+        assert stats.COUNTERS["charts_plotted"] == before["charts_plotted"] + 1  # one plot for the toggle
+        target.action_toggle_series(1)
+        await pilot.pause()
+        assert stats.COUNTERS["charts_plotted"] == before["charts_plotted"] + 1  # toggling back reuses the plot
+
+
+async def test_placeholder_has_the_plots_height(tmp_path):
+    app = stored_app(tmp_path, many_charts(6))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        charts = list(app.view.query(ChartBlock))
+        unplotted = next(c for c in charts if not c.plotted)
+        height = unplotted.query_one(PlotArea).size.height
+        unplotted.ensure_plotted()
+        await pilot.pause()
+        assert unplotted.query_one(PlotArea).size.height == height == 12
+
+
+async def _one_chart(tmp_path, doc, size=(100, 40)):
+    app = stored_app(tmp_path, [rich_item("c", doc)])
+    return app, size
+
+
+async def test_legend_by_keys_and_mouse_and_all_hidden(tmp_path):
+    app = stored_app(tmp_path, [rich_item("c", chart_doc())])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        chart = app.view.query_one(ChartBlock)
+        chart.focus()
+        await pilot.press("1")
+        assert chart.visible_series == (False, True)
+        entries = list(chart.query(LegendEntry))
+        assert "strike" in str(entries[0].render().spans) or not entries[0].shown
+        await pilot.click(LegendEntry)  # the first entry, by mouse
+        await pilot.pause()
+        assert chart.visible_series == (True, True)
+        entries[1].focus()
+        await pilot.press("space")
+        assert chart.visible_series == (True, False)
+        chart.focus()
+        await pilot.press("1")
+        assert chart.visible_series == (False, False)
+        assert "All series are hidden" in chart.query_one(PlotArea).render().plain
+        stored = app.view.query_one(ToolCard).inner._item.payload["input"]
+        assert stored["blocks"][0]["series"][0]["label"] == "Total"  # view state only
+
+
+async def test_single_series_has_a_plain_legend(tmp_path):
+    app = stored_app(tmp_path, [rich_item("c", chart_doc(series=(("Only", (1, 2, 3)),)))])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        chart = app.view.query_one(ChartBlock)
+        entry = chart.query_one(LegendEntry)
+        assert not entry.can_focus and str(entry.render()).strip().endswith("Only")
+        chart.action_toggle_series(0)
+        assert chart.visible_series == (True,)
+
+
+async def test_inspection_shows_original_labels_and_zero(tmp_path):
+    app = stored_app(tmp_path, [rich_item("c", chart_doc())])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        chart = app.view.query_one(ChartBlock)
+        chart.focus()
+        await pilot.press("right")
+        inspect = str(chart.query_one(".inspect", expect_type=None).render())
+        assert "2026-08-12T09:00:00Z" in inspect and "12.5" in inspect
+        await pilot.press("right")
+        inspect = str(chart.query_one(".inspect").render())
+        assert "2026-08-13T09:00:00Z" in inspect and "Total 0" in inspect and "Cached 4" in inspect
+        await pilot.press("end")
+        inspect = str(chart.query_one(".inspect").render())
+        assert "Total no value" in inspect
+        await pilot.press("1")  # hidden series leave the inspection line
+        assert "Total" not in str(chart.query_one(".inspect").render())
+        await pilot.press("escape")
+        assert chart.cursor is None
+
+
+async def test_inspection_by_mouse_hover(tmp_path):
+    app = stored_app(tmp_path, [rich_item("c", chart_doc(chart_type="bar"))])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        chart = app.view.query_one(ChartBlock)
+        plot_area = chart.query_one(PlotArea)
+        await pilot.hover(plot_area, offset=(plot_area.size.width - 6, 5))
+        await pilot.pause()
+        assert chart.cursor == 2
+
+
+async def test_data_view_is_a_table(tmp_path):
+    app = stored_app(tmp_path, [rich_item("c", chart_doc())])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        chart = app.view.query_one(ChartBlock)
+        chart.focus()
+        await pilot.press("d")
+        assert chart.has_class("data-view")
+        table = chart.query_one(".data").render()
+        text = "\n".join(line.text for line in app.console.render_lines(table, app.console.options.update(width=90))
+                         ) if False else str(table)
+        assert chart.query_one(".data").display
+        await pilot.press("d")
+        assert not chart.has_class("data-view")
+
+
+@pytest.mark.parametrize(("width", "columns"), [(120, 3), (80, 2), (45, 1)])
+async def test_metric_group_reflows(tmp_path, width, columns):
+    doc = {"version": 1, "title": "M", "blocks": [{"type": "metrics", "items": [
+        {"label": f"Metric {n}", "value": "a long value " * 8 if n == 0 else str(n), "detail": "detail"} for n in range(6)]}]}
+    app = stored_app(tmp_path, [rich_item("m", doc)])
+    async with app.run_test(size=(width, 40)) as pilot:
+        await settle(pilot)
+        block = app.view.query_one(MetricsBlock)
+        assert block.styles.grid_size_columns == columns == columns_for(width)
+        for panel in block.children:
+            assert panel.region.right <= width  # long values wrap inside, never past the edge
+
+
+def _file_doc(path, **extra):
+    return {"version": 1, "title": "F", "blocks": [{"type": "file", "path": path, **extra}]}
+
+
+async def _preview_state(tmp_path, workspace, path, **extra):
+    app = stored_app(tmp_path, [rich_item("f", _file_doc(path, **extra))], workspace=str(workspace))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        preview = app.view.query_one(FilePreview)
+        assert preview.reads == 0 and preview.state == "collapsed"  # never read automatically
+        preview.focus()
+        await pilot.press("enter")
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if preview.state != "loading":
+                break
+        body = str(preview.query_one(".body").render())
+        return preview.state, body, preview
+
+
+async def test_file_preview_states(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "report.json").write_text('{"passed": 38, "failed": 0}')
+    (ws / "big.txt").write_text("x" * 5000)
+    (ws / "bin.dat").write_bytes(b"\x00\x01\x02binary")
+    (tmp_path / "secret.txt").write_text("secret")
+    (ws / "escape.txt").symlink_to(tmp_path / "secret.txt")
+    os.mkfifo(ws / "pipe.txt")
+    state, body, preview = await _preview_state(tmp_path / "a", ws, "report.json", mime_type="application/json")
+    assert state == "ok" and preview.reads == 1
+    state, body, _ = await _preview_state(tmp_path / "b", ws, "big.txt")
+    assert state == "ok"
+    state, body, _ = await _preview_state(tmp_path / "c", ws, "bin.dat")
+    assert state == "binary"
+    for name, path in (("d", "missing.txt"), ("e", "escape.txt"), ("f", "pipe.txt")):
+        state, body, _ = await _preview_state(tmp_path / name, ws, path)
+        assert state == "unavailable", path
+
+
+async def test_file_preview_reuses_and_retries(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "notes.md").write_text("# Notes")
+    app = stored_app(tmp_path, [rich_item("f", _file_doc("notes.md")), rich_item("g", _file_doc("later.md"))],
+                     workspace=str(ws))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        ok, missing = list(app.view.query(FilePreview))
+        for preview in (ok, missing):
+            preview.focus()
+            await pilot.press("enter")
+            await pilot.pause(0.2)
+        assert (ok.state, missing.state) == ("ok", "unavailable")
+        for _ in range(2):  # collapse and expand: the loaded one is reused, the failed one retried
+            for preview in (ok, missing):
+                preview.focus()
+                await pilot.press("enter")
+                await pilot.pause(0.1)
+        (ws / "later.md").write_text("now it exists")
+        missing.focus()
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert ok.reads == 1 and missing.state == "ok" and missing.reads >= 2
+
+
+async def test_clipped_notice(tmp_path):
+    from kandev_tui.widgets.file_preview import load_preview
+    from kandev_tui.workspace import Workspace
+
+    (tmp_path / "big.txt").write_text("y" * 2500)
+    state, text, clipped = load_preview(Workspace(tmp_path), "big.txt", None)
+    assert state == "ok" and len(text) == 2000 and clipped
+    (tmp_path / "small.txt").write_text("y" * 2000)
+    assert load_preview(Workspace(tmp_path), "small.txt", None)[2] is False
+
+
+async def test_file_viewer_search_and_back(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "code.py").write_text("\n".join(f"line {n}" for n in range(200)) + "\nneedle here\n")
+    app = stored_app(tmp_path, [rich_item("f", _file_doc("code.py"))], workspace=str(ws))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        preview = app.view.query_one(FilePreview)
+        preview.focus()
+        await pilot.press("o")
+        await pilot.pause(0.3)
+        from kandev_tui.screens.file_viewer import FileViewerScreen
+
+        assert isinstance(app.screen, FileViewerScreen)
+        await pilot.press("slash")
+        await pilot.press(*"needle")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen.hits == [200]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, FileViewerScreen)
