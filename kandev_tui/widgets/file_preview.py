@@ -95,7 +95,7 @@ class FilePreview(Widget):
 
     def _draw_header(self) -> None:
         expanded = self.has_class("expanded")
-        text = Text.assemble(("▾ " if expanded else "▸ ", "bold"), ("📄 ", ""))
+        text = Text.assemble(("▾ " if expanded else "▸ ", "bold"), ("file ", "dim"))
         text.append(safe_text(self.block.title, keep_newlines=False) if self.block.title else self.display_path, style="bold")
         if self.block.title:
             text.append(f"  {self.display_path}", style="dim")

@@ -1,0 +1,20 @@
+"""Snapshots of every item kind and card state, at 80x24, 120x40 and 45x30, dark and light, animation off.
+
+Regenerate after a deliberate change with ``pytest snapshots --snapshot-update`` and look at every SVG.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .scenes import RUN_BEFORE, make
+
+SIZES = [(80, 24), (120, 40), (45, 30)]
+THEMES = ["textual-dark", "textual-light"]
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("scene", ["demo_top", "demo_chart", "demo_end", "states", "group_expanded", "blocks"])
+def test_scene(snap_compare, tmp_path, scene, size, theme):
+    assert snap_compare(make(scene, tmp_path, theme), terminal_size=size, run_before=RUN_BEFORE[scene])

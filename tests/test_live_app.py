@@ -1,0 +1,90 @@
+"""The app over a live agent: the real demo agent process, its MCP server, the store."""
+
+from __future__ import annotations
+
+import sys
+
+from kandev_tui.acp import AgentOptions
+from kandev_tui.app import KandevApp
+from kandev_tui.demo import agent_command, prepare_workspace
+from kandev_tui.sources import LiveSource
+from kandev_tui.transcript import Store
+from kandev_tui.widgets.permission import PermissionRequest
+from kandev_tui.widgets.prompt_input import PromptInput
+
+from .app_helpers import settings_at
+
+DELAY_ENV = "KANDEV_DEMO_DELAY"
+
+
+def live_app(tmp_path, **option_overrides) -> tuple[KandevApp, Store]:
+    store = Store(tmp_path / "s.db")
+    options = AgentOptions(command=agent_command(), workspace=prepare_workspace(tmp_path / "ws"), **option_overrides)
+    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state),
+                    settings_store=settings_at(tmp_path, chart_animation=False))
+    app.animation_level = "none"
+    return app, store
+
+
+async def wait_for(pilot, condition, seconds=30.0):
+    for _ in range(int(seconds / 0.05)):
+        if condition():
+            return True
+        await pilot.pause(0.05)
+    return condition()
+
+
+async def test_send_answer_permission_by_keyboard_and_finish(tmp_path, monkeypatch):
+    monkeypatch.setenv(DELAY_ENV, "0")
+    messages = []
+    app, store = live_app(tmp_path)
+    async with app.run_test(size=(100, 30), message_hook=messages.append) as pilot:
+        assert await wait_for(pilot, lambda: app.source.state == "idle")
+        prompt = app.transcript_screen.prompt
+        assert not prompt.disabled
+        prompt.focus()
+        await pilot.press(*"Check the build")
+        await pilot.press("enter")
+        assert any(isinstance(m, PromptInput.Submitted) and m.text == "Check the build" for m in messages)
+        assert await wait_for(pilot, lambda: any(w.answerable for w in app.view.query(PermissionRequest)))
+        request = app.view.query_one(PermissionRequest)
+        assert request.has_focus  # the waiting request takes focus, so 1-9 answer it
+        await pilot.press("1")
+        assert await wait_for(pilot, lambda: app.source.state == "idle")
+        assert any(isinstance(m, PermissionRequest.Answered) and m.option_id == "allow" for m in messages)
+        await app.action_quit()
+    session = store.sessions()[0]
+    items = store.items(session["id"])
+    permission = next(i for i in items if i.kind == "permission")
+    assert permission.payload["answer"]["option_id"] == "allow"
+    assert items[-1].kind == "turn_end" and items[-1].payload["stop_reason"] == "end_turn"
+    assert (tmp_path / "ws" / "reports" / "summary.md").exists()
+
+
+async def test_escape_cancels_a_running_turn(tmp_path, monkeypatch):
+    monkeypatch.setenv(DELAY_ENV, "0.05")
+    app, store = live_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await wait_for(pilot, lambda: app.source.state == "idle")
+        app.transcript_screen.prompt.focus()
+        await pilot.press(*"go", "enter")
+        assert await wait_for(pilot, lambda: app.source.state == "running" and len(app.view.children) > 2)
+        await pilot.press("escape")
+        assert await wait_for(pilot, lambda: app.source.state == "idle")
+        await app.action_quit()
+    items = store.items(store.sessions()[0]["id"])
+    assert items[-1].kind == "turn_end" and items[-1].payload["stop_reason"] == "cancelled"
+    assert not any(i.kind == "tool_call" and i.status in ("pending", "in_progress") for i in items)
+
+
+async def test_agent_that_cannot_start_shows_an_error(tmp_path):
+    store = Store(tmp_path / "s.db")
+    options = AgentOptions(command=["no-such-agent-here"], workspace=tmp_path)
+    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state),
+                    settings_store=settings_at(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await wait_for(pilot, lambda: app.source.state == "error")
+        await pilot.pause(0.1)
+        assert app.transcript_screen.prompt.disabled
+        texts = [getattr(w, "searchable_text", "") for w in app.view.children]
+        assert any("Could not start the agent" in t for t in texts)
