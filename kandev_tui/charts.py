@@ -11,6 +11,12 @@
   every series gets its own marker;
 - ``frame`` (0 < frame ≤ 1) draws a partial geometry for the entrance animation.
 
+plotext 5.3.2 removes duplicate ticks and points with ``list(set(...))``, so the order
+in which tick labels are placed (and which series wins a shared cell) follows the hash
+seed even with numeric positions. :func:`_plotext` swaps that helper for the
+order-preserving ``dict.fromkeys`` (which plotext's own source mentions) when it loads
+the library, so a chart draws identically under every ``PYTHONHASHSEED``.
+
 :func:`plot` is memoised on (chart, size, colours, visible series, frame); the
 counters in :mod:`kandev_tui.stats` record the work actually done.
 """
@@ -111,6 +117,20 @@ def x_tick_positions(count: int, ticks: tuple[str, ...], width: int) -> list[int
     return positions
 
 
+def _ordered_unique(data):
+    """plotext's ``no_duplicates`` without the hash-seed-dependent ordering."""
+    return list(dict.fromkeys(data))
+
+
+def _plotext():
+    import plotext
+    from plotext import _utility
+
+    if _utility.no_duplicates is not _ordered_unique:
+        _utility.no_duplicates = _ordered_unique
+    return plotext
+
+
 @lru_cache(maxsize=256)
 def plot(data: ChartData, width: int, height: int, colors: tuple[tuple[int, int, int], ...] | None,
          visible: tuple[bool, ...], frame: float = 1.0) -> tuple[Text, ...]:
@@ -118,7 +138,7 @@ def plot(data: ChartData, width: int, height: int, colors: tuple[tuple[int, int,
     stats.bump("plot_frames")
     if frame >= 1.0:
         stats.bump("charts_plotted")
-    import plotext as plt
+    plt = _plotext()
 
     n = len(data.labels)
     low, high = y_range(data, visible)

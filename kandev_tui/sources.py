@@ -196,15 +196,8 @@ class StoredSource(Source):
         self.workspace = Path(session["workspace"]) if session.get("workspace") else None
 
     async def start(self) -> None:
-        batch: list[Item] = []
-        for item in self.store.iter_items(self.session_id):
-            batch.append(item)
-            if len(batch) >= 500:
-                self.on_items(batch)
-                batch = []
-                await asyncio.sleep(0)
-        if batch:
-            self.on_items(batch)
+        # one batch: the view places every item, then mounts only its window, once
+        self.on_items(self.store.items(self.session_id))
         self._set_state("stored", self.session.get("state", ""))
 
 

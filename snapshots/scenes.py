@@ -59,41 +59,52 @@ async def plot_visible(pilot) -> None:
     await pilot.pause(0.1)
 
 
+async def park(pilot, widget) -> None:
+    """The deterministic last step of a scene: the widget at the top of the view, nothing moving."""
+    view = pilot.app.view
+    view._set_following(False)
+    for _ in range(2):
+        await pilot.pause(0.05)
+        view.scroll_to_widget(widget, animate=False, top=True, immediate=True)
+        view.check_charts()
+    await pilot.pause(0.1)
+
+
 async def scroll_home(pilot) -> None:
-    await settle(pilot)
-    pilot.app.view.scroll_home(animate=False)
     await plot_visible(pilot)
+    view = pilot.app.view
+    await park(pilot, next(w for w in view.children if w.display and w is not view.top))
 
 
 async def scroll_to_first_chart(pilot) -> None:
-    await settle(pilot)
-    card = next(c for c in pilot.app.view.query(ToolCard) if c.query(ChartBlock))
-    pilot.app.view.scroll_to_widget(card, animate=False, top=True)
     await plot_visible(pilot)
+    card = next(c for c in pilot.app.view.query(ToolCard) if c.query(ChartBlock))
+    await park(pilot, card)
 
 
 async def expand_group(pilot) -> None:
-    await settle(pilot)
+    await plot_visible(pilot)
     group = pilot.app.view.query_one(ToolGroup)
     group.focus()
     await pilot.press("enter")
-    pilot.app.view.scroll_to_widget(group, animate=False, top=True)
-    await plot_visible(pilot)
+    await park(pilot, group)
 
 
 async def inspect_chart(pilot) -> None:
-    await settle(pilot)
-    chart = pilot.app.view.query_one(ChartBlock)
-    pilot.app.view.scroll_to_widget(chart, animate=False, top=True)
     await plot_visible(pilot)
+    chart = pilot.app.view.query_one(ChartBlock)
+    chart.ensure_plotted()
     chart.focus()
     await pilot.press("2", "right", "right")
     preview = pilot.app.view.query_one(FilePreview)
     preview.focus()
     await pilot.press("enter")
-    await pilot.pause(0.3)
+    for _ in range(50):
+        await pilot.pause(0.02)
+        if preview.state != "loading":
+            break
     chart.focus()
-    await pilot.pause(0.1)
+    await park(pilot, chart)
 
 
 def make(scene: str, tmp_path: Path, theme: str):
@@ -107,5 +118,14 @@ def make(scene: str, tmp_path: Path, theme: str):
     return stored_app(tmp_path, block_items(), theme=theme, workspace=str(workspace))
 
 
-RUN_BEFORE = {"demo_top": scroll_home, "demo_chart": scroll_to_first_chart, "demo_end": plot_visible,
+async def at_end(pilot) -> None:
+    await plot_visible(pilot)
+    pilot.app.view.jump_to_latest()
+    for _ in range(3):
+        await pilot.pause(0.05)
+        pilot.app.view.scroll_end(animate=False, immediate=True)
+    await pilot.pause(0.1)
+
+
+RUN_BEFORE = {"demo_top": scroll_home, "demo_chart": scroll_to_first_chart, "demo_end": at_end,
               "states": scroll_home, "group_expanded": expand_group, "blocks": inspect_chart}

@@ -30,6 +30,7 @@ class Entry:
     run: int
     item_keys: list[str] = field(default_factory=list)
     renderer: Renderer | None = None
+    index: int = -1  # position in Layout.entries (entries are only ever appended)
 
 
 def tool_label(payload: dict[str, Any]) -> str:
@@ -51,6 +52,7 @@ class Layout:
         self.card_limit = card_limit
         self.entries: list[Entry] = []
         self.entry_of: dict[str, Entry] = {}  # item key → entry
+        self.by_key: dict[str, Entry] = {}  # entry key → entry
         self.items: dict[str, Item] = {}
         self._run = 0
         self._group_of_run: dict[int, Entry] = {}
@@ -114,7 +116,9 @@ class Layout:
             return None
 
     def _add(self, entry: Entry, item: Item) -> Entry:
+        entry.index = len(self.entries)
         self.entries.append(entry)
+        self.by_key[entry.key] = entry
         self.entry_of[item.key] = entry
         return entry
 

@@ -67,11 +67,13 @@ def renderer_id_of(call: dict[str, Any]) -> str | None:
         if isinstance(candidate, dict) and isinstance(candidate.get("__renderer"), str):
             return candidate["__renderer"]
     if isinstance(output, dict) and isinstance(output.get("content"), list):
-        from kandev_tui.presentation.stored import extract_result
+        texts = [b.get("text") for b in output["content"] if isinstance(b, dict) and isinstance(b.get("text"), str)]
+        if any("__renderer" in text for text in texts):  # parse only what can match
+            from kandev_tui.presentation.stored import extract_result
 
-        parsed = extract_result(output)
-        if isinstance(parsed, dict) and isinstance(parsed.get("__renderer"), str):
-            return parsed["__renderer"]
+            parsed = extract_result(output)
+            if isinstance(parsed, dict) and isinstance(parsed.get("__renderer"), str):
+                return parsed["__renderer"]
     return None
 
 

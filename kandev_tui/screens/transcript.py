@@ -57,7 +57,7 @@ class TranscriptScreen(Screen[None]):
         self.view.jump_to_latest()
 
     def action_first(self) -> None:
-        self.view.scroll_home(animate=False)
+        self.view.jump_to_first()
 
     def action_page(self, direction: int) -> None:
         if direction < 0:

@@ -25,6 +25,7 @@ class AgentMessage(EntryWidget):
     def __init__(self, item: Item) -> None:
         super().__init__(classes="entry")
         self._shown = ""
+        self._streamed = False
         self._markdown = Markdown(open_links=False)
         self._pending = safe_text(item.payload.get("text", ""))
 
@@ -37,14 +38,18 @@ class AgentMessage(EntryWidget):
     def update_item(self, item: Item) -> None:
         text = safe_text(item.payload.get("text", ""))
         if self.is_mounted:
-            self._apply(text)
+            self._apply(text, final=item.final)
         else:
             self._pending = text
 
-    def _apply(self, text: str) -> None:
-        if text == self._shown:
+    def _apply(self, text: str, final: bool = False) -> None:
+        if text == self._shown and not (final and self._streamed):
             return
-        if text.startswith(self._shown) and self._shown:
+        if final and self._streamed:
+            self._streamed = False
+            self._markdown.update(text)  # once per message: settle the streamed blocks at the real width
+        elif text.startswith(self._shown) and self._shown:
+            self._streamed = True
             self._markdown.append(text[len(self._shown):])
         else:
             self._markdown.update(text)

@@ -103,10 +103,10 @@ class PresentationCard(EntryWidget):
         self._row.display = False
         if self._frame is not None:
             self._frame.remove()
-        self._frame = Vertical()
-        self.mount(self._frame)
+            self._frame = None
         if state is not State.READY or result.presentation is None:
-            self._frame.mount(Static(Text(UNAVAILABLE), classes="unavailable"))
+            self._frame = Vertical(Static(Text(UNAVAILABLE), classes="unavailable"))
+            self.mount(self._frame)
             self._text = UNAVAILABLE
             return
         presentation = result.presentation
@@ -125,7 +125,8 @@ class PresentationCard(EntryWidget):
                 widgets.append(FilePreview(block))
                 texts += [block.path, block.title or "", block.caption or ""]
         self._text = " ".join(texts)
-        self._frame.mount_all(widgets)
+        self._frame = Vertical(*widgets)
+        self.mount(self._frame)
 
     def _show_row(self, extra: str = "") -> None:
         self._row.display = True

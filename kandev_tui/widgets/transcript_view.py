@@ -1,9 +1,15 @@
 """The scrolling transcript.
 
 Items arrive (live, from a replay or from the store) and are placed by the
-headless :class:`~kandev_tui.renderers.layout.Layout`: a new entry mounts a widget
-in order, a changed item updates its widget in place. The view follows the newest
-output while the user is at the bottom and stops following when they scroll up.
+headless :class:`~kandev_tui.renderers.layout.Layout`, which holds every entry of
+the session. Only a *window* of entries is mounted as widgets (at most
+``WINDOW_MAX``): the rest wait in the layout, and two sentinels at the top and the
+bottom say how many there are. Scrolling into a sentinel mounts the next
+``LOAD_STEP`` entries on that side (the viewport stays where it was) and unmounts
+as many from the far side, so opening or following a session of 10,000 items costs
+about what one of 100 does and memory does not grow with the session. A changed
+item updates its widget in place when mounted, else only the layout. The view follows
+the newest output while the user is at the bottom and stops when they scroll up.
 Charts plot only when they come within one screen of the viewport.
 """
 
@@ -11,9 +17,11 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widget import Widget
+from textual.widgets import Static
 
 from kandev_tui.renderers import Registry
 from kandev_tui.renderers.layout import Entry, Layout
@@ -32,6 +40,23 @@ from .user_message import UserMessage
 
 ITEM_WIDGETS = {K.USER: UserMessage, K.AGENT: AgentMessage, K.THOUGHT: Thought, K.PLAN: Plan,
                 K.PERMISSION: PermissionRequest, K.ERROR: Notice, K.TURN_END: Notice}
+WINDOW_MAX = 150  # entries mounted at most
+WINDOW_FIRST = 40  # entries mounted when a session opens (a few screens); more load as you scroll up
+LOAD_STEP = 40  # entries mounted (and unmounted on the far side) per step
+
+
+class Sentinel(Static):
+    """Stands for the entries above or below the mounted window."""
+
+    DEFAULT_CSS = """
+    Sentinel { height: 1; color: $text-muted; text-align: center; display: none; }
+    """
+
+    def show_count(self, count: int, above: bool) -> None:
+        self.display = count > 0
+        if count:
+            arrow, where = ("▲", "earlier") if above else ("▼", "later")
+            self.update(Text(f"{arrow} {count:,} {where} entr{'y' if count == 1 else 'ies'} · scroll to load", style="dim"))
 
 
 class TranscriptView(VerticalScroll):
@@ -60,12 +85,25 @@ class TranscriptView(VerticalScroll):
         self.following = True
         self.permissions_answerable = False
         self._recheck_pending = False
+        self.lo = 0  # the mounted window: layout entries [lo, hi)
+        self.hi = 0
+        self._loading = False
+        self.top = Sentinel(id="earlier")
+        self.bottom = Sentinel(id="later")
+
+    def compose(self):
+        yield self.top
+        yield self.bottom
+
+    @property
+    def entries(self) -> list[Entry]:
+        return self.layout_model.entries
 
     # -- items in ------------------------------------------------------------
 
     def apply(self, items: Iterable[Item]) -> None:
-        """Place or update each item (the last state of each wins)."""
-        mounted = False
+        """Place or update each item (the last state of each wins); mount what the window shows."""
+        at_end = self.hi == len(self.entries)
         touched_groups: set[str] = set()
         for item in items:
             entry, is_new = self.layout_model.place(item)
@@ -75,48 +113,137 @@ class TranscriptView(VerticalScroll):
                 continue
             if entry.kind == "group":
                 touched_groups.add(entry.key)
-            if is_new:
-                self._mount_entry(entry, item)
-                mounted = True
-            else:
-                self.widgets[entry.key].update_item(item)
+            widget = self.widgets.get(entry.key)
+            if widget is not None and not is_new:
+                widget.update_item(item)
+        if at_end:
+            self._extend_to_end()
+        self._show_sentinels()
         for key in self._groups_to_refresh(touched_groups):
             group = self.widgets.get(key)
             if isinstance(group, ToolGroup):
                 group.set_summary(self.layout_model.summary(self.layout_model_entry(key)))
         if self.following:
             self.call_after_refresh(self._follow)
-        if mounted:
-            self.call_after_refresh(self.check_charts)
+        self.call_after_refresh(self.check_charts)
+
+    # -- the mounted window ------------------------------------------------------
+
+    def _extend_to_end(self) -> None:
+        """Mount new entries at the bottom; while following, keep at most WINDOW_MAX mounted."""
+        total = len(self.entries)
+        size = WINDOW_FIRST if self.hi == self.lo else WINDOW_MAX  # opening: only a few screens
+        new_lo = max(self.lo, total - size) if self.following else self.lo
+        if new_lo >= self.hi:  # the window moves past everything mounted: start afresh
+            self._unmount_range(self.lo, self.hi)
+            self.lo = self.hi = new_lo
+        elif new_lo > self.lo:
+            self._unmount_range(self.lo, new_lo)
+            self.lo = new_lo
+        widgets = [self._build(entry) for entry in self.entries[self.hi:total]]
+        if widgets:
+            self.mount_all(widgets, before=self.bottom)
+        self.hi = total
+
+    def _build(self, entry: Entry) -> Widget:
+        """A widget for an entry, from the layout's current state of its items."""
+        items = [self.layout_model.items[key] for key in entry.item_keys]
+        if entry.kind == "group":
+            widget: Widget = ToolGroup(entry.key)
+            for item in items:
+                widget.update_item(item)
+            widget.set_summary(self.layout_model.summary(entry))
+        elif entry.kind == "card":
+            widget = ToolCard(items[0], entry.renderer)
+        else:
+            item = items[0]
+            widget = ITEM_WIDGETS.get(item.kind, Notice)(item)
+            if isinstance(widget, PermissionRequest):
+                widget.answerable = self.permissions_answerable and widget.pending
+                if widget.answerable:
+                    self.call_after_refresh(widget.focus)
+        self.widgets[entry.key] = widget
+        return widget
+
+    def _unmount_range(self, start: int, stop: int) -> None:
+        doomed = [self.widgets.pop(e.key) for e in self.entries[start:stop] if e.key in self.widgets]
+        if doomed:
+            self.remove_children(doomed)
+
+    def _show_sentinels(self) -> None:
+        self.top.show_count(self.lo, above=True)
+        self.bottom.show_count(len(self.entries) - self.hi, above=False)
+
+    def load_earlier(self) -> None:
+        """Mount LOAD_STEP entries above the window; the viewport does not move."""
+        if self.lo == 0 or self._loading:
+            return
+        self._loading = True
+        first = next((self.widgets[e.key] for e in self.entries[self.lo:self.hi] if e.key in self.widgets), None)
+        before_y = first.virtual_region.y if first is not None else 0
+        new_lo = max(0, self.lo - LOAD_STEP)
+        widgets = [self._build(entry) for entry in self.entries[new_lo:self.lo]]
+        self.mount_all(widgets, after=self.top)
+        self.lo = new_lo
+        if self.hi - self.lo > WINDOW_MAX:
+            new_hi = self.lo + WINDOW_MAX
+            self._unmount_range(new_hi, self.hi)
+            self.hi = new_hi
+            self._set_following(False)
+        self._show_sentinels()
+
+        def keep_place() -> None:
+            if first is not None and first.is_mounted:
+                self.scroll_to(y=self.scroll_y + first.virtual_region.y - before_y, animate=False, immediate=True)
+            self._loading = False
+            self.check_charts()
+
+        self.call_after_refresh(keep_place)
+
+    def load_later(self) -> None:
+        """Mount LOAD_STEP entries below the window (unmounting as many above when it is full)."""
+        total = len(self.entries)
+        if self.hi >= total or self._loading:
+            return
+        self._loading = True
+        anchor = next((self.widgets[e.key] for e in reversed(self.entries[self.lo:self.hi]) if e.key in self.widgets), None)
+        before_y = anchor.virtual_region.y if anchor is not None else 0
+        new_hi = min(total, self.hi + LOAD_STEP)
+        self.mount_all([self._build(entry) for entry in self.entries[self.hi:new_hi]], before=self.bottom)
+        self.hi = new_hi
+        if self.hi - self.lo > WINDOW_MAX:
+            self._unmount_range(self.lo, self.hi - WINDOW_MAX)
+            self.lo = self.hi - WINDOW_MAX
+        self._show_sentinels()
+
+        def keep_place() -> None:
+            if anchor is not None and anchor.is_mounted:
+                self.scroll_to(y=self.scroll_y + anchor.virtual_region.y - before_y, animate=False, immediate=True)
+            self._loading = False
+            self.check_charts()
+
+        self.call_after_refresh(keep_place)
+
+    def show_entry(self, index: int) -> Widget | None:
+        """Mount a window around entry ``index`` and return its widget (search, jumps)."""
+        if not self.lo <= index < self.hi:
+            self._unmount_range(self.lo, self.hi)
+            self.lo = max(0, index - LOAD_STEP)
+            self.hi = self.lo
+            self._set_following(False)
+            stop = min(len(self.entries), self.lo + 2 * LOAD_STEP)
+            self.mount_all([self._build(e) for e in self.entries[self.lo:stop]], before=self.bottom)
+            self.hi = stop
+            self._show_sentinels()
+        return self.widgets.get(self.entries[index].key)
 
     def layout_model_entry(self, key: str) -> Entry:
-        return next(e for e in self.layout_model.entries if e.key == key)
+        return self.layout_model.by_key[key]
 
     def _groups_to_refresh(self, touched: set[str]) -> set[str]:
         """Groups whose summary may have changed: touched ones, and those of runs that got a card."""
         runs = {e.run for e in self.layout_model.entries[-8:] if e.kind == "card"}
         return touched | {e.key for e in self.layout_model.entries[-16:] if e.kind == "group" and e.run in runs}
-
-    def _mount_entry(self, entry: Entry, item: Item) -> None:
-        if entry.kind == "group":
-            widget: Widget = ToolGroup(entry.key)
-            widget.update_item(item)
-        elif entry.kind == "card":
-            widget = ToolCard(item, entry.renderer)
-        else:
-            widget = ITEM_WIDGETS.get(item.kind, Notice)(item)
-            if isinstance(widget, PermissionRequest):
-                widget.answerable = self.permissions_answerable and item.status == "pending"
-                if widget.answerable:
-                    self.call_after_refresh(widget.focus)
-        self.widgets[entry.key] = widget
-        index = self.layout_model.entries.index(entry)
-        before = next((self.widgets[e.key] for e in self.layout_model.entries[index + 1:] if e.key in self.widgets
-                       and self.widgets[e.key].is_mounted), None)
-        if before is not None:
-            self.mount(widget, before=before)
-        else:
-            self.mount(widget)
 
     # -- following -------------------------------------------------------------
 
@@ -129,9 +256,19 @@ class TranscriptView(VerticalScroll):
         at_bottom = new >= self.max_scroll_y - 1
         if new < old and not at_bottom:
             self._set_following(False)
-        elif at_bottom:
+        elif at_bottom and self.hi == len(self.entries):
             self._set_following(True)
+        if not self._loading:
+            if new <= 1 and self.lo > 0:
+                self.load_earlier()
+            elif at_bottom and self.hi < len(self.entries):
+                self.load_later()
         self.check_charts()
+
+    def watch_virtual_size(self, size) -> None:
+        """Content grew (a streamed block mounted later, an image of a chart): keep following."""
+        if self.following:
+            self.call_after_refresh(self._follow)
 
     def _set_following(self, following: bool) -> None:
         if following != self.following:
@@ -140,7 +277,16 @@ class TranscriptView(VerticalScroll):
 
     def jump_to_latest(self) -> None:
         self._set_following(True)
-        self.scroll_end(animate=False, immediate=True)
+        if self.hi < len(self.entries):
+            self._extend_to_end()
+            self._show_sentinels()
+        self.call_after_refresh(self._follow)
+
+    def jump_to_first(self) -> None:
+        if self.lo > 0:
+            self.show_entry(0)
+        self._set_following(False)
+        self.call_after_refresh(lambda: self.scroll_home(animate=False, immediate=True))
 
     def on_resize(self) -> None:
         self.call_after_refresh(self.check_charts)

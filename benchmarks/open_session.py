@@ -1,0 +1,82 @@
+"""Open stored sessions of 100, 1,000 and 10,000 items (10% rich output) in the app.
+
+Each size runs in a fresh process (so peak RSS is its own): build the session in a
+temporary SQLite store, open it headless at 120x40 through the real StoredSource and
+report the time to first paint (the first screen with the session's newest items drawn)
+and the peak RSS. Prints the ratio 10,000 : 100. Run: python benchmarks/open_session.py [sizes...]
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CHILD = r"""
+import asyncio, json, resource, sys, tempfile, time
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+count = int(sys.argv[2])
+from kandev_tui.transcript import Item, Store
+from tests.app_helpers import bar_chart, message_item, rich_item, tool_item, stored_app
+
+def items(n):
+    out = []
+    for i in range(n):
+        turn = i // 50 + 1
+        if i % 10 == 9:
+            out.append(rich_item(f"r{i}", bar_chart(f"Chart {i}", labels=("a", "b", "c", "d"),
+                                                    series=(("S", (i % 7, 3, 5, 2)), ("T", (1, 2, 3, 4)))), turn=turn))
+        elif i % 10 in (3, 4, 5):
+            out.append(tool_item(f"t{i}", name="read", output="x = 1\n" * 40, turn=turn))
+        elif i % 10 == 0:
+            out.append(Item(f"user:{i}", "user_message", turn, {"text": f"Prompt {i}"}))
+        else:
+            out.append(message_item(i, f"Paragraph {i}: " + "some streamed agent text " * 8, turn=turn))
+    return out
+
+async def main():
+    tmp = Path(tempfile.mkdtemp())
+    app = stored_app(tmp, items(count))
+    start = time.perf_counter()
+    first_paint = None
+    async with app.run_test(size=(120, 40)) as pilot:
+        while True:
+            await pilot.pause(0.01)
+            if app.source.state == "stored" and not app._pending and app._flush_timer is None:
+                await pilot.pause()
+                first_paint = time.perf_counter() - start
+                widgets = len(list(app.view.walk_children()))
+                break
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(json.dumps({"items": count, "first_paint_s": first_paint, "peak_rss_mib": rss / 2**20,
+                      "widgets": widgets}))
+
+asyncio.run(main())
+"""
+
+
+def run(count: int) -> dict:
+    out = subprocess.run([sys.executable, "-c", CHILD, str(ROOT), str(count)], capture_output=True, text=True, timeout=3600)
+    if out.returncode:
+        raise SystemExit(out.stderr[-3000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    sizes = [int(a) for a in sys.argv[1:]] or [100, 1_000, 10_000]
+    results = {}
+    print(f"{'items':>8}  {'first paint':>12}  {'peak RSS':>10}  {'widgets':>8}")
+    for count in sizes:
+        r = results[count] = run(count)
+        print(f"{count:>8,}  {r['first_paint_s']:>10.2f} s  {r['peak_rss_mib']:>6.0f} MiB  {r['widgets']:>8,}", flush=True)
+    if 100 in results and 10_000 in results:
+        ratio = results[10_000]["first_paint_s"] / results[100]["first_paint_s"]
+        print(f"first paint 10,000 : 100 = {ratio:.1f}x (target of the performance issue: <= 1.3x)")
+
+
+if __name__ == "__main__":
+    main()
