@@ -15,6 +15,7 @@ from textual.screen import Screen
 
 from kandev_tui import stats
 from kandev_tui.renderers import Registry
+from kandev_tui.sanitize import visible
 from kandev_tui.screens.file_viewer import FileViewerScreen
 from kandev_tui.screens.help import HelpScreen
 from kandev_tui.screens.settings import SettingsScreen
@@ -71,7 +72,7 @@ class KandevApp(App[int]):
         theme = self.settings_store.settings.theme
         self.theme = theme if theme in self.available_themes else "textual-dark"
         for warning in self.settings_store.warnings + self.registry.errors:
-            self.notify(warning, severity="warning", timeout=8)
+            self.notify(warning, severity="warning", timeout=8, markup=False)
         self.transcript_screen.status.agent = self.source.agent_name
         self.transcript_screen.status.title = self.source.title
         self.transcript_screen.set_prompt_enabled(False, "starting…")
@@ -129,7 +130,7 @@ class KandevApp(App[int]):
         screen.status.title = self.source.title
         screen.status.agent = self.source.agent_name
         if state == "error":
-            self.notify(detail or "error", title="The agent stopped", severity="error", timeout=10)
+            self.notify(visible(detail or "error"), title="The agent stopped", severity="error", timeout=10, markup=False)
         prompting = self.source.can_prompt and state in ("idle",)
         read_only = not self.source.can_prompt and state not in ("starting",)
         if read_only:
@@ -159,7 +160,7 @@ class KandevApp(App[int]):
         try:
             await self.source.send(text)
         except Exception as exc:  # noqa: BLE001
-            self.notify(str(exc), title="Not sent", severity="warning")
+            self.notify(visible(str(exc)), title="Not sent", severity="warning", markup=False)
 
     def cancel_turn(self) -> None:
         if self.source.state in ("running", "waiting"):

@@ -116,6 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="headless answer to permission requests (default: reject)")
     run.add_argument("--record", metavar="FILE", help="append every JSON-RPC frame, both directions, to FILE (JSONL)")
     run.add_argument("--no-guidance", action="store_true", help="do not prepend the rich-output guidance to the first prompt")
+    run.add_argument("--mcp-config", metavar="FILE", help="more MCP servers to offer the agent: a JSON list of "
+                     "{name, command, args, env} (stdio) or {type: http|sse, name, url, headers} entries")
     run.add_argument("--init-timeout", type=float, default=30.0, metavar="SECONDS",
                      help="how long the agent may take to answer initialize (default: 30)")
     _add_app_options(run)
@@ -299,12 +301,25 @@ def cmd_run(args: argparse.Namespace) -> int:
     store = _open_store(args)
     if isinstance(store, str):
         return _fail(store, EXIT_USAGE)
-    from kandev_tui.acp import AgentOptions
+    from kandev_tui.acp import AgentOptions, parse_mcp_config
     from kandev_tui.runner import run_headless
+    from kandev_tui.settings import SettingsStore
 
+    extra_servers = []
+    if args.mcp_config:
+        data, problem = _read_json(args.mcp_config)
+        if problem:
+            store.close()
+            return _fail(f"kandev-tui run: --mcp-config: {problem}", EXIT_USAGE)
+        try:
+            extra_servers = parse_mcp_config(data)
+        except ValueError as exc:
+            store.close()
+            return _fail(f"kandev-tui run: --mcp-config {args.mcp_config}: {exc}", EXIT_USAGE)
     options = AgentOptions(command=command, workspace=workspace.root.resolve(),
                            repos={k: v.resolve() for k, v in workspace.repos.items()},
-                           inject_guidance=not args.no_guidance, init_timeout=args.init_timeout)
+                           inject_guidance=not args.no_guidance and SettingsStore().settings.inject_guidance,
+                           init_timeout=args.init_timeout, extra_mcp_servers=extra_servers)
     record = Path(args.record).expanduser() if args.record else None
     if not args.headless:
         return _run_app(args, store, lambda on_items, on_state: _live_source(options, store, on_items, on_state, record),

@@ -131,8 +131,8 @@ async def test_renderer_cards_and_failure_fallback(tmp_path):
     registry = Registry([_counting_renderer(tool_names=["good"], rid="good"),
                          _counting_renderer(tool_names=["bad"], rid="bad", fail=True),
                          _counting_renderer(tool_names=["worse"], rid="worse", fail="build"), RICH])
-    items = [tool_item("1", name="good", kind="other", title="good"), tool_item("2", name="bad", kind="other", title="bad"),
-             tool_item("3", name="worse", kind="other", title="worse")]
+    items = [tool_item(str(n), name=name, kind="other", title=name, output={"result": n})
+             for n, name in enumerate(("good", "bad", "worse"), start=1)]
     app = stored_app(tmp_path, items, registry=registry)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -271,3 +271,25 @@ def test_system_commands_include_the_main_actions(tmp_path):
     app = replay_app(tmp_path)
     titles = [c.title for c in app.get_system_commands(app.transcript_screen)]
     assert {"Cancel the running turn", "Jump to the latest output", "Settings", "Help: keys"} <= set(titles)
+
+
+async def test_card_lifecycle_states_drawn_by_the_host(tmp_path):
+    registry = Registry([_counting_renderer(tool_names=["probe"], rid="probe"), RICH])
+    items = [tool_item("p", name="probe", kind="other", title="probe", status="pending", raw_input={"path": "hosts/db-1"}),
+             tool_item("e", name="probe", kind="other", title="probe", status="error", output={"error": "Entity not found: \"bad\""}),
+             tool_item("m", name="probe", kind="other", title="probe", status="complete", output=None),
+             tool_item("c", name="probe", kind="other", title="probe", status="complete", output={"ok": 1})]
+    app = stored_app(tmp_path, items, registry=registry)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        cards = {c.key: c for c in app.view.query(ToolCard)}
+        assert [cards[k].state for k in ("tool:p", "tool:e", "tool:m", "tool:c")] == ["skeleton", "error", "empty", "card"]
+        assert "probe" in str(cards["tool:p"].row.render()) and "hosts/db-1" in str(cards["tool:p"].row.render())
+        assert 'Entity not found: "bad"' in str(cards["tool:e"].row.render())
+        assert str(cards["tool:m"].row.render()).strip().endswith("✔")
+        assert cards["tool:c"].inner is not None and cards["tool:c"].inner.display
+        assert cards["tool:p"].inner is None  # the renderer is only asked for the finished card
+        done = tool_item("p", name="probe", kind="other", title="probe", status="complete", output={"ok": 2})
+        app._receive_items([done])
+        await settle(pilot)
+        assert cards["tool:p"].state == "card" and cards["tool:p"].inner is not None and cards["tool:p"].inner.display

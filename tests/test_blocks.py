@@ -52,22 +52,22 @@ async def _scroll_through(pilot, view, step=25):
 
 
 async def test_deferred_plotting_and_memoisation(tmp_path):
-    app = stored_app(tmp_path, many_charts(50))
+    app = stored_app(tmp_path, many_charts(60))
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         view = app.view
         opened = list(view.query(ChartBlock))
-        assert len(opened) == 20  # the window mounts the last 40 entries; the rest wait in the layout
+        assert 0 < len(opened) < 10  # the window mounts a few screens; the rest wait in the layout
         near = [c for c in opened if c.plotted]
         assert 0 < len(near) < 6  # only those near the viewport (the view opened at the end)
         assert stats.COUNTERS["charts_plotted"] == len(near)
         await _scroll_through(pilot, view)
         charts = list(view.query(ChartBlock))
-        assert len(charts) == 50 and all(c.plotted for c in charts)
-        assert stats.COUNTERS["charts_plotted"] == 50  # each exactly once
+        assert len(charts) == 60 and all(c.plotted for c in charts)
+        assert stats.COUNTERS["charts_plotted"] == 60  # each exactly once
         assert stats.COUNTERS["plot_frames"] == stats.COUNTERS["charts_plotted"]  # animation off
         parsed = stats.COUNTERS["presentations_parsed"]
-        assert parsed == 50
+        assert parsed == 60
 
         before = dict(stats.COUNTERS)
         app._receive_items([message_item(999, "an unrelated new message")])

@@ -197,3 +197,24 @@ def test_later_prompts_get_a_scripted_reply_with_a_chart(tmp_path, monkeypatch):
     assert stored.state is State.READY
     chart = stored.presentation.blocks[0]
     assert chart.labels == ["1. Plot", "2. my", "3. words", "4. please"] and chart.series[0].values == [4, 2, 5, 6]
+
+
+def test_user_mcp_servers_are_offered_after_ours(tmp_path):
+    import json as _json
+
+    from kandev_tui.acp import AgentOptions, mcp_servers_for, parse_mcp_config
+
+    servers = parse_mcp_config({"mcpServers": [
+        {"name": "docs", "command": "docs-mcp", "args": ["--ro"], "env": {"TOKEN": "x"}},
+        {"name": "kandev", "command": "impostor"},
+        {"type": "http", "name": "remote", "url": "http://127.0.0.1:9/mcp", "headers": {"A": "b"}}]})
+    options = AgentOptions(command=["a"], workspace=tmp_path, extra_mcp_servers=servers)
+    offered = mcp_servers_for(options, {})
+    assert [s["name"] for s in offered] == ["kandev", "docs"]  # ours first; first entry per name; no http support
+    assert offered[1] == {"name": "docs", "command": "docs-mcp", "args": ["--ro"], "env": [{"name": "TOKEN", "value": "x"}]}
+    with_http = mcp_servers_for(options, {"mcpCapabilities": {"http": True}})
+    assert with_http[-1] == {"type": "http", "name": "remote", "url": "http://127.0.0.1:9/mcp", "headers": [{"name": "A", "value": "b"}]}
+    bad = tmp_path / "bad.json"
+    bad.write_text(_json.dumps([{"name": "x"}]))
+    result = kandev("run", "--headless", "--prompt", "hi", "--mcp-config", str(bad), "--db", str(tmp_path / "s.db"), "--", *DEMO)
+    assert result.returncode == 2 and "a stdio server needs a command" in result.stderr

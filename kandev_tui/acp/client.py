@@ -54,6 +54,44 @@ def kandev_mcp_server(workspace: Path, repos: dict[str, Path]) -> dict[str, Any]
     return {"name": "kandev", "command": sys.executable, "args": args, "env": []}
 
 
+def parse_mcp_config(data: Any) -> list[dict[str, Any]]:
+    """User MCP servers from JSON (a list, or ``{"mcpServers": [...]}``) as ACP ``session/new`` entries.
+
+    A stdio entry is ``{name, command, args?, env?}`` (``env`` as ``[{name, value}]`` or an
+    object); an http/sse entry is ``{type, name, url, headers?}``. ValueError says what is wrong.
+    """
+    if isinstance(data, dict) and "mcpServers" in data:
+        data = data["mcpServers"]
+    if not isinstance(data, list):
+        raise ValueError("expected a JSON list of MCP servers")
+    servers = []
+    for index, entry in enumerate(data):
+        where = f"server {index + 1}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"].strip():
+            raise ValueError(f"{where}: needs a name")
+        kind = entry.get("type")
+        if kind in ("http", "sse"):
+            if not isinstance(entry.get("url"), str):
+                raise ValueError(f"{where} ({entry['name']}): an {kind} server needs a url")
+            headers = entry.get("headers") or []
+            if isinstance(headers, dict):
+                headers = [{"name": k, "value": str(v)} for k, v in headers.items()]
+            servers.append({"type": kind, "name": entry["name"], "url": entry["url"], "headers": headers})
+            continue
+        if kind not in (None, "stdio") or not isinstance(entry.get("command"), str):
+            raise ValueError(f"{where} ({entry['name']}): a stdio server needs a command")
+        args = entry.get("args") or []
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            raise ValueError(f"{where} ({entry['name']}): args must be a list of strings")
+        env = entry.get("env") or []
+        if isinstance(env, dict):
+            env = [{"name": k, "value": str(v)} for k, v in env.items()]
+        if not isinstance(env, list) or not all(isinstance(e, dict) and "name" in e and "value" in e for e in env):
+            raise ValueError(f"{where} ({entry['name']}): env must be an object or a list of {{name, value}}")
+        servers.append({"name": entry["name"], "command": entry["command"], "args": args, "env": env})
+    return servers
+
+
 def mcp_servers_for(options: AgentOptions, agent_caps: dict[str, Any]) -> list[dict[str, Any]]:
     """Our server first, then the user's; stdio always, http/sse only if the agent says it can; first entry per name."""
     mcp_caps = agent_caps.get("mcpCapabilities") if isinstance(agent_caps.get("mcpCapabilities"), dict) else {}

@@ -49,6 +49,7 @@ class Renderer:
     matches: Callable[[dict[str, Any]], bool] | None = None
     priority: int = 0
     stands_alone: bool = False  # never counted against the per-turn card limit (rich output)
+    draws_all_states: bool = False  # False: the host draws pending, error and empty states itself
     source: str = field(default="", compare=False)
 
     def match_name(self, call: dict[str, Any]) -> bool:
@@ -83,10 +84,12 @@ class Registry:
     def __init__(self, renderers: Iterable[Renderer] = ()) -> None:
         self.renderers: list[Renderer] = []
         self.errors: list[str] = []
+        self._by_name: dict[tuple[Any, Any], Renderer | None] = {}  # name matching depends on (name, title) only
         for renderer in renderers:
             self.add(renderer)
 
     def add(self, renderer: Renderer) -> None:
+        self._by_name.clear()
         self.renderers.append(renderer)
         self.renderers.sort(key=lambda r: -r.priority)
 
@@ -115,10 +118,21 @@ class Registry:
             for renderer in self.renderers:
                 if rid in renderer.renderer_ids:
                     return renderer
+        key = (call.get("name"), call.get("title"))
+        try:
+            return self._by_name[key]
+        except (KeyError, TypeError):
+            pass
+        found = None
         for renderer in self.renderers:
             try:
                 if renderer.match_name(call):
-                    return renderer
+                    found = renderer
+                    break
             except Exception:  # noqa: BLE001
                 log.exception("renderer %s failed while matching", renderer.id)
-        return None
+        try:
+            self._by_name[key] = found
+        except TypeError:  # an unhashable name or title: no memo
+            pass
+        return found

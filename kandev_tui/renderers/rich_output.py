@@ -21,4 +21,5 @@ def _widget(item: Any) -> Any:
 
 
 RENDERER = Renderer(id="rich_output", widget=_widget, matches=_matches, priority=1000, stands_alone=True,
+                    draws_all_states=True,
                     tool_names=frozenset({"show_rich_output_kandev"}))

@@ -88,7 +88,7 @@ class FileViewerScreen(Screen[None]):
         self._hit = -1
         self.remove_class("searching")
         if not self.hits:
-            self.notify(f"No match for {safe_text(event.value, keep_newlines=False)!r}", severity="warning")
+            self.notify(f"No match for {safe_text(event.value, keep_newlines=False)!r}", severity="warning", markup=False)
             return
         self.action_next_hit()
 

@@ -10,7 +10,7 @@ from textual.widgets import Static
 KEYS = [
     ("Everywhere", [("ctrl+q", "quit (or ctrl+c twice)"), ("F1", "this help"), ("F2", "settings"),
                     ("ctrl+p", "command palette"), ("tab / shift+tab", "move between the prompt and transcript items"),
-                    ("ctrl+f", "search the transcript"), ("escape", "cancel the running turn")]),
+                    ("ctrl+f", "search the whole session (enter: next hit, escape: close)"), ("escape", "cancel the running turn")]),
     ("Prompt", [("enter", "send"), ("ctrl+j / alt+enter", "new line")]),
     ("Transcript", [("pageup / pagedown", "scroll"), ("ctrl+home / ctrl+end", "first / latest output"),
                     ("enter / space", "expand a tool group or file preview"), ("m", "more / less of a tool's output")]),

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -28,7 +29,7 @@ class SettingsScreen(ModalScreen[None]):
         settings = self.app.settings_store.settings
         with VerticalScroll():
             yield Static("[b]Settings[/b]  (saved as you change them · escape to close)")
-            yield Static(str(self.app.settings_store.path), classes="note")
+            yield Static(Text(str(self.app.settings_store.path)), classes="note")
             with Horizontal():
                 yield Label("Theme")
                 yield Select([(t, t) for t in THEMES], value=settings.theme if settings.theme in THEMES else THEMES[0],

@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Input, Static
 
 from kandev_tui.widgets.permission import PermissionRequest
 from kandev_tui.widgets.prompt_input import PromptInput
@@ -21,6 +21,8 @@ class TranscriptScreen(Screen[None]):
         Binding("ctrl+home", "first", show=False),
         Binding("pageup", "page(-1)", show=False, priority=True),
         Binding("pagedown", "page(1)", show=False, priority=True),
+        Binding("ctrl+f", "search", "Search"),
+        Binding("f3", "next_hit", "Next hit", show=False),
     ]
 
     def __init__(self, view: TranscriptView) -> None:
@@ -29,16 +31,21 @@ class TranscriptScreen(Screen[None]):
         self.status = StatusLine()
         self.badge = Static(Text("↓ new output below · ctrl+end to follow", style="bold"), id="latest-badge")
         self.prompt = PromptInput(id="prompt")
+        self.search_box = Input(placeholder="search the whole session · enter: next hit · escape: close", id="search")
+        self.hits: list[int] = []
+        self.hit = -1
 
     def compose(self) -> ComposeResult:
         yield self.status
         yield self.view
         yield self.badge
+        yield self.search_box
         yield self.prompt
         yield Footer()
 
     def on_mount(self) -> None:
         self.badge.display = False
+        self.search_box.display = False
         self.prompt.focus()
 
     def set_prompt_enabled(self, enabled: bool, reason: str = "", read_only: bool = False) -> None:
@@ -66,7 +73,34 @@ class TranscriptScreen(Screen[None]):
             self.view.scroll_page_down(animate=False)
 
     def action_cancel_turn(self) -> None:
+        if self.search_box.display:
+            self.search_box.display = False
+            self.prompt.focus()
+            return
         self.app.cancel_turn()
+
+    def action_search(self) -> None:
+        self.search_box.display = True
+        self.search_box.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input is not self.search_box:
+            return
+        event.stop()
+        hits = self.view.search(event.value)
+        if hits != self.hits:
+            self.hits, self.hit = hits, -1
+        if not hits:
+            self.notify("No match in this session.", severity="warning", timeout=2)
+            return
+        self.action_next_hit()
+
+    def action_next_hit(self) -> None:
+        if not self.hits:
+            return
+        self.hit = (self.hit + 1) % len(self.hits)
+        self.view.reveal(self.hits[self.hit])
+        self.notify(f"match {self.hit + 1} of {len(self.hits)}", timeout=1.5)
 
     def on_permission_request_answered(self, event: PermissionRequest.Answered) -> None:
         self.app.answer_permission(event.key, event.option_id)

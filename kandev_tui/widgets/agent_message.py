@@ -59,7 +59,7 @@ class AgentMessage(EntryWidget):
         event.stop()
         href = event.href
         if href.lower().startswith(SAFE_SCHEMES):
-            self.notify(safe_text(href, keep_newlines=False), title="Link")
+            self.notify(safe_text(href, keep_newlines=False), title="Link", markup=False)
         else:
             self.notify("Only http(s) links are shown; this one was refused.", title="Link blocked", severity="warning")
 

@@ -4,6 +4,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, Static
 
@@ -52,7 +53,7 @@ class PermissionRequest(EntryWidget):
         with self._buttons:
             for index, option in enumerate(self._options_of(self._item)[:9], start=1):
                 name = safe_text(option.get("name") or option.get("optionId") or "?", keep_newlines=False)
-                button = Button(f"{index} {name}", variant=KIND_VARIANT.get(option.get("kind"), "default"), compact=True)
+                button = Button(Content(f"{index} {name}"), variant=KIND_VARIANT.get(option.get("kind"), "default"), compact=True)
                 button.option_id = option.get("optionId")  # type: ignore[attr-defined]
                 button.disabled = not self.answerable
                 yield button

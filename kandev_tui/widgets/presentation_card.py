@@ -22,11 +22,12 @@ UNAVAILABLE = "This presentation is unavailable."
 
 
 def chart_data(key: str, block) -> ChartData:
+    """The chart as the adapter draws it; every label passes through the one sanitising path."""
     return ChartData(
         key=key,
         chart_type=block.chart_type,
-        labels=tuple(block.labels),
-        series_labels=tuple(s.label for s in block.series),
+        labels=tuple(safe_text(label, keep_newlines=False) for label in block.labels),
+        series_labels=tuple(safe_text(s.label, keep_newlines=False) for s in block.series),
         values=tuple(tuple(s.values) for s in block.series),
     )
 

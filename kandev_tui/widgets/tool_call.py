@@ -24,9 +24,14 @@ def status_mark(status: str | None) -> tuple[str, str]:
 
 
 def key_argument(payload: dict[str, Any]) -> str:
+    """The argument that identifies a call: a path, a command, a query, else its first short string argument."""
     summary = summarize(payload)
-    value = summary.get("key") or payload.get("title") or ""
-    return safe_text(str(value), keep_newlines=False)
+    value = summary.get("file_path") or summary.get("command") or summary.get("query")
+    if not value:
+        inp = payload.get("input") if isinstance(payload.get("input"), dict) else {}
+        raw = inp.get("raw_input") if isinstance(inp.get("raw_input"), dict) else inp
+        value = next((v for k, v in raw.items() if k != "kind" and isinstance(v, str) and 0 < len(v) <= 80), None)
+    return safe_text(str(value or summary.get("key") or payload.get("title") or ""), keep_newlines=False)
 
 
 def _as_text(value: Any) -> tuple[str, bool]:

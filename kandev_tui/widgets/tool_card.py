@@ -1,15 +1,68 @@
-"""A call drawn by a registered renderer, with the generic display as its safety net."""
+"""A call drawn by a registered renderer, with the generic display as its safety net.
+
+Unless a renderer says it draws every state itself, the host gives every card the
+same lifecycle: a skeleton (tool name and key argument) while the call is pending or
+running, the renderer's card on completion, a compact error on failure, and a minimal
+card (name and a check mark) when the call completed with an empty result.
+"""
 
 from __future__ import annotations
 
 import logging
 
+from rich.text import Text
 from textual.app import ComposeResult
+from textual.widgets import Static
 
 from kandev_tui.transcript.items import Item
 
-from .base import EntryWidget
-from .tool_call import ToolCallView
+from .base import EntryWidget, safe_text
+from .tool_call import ToolCallView, call_title, key_argument, status_mark
+
+EMPTY = (None, "", [], {})
+
+
+def lifecycle_state(item: Item) -> str:
+    """``skeleton``, ``error``, ``cancelled``, ``empty`` or ``card``."""
+    if item.status in ("pending", "in_progress", None):
+        return "skeleton"
+    if item.status == "error":
+        return "error"
+    if item.status == "cancelled":
+        return "cancelled"
+    output = item.payload.get("output")
+    if output in EMPTY or (isinstance(output, dict) and set(output) == {"content"} and output["content"] in EMPTY):
+        return "empty"
+    return "card"
+
+
+def _error_text(item: Item) -> str:
+    from kandev_tui.presentation.stored import error_text
+
+    return error_text(item.payload.get("output"))
+
+
+class StateRow(Static):
+    """The host's compact rows: skeleton, error, cancelled, empty."""
+
+    DEFAULT_CSS = """
+    StateRow { height: auto; padding: 0 1; color: $text-muted; }
+    StateRow.error { color: $text; border-left: thick $error; }
+    """
+
+    def show(self, item: Item, state: str) -> None:
+        name = call_title(item.payload)
+        mark, style = status_mark(item.status)
+        self.set_class(state == "error", "error")
+        if state == "skeleton":
+            key = key_argument(item.payload)
+            self.update(Text.assemble((f"{mark} ", style), (name, "bold"), ("  " + key if key and key != name else "", "dim")))
+        elif state == "error":
+            self.update(Text.assemble(("✖ ", "bold red"), (name, "bold"), ": ", safe_text(_error_text(item))[:500]))
+        elif state == "cancelled":
+            self.update(Text.assemble(("⊘ ", "dim"), (name, "dim"), (" cancelled", "dim")))
+        else:
+            self.update(Text.assemble((name, "bold"), " ", ("✔", "green")))
 
 log = logging.getLogger("kandev_tui.renderers")
 
@@ -28,13 +81,33 @@ class ToolCard(EntryWidget):
         self.failed = False
         self._item = item
         self.inner: EntryWidget | ToolCallView | None = None
+        self.row: StateRow | None = None
 
     def compose(self) -> ComposeResult:
+        self.row = StateRow()
+        yield self.row
+        if self.renderer.draws_all_states or lifecycle_state(self._item) == "card":
+            self._make_inner()
+            yield self.inner
+        self._show_state()
+
+    @property
+    def state(self) -> str:
+        return "card" if self.renderer.draws_all_states else lifecycle_state(self._item)
+
+    def _make_inner(self) -> None:
         try:
             self.inner = self.renderer.widget(self._item)
         except Exception:  # noqa: BLE001
             self._fail("building")
-        yield self.inner
+
+    def _show_state(self) -> None:
+        state = self.state
+        self.row.display = state != "card"
+        if state != "card":
+            self.row.show(self._item, state)
+        if self.inner is not None:
+            self.inner.display = state == "card"
 
     def _fail(self, when: str) -> None:
         log.exception("renderer %s failed while %s %s; using the generic display", self.renderer.id, when, self._item.key)
@@ -44,7 +117,12 @@ class ToolCard(EntryWidget):
     def update_item(self, item: Item) -> None:
         self._item = item
         if self.inner is None:
+            if self.state == "card" and self.is_mounted:
+                self._make_inner()
+                self.mount(self.inner)
+            self._show_state()
             return
+        self._show_state()
         try:
             self.inner.update_item(item)
         except Exception:  # noqa: BLE001

@@ -41,8 +41,21 @@ from .user_message import UserMessage
 ITEM_WIDGETS = {K.USER: UserMessage, K.AGENT: AgentMessage, K.THOUGHT: Thought, K.PLAN: Plan,
                 K.PERMISSION: PermissionRequest, K.ERROR: Notice, K.TURN_END: Notice}
 WINDOW_MAX = 150  # entries mounted at most
-WINDOW_FIRST = 40  # entries mounted when a session opens (a few screens); more load as you scroll up
-LOAD_STEP = 40  # entries mounted (and unmounted on the far side) per step
+OPEN_ALL = 100  # a session of at most this many entries opens fully mounted
+SCREENS_FIRST = 3  # a larger one mounts this many screens of entries (by estimated height), more on scroll
+SCREENS_STEP = 2  # screens of entries mounted per scroll step (as many unmounted on the far side when full)
+LOAD_STEP = 40  # entries around a jump target (search)
+
+
+def item_text(item: Item) -> str:
+    """The searchable text of an item: what it says, its title, its arguments and output."""
+    payload = item.payload
+    parts = [payload.get("text"), payload.get("title"), payload.get("name"), payload.get("message")]
+    if item.kind in (K.TOOL, K.PLAN, K.PERMISSION):
+        import json
+
+        parts.append(json.dumps(payload, ensure_ascii=False, default=str)[:20000])
+    return " ".join(p for p in parts if isinstance(p, str))
 
 
 class Sentinel(Static):
@@ -132,7 +145,10 @@ class TranscriptView(VerticalScroll):
     def _extend_to_end(self) -> None:
         """Mount new entries at the bottom; while following, keep at most WINDOW_MAX mounted."""
         total = len(self.entries)
-        size = WINDOW_FIRST if self.hi == self.lo else WINDOW_MAX  # opening: only a few screens
+        if self.hi == self.lo:  # opening: everything if small, else a few screens' worth from the end
+            size = total if total <= OPEN_ALL else self._count_for_height(total, -1, SCREENS_FIRST)
+        else:
+            size = WINDOW_MAX
         new_lo = max(self.lo, total - size) if self.following else self.lo
         if new_lo >= self.hi:  # the window moves past everything mounted: start afresh
             self._unmount_range(self.lo, self.hi)
@@ -144,6 +160,29 @@ class TranscriptView(VerticalScroll):
         if widgets:
             self.mount_all(widgets, before=self.bottom)
         self.hi = total
+
+    def _estimated_height(self, entry: Entry) -> int:
+        """A rough height in lines, only to decide how many entries fill a few screens."""
+        if entry.kind == "group":
+            return 2
+        if entry.kind == "card":
+            return 24
+        item = self.layout_model.items[entry.item_keys[0]]
+        text = item.payload.get("text")
+        if isinstance(text, str):
+            width = max(20, (self.size.width or self.app.size.width) - 6)
+            return 2 + text.count("\n") + len(text) // width
+        return 4
+
+    def _count_for_height(self, start: int, direction: int, screens: float) -> int:
+        """How many entries from ``start`` (going up when ``direction`` is -1) fill ``screens`` screens."""
+        budget = screens * max(10, self.size.height or self.app.size.height)
+        count, index = 0, start + (direction if direction < 0 else 0)
+        while 0 <= index < len(self.entries) and budget > 0 and count < WINDOW_MAX:
+            budget -= self._estimated_height(self.entries[index])
+            count += 1
+            index += direction
+        return max(count, 1)
 
     def _build(self, entry: Entry) -> Widget:
         """A widget for an entry, from the layout's current state of its items."""
@@ -181,7 +220,7 @@ class TranscriptView(VerticalScroll):
         self._loading = True
         first = next((self.widgets[e.key] for e in self.entries[self.lo:self.hi] if e.key in self.widgets), None)
         before_y = first.virtual_region.y if first is not None else 0
-        new_lo = max(0, self.lo - LOAD_STEP)
+        new_lo = max(0, self.lo - self._count_for_height(self.lo, -1, SCREENS_STEP))
         widgets = [self._build(entry) for entry in self.entries[new_lo:self.lo]]
         self.mount_all(widgets, after=self.top)
         self.lo = new_lo
@@ -208,7 +247,7 @@ class TranscriptView(VerticalScroll):
         self._loading = True
         anchor = next((self.widgets[e.key] for e in reversed(self.entries[self.lo:self.hi]) if e.key in self.widgets), None)
         before_y = anchor.virtual_region.y if anchor is not None else 0
-        new_hi = min(total, self.hi + LOAD_STEP)
+        new_hi = min(total, self.hi + self._count_for_height(self.hi, 1, SCREENS_STEP))
         self.mount_all([self._build(entry) for entry in self.entries[self.hi:new_hi]], before=self.bottom)
         self.hi = new_hi
         if self.hi - self.lo > WINDOW_MAX:
@@ -236,6 +275,28 @@ class TranscriptView(VerticalScroll):
             self.hi = stop
             self._show_sentinels()
         return self.widgets.get(self.entries[index].key)
+
+    # -- search ---------------------------------------------------------------
+
+    def search(self, needle: str) -> list[int]:
+        """Indexes of the entries whose items mention ``needle`` (case-insensitive), built or not."""
+        needle = needle.casefold().strip()
+        if not needle:
+            return []
+        hits = []
+        for entry in self.entries:
+            for key in entry.item_keys:
+                if needle in item_text(self.layout_model.items[key]).casefold():
+                    hits.append(entry.index)
+                    break
+        return hits
+
+    def reveal(self, index: int) -> Widget | None:
+        """Mount the entry (and its neighbourhood) if needed, scroll it to the top and return its widget."""
+        widget = self.show_entry(index)
+        if widget is not None:
+            self.call_after_refresh(lambda: self.scroll_to_widget(widget, animate=False, top=True))
+        return widget
 
     def layout_model_entry(self, key: str) -> Entry:
         return self.layout_model.by_key[key]

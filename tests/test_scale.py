@@ -1,0 +1,68 @@
+"""Long sessions: a bounded window of mounted widgets, loading on scroll, search over unbuilt items."""
+
+from __future__ import annotations
+
+from kandev_tui.transcript import Item
+from kandev_tui.widgets.agent_message import AgentMessage
+from kandev_tui.widgets.transcript_view import WINDOW_MAX
+
+from .app_helpers import message_item, settle, stored_app, tool_item
+
+
+def long_session(count: int) -> list[Item]:
+    items = []
+    for i in range(count):
+        if i % 5 == 4:
+            items.append(tool_item(f"t{i}", name="read", title=f"Read file {i}"))
+        else:
+            items.append(message_item(i, f"Message number {i}."))
+    items[3] = message_item(3, "The needle is in an early message nobody has scrolled to.")
+    return items
+
+
+async def test_window_stays_bounded_while_scrolling_ten_thousand_items(tmp_path):
+    app = stored_app(tmp_path, long_session(10_000))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        view = app.view
+        total = len(view.entries)
+        assert total > 8000 and view.hi == total and view.lo > 0
+        assert len(view.widgets) < 60  # a few screens, not the session
+        assert view.top.display and "earlier" in str(view.top.render())
+        most = 0
+        for _ in range(40):  # scroll to the top, step by step: earlier entries load, the far side unloads
+            view.scroll_home(animate=False)
+            await pilot.pause(0.03)
+            most = max(most, len(view.widgets))
+        assert view.lo < total - 200  # it really went up
+        assert most <= WINDOW_MAX
+        assert len(list(view.query(AgentMessage))) <= WINDOW_MAX
+        await pilot.press("ctrl+end")
+        await pilot.pause(0.2)
+        assert view.hi == total and view.following
+
+
+async def test_search_finds_an_item_that_was_never_built(tmp_path):
+    app = stored_app(tmp_path, long_session(10_000))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        view = app.view
+        assert "message:3" not in view.widgets  # never built
+        await pilot.press("ctrl+f")
+        await pilot.press(*"needle", "enter")
+        await pilot.pause(0.3)
+        assert app.transcript_screen.hits == [3]
+        widget = view.widgets.get("message:3")
+        assert widget is not None and widget.is_mounted
+        assert view.lo <= 3 < view.hi
+        assert not view.following
+        await pilot.press("escape")
+        assert not app.transcript_screen.search_box.display
+
+
+async def test_search_in_tool_arguments_and_no_match(tmp_path):
+    app = stored_app(tmp_path, long_session(500))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.view.search("Read file 9") and app.view.search("read FILE 499")
+        assert app.view.search("nothing like this") == []
