@@ -146,6 +146,15 @@ def _rpc(proc, message: dict | str) -> None:
     proc.stdin.flush()
 
 
+def _await_reply(proc, replies: dict, request_id: int) -> None:
+    while request_id not in replies:
+        line = proc.stdout.readline()
+        assert line, f"server exited: {proc.stderr.read()}"
+        message = json.loads(line)
+        if "id" in message:
+            replies[message["id"]] = message
+
+
 def test_bad_json_rpc_never_kills_the_server(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "kandev_tui", "mcp", "--workspace", str(tmp_path)],
@@ -157,22 +166,13 @@ def test_bad_json_rpc_never_kills_the_server(tmp_path):
         _rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "no/such/method"})
         _rpc(proc, {"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
-        replies = {}
-        while 3 not in replies:
-            line = proc.stdout.readline()
-            assert line, f"server exited: {proc.stderr.read()}"
-            message = json.loads(line)
-            if "id" in message:
-                replies[message["id"]] = message
+        replies: dict = {}
+        _await_reply(proc, replies, 3)
         assert "result" in replies[3]
         _rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
         _rpc(proc, {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": TOOL_NAME, "arguments": "nope"}})
-        while 4 not in replies:
-            line = proc.stdout.readline()
-            assert line, f"server exited: {proc.stderr.read()}"
-            message = json.loads(line)
-            if "id" in message:
-                replies[message["id"]] = message
+        _await_reply(proc, replies, 4)
+        assert "error" in replies[2]  # an unknown method is an error, not a crash
         assert proc.poll() is None
     finally:
         proc.stdin.close()

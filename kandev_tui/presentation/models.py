@@ -130,6 +130,17 @@ def _array(item: Any, lo: int, hi: int, what: str) -> Any:
     return Annotated[list[item], BeforeValidator(_list_type), _list(lo, hi, what)]
 
 
+def _one_value_per_label(labels: list[str], series: list["Series"]) -> None:
+    """Each series has exactly one value per label (``series[1].values: 3 values for 4 labels``)."""
+    for index, one in enumerate(series):
+        if len(one.values) != len(labels):
+            raise PydanticCustomError(
+                "kt_sub",
+                "{sub}: " + f"{len(one.values)} values for {len(labels)} labels",
+                {"sub": f"series[{index}].values"},
+            )
+
+
 class Closed(BaseModel):
     """A closed, immutable contract object."""
 
@@ -206,13 +217,7 @@ class ChartBlock(Closed):
                 raise PydanticCustomError("kt_sub", "{sub}: is required with series", {"sub": "labels"})
             if self.series is None:
                 raise PydanticCustomError("kt_sub", "{sub}: is required with labels", {"sub": "series"})
-            for index, series in enumerate(self.series):
-                if len(series.values) != len(self.labels):
-                    raise PydanticCustomError(
-                        "kt_sub",
-                        "{sub}: " + f"{len(series.values)} values for {len(self.labels)} labels",
-                        {"sub": f"series[{index}].values"},
-                    )
+            _one_value_per_label(self.labels, self.series)
         return self
 
     @property
@@ -246,13 +251,7 @@ class ResolvedChart(Closed):
 
     @model_validator(mode="after")
     def _counts(self) -> "ResolvedChart":
-        for index, series in enumerate(self.series):
-            if len(series.values) != len(self.labels):
-                raise PydanticCustomError(
-                    "kt_sub",
-                    "{sub}: " + f"{len(series.values)} values for {len(self.labels)} labels",
-                    {"sub": f"series[{index}].values"},
-                )
+        _one_value_per_label(self.labels, self.series)
         return self
 
 
