@@ -293,3 +293,18 @@ async def test_card_lifecycle_states_drawn_by_the_host(tmp_path):
         app._receive_items([done])
         await settle(pilot)
         assert cards["tool:p"].state == "card" and cards["tool:p"].inner is not None and cards["tool:p"].inner.display
+
+
+async def test_stats_file_is_written_on_exit(tmp_path):
+    import json
+
+    path = tmp_path / "stats.json"
+    app = replay_app(tmp_path, stats_path=path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.view.check_charts()
+        await pilot.pause(0.1)
+        await app.action_quit()
+    counters = json.loads(path.read_text())
+    assert set(counters) == {"presentations_parsed", "charts_plotted", "plot_frames"}
+    assert counters["presentations_parsed"] == 4 and counters["charts_plotted"] >= 1

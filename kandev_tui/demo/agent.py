@@ -37,8 +37,8 @@ from kandev_tui import __version__
 DELAY = float(os.environ.get("KANDEV_DEMO_DELAY", "0.02"))
 TOOL = "show_rich_output_kandev"
 
-INTRO = """I'll check the build health of **demo-service**: read the latest report, look for open
-TODOs, run the tests, and then show you the numbers as charts.
+INTRO = """I'll check the build health of **demo-service**: read the latest report, look for HACK
+comments, run the tests, and then show you the numbers as charts.
 
 The report is written by the verification run:
 
@@ -239,7 +239,7 @@ class DemoAgent:
             await asyncio.sleep(DELAY * factor)
 
     async def _plan(self, session_id: str, done: int) -> None:
-        steps = ["Read the latest build report", "Search for open TODOs", "Run the test suite", "Summarise with charts"]
+        steps = ["Read the latest build report", "Search for HACK comments", "Run the test suite", "Summarise with charts"]
         entries = [helpers.plan_entry(step, priority="high" if i == 2 else "medium",
                                       status="completed" if i < done else "in_progress" if i == done else "pending")
                    for i, step in enumerate(steps)]
@@ -302,9 +302,9 @@ class DemoAgent:
         hits = []
         for path in sorted((cwd / "src").glob("*.py")) if (cwd / "src").is_dir() else []:
             for number, line in enumerate(path.read_text().splitlines(), start=1):
-                if "TODO" in line:
+                if "HACK" in line:
                     hits.append(f"src/{path.name}:{number}: {line.strip()}")
-        await self._tool(session_id, "search-1", "Search for TODO", "search", {"query": "TODO", "path": "src"},
+        await self._tool(session_id, "search-1", "Search for HACK", "search", {"query": "HACK", "path": "src"},
                          "\n".join(hits) or "no matches")
         await self._plan(session_id, 2)
         await self._tool(session_id, "exec-1", "pytest -q", "execute", {"command": "pytest -q", "cwd": str(cwd)},

@@ -2,7 +2,7 @@
 
 import time
 
-TOKEN_TTL = 3600  # TODO: make configurable
+TOKEN_TTL = 3600  # HACK: make configurable
 
 
 def expired(issued_at: float, now: float | None = None) -> bool:
