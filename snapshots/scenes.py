@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.app_helpers import bar_chart, message_item, replay_app, rich_item, settle, stored_app, tool_item
+from tests.app_helpers import message_item, replay_app, rich_item, settle, stored_app, tool_item
 
 from kandev_tui.transcript import Item
 from kandev_tui.widgets.chart_block import ChartBlock

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
-import sys
 
-import pytest
 
 from kandev_tui import stats
 from kandev_tui.renderers import Registry, Renderer
@@ -15,7 +12,6 @@ from kandev_tui.settings import SettingsStore
 from kandev_tui.transcript import Item
 from kandev_tui.widgets.agent_message import AgentMessage
 from kandev_tui.widgets.chart_block import ChartBlock
-from kandev_tui.widgets.permission import PermissionRequest
 from kandev_tui.widgets.presentation_card import PresentationCard
 from kandev_tui.widgets.tool_call import ToolCallView
 from kandev_tui.widgets.tool_card import ToolCard

@@ -178,10 +178,10 @@ async def test_data_view_is_a_table(tmp_path):
         chart.focus()
         await pilot.press("d")
         assert chart.has_class("data-view")
-        table = chart.query_one(".data").render()
-        text = "\n".join(line.text for line in app.console.render_lines(table, app.console.options.update(width=90))
-                         ) if False else str(table)
-        assert chart.query_one(".data").display
+        table = chart._last_table
+        assert [c.header for c in table.columns] == ["", "Total", "Cached"]
+        assert list(table.columns[0].cells) == ISO  # the original labels
+        assert list(table.columns[1].cells) == ["12.5", "0", ""] and list(table.columns[2].cells) == ["3", "4", "5"]
         await pilot.press("d")
         assert not chart.has_class("data-view")
 
@@ -233,10 +233,10 @@ async def test_file_preview_states(tmp_path):
     state, body, _ = await _preview_state(tmp_path / "b", ws, "big.txt")
     assert state == "ok"
     state, body, _ = await _preview_state(tmp_path / "c", ws, "bin.dat")
-    assert state == "binary"
+    assert state == "binary" and BINARY in body
     for name, path in (("d", "missing.txt"), ("e", "escape.txt"), ("f", "pipe.txt")):
         state, body, _ = await _preview_state(tmp_path / name, ws, path)
-        assert state == "unavailable", path
+        assert state == "unavailable" and body.strip() == UNAVAILABLE, path
 
 
 async def test_file_preview_reuses_and_retries(tmp_path):
@@ -274,6 +274,7 @@ async def test_clipped_notice(tmp_path):
     (tmp_path / "big.txt").write_text("y" * 2500)
     state, text, clipped = load_preview(Workspace(tmp_path), "big.txt", None)
     assert state == "ok" and len(text) == 2000 and clipped
+    assert CLIPPED == "Preview clipped."
     (tmp_path / "small.txt").write_text("y" * 2000)
     assert load_preview(Workspace(tmp_path), "small.txt", None)[2] is False
 

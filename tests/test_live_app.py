@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 
 from kandev_tui.acp import AgentOptions
 from kandev_tui.app import KandevApp

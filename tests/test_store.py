@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import sqlite3
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import pytest
 

@@ -12,10 +12,10 @@ The SDK is imported lazily, when an agent is started.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import os
 import signal
 import sys
-from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable
@@ -147,6 +147,8 @@ class AgentClient:
 
     async def start(self) -> None:
         """Spawn the agent, ``initialize`` and ``session/new``; AgentError (reported) on failure."""
+        # the SDK takes over a second to import: do it off the event loop, so the app keeps drawing
+        await asyncio.to_thread(importlib.import_module, "acp.connection")
         from acp.connection import Connection
 
         from .transport import LineTransport

@@ -14,7 +14,6 @@ as a real agent would). Codex-style and Claude-style MCP frames are both used.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
 from pathlib import Path

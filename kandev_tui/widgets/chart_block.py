@@ -277,6 +277,7 @@ class ChartBlock(Widget):
             for values in self.data.values:
                 row.append("" if values[index] is None else full_value(values[index]))
             table.add_row(*row)
+        self._last_table = table
         self._table.update(table)
 
     # -- reactions ------------------------------------------------------------------
