@@ -24,6 +24,7 @@ from kandev_tui.settings import SettingsStore
 from kandev_tui.sources import Source
 from kandev_tui.transcript.items import USAGE, SESSION_INFO, Item
 from kandev_tui.widgets.file_preview import FilePreview
+from kandev_tui.widgets.permission import PermissionRequest
 from kandev_tui.widgets.prompt_input import PromptInput
 from kandev_tui.widgets.transcript_view import TranscriptView
 
@@ -140,6 +141,8 @@ class KandevApp(App[int]):
         else:
             reason = "starting the agent…" if state == "starting" else ""
         screen.set_prompt_enabled(prompting, reason, read_only)
+        if prompting and (self.focused is None or isinstance(self.focused, PermissionRequest)):
+            screen.prompt.focus()  # the turn is over: typing goes to the prompt again
         waiting = getattr(self.source, "waiting_for", set())
         self.view.set_permissions_answerable(bool(waiting))
 

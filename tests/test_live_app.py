@@ -51,12 +51,19 @@ async def test_send_answer_permission_by_keyboard_and_finish(tmp_path, monkeypat
         await pilot.press("1")
         assert await wait_for(pilot, lambda: app.source.state == "idle")
         assert any(isinstance(m, PermissionRequest.Answered) and m.option_id == "allow" for m in messages)
+        assert app.focused is prompt  # after the turn, typing goes to the prompt again
+        await pilot.press(*"Plot my words", "enter")
+        from kandev_tui.widgets.user_message import UserMessage
+
+        assert await wait_for(pilot, lambda: len(app.view.query(UserMessage)) == 2 and app.source.state == "idle"
+                              and app.view.entries[-1].kind == "item" and "turn_end" in app.view.entries[-1].key)
         await app.action_quit()
     session = store.sessions()[0]
     items = store.items(session["id"])
     permission = next(i for i in items if i.kind == "permission")
     assert permission.payload["answer"]["option_id"] == "allow"
     assert items[-1].kind == "turn_end" and items[-1].payload["stop_reason"] == "end_turn"
+    assert [i.payload["text"] for i in items if i.kind == "user_message"] == ["Check the build", "Plot my words"]
     assert (tmp_path / "ws" / "reports" / "summary.md").exists()
 
 
