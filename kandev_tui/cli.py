@@ -305,6 +305,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from kandev_tui.runner import run_headless
     from kandev_tui.settings import SettingsStore
 
+    settings = SettingsStore()
     extra_servers = []
     if args.mcp_config:
         data, problem = _read_json(args.mcp_config)
@@ -318,12 +319,12 @@ def cmd_run(args: argparse.Namespace) -> int:
             return _fail(f"kandev-tui run: --mcp-config {args.mcp_config}: {exc}", EXIT_USAGE)
     options = AgentOptions(command=command, workspace=workspace.root.resolve(),
                            repos={k: v.resolve() for k, v in workspace.repos.items()},
-                           inject_guidance=not args.no_guidance and SettingsStore().settings.inject_guidance,
+                           inject_guidance=not args.no_guidance and settings.settings.inject_guidance,
                            init_timeout=args.init_timeout, extra_mcp_servers=extra_servers)
     record = Path(args.record).expanduser() if args.record else None
     if not args.headless:
         return _run_app(args, store, lambda on_items, on_state: _live_source(options, store, on_items, on_state, record),
-                        initial_prompt=args.prompt)
+                        initial_prompt=args.prompt, settings=settings)
     try:
         code, reason, _session = run_headless(options, args.prompt, store, record=record, permission=args.permission)
     finally:
@@ -408,7 +409,8 @@ def _live_source(options: Any, store: Any, on_items: Any, on_state: Any, record:
     return LiveSource(options, store, on_items, on_state, record=record)
 
 
-def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt: str | None = None) -> int:
+def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt: str | None = None,
+             settings: Any = None) -> int:
     """Open the app on a source; the store is closed when it ends."""
     if not sys.stdout.isatty() and not os.environ.get("KANDEV_TUI_FORCE_APP"):
         store.close()
@@ -418,7 +420,7 @@ def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt:
     from kandev_tui.settings import SettingsStore
 
     _log_to_file(Path(getattr(store, "path", Path.cwd() / "x")).parent / "logs" / "kandev-tui.log")
-    settings = SettingsStore()
+    settings = settings or SettingsStore()
     try:
         app = KandevApp(factory, settings_store=settings, initial_prompt=initial_prompt,
                         stats_path=Path(args.stats).expanduser() if args.stats else None)
@@ -454,10 +456,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if isinstance(store, str):
         return _fail(store, EXIT_USAGE)
     workspace = prepare_workspace()
+    settings = SettingsStore()
     options = AgentOptions(command=agent_command(), workspace=workspace,
-                           inject_guidance=SettingsStore().settings.inject_guidance)
+                           inject_guidance=settings.settings.inject_guidance)
     return _run_app(args, store, lambda on_items, on_state: _live_source(options, store, on_items, on_state),
-                    initial_prompt="Check the build health of demo-service and show me the numbers.")
+                    initial_prompt="Check the build health of demo-service and show me the numbers.", settings=settings)
 
 
 def cmd_open(args: argparse.Namespace) -> int:

@@ -38,7 +38,6 @@ class Source:
     title: str = ""
     agent_name: str = ""
     workspace: Path | None = None
-    repos: dict[str, Path] = {}
     can_prompt: bool = False
     read_only_reason: str = ""
     session_id: str | None = None
@@ -47,6 +46,7 @@ class Source:
         self.on_items = on_items
         self.on_state = on_state
         self.state = "idle"
+        self.repos: dict[str, Path] = {}
 
     def _set_state(self, state: str, detail: str = "") -> None:
         self.state = state

@@ -15,7 +15,6 @@ from typing import Any
 
 from kandev_tui.transcript import items as K
 from kandev_tui.transcript.items import Item
-from kandev_tui.transcript.tools import summarize
 
 from .registry import Registry, Renderer, _leaf
 
@@ -121,6 +120,3 @@ class Layout:
         self.by_key[entry.key] = entry
         self.entry_of[item.key] = entry
         return entry
-
-    def tool_summary(self, key: str) -> dict[str, Any]:
-        return summarize(self.items[key].payload)

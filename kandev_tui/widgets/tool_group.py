@@ -56,13 +56,6 @@ class ToolGroup(EntryWidget):
         if self.expanded and self.is_mounted:
             self._sync_calls()
 
-    def remove_call(self, key: str) -> None:
-        self.items.pop(key, None)
-        for view in self._calls.query(ToolCallView):
-            if view.item.key == key:
-                view.remove()
-        self._draw_header()
-
     def _draw_header(self) -> None:
         text = Text.assemble(("▾ " if self.expanded else "▸ ", "bold"), (self.summary, ""), "  ")
         for item in self.items.values():
