@@ -30,10 +30,12 @@ async def test_window_stays_bounded_while_scrolling_ten_thousand_items(tmp_path)
         assert len(view.widgets) < 60  # a few screens, not the session
         assert view.top.display and "earlier" in str(view.top.render())
         most = 0
-        for _ in range(40):  # scroll to the top, step by step: earlier entries load, the far side unloads
+        for _ in range(400):  # scroll to the top, step by step: earlier entries load, the far side unloads
             view.scroll_home(animate=False)
             await pilot.pause(0.03)
             most = max(most, len(view.widgets))
+            if view.lo < total - 600:  # a condition, not a number of rounds: a loaded machine is slower
+                break
         assert view.lo < total - 200  # it really went up
         assert most <= WINDOW_MAX
         assert len(list(view.query(AgentMessage))) <= WINDOW_MAX
