@@ -83,6 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
         "demo", help="open the app on the built-in demo agent (offline, no API key)",
         description="Start the built-in demo agent on a fresh copy of its sample workspace and send its first "
                     "prompt, so you see streaming Markdown, tool groups, a permission request and native charts.")
+    demo.add_argument("--scenario", choices=("build", "fleet"), default="build",
+                      help="build: a build-health check with charts (default); fleet: an operations session whose "
+                           "MCP tools render as the fleet cards (entity, health, tables, metrics, timelines)")
     _add_app_options(demo)
 
     open_ = commands.add_parser("open", help="open a stored session in the app (read-only)",
@@ -455,12 +458,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
     store = _open_store(args)
     if isinstance(store, str):
         return _fail(store, EXIT_USAGE)
+    from kandev_tui.demo import SCENARIOS
+
     workspace = prepare_workspace()
     settings = SettingsStore()
-    options = AgentOptions(command=agent_command(), workspace=workspace,
+    options = AgentOptions(command=agent_command(args.scenario), workspace=workspace,
                            inject_guidance=settings.settings.inject_guidance)
     return _run_app(args, store, lambda on_items, on_state: _live_source(options, store, on_items, on_state),
-                    initial_prompt="Check the build health of demo-service and show me the numbers.", settings=settings)
+                    initial_prompt=SCENARIOS[args.scenario], settings=settings)
 
 
 def cmd_open(args: argparse.Namespace) -> int:

@@ -26,7 +26,7 @@ class Settings(BaseModel):
 
     theme: str = Field("textual-dark", description="The colour theme")
     chart_animation: bool = Field(True, description="Charts animate in once when first drawn")
-    card_limit: int = Field(8, ge=1, le=100, description="Cards shown per turn before further ones fold into the tool group")
+    card_limit: int = Field(16, ge=1, le=100, description="Cards shown per turn before further ones fold into the tool group")
     inject_guidance: bool = Field(True, description="Prepend the rich-output guidance to an agent's first prompt")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.app_helpers import message_item, replay_app, rich_item, settle, stored_app, tool_item
+from tests.app_helpers import fleet_item, message_item, replay_app, rich_item, settle, stored_app, tool_item
 
 from kandev_tui.transcript import Item
 from kandev_tui.widgets.chart_block import ChartBlock
@@ -107,7 +107,56 @@ async def inspect_chart(pilot) -> None:
     await park(pilot, chart)
 
 
+FLEET_ERRORS = {
+    "entity_card": 'Entity not found: "bad"', "health_summary": "scope \"prod-us\" is not visible to this agent",
+    "lxc_list": "host pve-9 is unreachable", "entity_table": "unknown tier \"gpu\"",
+    "knowledge_results": "knowledge index is rebuilding, try again in a minute",
+    "metric_chart": "no metric named \"p99_latency\"", "blast_radius": 'Entity not found: "bad"',
+    "change_log": "since must be within the last 30 days", "fleet_snapshot": "snapshot store timed out after 30 s",
+}
+FLEET_EMPTY = {
+    "health_summary": {"healthy": 0, "degraded": 0, "down": 0}, "lxc_list": {"lxcs": []},
+    "entity_table": {"entities": []}, "knowledge_results": {"results": []},
+    "metric_chart": {"metric": "p95_latency_ms", "buckets": []}, "blast_radius": {"root": "cache-01", "impacted": []},
+    "change_log": {"entries": []}, "fleet_snapshot": {"healthy": 0, "degraded": 0, "down": 0},
+}
+
+
+def fleet_items(renderer_id: str) -> list[Item]:
+    """One renderer in its four states: skeleton, error, empty, card (demo data, lists trimmed to fit 80x24)."""
+    from kandev_tui.demo import fleet
+    from kandev_tui.renderers.fleet import PACK
+
+    step = next(s for s in fleet.STEPS if isinstance(s[3], dict) and s[3].get("__renderer") == renderer_id)
+    _, tool, arguments, result, _ = step
+    result = {key: value[:5] if isinstance(value, list) and key != "buckets" else value for key, value in result.items()}
+    if renderer_id == "knowledge_results":
+        result["results"] = result["results"][:1]
+    other_tool = PACK[renderer_id][0][-1]
+    return [
+        fleet_item("s", tool, arguments=arguments, status="pending"),
+        fleet_item("e", tool, FLEET_ERRORS[renderer_id], arguments={"slug": "bad"}, status="error", codex=True),
+        fleet_item("m", other_tool, FLEET_EMPTY.get(renderer_id), arguments=arguments),
+        fleet_item("c", tool, result, arguments=arguments, codex=True),
+    ]
+
+
+def fleet_fallback_items() -> list[Item]:
+    return [
+        message_item(1, "Results the pack does not draw fall back to the generic display:"),
+        fleet_item("a", "get_entity", {"name": "web-02 (no slug)", "status": "ok"}, arguments={"slug": "web-02"}),
+        fleet_item("b", "get_topology", {"__renderer": "topology_graph", "nodes": 7}),
+        fleet_item("c", "ping_service", {"reachable": True}, codex=True),
+        fleet_item("d", "fleet_digest", {"__renderer": "health_summary", "healthy": 9, "degraded": 1, "down": 0}),
+    ]
+
+
 def make(scene: str, tmp_path: Path, theme: str):
+    if scene.startswith("fleet_"):
+        from kandev_tui.renderers import Registry
+
+        items = fleet_fallback_items() if scene == "fleet_fallbacks" else fleet_items(scene[len("fleet_"):])
+        return stored_app(tmp_path, items, theme=theme, registry=Registry.from_entry_points())
     if scene in ("demo_top", "demo_chart", "demo_end"):
         return replay_app(tmp_path, theme=theme)
     if scene in ("states", "group_expanded"):

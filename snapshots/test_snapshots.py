@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from .scenes import RUN_BEFORE, make
+from .scenes import RUN_BEFORE, at_end, make
 
 SIZES = [(80, 24), (120, 40), (45, 30)]
 THEMES = ["textual-dark", "textual-light"]
@@ -18,3 +18,14 @@ THEMES = ["textual-dark", "textual-light"]
 @pytest.mark.parametrize("scene", ["demo_top", "demo_chart", "demo_end", "states", "group_expanded", "blocks"])
 def test_scene(snap_compare, tmp_path, scene, size, theme):
     assert snap_compare(make(scene, tmp_path, theme), terminal_size=size, run_before=RUN_BEFORE[scene])
+
+
+FLEET = ["entity_card", "health_summary", "lxc_list", "entity_table", "knowledge_results", "metric_chart",
+         "blast_radius", "change_log", "fleet_snapshot", "fallbacks"]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (45, 30)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("renderer", FLEET)
+def test_fleet_renderer(snap_compare, tmp_path, renderer, size):
+    """Each fleet renderer in its four states (skeleton, error, empty, card), and the fallbacks; following the end."""
+    assert snap_compare(make(f"fleet_{renderer}", tmp_path, "textual-dark"), terminal_size=size, run_before=at_end)

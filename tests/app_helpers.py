@@ -81,3 +81,30 @@ def bar_chart(title: str, labels=("api", "web"), series=(("Count", (42, 7)),)) -
     return {"version": 1, "title": title, "blocks": [{
         "type": "chart", "chart_type": "bar", "title": title, "summary": f"Summary of {title}.",
         "labels": list(labels), "series": [{"label": l, "values": list(v)} for l, v in series]}]}
+
+
+def fleet_item(call_id: str, tool: str, result=None, *, arguments=None, status="complete", codex=False,
+               turn=1) -> Item:
+    """An operations MCP call as agents report it: Claude-style (title ``mcp__fleet__tool``, text blocks)
+    or Codex-style (an MCP name and a result with structured content)."""
+    import json
+
+    text = result if isinstance(result, str) else json.dumps(result)
+    if result is None:
+        output = None
+    elif status == "error":
+        output = {"error": text} if codex else [{"type": "text", "text": text}]
+    elif codex:
+        output = {"content": [{"type": "text", "text": text}],
+                  **({"structuredContent": result} if isinstance(result, dict) else {})}
+    else:
+        output = [{"type": "text", "text": text}]
+    if codex:
+        payload = {"tool_call_id": call_id, "name": f"fleet/{tool}", "kind": "execute", "mcp": True,
+                   "title": f"mcp.fleet.{tool}", "input": arguments or {}, "output": output, "status": status,
+                   "parent_id": None, "turn": turn}
+    else:
+        payload = {"tool_call_id": call_id, "name": "other", "kind": "other", "mcp": False,
+                   "title": f"mcp__fleet__{tool}", "input": {"kind": "other", "raw_input": arguments or {}},
+                   "output": output, "status": status, "parent_id": None, "turn": turn}
+    return Item(f"tool:{call_id}", "tool_call", turn, payload, status=status, tool_call_id=call_id, final=True)

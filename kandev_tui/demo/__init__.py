@@ -20,8 +20,15 @@ def prepare_workspace(destination: str | Path | None = None) -> Path:
     return target
 
 
-def agent_command() -> list[str]:
+SCENARIOS = {
+    "build": "Check the build health of demo-service and show me the numbers.",
+    "fleet": "The web tier is slow. Check the fleet and tell me why.",
+}
+
+
+def agent_command(scenario: str = "build") -> list[str]:
     """The command line that starts the demo agent with this interpreter."""
     import sys
 
-    return [sys.executable, "-m", "kandev_tui.demo.agent"]
+    command = [sys.executable, "-m", "kandev_tui.demo.agent"]
+    return command if scenario == "build" else [*command, "--scenario", scenario]

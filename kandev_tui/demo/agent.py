@@ -14,6 +14,7 @@ as a real agent would). Codex-style and Claude-style MCP frames are both used.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 from pathlib import Path
@@ -174,7 +175,8 @@ class McpLink:
 class DemoAgent:
     """A plain class the SDK routes to by method name (deliberately not an ``acp.Agent`` subclass)."""
 
-    def __init__(self) -> None:
+    def __init__(self, scenario: str = "build") -> None:
+        self.scenario = scenario
         self._conn: Any = None
         self._sessions: dict[str, dict[str, Any]] = {}
         self._cancelled: set[str] = set()
@@ -210,7 +212,8 @@ class DemoAgent:
         self._cancelled.discard(session_id)
         state["turns"] += 1
         text = "".join(getattr(block, "text", "") for block in prompt)
-        script = self._first_turn if state["turns"] == 1 else self._later_turn
+        first = self._fleet_turn if self.scenario == "fleet" else self._first_turn
+        script = first if state["turns"] == 1 else self._later_turn
         try:
             await script(session_id, state, text)
         except _Cancelled:
@@ -324,6 +327,61 @@ class DemoAgent:
         await self._plan(session_id, 4)
         await self._stream(session_id, CLOSING)
 
+    async def _fleet_call(self, session_id: str, step: tuple[str, str, dict[str, Any], Any, str], codex: bool) -> None:
+        """One operations MCP tool call, reported Codex-style or Claude-style with its bundled result."""
+        call_id, tool, arguments, result, status = step
+        if codex:
+            start = helpers.start_tool_call(call_id, f"mcp.fleet.{tool}", kind="execute", status="in_progress",
+                                            raw_input={"server": "fleet", "tool": tool, "arguments": arguments})
+            start.field_meta = {"is_mcp_tool_call": True}
+        else:
+            start = helpers.start_tool_call(call_id, f"mcp__fleet__{tool}", kind="other", status="pending",
+                                            raw_input=arguments)
+        await self._send(session_id, start)
+        await self._pause(10)
+        text = result if isinstance(result, str) else json.dumps(result)
+        mcp_result: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": status == "failed"}
+        if isinstance(result, dict):
+            mcp_result["structuredContent"] = result
+        if codex:
+            output: Any = {"error": text, "result": None} if status == "failed" else {"error": None, "result": mcp_result}
+        else:
+            output = mcp_result["content"]
+        await self._send(session_id, helpers.update_tool_call(call_id, status=status, raw_output=output))
+
+    async def _fleet_turn(self, session_id: str, state: dict[str, Any], text: str) -> None:
+        from . import fleet
+
+        await self._stream(session_id, "An operations question: start wide (snapshot, health), then narrow to the "
+                                        "degraded service before touching anything.", thought=True)
+        await self._stream(session_id, fleet.INTRO)
+        for index, step in enumerate(fleet.STEPS):
+            if step[0] == "f-metrics":
+                await self._stream(session_id, fleet.MIDDLE)
+            await self._fleet_call(session_id, step, codex=index % 2 == 1)
+        await self._ask_to_execute(session_id, fleet.PERMISSION_STEP)
+        await self._stream(session_id, fleet.CLOSING)
+
+    async def _ask_to_execute(self, session_id: str, step: tuple[str, str, dict[str, Any]]) -> None:
+        call_id, tool, arguments = step
+        await self._send(session_id, helpers.start_tool_call(call_id, f"mcp__fleet__{tool}", kind="execute",
+                                                             status="pending", raw_input=arguments))
+        options = [PermissionOption(option_id="allow", name="Allow once", kind="allow_once"),
+                   PermissionOption(option_id="reject", name="Reject", kind="reject_once")]
+        response = await self._conn.request_permission(
+            session_id=session_id, options=options,
+            tool_call=ToolCallUpdate(tool_call_id=call_id, title=f"{tool}: {arguments['command']} on {arguments['target']}",
+                                     kind="execute"))
+        if getattr(response.outcome, "option_id", None) == "allow":
+            await self._send(session_id, helpers.update_tool_call(
+                call_id, status="completed", raw_output=[{"type": "text", "text": "execution queued as exec-4812; "
+                                                          "db-replica started, replication lag 0 s"}]))
+        else:
+            await self._send(session_id, helpers.update_tool_call(
+                call_id, status="failed", raw_output={"error": "Permission denied by the user"}))
+        if session_id in self._cancelled:
+            raise _Cancelled
+
     async def _ask_to_write(self, session_id: str, cwd: Path) -> None:
         call_id = "edit-1"
         await self._send(session_id, helpers.start_tool_call(
@@ -375,7 +433,10 @@ class _Cancelled(Exception):
 
 
 async def main() -> None:
-    agent = DemoAgent()
+    scenario = "build"
+    if "--scenario" in sys.argv[1:-1]:
+        scenario = sys.argv[sys.argv.index("--scenario") + 1]
+    agent = DemoAgent(scenario)
     try:
         await run_agent(agent)
     finally:

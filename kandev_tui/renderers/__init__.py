@@ -1,5 +1,10 @@
-"""Tool renderers: the registry and the built-in renderers (rich output first)."""
+"""Tool renderers: the registry and the built-in renderers (rich output first).
 
-from .registry import GROUP, Registry, Renderer, renderer_id_of
+The public API for a renderer pack: :class:`Renderer` (what a pack's entry point
+names), :class:`ResultShapeError` (raise it for a result you do not understand)
+and :func:`tool_result` (a call's result as JSON, whatever the agent wrapped it in).
+"""
 
-__all__ = ["GROUP", "Registry", "Renderer", "renderer_id_of"]
+from .registry import GROUP, Registry, Renderer, ResultShapeError, renderer_id_of, tool_result
+
+__all__ = ["GROUP", "Registry", "Renderer", "ResultShapeError", "renderer_id_of", "tool_result"]

@@ -46,7 +46,7 @@ def tool_label(payload: dict[str, Any]) -> str:
 class Layout:
     """Places items into entries, incrementally, as they arrive and change."""
 
-    def __init__(self, registry: Registry, card_limit: int = 8) -> None:
+    def __init__(self, registry: Registry, card_limit: int = 16) -> None:
         self.registry = registry
         self.card_limit = card_limit
         self.entries: list[Entry] = []
@@ -57,6 +57,7 @@ class Layout:
         self._group_of_run: dict[int, Entry] = {}
         self._cards_in_turn: dict[int, int] = {}
         self._last_was_tool = False
+        self.rebuilt: list[tuple[str, Entry]] = []  # (old key, entry) whose widget must be rebuilt; the view drains it
 
     def cards_in_run(self, run: int) -> int:
         return sum(1 for e in self.entries if e.run == run and e.kind == "card")
@@ -81,6 +82,8 @@ class Layout:
         self.items[item.key] = item
         existing = self.entry_of.get(item.key)
         if existing is not None:
+            if existing.kind == "group" and item.kind == K.TOOL and item.status not in ("pending", "in_progress", None):
+                return self._maybe_promote(existing, item)
             return existing, False
         if item.kind in NOT_IN_FLOW:
             return None, False
@@ -107,6 +110,42 @@ class Layout:
         group = Entry(f"group:{item.key}", "group", item.turn, self._run, [item.key])
         self._group_of_run[self._run] = group
         return self._add(group, item), True
+
+    def _maybe_promote(self, group: Entry, item: Item) -> tuple[Entry, bool]:
+        """A grouped call whose result names a renderer (``__renderer``) leaves the group for a card.
+
+        The order matches what placing the finished call directly gives (as opening the stored
+        session does): the first member's card takes the group's place and the rest of the group
+        follows it; a later member's card comes after the group.
+        """
+        renderer = self._renderer_for(item)
+        if renderer is None or not (renderer.stands_alone or self._cards_in_turn.get(item.turn, 0) < self.card_limit):
+            return group, False
+        if not renderer.stands_alone:
+            self._cards_in_turn[item.turn] = self._cards_in_turn.get(item.turn, 0) + 1
+        rest = [key for key in group.item_keys if key != item.key]
+        if group.item_keys[0] == item.key:
+            old_key = group.key
+            del self.by_key[old_key]
+            group.key, group.kind, group.item_keys, group.renderer = item.key, "card", [item.key], renderer
+            self.by_key[item.key] = group
+            self.rebuilt.append((old_key, group))
+            card = group
+            if self._group_of_run.get(group.run) is group:
+                del self._group_of_run[group.run]
+            if rest:
+                follower = Entry(f"group:{rest[0]}", "group", self.items[rest[0]].turn, group.run, rest)
+                follower.index = len(self.entries)
+                self.entries.append(follower)
+                self.by_key[follower.key] = follower
+                for key in rest:
+                    self.entry_of[key] = follower
+                self._group_of_run[group.run] = follower
+            return card, False
+        group.item_keys = rest
+        self.rebuilt.append((group.key, group))
+        card = Entry(item.key, "card", item.turn, group.run, [item.key], renderer)
+        return self._add(card, item), True
 
     def _renderer_for(self, item: Item) -> Renderer | None:
         try:

@@ -61,20 +61,47 @@ class Renderer:
         return False
 
 
-def renderer_id_of(call: dict[str, Any]) -> str | None:
-    """The ``__renderer`` key of an object result (also inside an MCP result's structured content)."""
-    output = call.get("output")
-    for candidate in (output, (output or {}).get("structuredContent") if isinstance(output, dict) else None):
-        if isinstance(candidate, dict) and isinstance(candidate.get("__renderer"), str):
-            return candidate["__renderer"]
-    if isinstance(output, dict) and isinstance(output.get("content"), list):
-        texts = [b.get("text") for b in output["content"] if isinstance(b, dict) and isinstance(b.get("text"), str)]
-        if any("__renderer" in text for text in texts):  # parse only what can match
-            from kandev_tui.presentation.stored import extract_result
+class ResultShapeError(ValueError):
+    """Raised by a renderer's widget factory (or ``update_item``) for a result it does not understand.
 
-            parsed = extract_result(output)
-            if isinstance(parsed, dict) and isinstance(parsed.get("__renderer"), str):
-                return parsed["__renderer"]
+    The host then shows the call with the generic display, quietly: a result of an
+    unexpected shape is not a bug in the renderer.
+    """
+
+
+def tool_result(call: dict[str, Any]) -> Any:
+    """A tool call's result as JSON: MCP ``structuredContent`` first, then text content parsed as JSON,
+    then a JSON string, then an ``{error, result}`` wrapper unwrapped (contract spec §6.3)."""
+    from kandev_tui.presentation.stored import extract_result
+
+    return extract_result(call.get("output"))
+
+
+def _mentions_renderer(value: Any, depth: int = 0) -> bool:
+    """Whether ``__renderer`` can be in a result, without parsing or serialising it."""
+    if isinstance(value, str):
+        return "__renderer" in value
+    if depth > 4:
+        return False
+    if isinstance(value, dict):
+        return "__renderer" in value or any(
+            _mentions_renderer(value[key], depth + 1)
+            for key in ("structuredContent", "structured_content", "content", "result", "text") if key in value)
+    if isinstance(value, list):
+        return any(_mentions_renderer(inner, depth + 1) for inner in value[:64])
+    return False
+
+
+def renderer_id_of(call: dict[str, Any]) -> str | None:
+    """The ``__renderer`` key of an object result, wherever the agent put the result (see :func:`tool_result`)."""
+    output = call.get("output")
+    if isinstance(output, dict) and isinstance(output.get("__renderer"), str):
+        return output["__renderer"]
+    if not _mentions_renderer(output):
+        return None
+    parsed = tool_result(call)
+    if isinstance(parsed, dict) and isinstance(parsed.get("__renderer"), str):
+        return parsed["__renderer"]
     return None
 
 

@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Static
 
+from kandev_tui.renderers.registry import ResultShapeError, _leaf
 from kandev_tui.transcript.items import Item
 
 from .base import EntryWidget, safe_text
@@ -51,12 +52,14 @@ class StateRow(Static):
     """
 
     def show(self, item: Item, state: str) -> None:
-        name = call_title(item.payload)
+        title = name = call_title(item.payload)
+        if name.startswith("mcp__") or (" " not in name and ("/" in name or "." in name)):
+            name = _leaf(name)  # mcp__fleet__get_entity / fleet/get_entity → get_entity
         mark, style = status_mark(item.status)
         self.set_class(state == "error", "error")
         if state == "skeleton":
             key = key_argument(item.payload)
-            self.update(Text.assemble((f"{mark} ", style), (name, "bold"), ("  " + key if key and key != name else "", "dim")))
+            self.update(Text.assemble((f"{mark} ", style), (name, "bold"), ("  " + key if key and key not in (name, title) else "", "dim")))
         elif state == "error":
             self.update(Text.assemble(("✖ ", "bold red"), (name, "bold"), ": ", safe_text(_error_text(item))[:500]))
         elif state == "cancelled":
@@ -78,7 +81,8 @@ class ToolCard(EntryWidget):
         super().__init__(classes="entry card")
         self.key = item.key
         self.renderer = renderer
-        self.failed = False
+        self.failed = False  # the renderer raised: a bug, logged with its traceback
+        self.fallback = False  # the renderer did not understand the result
         self._item = item
         self.inner: EntryWidget | ToolCallView | None = None
         self.row: StateRow | None = None
@@ -98,6 +102,8 @@ class ToolCard(EntryWidget):
     def _make_inner(self) -> None:
         try:
             self.inner = self.renderer.widget(self._item)
+        except ResultShapeError as exc:
+            self._fall_back(exc)
         except Exception:  # noqa: BLE001
             self._fail("building")
 
@@ -108,6 +114,12 @@ class ToolCard(EntryWidget):
             self.row.show(self._item, state)
         if self.inner is not None:
             self.inner.display = state == "card"
+
+    def _fall_back(self, exc: ResultShapeError) -> None:
+        log.info("renderer %s does not understand the result of %s (%s); using the generic display",
+                 self.renderer.id, self._item.key, str(exc).splitlines()[0] if str(exc) else "no detail")
+        self.fallback = True
+        self.inner = ToolCallView(self._item)
 
     def _fail(self, when: str) -> None:
         log.exception("renderer %s failed while %s %s; using the generic display", self.renderer.id, when, self._item.key)
@@ -125,9 +137,12 @@ class ToolCard(EntryWidget):
         self._show_state()
         try:
             self.inner.update_item(item)
-        except Exception:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001
             old = self.inner
-            self._fail("updating")
+            if isinstance(exc, ResultShapeError):
+                self._fall_back(exc)
+            else:
+                self._fail("updating")
             if old is not None and old.is_mounted:
                 old.remove()
             self.mount(self.inner)

@@ -91,7 +91,7 @@ class TranscriptView(VerticalScroll):
             super().__init__()
             self.item = item
 
-    def __init__(self, registry: Registry, card_limit: int = 8, **kwargs) -> None:
+    def __init__(self, registry: Registry, card_limit: int = 16, **kwargs) -> None:
         super().__init__(**kwargs)
         self.layout_model = Layout(registry, card_limit)
         self.widgets: dict[str, Widget] = {}  # entry key → widget
@@ -126,6 +126,9 @@ class TranscriptView(VerticalScroll):
                 continue
             if entry.kind == "group":
                 touched_groups.add(entry.key)
+            if self.layout_model.rebuilt:
+                self._rebuild_changed()
+                continue
             widget = self.widgets.get(entry.key)
             if widget is not None and not is_new:
                 widget.update_item(item)
@@ -203,6 +206,17 @@ class TranscriptView(VerticalScroll):
                     self.call_after_refresh(widget.focus)
         self.widgets[entry.key] = widget
         return widget
+
+    def _rebuild_changed(self) -> None:
+        """Entries the layout reshaped (a grouped call promoted to a card): rebuild the mounted ones in place."""
+        for old_key, entry in self.layout_model.rebuilt:
+            old = self.widgets.pop(old_key, None)
+            if old is None or not old.is_mounted:
+                continue
+            new = self._build(entry)
+            self.mount(new, after=old)
+            old.remove()
+        self.layout_model.rebuilt.clear()
 
     def _unmount_range(self, start: int, stop: int) -> None:
         doomed = [self.widgets.pop(e.key) for e in self.entries[start:stop] if e.key in self.widgets]
