@@ -328,3 +328,27 @@ def test_fleet_results_in_the_demo_are_valid_json_for_their_tools():
         json.dumps(arguments)
         if isinstance(result, dict) and result.get("__renderer") in PACK and status == "completed":
             model_for(result["__renderer"]).model_validate(result)
+
+
+async def test_the_guide_example_works_as_written(tmp_path):
+    """docs/renderers.md's example, run as written: a card on success, the generic display on a wrong shape."""
+    import re
+    import types
+    from pathlib import Path
+
+    from kandev_tui.renderers import Renderer
+
+    guide = (Path(__file__).parents[1] / "docs" / "renderers.md").read_text()
+    code = re.findall(r"```python\n(.*?)```", guide, re.S)[1]
+    module = types.ModuleType("guide_example")
+    exec(compile(code, "docs/renderers.md", "exec"), module.__dict__)  # noqa: S102 - our own documentation
+    renderer = Renderer(id="deploy_card", widget=module.deploy_widget, tool_names=frozenset({"get_deploy"}),
+                        renderer_ids=frozenset({"deploy_card"}))
+    items = [fleet_item("a", "get_deploy", {"service": "api", "version": "1.2"}),
+             fleet_item("b", "get_deploy", {"nothing": "useful"})]
+    app = stored_app(tmp_path, items, registry=Registry([renderer]))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        cards = list(app.view.query(ToolCard))
+        assert cards[0].inner.content.plain == "api → 1.2" and not cards[0].fallback
+        assert cards[1].fallback and isinstance(cards[1].inner, ToolCallView)

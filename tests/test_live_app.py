@@ -94,3 +94,39 @@ async def test_agent_that_cannot_start_shows_an_error(tmp_path):
         assert app.transcript_screen.prompt.disabled
         texts = [getattr(w, "searchable_text", "") for w in app.view.children]
         assert any("Could not start the agent" in t for t in texts)
+
+
+async def test_fleet_scenario_live_matches_the_stored_session(tmp_path, monkeypatch):
+    """The demo agent's operations session, live: fleet cards (one promoted from the group by its
+    __renderer id), the error and empty states, the folded host checks; reopened from the store it
+    lays out the same."""
+    from kandev_tui.renderers import Registry
+    from kandev_tui.renderers.layout import Layout
+    from kandev_tui.widgets.tool_card import ToolCard
+
+    monkeypatch.setenv(DELAY_ENV, "0")
+    store = Store(tmp_path / "s.db")
+    options = AgentOptions(command=agent_command("fleet"), workspace=prepare_workspace(tmp_path / "ws"))
+    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state),
+                    settings_store=settings_at(tmp_path, chart_animation=False))
+    app.animation_level = "none"
+    async with app.run_test(size=(100, 40)) as pilot:
+        assert await wait_for(pilot, lambda: app.source.state == "idle")
+        app.transcript_screen.prompt.focus()
+        await pilot.press(*"why is web slow", "enter")
+        assert await wait_for(pilot, lambda: any(w.answerable for w in app.view.query(PermissionRequest)))
+        await pilot.press("1")
+        assert await wait_for(pilot, lambda: app.source.state == "idle" and "turn_end" in app.view.entries[-1].key)
+        live = [(e.kind, e.item_keys, e.renderer.id if e.renderer else None) for e in app.view.entries]
+        cards = {card.key: card for card in app.view.query(ToolCard)}
+        assert cards["tool:f-digest"].renderer.id == "health_summary" and cards["tool:f-digest"].state == "card"
+        assert cards["tool:f-bad"].state == "error" and cards["tool:f-kb-empty"].state == "card"
+        assert not any(card.failed for card in cards.values())
+        await app.action_quit()
+    session = store.sessions()[0]
+    stored = Layout(Registry.from_entry_points(), 16)
+    for item in store.items(session["id"]):
+        stored.place(item)
+    assert [(e.kind, e.item_keys, e.renderer.id if e.renderer else None) for e in stored.entries] == live
+    groups = [keys for kind, keys, _ in live if kind == "group"]
+    assert ["tool:f-topo", "tool:f-host-cache-01", "tool:f-host-lb-edge", "tool:f-log", "tool:f-exec"] in groups

@@ -252,7 +252,7 @@ def metric_chart(result: M.MetricSeriesResult) -> Any:
     if result.is_empty:
         return Text(f"{plain(result.metric, 120)}: no data in this window.", style="dim italic")
     values = result.values
-    head = Text.assemble((plain(result.metric, 120), "bold"), (unit, "dim"), "  ",
+    head = Text.assemble((plain(result.metric, 120), "bold"), (f" ({unit.strip()})" if unit else "", "dim"), "  ",
                          (f"{len(result.buckets)} buckets · min {_number(min(values))} · max {_number(max(values))} · "
                           f"last {_number(values[-1])}", "dim"))
     same_day = len({b.t.date() for b in result.buckets}) == 1
