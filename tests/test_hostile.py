@@ -8,7 +8,7 @@ from kandev_tui.sanitize import visible
 from kandev_tui.transcript import Item
 from kandev_tui.widgets.permission import PermissionRequest
 
-from .app_helpers import message_item, rich_item, settle, stored_app, tool_item
+from .app_helpers import fleet_item, message_item, rich_item, settle, stored_app, tool_item
 
 HOSTILE = [
     "[@click=app.quit]click me[/]",
@@ -42,6 +42,15 @@ def hostile_items(text: str) -> list[Item]:
              status="pending", tool_call_id="x"),
         rich_item("r", doc),
         Item("error:6", "error", 1, {"message": text, "stderr": [text]}),
+        fleet_item("f1", "get_entity", {"slug": text[:500] or "s", "type": text[:500] or "t", "state": text[:200],
+                                        "attributes": {text[:200]: text, "ip": text[:200]}}),
+        fleet_item("f2", "list_entities", {"entities": [{"slug": text[:500] or "s", "type": text[:200],
+                                                         "state": text[:200]}]}),
+        fleet_item("f3", "search_knowledge", {"results": [{"title": text[:500] or "t", "excerpt": text,
+                                                           "tags": [text[:100]]}]}),
+        fleet_item("f4", "get_change_history", {"entries": [{"at": "2026-11-30T10:00:00Z", "summary": text,
+                                                             "actor": text[:200], "entity": text[:500]}]}, codex=True),
+        fleet_item("f5", "get_entity", text, status="error"),
     ]
 
 
@@ -52,6 +61,10 @@ async def test_hostile_text_is_shown_inert(tmp_path, text):
         await settle(pilot)
         app.view.check_charts()
         await pilot.pause(0.1)
+        from kandev_tui.widgets.tool_card import ToolCard
+
+        fleet = [c for c in app.view.query(ToolCard) if c.key.startswith("tool:f")]
+        assert len(fleet) == 5 and not any(c.fallback or c.failed for c in fleet)  # drawn by the cards themselves
         svg = app.export_screenshot()
         for char in CONTROL:
             assert char not in svg
