@@ -338,6 +338,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
+    from kandev_tui.jsonutil import dumps
+
     from datetime import datetime
 
     from kandev_tui.sanitize import visible
@@ -349,7 +351,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     store.close()
     if args.json:
         for row in with_rows:
-            print(json.dumps(row, ensure_ascii=False))
+            print(dumps(row))
         return EXIT_OK
     if not with_rows:
         print("No stored sessions yet. Start one with: kandev-tui run --headless --prompt TEXT -- AGENT_CMD")
@@ -364,6 +366,8 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from kandev_tui.jsonutil import dumps
+
     store = _open_store(args)
     if isinstance(store, str):
         return _fail(store, EXIT_USAGE)
@@ -375,9 +379,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     finally:
         store.close()
     if args.format == "json":
-        text = json.dumps({"session": session, "items": [i.to_json() for i in items]}, ensure_ascii=False, indent=2) + "\n"
+        text = dumps({"session": session, "items": [i.to_json() for i in items]}, indent=2) + "\n"
     elif args.format == "jsonl":
-        text = "".join(json.dumps(i.to_json(), ensure_ascii=False) + "\n" for i in items)
+        text = "".join(dumps(i.to_json()) + "\n" for i in items)
     else:
         from kandev_tui.transcript.export import session_markdown
 
@@ -390,6 +394,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_transcript(args: argparse.Namespace) -> int:
+    from kandev_tui.jsonutil import dumps
+
     from kandev_tui.transcript import RecordingError
     from kandev_tui.transcript.replay import items_from_recording
 
@@ -402,7 +408,7 @@ def cmd_transcript(args: argparse.Namespace) -> int:
     except OSError as exc:
         return _fail(f"kandev-tui transcript: {args.file}: {exc.strerror or exc}", EXIT_USAGE)
     for item in items:
-        print(json.dumps(item.to_json(), ensure_ascii=False, separators=(",", ":")))
+        print(dumps(item.to_json(), separators=(",", ":")))
     return EXIT_OK
 
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import json
+
 import sys
 from pathlib import Path
 from typing import IO, Any
 
 from kandev_tui.acp import AgentClient, AgentError, AgentOptions, headless_permission_policy
 from kandev_tui.transcript import Item, RecordingWriter, Store
+from kandev_tui.jsonutil import dumps
 from kandev_tui.transcript.items import SESSION_INFO, TURN_END
 from kandev_tui.transcript.pipeline import Pipeline
 
@@ -25,7 +26,7 @@ class ItemPrinter:
         for item in items:
             if not item.final:
                 continue
-            line = json.dumps(item.to_json(), ensure_ascii=False, separators=(",", ":"))
+            line = dumps(item.to_json(), separators=(",", ":"))
             if self._printed.get(item.key) != line:
                 self._printed[item.key] = line
                 self.out.write(line + "\n")

@@ -10,75 +10,92 @@ from kandev_tui.widgets.permission import PermissionRequest
 
 from .app_helpers import fleet_item, message_item, rich_item, settle, stored_app, tool_item
 
-HOSTILE = [
-    "[@click=app.quit]click me[/]",
-    "[bold red]not bold[/]",
-    "\x1b]0;pwned title\x07",
-    "\x1b]52;c;cGFzdGU=\x07",
-    "\x1b[2J\x1b[H",
-    "\x1bP+q544e\x1b\\",
-    "\x9b31m",
-    "before\u202eeman.exe",
-    "zero\u200bwidth",
-    "\x1b]8;;file:///etc/passwd\x1b\\link\x1b]8;;\x1b\\",
-]
-CONTROL = ["\x1b", "\x07", "\x9b", "\u202e", "\u200b"]
+from .hostile_corpus import CORPUS, NEVER_SHOWN
+
+NAMES = list(CORPUS)
+BATCH = 5  # strings per app run: each string goes into every field (13 items), all mounted at once
 
 
-def hostile_items(text: str) -> list[Item]:
-    doc = {"version": 1, "title": text[:120] or "t", "description": text, "blocks": [
-        {"type": "chart", "chart_type": "bar", "title": text[:120] or "t", "summary": text or "s",
+def hostile_items(text: str, n: int = 0) -> list[Item]:
+    doc = {"version": 1, "title": text[:120] or "t", "description": text[:2000], "blocks": [
+        {"type": "chart", "chart_type": "bar", "title": text[:120] or "t", "summary": text[:500] or "s",
          "labels": [text[:120] or "x", "ok"], "series": [{"label": text[:120] or "s", "values": [1, 2]}]},
-        {"type": "metrics", "items": [{"label": text[:120] or "l", "value": text[:200] or "v", "detail": text}]},
-        {"type": "file", "path": "notes.txt", "title": text[:120], "caption": text}]}
+        {"type": "metrics", "items": [{"label": text[:120] or "l", "value": text[:200] or "v", "detail": text[:200]}]},
+        {"type": "file", "path": "notes.txt", "title": text[:120], "caption": text[:500]}]}
     return [
-        Item("user:1", "user_message", 1, {"text": text}),
-        Item("thought:2", "thought", 1, {"text": text}),
-        Item("plan:3", "plan", 1, {"entries": [{"content": text, "status": "pending"}]}),
-        message_item(4, text),
-        tool_item("t", title=text, output=text),
-        Item("permission:5", "permission", 1, {"tool_call": {"toolCallId": "x", "title": text},
-                                               "options": [{"optionId": "a", "name": text, "kind": "allow_once"}]},
-             status="pending", tool_call_id="x"),
-        rich_item("r", doc),
-        Item("error:6", "error", 1, {"message": text, "stderr": [text]}),
-        fleet_item("f1", "get_entity", {"slug": text[:500] or "s", "type": text[:500] or "t", "state": text[:200],
-                                        "attributes": {text[:200]: text, "ip": text[:200]}}),
-        fleet_item("f2", "list_entities", {"entities": [{"slug": text[:500] or "s", "type": text[:200],
-                                                         "state": text[:200]}]}),
-        fleet_item("f3", "search_knowledge", {"results": [{"title": text[:500] or "t", "excerpt": text,
-                                                           "tags": [text[:100]]}]}),
-        fleet_item("f4", "get_change_history", {"entries": [{"at": "2026-11-30T10:00:00Z", "summary": text,
-                                                             "actor": text[:200], "entity": text[:500]}]}, codex=True),
-        fleet_item("f5", "get_entity", text, status="error"),
+        Item(f"user:{n}1", "user_message", 1, {"text": text}),
+        Item(f"thought:{n}2", "thought", 1, {"text": text}),
+        Item(f"plan:{n}3", "plan", 1, {"entries": [{"content": text, "status": "pending"}]}),
+        message_item(n * 100 + 4, text),
+        tool_item(f"t{n}", title=text, output=text),
+        Item(f"permission:{n}5", "permission", 1, {"tool_call": {"toolCallId": f"x{n}", "title": text},
+                                                   "options": [{"optionId": "a", "name": text, "kind": "allow_once"}]},
+             status="pending", tool_call_id=f"x{n}"),
+        rich_item(f"r{n}", doc),
+        Item(f"error:{n}6", "error", 1, {"message": text, "stderr": [text]}),
+        fleet_item(f"f1-{n}", "get_entity", {"slug": text[:500] or "s", "type": text[:500] or "t", "state": text[:200],
+                                             "attributes": {text[:200]: text, "ip": text[:200]}}),
+        fleet_item(f"f2-{n}", "list_entities", {"entities": [{"slug": text[:500] or "s", "type": text[:200],
+                                                              "state": text[:200]}]}),
+        fleet_item(f"f3-{n}", "search_knowledge", {"results": [{"title": text[:500] or "t", "excerpt": text,
+                                                                "tags": [text[:100]]}]}),
+        fleet_item(f"f4-{n}", "get_change_history", {"entries": [{"at": "2026-11-30T10:00:00Z", "summary": text,
+                                                                  "actor": text[:200], "entity": text[:500]}]},
+                   codex=True),
+        fleet_item(f"f5-{n}", "get_entity", text, status="error"),
+        fleet_item(f"f6-{n}", text[:200] or "t", {"__renderer": "health_summary", "healthy": 1, "degraded": 0,
+                                                   "down": 0}),  # an agent-named tool drawn by a card
     ]
 
 
-@pytest.mark.parametrize("text", HOSTILE, ids=range(len(HOSTILE)))
-async def test_hostile_text_is_shown_inert(tmp_path, text):
-    app = stored_app(tmp_path, hostile_items(text))
+def drawn_text(app) -> str:
+    """Every line every mounted widget draws (not only what fits on the screen)."""
+    from textual.geometry import Region
+
+    lines = []
+    for widget in app.screen.walk_children():
+        if widget.display and widget.size.area:
+            for strip in widget.render_lines(Region(0, 0, widget.size.width, widget.size.height)):
+                lines.append("".join(segment.text for segment in strip))
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("start", range(0, len(NAMES), BATCH), ids=lambda i: ",".join(NAMES[i:i + BATCH]))
+async def test_hostile_text_is_shown_inert(tmp_path, start):
+    from kandev_tui.widgets.tool_card import ToolCard
+
+    names = NAMES[start:start + BATCH]
+    items = [item for n, name in enumerate(names) for item in hostile_items(CORPUS[name], n)]
+    app = stored_app(tmp_path, items, card_limit=100)  # every card drawn, none folded
     async with app.run_test(size=(100, 60)) as pilot:
         await settle(pilot)
         app.view.check_charts()
         await pilot.pause(0.1)
-        from kandev_tui.widgets.tool_card import ToolCard
-
+        assert len(app.view.widgets) == len(app.view.entries)  # everything is mounted and drawn
         fleet = [c for c in app.view.query(ToolCard) if c.key.startswith("tool:f")]
-        assert len(fleet) == 5 and not any(c.fallback or c.failed for c in fleet)  # drawn by the cards themselves
-        svg = app.export_screenshot()
-        for char in CONTROL:
-            assert char not in svg
-        if text.startswith("[@click"):
+        assert len(fleet) == 6 * len(names) and not any(c.fallback or c.failed for c in fleet)
+        drawn = drawn_text(app) + app.export_screenshot()
+        for char in NEVER_SHOWN:
+            assert char not in drawn, (repr(char), names)
+        for request in app.view.query(PermissionRequest):
             from textual.widgets import Button
 
-            button = app.view.query_one(PermissionRequest).query_one(Button)
-            assert "[@click=app.quit]" in button.label.plain and not button.label.spans  # literal text
-        request = app.view.query_one(PermissionRequest)
-        request.set_answerable(True)
-        request.focus()
-        await pilot.press("1")
-        await pilot.pause()
+            for button in request.query(Button):
+                assert not button.label.spans or all(not str(span.style).startswith("@") for span in button.label.spans)
+        for request in app.view.query(PermissionRequest):
+            request.set_answerable(True)
+            request.focus()
+            await pilot.press("1")
+            await pilot.pause()
         assert app.is_running  # nothing the agent wrote quit the app
+        await pilot.press("f1")  # and it still answers keys
+        await pilot.pause()
+        assert app.screen is not app.transcript_screen
+
+
+def test_the_corpus_is_large_enough_and_covers_every_family():
+    assert len(CORPUS) >= 50
+    assert all(any(char in CORPUS[name] for name in CORPUS) for char in NEVER_SHOWN)
 
 
 def test_visible_shows_every_escape_family():

@@ -116,3 +116,18 @@ def test_default_path_from_environment(tmp_path, monkeypatch):
 
     monkeypatch.setenv("KANDEV_TUI_DB", str(tmp_path / "x.db"))
     assert default_db_path() == tmp_path / "x.db"
+
+
+def test_lone_surrogates_are_stored_exactly(tmp_path):
+    """JSON escapes like "\\ud800" from an agent decode to strings UTF-8 cannot encode: stored and read back as sent."""
+    import json
+
+    from kandev_tui.jsonutil import dumps
+
+    text = json.loads('"bad \\ud800 and \\udfff bytes, caf\\u00e9"')
+    store = Store(tmp_path / "s.db")
+    session = store.create_session(title=text)
+    store.upsert_items(session, [Item("message:1", "agent_message", 1, {"text": text}, final=True)])
+    assert store.items(session)[0].payload["text"] == text
+    assert store.session(session)["title"] == "bad \ufffd and \ufffd bytes, café"  # a display string: made valid
+    assert json.loads(dumps({"t": text})) == {"t": text} and "café" in dumps({"t": "café"})

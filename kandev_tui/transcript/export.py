@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import json
+
 import re
 from datetime import datetime, timezone
 from typing import Any, Iterable
 
 from kandev_tui.sanitize import visible
+
+from kandev_tui.jsonutil import dumps
 
 from . import items as K
 from .items import Item
@@ -86,7 +88,7 @@ def item_markdown(item: Item) -> str | None:
         shell = payload.get("shell") or {}
         output = shell.get("stdout") if shell else payload.get("output")
         if output not in (None, "", [], {}):
-            body = output if isinstance(output, str) else json.dumps(output, indent=2, ensure_ascii=False)
+            body = output if isinstance(output, str) else dumps(output, indent=2)
             text += "\n\n" + _fence(body[:4000] + ("\n…" if len(body) > 4000 else ""))
         return text
     if item.kind == K.PERMISSION:

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Iterator
 
+from kandev_tui.jsonutil import dumps
+
 IN, OUT, LOCAL = "in", "out", "local"
 RAW_PREFIX = 4096  # characters of a non-JSON line kept in a frame
 
@@ -62,7 +64,7 @@ class RecordingWriter:
         self._handle: IO[str] = open(self.path, "w", encoding="utf-8")
 
     def write(self, frame: Frame) -> None:
-        self._handle.write(json.dumps(frame.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n")
+        self._handle.write(dumps(frame.to_json(), separators=(",", ":")) + "\n")
         self._handle.flush()
 
     def close(self) -> None:

@@ -20,6 +20,8 @@ import uuid
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from kandev_tui.jsonutil import dumps
+
 from .items import Item
 
 SCHEMA_VERSION = 1
@@ -56,6 +58,16 @@ CREATE INDEX items_by_kind ON items(session_id, kind);
 MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1}
 
 
+def _column(value: Any) -> Any:
+    """A text column as UTF-8 can hold it: lone surrogates (from JSON escapes) become U+FFFD."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in value)
+    return value
+
+
 class StoreError(Exception):
     """The database cannot be used; the message says why and what to do."""
 
@@ -71,7 +83,7 @@ def default_db_path() -> Path:
 
 
 def _dumps(payload: Any) -> str:
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    return dumps(payload, separators=(",", ":"))
 
 
 class Store:
@@ -135,7 +147,7 @@ class Store:
         self._db.execute(
             "INSERT INTO sessions (id, title, agent_command, workspace, created, updated, state, recording) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (session_id, title, _dumps(agent_command or []), workspace, now, now, state, recording),
+            (session_id, _column(title), _dumps(agent_command or []), _column(workspace), now, now, state, recording),
         )
         return session_id
 
@@ -146,7 +158,7 @@ class Store:
             return
         columns = ", ".join(f"{k} = ?" for k in sets)
         self._db.execute(f"UPDATE sessions SET {columns}, updated = ? WHERE id = ?",
-                         (*sets.values(), time.time(), session_id))
+                         (*map(_column, sets.values()), time.time(), session_id))
 
     def session(self, session_id: str) -> dict[str, Any] | None:
         rows = self._session_rows("WHERE s.id = ? OR s.id LIKE ?", (session_id, f"{session_id}%"))

@@ -270,12 +270,12 @@ class ChartBlock(Widget):
     def _draw_table(self) -> None:
         table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
         table.add_column("")
-        for label in self.data.series_labels:
-            table.add_column(safe_text(label, keep_newlines=False), justify="right")
+        for label in self.data.series_labels:  # Text, never str: Rich reads strings in tables as markup
+            table.add_column(Text(safe_text(label, keep_newlines=False)), justify="right")
         for index, label in enumerate(self.data.labels):
-            row = [safe_text(label, keep_newlines=False)]
+            row = [Text(safe_text(label, keep_newlines=False))]
             for values in self.data.values:
-                row.append("" if values[index] is None else full_value(values[index]))
+                row.append(Text("" if values[index] is None else full_value(values[index])))
             table.add_row(*row)
         self._last_table = table
         self._table.update(table)

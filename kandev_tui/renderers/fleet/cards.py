@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ValidationError
 from textual.binding import Binding
+from textual.content import Content
 from textual.widgets import Static
 
 from kandev_tui.renderers import ResultShapeError, tool_result
@@ -19,7 +20,7 @@ from kandev_tui.renderers.registry import _leaf
 from kandev_tui.transcript.items import Item
 
 from . import draw as D
-from .models import EntityListResult
+from .models import EntityListResult, without_surrogates
 
 
 def parse(model: type[BaseModel], item: Item) -> BaseModel:
@@ -28,7 +29,7 @@ def parse(model: type[BaseModel], item: Item) -> BaseModel:
     if not isinstance(result, dict):
         raise ResultShapeError(f"expected a JSON object, got {type(result).__name__}")
     try:
-        return model.model_validate(result)
+        return model.model_validate(without_surrogates(result))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "result"
@@ -61,7 +62,7 @@ class FleetCard(Static):
         self.renderer_id = renderer_id
         self.result = parse(model, item)
         self.item = item
-        self.border_title = self._title(item)
+        self.border_title = Content(self._title(item))  # Content, not str: a str title is parsed as markup
         self._text = ""
 
     @staticmethod

@@ -31,6 +31,11 @@ def plain(value: Any, limit: int = 500) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def cell(value: Any, limit: int = 500) -> Text:
+    """Agent text for a table cell: a ``Text``, never a string (Rich parses strings in cells as markup)."""
+    return Text(plain(value, limit))
+
+
 def dot(health: str) -> Text:
     return Text(HEALTH_MARK[health], style=HEALTH_STYLE[health])
 
@@ -141,7 +146,7 @@ class FitTable:
         table = Table(box=box.SIMPLE_HEAD, expand=True, pad_edge=False, show_edge=False, padding=(0, 1))
         for index in shown:
             header, min_width, ratio = self.columns[index]
-            table.add_column(header, no_wrap=True, overflow="ellipsis", min_width=min_width, ratio=ratio or None)
+            table.add_column(Text(header), no_wrap=True, overflow="ellipsis", min_width=min_width, ratio=ratio or None)
         for row in self.rows:
             table.add_row(*[row[i] for i in shown])
         yield table
@@ -150,7 +155,7 @@ class FitTable:
 def lxc_list(result: M.LxcListResult) -> Any:
     if result.is_empty:
         return Text("No LXCs.", style="dim italic")
-    rows = [[plain(lxc.name, 120), plain(lxc.host, 80), plain(lxc.ip, 60), health_word(lxc.health), plain(lxc.status, 40)]
+    rows = [[cell(lxc.name, 120), cell(lxc.host, 80), cell(lxc.ip, 60), health_word(lxc.health), cell(lxc.status, 40)]
             for lxc in result.lxcs[:MAX_SHOWN]]
     table = FitTable([("name", 10, 3), ("host", 6, 2), ("IP", 11, 2), ("health", 10, 0), ("status", 7, 2)], rows,
                      keep=[0, 3, 4, 2, 1])
@@ -178,7 +183,7 @@ def entity_table(result: M.EntityListResult, column: str = "slug", descending: b
     if result.is_empty:
         return Text("No entities.", style="dim italic")
     headers = [sort_label(name, descending) if name == column else name for name in ENTITY_COLUMNS]
-    rows = [[plain(row.slug, 120), plain(row.type, 40), health_word(row.health), plain(row.state, 40)]
+    rows = [[cell(row.slug, 120), cell(row.type, 40), health_word(row.health), cell(row.state, 40)]
             for row in sort_entities(list(result.entities), column, descending)[:MAX_SHOWN]]
     table = FitTable([(headers[0], 10, 3), (headers[1], 8, 2), (headers[2], 10, 0), (headers[3], 8, 2)], rows,
                      keep=[0, 2, 1, 3])
@@ -264,9 +269,10 @@ def metric_chart(result: M.MetricSeriesResult) -> Any:
         top = max(abs(v) for v in values) or 1
         for bucket in result.buckets:
             if bucket.value is None:
-                table.add_row(_stamp(bucket.t, same_day), Text("no data", style="dim italic"), "")
+                table.add_row(Text(_stamp(bucket.t, same_day)), Text("no data", style="dim italic"), Text(""))
             else:
-                table.add_row(_stamp(bucket.t, same_day), _Bar(abs(bucket.value) / top), _number(bucket.value) + unit)
+                table.add_row(Text(_stamp(bucket.t, same_day)), _Bar(abs(bucket.value) / top),
+                              Text(_number(bucket.value) + unit))
         return Group(head, table)
     span = Text(f"{_stamp(result.buckets[0].t, same_day)} → {_stamp(result.buckets[-1].t, same_day)}", style="dim")
     return Group(head, Sparkline([b.value for b in result.buckets]), span)
@@ -327,7 +333,7 @@ def change_log(result: M.ChangeLogResult) -> Any:
         if entry.entity:
             text.append(plain(entry.entity, 80) + " ", style="italic")
         text.append(plain(entry.summary, 400))
-        table.add_row(_stamp(entry.at, same_day), "●" if index == len(shown) - 1 else "│", text)
+        table.add_row(Text(_stamp(entry.at, same_day)), Text("●" if index == len(shown) - 1 else "│"), text)
     if len(entries) > MAX_SHOWN:
         return Group(more(len(entries) - MAX_SHOWN, "earlier changes"), table)
     return table

@@ -35,6 +35,24 @@ HEALTHS = ("healthy", "degraded", "down", "unknown")
 MAX_ROWS = 500
 
 
+def without_surrogates(value: Any, depth: int = 0) -> Any:
+    """``value`` with lone surrogates (JSON ``"\\ud800"``, invalid UTF-8 on the way in) as U+FFFD, which
+    pydantic would otherwise refuse as "not a valid string"."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in value)
+    if depth > 50:
+        return value
+    if isinstance(value, dict):
+        return {without_surrogates(k, depth + 1): without_surrogates(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [without_surrogates(v, depth + 1) for v in value]
+    return value
+
+
 def _health(value: Any) -> str:
     if value is None:
         return "unknown"

@@ -1,0 +1,21 @@
+"""JSON text that can always be written as UTF-8.
+
+Agents may send JSON string escapes for lone surrogates (``"\\ud800"``); Python decodes them
+into strings that cannot be encoded as UTF-8. :func:`dumps` keeps non-ASCII text readable and
+falls back to ASCII escapes only for such values, so they are stored and printed exactly
+(``json.loads`` gives the same string back) instead of failing.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def dumps(value: Any, **options: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, **options)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value, ensure_ascii=True, **options)
+    return text
