@@ -76,3 +76,62 @@ def test_demo_in_a_real_terminal(tmp_path, size):
         time.sleep(1.5)
     finally:
         tmux.close()
+
+
+def hostile_recording(path: Path) -> Path:
+    """The demo recording with every escape-family string of the corpus streamed as Markdown, a thought and a tool title."""
+    import json
+
+    from .app_helpers import DEMO_RECORDING
+    from .hostile_corpus import CORPUS
+
+    lines = DEMO_RECORDING.read_text().splitlines()
+    end = next(i for i, line in enumerate(lines) if '"stopReason"' in line)
+    extra = []
+    for n, (name, text) in enumerate(CORPUS.items()):
+        if len(text) > 2000:
+            continue
+        updates = [{"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": f"\n\n{name}: {text}"}},
+                   {"sessionUpdate": "tool_call", "toolCallId": f"h{n}", "title": text[:200] or "t", "kind": "execute",
+                    "status": "completed", "rawInput": {"command": text}, "rawOutput": {"stdout": text}}]
+        for update in updates:
+            extra.append(json.dumps({"t": 1790000004.5, "dir": "in", "msg": {
+                "jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "demo-1", "update": update}}}))
+    extra.append(json.dumps({"t": 1790000004.6, "dir": "in", "msg": {"jsonrpc": "2.0", "method": "session/update", "params": {
+        "sessionId": "demo-1", "update": {"sessionUpdate": "agent_message_chunk",
+                                          "content": {"type": "text", "text": "\n\nHOSTILE-DONE"}}}}}))
+    path.write_text("\n".join(lines[:end] + extra + lines[end:]) + "\n")
+    return path
+
+
+def test_hostile_replay_leaves_the_terminal_alone(tmp_path):
+    """OSC title, OSC 52 clipboard, hyperlinks, DCS… replayed into a real tmux pane: the pane title and the paste
+    buffer are unchanged and the app still answers keys. A control run proves tmux would have shown both."""
+    env = {"KANDEV_TUI_DB": str(tmp_path / "s.db"), "KANDEV_TUI_CONFIG": str(tmp_path / "c.toml"),
+           "TERM": "xterm-256color", "PYTHONHASHSEED": "0"}
+    recording = hostile_recording(tmp_path / "hostile.jsonl")
+    control = Tmux(80, 24, "sleep 0.5; printf '\\033]2;pwned\\007\\033]52;c;cHduZWQ=\\007'", {})
+    try:
+        control._run("set-option", "-g", "set-clipboard", "on")
+        time.sleep(1.5)
+        assert control._run("display", "-p", "-t", "t", "#{pane_title}").strip() == "pwned"
+        assert "pwned" in control._run("show-buffer")
+    finally:
+        control.close()
+    tmux = Tmux(100, 30, f"{KANDEV} replay {recording}", env)  # set-clipboard is set long before it draws
+    try:
+        tmux._run("set-option", "-g", "set-clipboard", "on")
+        tmux._run("select-pane", "-t", "t", "-T", "kandev-title")
+        tmux._run("set-buffer", "clean-buffer")
+        tmux.wait_for("HOSTILE-DONE")
+        time.sleep(1.0)
+        assert tmux._run("display", "-p", "-t", "t", "#{pane_title}").strip() == "kandev-title"
+        assert tmux._run("show-buffer").strip() == "clean-buffer"
+        assert tmux._run("list-buffers").count("\n") == 1
+        tmux.keys("F1")
+        tmux.wait_for("kandev-tui keys")
+        tmux.keys("Escape")
+        tmux.keys("C-q")
+        time.sleep(1.0)
+    finally:
+        tmux.close()
