@@ -110,6 +110,11 @@ class LiveSource(Source):
             self.agent_name = name
         self._set_state("idle", "")
 
+    def _set_state(self, state: str, detail: str = "") -> None:
+        if self.pipeline is not None:
+            self.pipeline.flush()  # what led to the new state is stored and shown first
+        super()._set_state(state, detail)
+
     def _items(self, items: list[Item]) -> None:
         for item in items:
             if item.kind == SESSION_INFO and isinstance(item.payload.get("title"), str) and item.payload["title"]:

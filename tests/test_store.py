@@ -131,3 +131,24 @@ def test_lone_surrogates_are_stored_exactly(tmp_path):
     assert store.items(session)[0].payload["text"] == text
     assert store.session(session)["title"] == "bad \ufffd and \ufffd bytes, café"  # a display string: made valid
     assert json.loads(dumps({"t": text})) == {"t": text} and "café" in dumps({"t": "café"})
+
+
+async def test_live_frames_are_committed_in_batches(tmp_path):
+    """10,000 chunks fed one by one inside the event loop: a handful of transactions, every chunk stored, in order."""
+    import asyncio
+
+    from kandev_tui.transcript.frames import IN, Frame
+    from kandev_tui.transcript.pipeline import Pipeline
+
+    store = Store(tmp_path / "s.db")
+    session = store.create_session(title="flood")
+    seen: list[int] = []
+    pipeline = Pipeline(store, session, listener=lambda items: seen.append(len(items)))
+    for index in range(10_000):
+        pipeline.feed(Frame.now(IN, {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": {
+            "sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": f"c{index} "}}}}))
+    assert pipeline.commits == 0  # nothing written while the loop is busy feeding
+    await asyncio.sleep(0.2)  # the batch timer fires once the loop is free
+    assert pipeline.commits == 1 and seen == [1]
+    pipeline.close()
+    assert store.items(session)[0].payload["text"] == "".join(f"c{i} " for i in range(10_000))

@@ -3,16 +3,29 @@
 Used identically by a live run (the ACP client calls :meth:`Pipeline.feed`
 for every frame) and by a replay (frames read from a recording), so both
 store and show the same items.
+
+Live frames are recorded and normalised at once, but stored and shown in
+batches: within an event loop, the items a frame changed wait up to
+:data:`BATCH_SECONDS` (or :data:`BATCH_ITEMS` items) and are then committed in
+one transaction, the last state of each item winning. A fast agent's 50,000
+chunks therefore cost a few dozen commits of the growing message, not 50,000.
+:meth:`Pipeline.flush` commits at once (the live source calls it whenever a
+turn ends or the agent stops).
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Callable, Iterable
 
 from .frames import Frame, RecordingWriter
 from .items import Item
 from .normalize import Normalizer
 from .store import Store
+
+
+BATCH_SECONDS = 0.05
+BATCH_ITEMS = 512
 
 
 class Pipeline:
@@ -27,10 +40,47 @@ class Pipeline:
         loader = (lambda key: store.item_payload(session_id, key)) if store is not None and session_id else None
         self.normalizer = Normalizer(loader=loader)
         self.frames = 0
+        self.commits = 0
+        self._dirty: dict[str, Item] = {}
+        self._timer: asyncio.TimerHandle | None = None
 
     def feed(self, frame: Frame) -> list[Item]:
-        """One frame: recorded, normalised, committed, then shown."""
-        return self.feed_many((frame,))
+        """One frame: recorded and normalised now; committed and shown with the rest of its batch."""
+        self.frames += 1
+        if self.recording is not None:
+            self.recording.write(frame)
+        changed = self.normalizer.feed(frame)
+        for item in changed:
+            self._dirty[item.key] = item  # first appearance keeps its place (the store's order), last state wins
+        if not self._dirty:
+            return changed
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None or len(self._dirty) >= BATCH_ITEMS:
+            self.flush()
+        elif self._timer is None:
+            self._timer = loop.call_later(BATCH_SECONDS, self.flush)
+        return changed
+
+    def flush(self) -> None:
+        """Commit and show every item changed since the last batch, in one transaction."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if not self._dirty:
+            return
+        batch = list(self._dirty.values())
+        self._dirty.clear()
+        self._commit(batch)
+
+    def _commit(self, changed: list[Item]) -> None:
+        if self.store is not None and self.session_id is not None:
+            self.store.upsert_items(self.session_id, changed)
+            self.commits += 1
+        for listener in self.listeners:
+            listener(changed)
 
     def feed_many(self, frames: Iterable[Frame]) -> list[Item]:
         """A batch of frames in one store transaction (the last state of each item wins)."""
@@ -40,14 +90,13 @@ class Pipeline:
             if self.recording is not None:
                 self.recording.write(frame)
             changed.extend(self.normalizer.feed(frame))
+        self.flush()  # anything fed one by one before comes first
         if changed:
-            if self.store is not None and self.session_id is not None:
-                self.store.upsert_items(self.session_id, changed)
-            for listener in self.listeners:
-                listener(changed)
+            self._commit(changed)
         return changed
 
     def close(self) -> None:
+        self.flush()
         if self.recording is not None:
             self.recording.close()
             self.recording = None

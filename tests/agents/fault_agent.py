@@ -1,7 +1,7 @@
 """A misbehaving ACP agent for fault tests: raw JSON-RPC over stdio, one fault per mode.
 
 usage: python fault_agent.py MODE
-modes: exit-mid-turn, garbage, no-init, huge-line, ignore-cancel, slow-stream
+modes: exit-mid-turn, garbage, no-init, huge-line, ignore-cancel, slow-stream [N], flood [N], hang-tool
 """
 
 import json
@@ -22,6 +22,7 @@ def chunk(session, text):
 
 
 def main():
+    waiting = None  # hang-tool: the prompt that is answered only when cancelled
     for line in sys.stdin:
         message = json.loads(line)
         method, request_id = message.get("method"), message.get("id")
@@ -52,6 +53,16 @@ def main():
                 for index in range(int(sys.argv[2]) if len(sys.argv) > 2 else 400):
                     chunk(session, f"w{index} ")
                     time.sleep(0.005)
+            if MODE == "flood":  # as fast as the pipe takes them
+                for index in range(int(sys.argv[2]) if len(sys.argv) > 2 else 50_000):
+                    chunk(session, f"c{index} ")
+            if MODE == "hang-tool":  # a tool call that never ends; the turn ends only when cancelled
+                chunk(session, "Running the migration. ")
+                send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": {
+                    "sessionUpdate": "tool_call", "toolCallId": "forever", "title": "migrate --all", "kind": "execute",
+                    "status": "in_progress", "rawInput": {"command": "migrate --all"}}}})
+                waiting = request_id
+                continue
             if MODE == "ignore-cancel":
                 index = 0
                 while True:
@@ -59,6 +70,9 @@ def main():
                     index += 1
                     time.sleep(0.05)
             send({"jsonrpc": "2.0", "id": request_id, "result": {"stopReason": "end_turn"}})
+        elif method == "session/cancel" and waiting is not None:
+            send({"jsonrpc": "2.0", "id": waiting, "result": {"stopReason": "cancelled"}})
+            waiting = None
         elif request_id is not None:
             send({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "Method not found"}})
 

@@ -1,0 +1,112 @@
+"""Agent faults seen from the app: a flood of chunks, a tool call that never ends, an agent that ignores
+cancel. The UI keeps answering keys during each, the mounted window stays bounded, and the store keeps
+everything the agent sent. Real processes (tests/agents/fault_agent.py), the real app, real SQLite."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from kandev_tui.acp import AgentOptions
+from kandev_tui.app import KandevApp
+from kandev_tui.screens.help import HelpScreen
+from kandev_tui.sources import LiveSource
+from kandev_tui.transcript import Store
+from kandev_tui.widgets.transcript_view import WINDOW_MAX
+
+from .app_helpers import settings_at
+
+AGENT = [sys.executable, str(Path(__file__).parent / "agents" / "fault_agent.py")]
+
+
+def fault_app(tmp_path, *mode: str, **options) -> tuple[KandevApp, Store]:
+    store = Store(tmp_path / "s.db")
+    agent = AgentOptions(command=[*AGENT, *mode], workspace=tmp_path, inject_guidance=False, **options)
+    app = KandevApp(lambda on_items, on_state: LiveSource(agent, store, on_items, on_state),
+                    settings_store=settings_at(tmp_path, chart_animation=False))
+    app.animation_level = "none"
+    return app, store
+
+
+async def wait_for(pilot, condition, rounds: int = 1200) -> bool:
+    for _ in range(rounds):
+        if condition():
+            return True
+        await pilot.pause(0.05)
+    return condition()
+
+
+async def keys_answered(pilot) -> bool:
+    """F1 opens help and escape closes it, each within a few turns of the event loop."""
+    app = pilot.app
+    await pilot.press("f1")
+    opened = await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), rounds=40)
+    await pilot.press("escape")
+    closed = await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen), rounds=40)
+    return opened and closed
+
+
+def stored_text(store: Store) -> str:
+    items = store.items(store.sessions()[0]["id"])
+    return "".join(i.payload.get("text", "") for i in items if i.kind == "agent_message")
+
+
+async def send(pilot, text: str) -> None:
+    app = pilot.app
+    assert await wait_for(pilot, lambda: app.source.state == "idle")
+    app.transcript_screen.prompt.focus()
+    await pilot.press(*text, "enter")
+
+
+async def test_a_flood_of_chunks_keeps_the_ui_answering_and_loses_nothing(tmp_path):
+    count = 20_000  # sent as fast as the pipe takes them: faster than any agent streams (benchmarks/stream.py: 50,000)
+    app, store = fault_app(tmp_path, "flood", str(count))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "flood")
+        assert await wait_for(pilot, lambda: app.source.state == "running")
+        answered_while_streaming = 0
+        for _ in range(3):
+            if app.source.state != "running":
+                break
+            answered_while_streaming += await keys_answered(pilot)
+        assert answered_while_streaming >= 1  # the keys were answered while the flood was still arriving
+        assert await wait_for(pilot, lambda: app.source.state == "idle")
+        assert await wait_for(pilot, lambda: not app._pending)
+        assert len(app.view.widgets) <= WINDOW_MAX
+        assert await keys_answered(pilot)
+        await app.action_quit()
+    assert stored_text(store) == "".join(f"c{i} " for i in range(count))  # every chunk, in order
+
+
+async def test_a_tool_call_that_never_ends_can_be_cancelled(tmp_path):
+    app, store = fault_app(tmp_path, "hang-tool")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "migrate")
+        assert await wait_for(pilot, lambda: any(e.kind == "group" for e in app.view.entries))
+        for _ in range(3):
+            assert await keys_answered(pilot)  # the call runs on; the app does not wait for it
+        assert app.source.state == "running"
+        await pilot.press("escape")
+        assert await wait_for(pilot, lambda: app.source.state == "idle")
+        await app.action_quit()
+    items = store.items(store.sessions()[0]["id"])
+    assert items[-1].kind == "turn_end" and items[-1].payload["stop_reason"] == "cancelled"
+    call = next(i for i in items if i.kind == "tool_call")
+    assert call.status == "cancelled"  # not shown as running forever
+
+
+async def test_an_agent_that_ignores_cancel_is_stopped_and_its_output_kept(tmp_path):
+    app, store = fault_app(tmp_path, "ignore-cancel", cancel_grace=1.0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "go")
+        assert await wait_for(pilot, lambda: "still going 3" in stored_text(store))
+        await pilot.press("escape")
+        assert await keys_answered(pilot)  # during the grace period
+        assert await wait_for(pilot, lambda: app.source.state in ("idle", "ended", "error"))
+        assert await wait_for(pilot, lambda: "ignored cancel for 1 s and was stopped" in " ".join(
+            getattr(w, "searchable_text", "") for w in app.view.widgets.values()))
+        assert await keys_answered(pilot)
+        await app.action_quit()
+    text = stored_text(store)
+    chunks = text.split("still going ")[1:]
+    assert [int(c) for c in chunks] == list(range(len(chunks))) and len(chunks) > 10  # nothing lost, no gap
