@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-fast bench fuzz clean
+.PHONY: setup demo test test-fast bench fuzz reliability clean
 
 setup: $(STAMP)
 
@@ -22,6 +22,14 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/contract.py
+
+# The long fuzz run: 10,000 examples per target (parser, stored calls, CSV, the app's render path).
+fuzz: $(STAMP)
+	$(PY) benchmarks/fuzz.py
+
+# docs/reliability.md: every attack and fault the tests try, from the tests' own results.
+reliability: $(STAMP)
+	KANDEV_RELIABILITY=docs/reliability.md $(PY) -m pytest -m reliability -p no:randomly
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

@@ -7,6 +7,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from kandev_tui.acp import AgentOptions
 from kandev_tui.app import KandevApp
 from kandev_tui.screens.help import HelpScreen
@@ -58,6 +60,8 @@ async def send(pilot, text: str) -> None:
     await pilot.press(*text, "enter")
 
 
+@pytest.mark.reliability("Agent faults", "a flood of chunks as fast as the pipe takes them", cases=20_000,
+                         held="keys answered while streaming; window bounded; every chunk stored in order")
 async def test_a_flood_of_chunks_keeps_the_ui_answering_and_loses_nothing(tmp_path):
     count = 20_000  # sent as fast as the pipe takes them: faster than any agent streams (benchmarks/stream.py: 50,000)
     app, store = fault_app(tmp_path, "flood", str(count))
@@ -78,6 +82,8 @@ async def test_a_flood_of_chunks_keeps_the_ui_answering_and_loses_nothing(tmp_pa
     assert stored_text(store) == "".join(f"c{i} " for i in range(count))  # every chunk, in order
 
 
+@pytest.mark.reliability("Agent faults", "a tool call that never ends", cases=1,
+                         held="keys answered; escape cancels; the call ends as cancelled")
 async def test_a_tool_call_that_never_ends_can_be_cancelled(tmp_path):
     app, store = fault_app(tmp_path, "hang-tool")
     async with app.run_test(size=(100, 30)) as pilot:
@@ -95,6 +101,8 @@ async def test_a_tool_call_that_never_ends_can_be_cancelled(tmp_path):
     assert call.status == "cancelled"  # not shown as running forever
 
 
+@pytest.mark.reliability("Agent faults", "an agent that ignores cancel", cases=1,
+                         held="stopped after the grace period; keys answered; no chunk lost")
 async def test_an_agent_that_ignores_cancel_is_stopped_and_its_output_kept(tmp_path):
     app, store = fault_app(tmp_path, "ignore-cancel", cancel_grace=1.0)
     async with app.run_test(size=(100, 30)) as pilot:

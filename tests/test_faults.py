@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import os
 import signal
@@ -31,6 +33,8 @@ def assert_clean(result):
     assert len(result.stderr.strip().splitlines()) == 1  # one line: the reason
 
 
+@pytest.mark.reliability("Agent faults", "agent crashes mid-turn", cases=1,
+                         held="exit code and stderr tail shown; items kept")
 def test_agent_exits_mid_turn(tmp_path):
     result, items, record = run(tmp_path, "exit-mid-turn")
     assert result.returncode == 1
@@ -44,6 +48,8 @@ def test_agent_exits_mid_turn(tmp_path):
     assert items[-1]["kind"] == "turn_end" and items[-1]["payload"]["stop_reason"] == "error"
 
 
+@pytest.mark.reliability("Agent faults", "garbage on stdout", cases=1,
+                         held="kept as raw frames; the turn goes on")
 def test_agent_prints_non_json_lines(tmp_path):
     result, items, record = run(tmp_path, "garbage")
     assert result.returncode == 0
@@ -54,6 +60,8 @@ def test_agent_prints_non_json_lines(tmp_path):
     assert raw == ["Debugger listening on ws://127.0.0.1:9229", "{not json"]
 
 
+@pytest.mark.reliability("Agent faults", "agent never answers initialize", cases=1,
+                         held="timeout with a clear error")
 def test_agent_never_answers_initialize(tmp_path):
     started = time.monotonic()
     result, items, _ = run(tmp_path, "no-init", "--init-timeout", "2")
@@ -64,6 +72,8 @@ def test_agent_never_answers_initialize(tmp_path):
     assert items[0]["kind"] == "error"
 
 
+@pytest.mark.reliability("Agent faults", "one 10 MB line", cases=1,
+                         held="bounded: an error item, memory capped")
 def test_agent_sends_a_10_mb_line(tmp_path):
     result, items, record = run(tmp_path, "huge-line")
     assert result.returncode == 0
@@ -74,6 +84,8 @@ def test_agent_sends_a_10_mb_line(tmp_path):
     assert record.stat().st_size < 1024 * 1024  # a bounded prefix is kept, not 10 MB
 
 
+@pytest.mark.reliability("Agent faults", "agent command not found", cases=1,
+                         held="clear error, exit code")
 def test_agent_command_not_found(tmp_path):
     result = subprocess.run([sys.executable, "-m", "kandev_tui", "run", "--headless", "--prompt", "x", "--db",
                              str(tmp_path / "s.db"), "--", "no-such-agent-binary"], capture_output=True, text=True, timeout=60)
@@ -82,6 +94,8 @@ def test_agent_command_not_found(tmp_path):
     assert "Could not start the agent (no-such-agent-binary): command not found" in result.stderr
 
 
+@pytest.mark.reliability("Store faults", "SIGKILL of kandev-tui mid-stream", cases=1,
+                         held="every committed item kept")
 def test_sigkill_mid_stream_keeps_every_committed_update(tmp_path):
     db, record = tmp_path / "s.db", tmp_path / "rec.jsonl"
     proc = subprocess.Popen(

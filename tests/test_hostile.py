@@ -60,6 +60,8 @@ def drawn_text(app) -> str:
     return "\n".join(lines)
 
 
+@pytest.mark.reliability("Terminal and text", "65 hostile strings (markup, action links, CSI/OSC/DCS/APC/PM/SOS/8-bit C1, controls, bidi, zero-width, Markdown links, overlong, lone surrogates, huge numbers) in 14 agent-text fields each", cases=BATCH * 14,
+                         held="no control, bidi or invisible character drawn on any line; markup shown as text; no action ran; keys answered")
 @pytest.mark.parametrize("start", range(0, len(NAMES), BATCH), ids=lambda i: ",".join(NAMES[i:i + BATCH]))
 async def test_hostile_text_is_shown_inert(tmp_path, start):
     from kandev_tui.widgets.tool_card import ToolCard
@@ -98,6 +100,8 @@ def test_the_corpus_is_large_enough_and_covers_every_family():
     assert all(any(char in CORPUS[name] for name in CORPUS) for char in NEVER_SHOWN)
 
 
+@pytest.mark.reliability("Terminal and text", "each escape family through the one sanitising path", cases=5,
+                         held="shown as visible stand-ins (␛, <U+202E>)")
 def test_visible_shows_every_escape_family():
     assert visible("\x1b]0;x\x07") == "␛]0;x␇"
     assert visible("a\u202eb") == "a<U+202E>b"

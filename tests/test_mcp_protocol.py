@@ -119,6 +119,8 @@ def test_calls_over_one_session(workspace_dir):
     assert not out["after"].is_error
 
 
+@pytest.mark.reliability("Files", "MCP server: workspace deleted mid-session", cases=1,
+                         held="a tool error, the server lives")
 def test_workspace_gone_is_an_error_not_a_crash(tmp_path):
     workspace = tmp_path / "ws"
     (workspace / "reports").mkdir(parents=True)
@@ -155,6 +157,8 @@ def _await_reply(proc, replies: dict, request_id: int) -> None:
             replies[message["id"]] = message
 
 
+@pytest.mark.reliability("Agent faults", "MCP server: garbage JSON-RPC", cases=1,
+                         held="errors returned, the server lives")
 def test_bad_json_rpc_never_kills_the_server(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "kandev_tui", "mcp", "--workspace", str(tmp_path)],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import csv
 import io
 import json
@@ -67,12 +69,16 @@ def _check_parse(value):
     assert again == presentation
 
 
+@pytest.mark.reliability("Fuzzing", "any JSON as tool arguments", cases=EXAMPLES,
+                         held="only the contract's own errors; what validates round-trips")
 @FUZZ
 @given(json_values)
 def test_parse_any_json(value):
     _check_parse(value)
 
 
+@pytest.mark.reliability("Fuzzing", "near-valid presentation documents", cases=EXAMPLES,
+                         held="only the contract's own errors; what validates round-trips")
 @FUZZ
 @given(documents)
 def test_parse_near_valid_documents(value):
@@ -92,6 +98,8 @@ stored_outputs = json_values | st.fixed_dictionaries(
     input_=documents | json_values | st.fixed_dictionaries({"raw_input": documents | json_values}),
     output=stored_outputs,
 )
+@pytest.mark.reliability("Fuzzing", "any stored call (name, title, status, input, output)", cases=EXAMPLES,
+                         held="a state, never an exception")
 def test_read_stored_call_never_raises(name, title, status, input_, output):
     result = read_stored_call(name, title, status, input_, output)
     assert isinstance(result.state, State)
@@ -99,6 +107,8 @@ def test_read_stored_call_never_raises(name, title, status, input_, output):
         assert all(not (isinstance(b, ChartBlock) and b.csv is not None) for b in result.presentation.blocks)
 
 
+@pytest.mark.reliability("Fuzzing", "arbitrary CSV text", cases=EXAMPLES,
+                         held="only CsvSourceError")
 @FUZZ
 @given(st.text(alphabet=',"\r\n ab1.e-+x\ufeff€', max_size=200))
 def test_csv_text_raises_only_its_own_error(text):

@@ -34,6 +34,8 @@ def test_wal_and_schema_version(tmp_path):
     assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
+@pytest.mark.reliability("Store faults", "database written by a newer version", cases=1,
+                         held="clear message, file untouched")
 def test_newer_database_is_refused_untouched(tmp_path):
     path = tmp_path / "s.db"
     Store(path).close()
@@ -47,6 +49,8 @@ def test_newer_database_is_refused_untouched(tmp_path):
     assert path.read_bytes() == before
 
 
+@pytest.mark.reliability("Store faults", "corrupt database", cases=1,
+                         held="clear message, file untouched")
 def test_corrupt_database_is_refused_untouched(tmp_path):
     path = tmp_path / "s.db"
     path.write_bytes(b"this is not a database at all" * 100)
@@ -56,6 +60,8 @@ def test_corrupt_database_is_refused_untouched(tmp_path):
     assert path.read_bytes() == before
 
 
+@pytest.mark.reliability("Store faults", "another program's SQLite database", cases=1,
+                         held="clear message, file untouched")
 def test_another_programs_database_is_refused(tmp_path):
     path = tmp_path / "other.db"
     db = sqlite3.connect(path)
@@ -77,6 +83,8 @@ print(sid)
 """
 
 
+@pytest.mark.reliability("Store faults", "two kandev-tui processes on one database", cases=2,
+                         held="no corruption, both sessions complete")
 def test_two_processes_on_one_database(tmp_path):
     path = tmp_path / "s.db"
     Store(path).close()
@@ -91,6 +99,8 @@ def test_two_processes_on_one_database(tmp_path):
     assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
+@pytest.mark.reliability("Store faults", "SIGKILL during writes", cases=1,
+                         held="nothing committed lost")
 def test_sigkill_during_writes_loses_nothing_committed(tmp_path):
     path = tmp_path / "s.db"
     proc = subprocess.Popen([sys.executable, "-c", WRITER.replace("print(sid)", "") .replace(
@@ -118,6 +128,8 @@ def test_default_path_from_environment(tmp_path, monkeypatch):
     assert default_db_path() == tmp_path / "x.db"
 
 
+@pytest.mark.reliability("Store faults", "lone surrogates (invalid UTF-8) from an agent", cases=1,
+                         held="stored exactly")
 def test_lone_surrogates_are_stored_exactly(tmp_path):
     """JSON escapes like "\\ud800" from an agent decode to strings UTF-8 cannot encode: stored and read back as sent."""
     import json

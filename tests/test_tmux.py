@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from .hostile_corpus import CORPUS
+
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 KANDEV = str(Path(sys.executable).with_name("kandev-tui"))
 
@@ -83,7 +85,6 @@ def hostile_recording(path: Path) -> Path:
     import json
 
     from .app_helpers import DEMO_RECORDING
-    from .hostile_corpus import CORPUS
 
     lines = DEMO_RECORDING.read_text().splitlines()
     end = next(i for i, line in enumerate(lines) if '"stopReason"' in line)
@@ -104,6 +105,11 @@ def hostile_recording(path: Path) -> Path:
     return path
 
 
+TMUX_CASES = 2 * sum(1 for text in CORPUS.values() if len(text) <= 2000)  # strings replayed, each as Markdown and as a tool title
+
+
+@pytest.mark.reliability("Terminal and text", "hostile session replayed in a real terminal (tmux, set-clipboard on)", cases=TMUX_CASES,
+                         held="pane title and paste buffer unchanged (a control run shows tmux would take both); F1 still answered")
 def test_hostile_replay_leaves_the_terminal_alone(tmp_path):
     """OSC title, OSC 52 clipboard, hyperlinks, DCS… replayed into a real tmux pane: the pane title and the paste
     buffer are unchanged and the app still answers keys. A control run proves tmux would have shown both."""

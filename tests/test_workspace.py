@@ -39,6 +39,8 @@ def test_reads_a_regular_file(ws):
     assert read.data == b"hello" and not read.truncated and read.size == 5
 
 
+@pytest.mark.reliability("Files", "symlink out of the workspace", cases=1,
+                         held="refused")
 def test_symlink_out_of_the_workspace(ws):
     workspace, root, outside = ws
     (root / "link.txt").symlink_to(outside / "secret.txt")
@@ -46,6 +48,8 @@ def test_symlink_out_of_the_workspace(ws):
         workspace.read_bytes("link.txt", 100)
 
 
+@pytest.mark.reliability("Files", "symlink out via a parent directory", cases=1,
+                         held="refused")
 def test_symlink_out_via_a_parent_directory(ws):
     workspace, root, outside = ws
     (root / "dir").symlink_to(outside)
@@ -59,6 +63,8 @@ def test_symlink_inside_the_workspace_is_followed(ws):
     assert workspace.read_bytes("alias.txt", 100).data == b"hello"
 
 
+@pytest.mark.reliability("Files", "symlink loop", cases=1,
+                         held="refused, no hang")
 def test_symlink_loop(ws):
     workspace, root, _ = ws
     (root / "loop").symlink_to(root / "loop")
@@ -66,6 +72,8 @@ def test_symlink_loop(ws):
         workspace.read_bytes("loop", 100)
 
 
+@pytest.mark.reliability("Files", "FIFO", cases=1,
+                         held="refused without opening it for reading")
 def test_fifo_never_blocks(ws):
     workspace, root, _ = ws
     os.mkfifo(root / "x.csv")
@@ -84,6 +92,8 @@ def test_fifo_never_blocks(ws):
     assert errors and str(errors[0]) == "not a regular file"
 
 
+@pytest.mark.reliability("Files", "device file behind a symlink", cases=1,
+                         held="refused")
 def test_device_behind_a_symlink(ws):
     workspace, root, _ = ws
     (root / "zero.csv").symlink_to("/dev/zero")
@@ -98,6 +108,8 @@ def test_directory_is_not_a_regular_file(ws):
         workspace.read_bytes("sub", 100)
 
 
+@pytest.mark.reliability("Files", "5 GiB sparse file", cases=1,
+                         held="read bounded")
 def test_huge_sparse_file_is_read_bounded(ws):
     workspace, root, _ = ws
     with open(root / "huge.bin", "wb") as handle:
@@ -114,6 +126,8 @@ def test_permission_denied(ws):
         workspace.read_bytes("ok.txt", 100)
 
 
+@pytest.mark.reliability("Files", "permission denied (as an unprivileged user)", cases=1,
+                         held="clear unavailable state")
 def test_permission_denied_as_a_real_user():
     """As root, drop to an unprivileged uid in a forked child to see the refusal."""
     if os.geteuid() != 0:
@@ -157,6 +171,8 @@ def test_path_rules_apply(ws):
             workspace.read_bytes(bad, 10)
 
 
+@pytest.mark.reliability("Files", "missing file, workspace deleted", cases=2,
+                         held="clear unavailable state")
 def test_missing_file_and_gone_workspace(ws, tmp_path):
     workspace, root, _ = ws
     with pytest.raises(FileMissing) as info:
@@ -190,6 +206,8 @@ def test_a_repo_root_cannot_reach_the_default_root(tmp_path):
         Workspace(a, {"b": b}).read_bytes("link", 5, repo="b")
 
 
+@pytest.mark.reliability("Files", "file growing while read", cases=1,
+                         held="read bounded")
 def test_file_changing_while_read_stays_bounded(ws):
     workspace, root, _ = ws
     target = root / "growing.log"

@@ -230,6 +230,8 @@ def summarize(call: dict[str, Any]) -> dict[str, Any]:
     inp = call.get("input") if isinstance(call.get("input"), dict) else {}
     raw = inp.get("raw_input") if isinstance(inp.get("raw_input"), dict) else {}
     locations = call.get("locations") or inp.get("locations") or []
+    if not isinstance(locations, list):  # stored data is not trusted to have our shape
+        locations = []
     first_location = next((loc.get("path") for loc in locations if isinstance(loc, dict) and isinstance(loc.get("path"), str) and loc.get("path")), None)
     path = next((raw[k] for k in ("path", "file_path") if isinstance(raw.get(k), str) and raw[k]), None)
     out: dict[str, Any] = {}

@@ -86,10 +86,10 @@ class ToolCallView(Static):
             inp = inp.get("raw_input")
         shell = payload.get("shell")
         output: Any = payload.get("output")
-        if shell:
-            output = "\n".join(part for part in (shell.get("stdout"), shell.get("stderr")) if part)
+        if isinstance(shell, dict) and shell:  # stored data is not trusted to have our shape
+            output = "\n".join(part for part in (shell.get("stdout"), shell.get("stderr")) if isinstance(part, str) and part)
             if shell.get("exit_code") is not None:
-                output += f"\n[exit code {shell['exit_code']}]"
+                output += f"\n[exit code {safe_text(str(shell['exit_code']), keep_newlines=False)[:40]}]"
         truncated = False
         for label, value in (("arguments", inp), ("output", output)):
             if value in (None, "", {}, []):

@@ -1,7 +1,8 @@
 """A misbehaving ACP agent for fault tests: raw JSON-RPC over stdio, one fault per mode.
 
 usage: python fault_agent.py MODE
-modes: exit-mid-turn, garbage, no-init, huge-line, ignore-cancel, slow-stream [N], flood [N], hang-tool
+modes: exit-mid-turn, garbage, no-init, huge-line, ignore-cancel, slow-stream [N], flood [N], hang-tool,
+       mixed CHUNKS TOOLS (benchmarks/stream.py: chunks with tool calls spread among them)
 """
 
 import json
@@ -56,6 +57,19 @@ def main():
             if MODE == "flood":  # as fast as the pipe takes them
                 for index in range(int(sys.argv[2]) if len(sys.argv) > 2 else 50_000):
                     chunk(session, f"c{index} ")
+            if MODE == "mixed":
+                chunks, tools = int(sys.argv[2]), int(sys.argv[3])
+                every = max(1, chunks // max(1, tools))
+                for index in range(chunks):
+                    chunk(session, f"c{index} " + ("\n\n" if index % 40 == 39 else ""))
+                    if index % every == every - 1 and index // every < tools:
+                        call = f"t{index // every}"
+                        send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": {
+                            "sessionUpdate": "tool_call", "toolCallId": call, "title": f"Read src/m{index}.py",
+                            "kind": "read", "status": "pending", "rawInput": {"path": f"src/m{index}.py"}}}})
+                        send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": {
+                            "sessionUpdate": "tool_call_update", "toolCallId": call, "status": "completed",
+                            "rawOutput": "x = 1\n" * 20}}})
             if MODE == "hang-tool":  # a tool call that never ends; the turn ends only when cancelled
                 chunk(session, "Running the migration. ")
                 send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": {

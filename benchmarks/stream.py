@@ -1,0 +1,88 @@
+"""Streaming at agent speed: the app, live, fed 50,000 chunks and 2,000 tool calls as fast as possible.
+
+A real agent process (tests/agents/fault_agent.py, mode ``mixed``) writes the frames as fast as its
+pipe takes them; kandev-tui runs headless at 120x40 through the real LiveSource, pipeline and store.
+While the turn streams, F1 is pressed every 0.25 s and the time until the first frame that shows the
+help screen is drawn is the key-to-screen latency (escape closes it again). Prints wall time to idle,
+frames drawn, store commits, and the latency (median and worst; target worst ≤ 50 ms).
+
+    .venv/bin/python benchmarks/stream.py [CHUNKS] [TOOLS]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+async def main(chunks: int, tools: int) -> None:
+    from kandev_tui.acp import AgentOptions
+    from kandev_tui.app import KandevApp
+    from kandev_tui.screens.help import HelpScreen
+    from kandev_tui.sources import LiveSource
+    from kandev_tui.transcript import Store
+    from tests.app_helpers import settings_at
+
+    tmp = Path(tempfile.mkdtemp())
+    store = Store(tmp / "s.db")
+    agent = AgentOptions(command=[sys.executable, str(ROOT / "tests" / "agents" / "fault_agent.py"), "mixed",
+                                  str(chunks), str(tools)], workspace=tmp, inject_guidance=False)
+    app = KandevApp(lambda on_items, on_state: LiveSource(agent, store, on_items, on_state),
+                    settings_store=settings_at(tmp, chart_animation=False))
+    app.animation_level = "none"
+    frames = {"count": 0, "help_drawn": None}
+    display = app._display
+
+    def counting_display(screen, renderable):
+        if renderable is not None:
+            frames["count"] += 1
+            if frames["help_drawn"] is None and isinstance(screen, HelpScreen):
+                frames["help_drawn"] = time.perf_counter()
+        return display(screen, renderable)
+
+    app._display = counting_display
+    latencies: list[float] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        while app.source.state != "idle":
+            await pilot.pause(0.01)
+        app.transcript_screen.prompt.focus()
+        frames["count"] = 0
+        start = time.perf_counter()
+        await pilot.press(*"go", "enter")
+        while app.source.state != "idle":
+            await pilot.pause(0.25)
+            if app.source.state != "running":
+                continue
+            frames["help_drawn"] = None
+            pressed = time.perf_counter()
+            await pilot.press("f1")
+            while frames["help_drawn"] is None:
+                await asyncio.sleep(0.001)
+            latencies.append(frames["help_drawn"] - pressed)
+            await pilot.press("escape")
+        while app._pending or app._flush_timer is not None:
+            await pilot.pause(0.01)
+        elapsed = time.perf_counter() - start
+        pipeline = app.source.pipeline
+        await app.action_quit()
+    items = store.items(store.sessions()[0]["id"])
+    text = "".join(i.payload.get("text", "") for i in items if i.kind == "agent_message")
+    stored_chunks = text.count("c")
+    calls = sum(1 for i in items if i.kind == "tool_call")
+    print(f"{chunks:,} chunks + {tools:,} tool calls: idle after {elapsed:.1f} s, {frames['count']:,} frames drawn, "
+          f"{pipeline.commits:,} store commits for {pipeline.frames:,} frames")
+    print(f"stored: {stored_chunks:,} chunks, {calls:,} tool calls")
+    if latencies:
+        print(f"key-to-screen while streaming ({len(latencies)} presses): median {statistics.median(latencies) * 1000:.0f} ms, "
+              f"worst {max(latencies) * 1000:.0f} ms (target worst <= 50 ms)")
+
+
+if __name__ == "__main__":
+    asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else 50_000, int(sys.argv[2]) if len(sys.argv) > 2 else 2_000))
