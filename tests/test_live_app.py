@@ -53,9 +53,8 @@ async def test_send_answer_permission_by_keyboard_and_finish(tmp_path, monkeypat
         assert any(isinstance(m, PermissionRequest.Answered) and m.option_id == "allow" for m in messages)
         assert app.focused is prompt  # after the turn, typing goes to the prompt again
         await pilot.press(*"Plot my words", "enter")
-        from kandev_tui.widgets.user_message import UserMessage
-
-        assert await wait_for(pilot, lambda: len(app.view.query(UserMessage)) == 2 and app.source.state == "idle"
+        users = lambda: [e for e in app.view.entries if e.key.startswith("user:")]  # noqa: E731 (mounted or not)
+        assert await wait_for(pilot, lambda: len(users()) == 2 and app.source.state == "idle"
                               and app.view.entries[-1].kind == "item" and "turn_end" in app.view.entries[-1].key)
         await app.action_quit()
     session = store.sessions()[0]
