@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def run(test_file: str, env_var: str, examples: int) -> tuple[int, float, str]:
     env = {**os.environ, env_var: str(examples), "PYTHONHASHSEED": os.environ.get("PYTHONHASHSEED", "0")}
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test_file],
+    # --timeout=0: the suite's 5-minute limit per test is for CI; 10,000 examples take longer
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--timeout=0", test_file],
                           cwd=ROOT, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - started
     last = (done.stdout.strip().splitlines() or ["(no output)"])[-1]
