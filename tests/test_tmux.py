@@ -33,6 +33,17 @@ class Tmux:
     def screen(self) -> str:
         return self._run("capture-pane", "-p", "-t", "t")
 
+    def stable_screen(self, tries: int = 20) -> str:
+        """A capture that two reads 0.3 s apart agree on (not one taken while the app repaints)."""
+        last = self.screen()
+        for _ in range(tries):
+            time.sleep(0.3)
+            now = self.screen()
+            if now == last:
+                return now
+            last = now
+        return last
+
     def wait_for(self, text: str, seconds: float = 40) -> str:
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
@@ -50,8 +61,7 @@ def seen_while_scrolling(tmux: Tmux, pages: int = 12) -> str:
     seen = []
     for _ in range(pages):
         tmux.keys("PageUp")
-        time.sleep(0.4)
-        seen.append(tmux.screen())
+        seen.append(tmux.stable_screen())
     return "\n".join(seen)
 
 
@@ -63,8 +73,9 @@ def test_demo_in_a_real_terminal(tmp_path, size):
     try:
         tmux.wait_for("Allow once")
         tmux.keys("1")
-        end = tmux.wait_for("end of turn")
-        history = seen_while_scrolling(tmux)
+        tmux.wait_for("end of turn")
+        end = tmux.stable_screen()
+        history = seen_while_scrolling(tmux, pages=16)
         # the invalid presentation's card: on the last screen or just above it, depending on how far
         # the closing message pushed it up
         assert "Visual output failed" in end + history or "3 values for 4 labels" in end + history
