@@ -40,8 +40,30 @@ async def test_window_stays_bounded_while_scrolling_ten_thousand_items(tmp_path)
         assert most <= WINDOW_MAX
         assert len(list(view.query(AgentMessage))) <= WINDOW_MAX
         await pilot.press("ctrl+end")
-        await pilot.pause(0.2)
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if view.hi == total and view.following and view.scroll_y >= view.max_scroll_y - 1:
+                break
         assert view.hi == total and view.following
+
+
+async def test_jump_to_latest_wins_over_a_pending_load_at_the_top(tmp_path):
+    """ctrl+end pressed while an earlier page is still being placed: the view ends at the latest output."""
+    app = stored_app(tmp_path, long_session(3_000))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        view = app.view
+        total = len(view.entries)
+        view.jump_to_first()
+        await settle(pilot)
+        view.show_entry(total // 2)  # a window in the middle, scrolled to its top
+        await settle(pilot)
+        view.scroll_home(animate=False, immediate=True)
+        view.load_earlier()  # its keep-place step runs after the next refresh, at the top
+        view.jump_to_latest()  # before that refresh
+        for _ in range(100):
+            await pilot.pause(0.02)
+        assert view.following and view.hi == total
 
 
 async def test_search_finds_an_item_that_was_never_built(tmp_path):

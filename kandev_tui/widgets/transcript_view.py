@@ -250,8 +250,8 @@ class TranscriptView(VerticalScroll):
                 self.scroll_to(y=self.scroll_y + first.virtual_region.y - before_y, animate=False, immediate=True)
             self._loading = False
             self.check_charts()
-            if self.scroll_y <= 1 and self.lo > 0:  # still at the top (nothing to keep in place): the next
-                self.load_earlier()  # scroll up would not move, so no scroll event would ever ask for more
+            if self.scroll_y <= 1 and self.lo > 0 and not self.following:  # still at the top (nothing to keep
+                self.load_earlier()  # in place): no scroll event would ever ask for more. Not after ctrl+end.
 
         self.call_after_refresh(keep_place)
 
