@@ -5,7 +5,13 @@ agents use: streamed Markdown with a code block, a thought, a plan that
 progresses, ordinary tool calls (read, search, execute with output, one that
 fails), a permission request, and rich output made through the MCP server it
 is offered in ``session/new`` (it connects with the official ``mcp`` client,
-as a real agent would). Codex-style and Claude-style MCP frames are both used.
+as a real agent would: a stdio server as kandev-tui offers, or a streamable HTTP
+server as Kandev offers). Codex-style and Claude-style MCP frames are both used.
+
+Options: ``--scenario build|fleet``; ``--dialect claude`` reports every MCP call
+Claude-style (Kandev keeps the arguments only of those); ``--seed-workspace``
+copies the demo files into the session's working directory where missing (a
+Kandev session starts in an empty repository).
 
 ``KANDEV_DEMO_DELAY`` sets the pause between streamed chunks in seconds
 (default 0.02; 0 in tests).
@@ -14,6 +20,7 @@ as a real agent would). Codex-style and Claude-style MCP frames are both used.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
@@ -129,19 +136,33 @@ class McpLink:
         self._calls: asyncio.Queue[tuple[str, dict[str, Any], asyncio.Future[Any]] | None] = asyncio.Queue()
         self._task = asyncio.ensure_future(self._run())
 
-    async def _run(self) -> None:
-        from mcp.client.session import ClientSession
+    @contextlib.asynccontextmanager
+    async def _transport(self) -> Any:
+        server = self._server
+        if getattr(server, "url", None):  # streamable HTTP (Kandev's own server)
+            from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+
+            headers = {h.name: h.value for h in getattr(server, "headers", None) or []}
+            async with create_mcp_http_client(headers=headers or None) as client:
+                async with streamable_http_client(server.url, http_client=client) as streams:
+                    yield streams
+            return
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
-        params = StdioServerParameters(
-            command=self._server.command,
-            args=list(self._server.args),
-            env={**os.environ, **{e.name: e.value for e in (self._server.env or [])}},
-        )
+        async with stdio_client(StdioServerParameters(
+            command=server.command,
+            args=list(server.args),
+            env={**os.environ, **{e.name: e.value for e in (server.env or [])}},
+        )) as streams:
+            yield streams
+
+    async def _run(self) -> None:
+        from mcp.client.session import ClientSession
+
         pending: asyncio.Future[Any] | None = None
         try:
-            async with stdio_client(params) as (read, write):
-                async with ClientSession(read, write) as session:
+            async with self._transport() as streams:
+                async with ClientSession(streams[0], streams[1]) as session:
                     await session.initialize()
                     while (request := await self._calls.get()) is not None:
                         name, arguments, pending = request
@@ -175,8 +196,10 @@ class McpLink:
 class DemoAgent:
     """A plain class the SDK routes to by method name (deliberately not an ``acp.Agent`` subclass)."""
 
-    def __init__(self, scenario: str = "build") -> None:
+    def __init__(self, scenario: str = "build", *, dialect: str = "mixed", seed_workspace: bool = False) -> None:
         self.scenario = scenario
+        self.dialect = dialect
+        self.seed_workspace = seed_workspace
         self._conn: Any = None
         self._sessions: dict[str, dict[str, Any]] = {}
         self._cancelled: set[str] = set()
@@ -189,14 +212,17 @@ class DemoAgent:
                          **_: Any) -> InitializeResponse:
         return InitializeResponse(
             protocol_version=1,
-            agent_capabilities=AgentCapabilities(load_session=False, mcp_capabilities=McpCapabilities(http=False, sse=False)),
+            agent_capabilities=AgentCapabilities(load_session=False, mcp_capabilities=McpCapabilities(http=True, sse=False)),
             agent_info=Implementation(name="kandev-demo-agent", title="kandev-tui demo agent", version=__version__),
         )
 
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any) -> NewSessionResponse:
         self._ids += 1
         session_id = f"demo-{self._ids}"
-        kandev = next((s for s in mcp_servers or [] if getattr(s, "name", None) == "kandev" and hasattr(s, "command")), None)
+        kandev = next((s for s in mcp_servers or [] if getattr(s, "name", None) == "kandev"
+                       and (getattr(s, "command", None) or getattr(s, "url", None))), None)
+        if self.seed_workspace:
+            seed(Path(cwd))
         self._sessions[session_id] = {"cwd": Path(cwd), "mcp": McpLink(kandev) if kandev else None, "turns": 0}
         return NewSessionResponse(session_id=session_id)
 
@@ -263,6 +289,8 @@ class DemoAgent:
     async def _present(self, session_id: str, state: dict[str, Any], call_id: str, arguments: dict[str, Any],
                        dialect: str) -> None:
         """Call show_rich_output_kandev on the MCP server we were given, reporting it like a real agent."""
+        if self.dialect == "claude":
+            dialect = "claude"
         if dialect == "codex":  # execute + marker + {server, tool, arguments}; terminal frame {error, result}
             start = helpers.start_tool_call(call_id, f"mcp.kandev.{TOOL}", kind="execute", status="in_progress",
                                             raw_input={"server": "kandev", "tool": TOOL, "arguments": arguments})
@@ -432,11 +460,28 @@ class _Cancelled(Exception):
     pass
 
 
+def seed(cwd: Path) -> None:
+    """Copy the demo workspace's files into ``cwd`` where they are missing (never overwrite)."""
+    source = Path(__file__).parent / "workspace"
+    for path in sorted(source.rglob("*")):
+        target = cwd / path.relative_to(source)
+        if path.is_file() and not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes())
+
+
 async def main() -> None:
-    scenario = "build"
-    if "--scenario" in sys.argv[1:-1]:
-        scenario = sys.argv[sys.argv.index("--scenario") + 1]
-    agent = DemoAgent(scenario)
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m kandev_tui.demo.agent",
+                                     description="kandev-tui's scripted demo agent (ACP over stdio).")
+    parser.add_argument("--scenario", choices=("build", "fleet"), default="build")
+    parser.add_argument("--dialect", choices=("mixed", "claude"), default="mixed",
+                        help="how MCP calls are reported: both Codex and Claude styles, or Claude style only")
+    parser.add_argument("--seed-workspace", action="store_true",
+                        help="copy the demo files into the session directory where missing")
+    args = parser.parse_args()
+    agent = DemoAgent(args.scenario, dialect=args.dialect, seed_workspace=args.seed_workspace)
     try:
         await run_agent(agent)
     finally:
