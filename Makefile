@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-fast bench fuzz reliability clean
+.PHONY: setup demo test test-fast bench fuzz reliability kandev-runtime clean
 
 setup: $(STAMP)
 
@@ -30,6 +30,10 @@ fuzz: $(STAMP)
 # docs/reliability.md: every attack and fault the tests try, from the tests' own results.
 reliability: $(STAMP)
 	KANDEV_RELIABILITY=docs/reliability.md $(PY) -m pytest -m reliability -p no:randomly
+
+# The pinned Kandev runtime the attach tests start (npm, into ~/.cache/kandev-tui; the tests do it when missing).
+kandev-runtime: $(STAMP)
+	$(PY) -c "from tests.kandev_backend import runtime_bin; print(runtime_bin())"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

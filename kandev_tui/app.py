@@ -55,6 +55,8 @@ class KandevApp(App[int]):
         self.registry = registry or Registry.from_entry_points()
         self.stats_path = stats_path
         self.source = source_factory(self._receive_items, self._receive_state)
+        if hasattr(self.source, "on_reset"):  # a source whose items can arrive out of order (kandev-tui attach)
+            self.source.on_reset = self._reset_items
         self.view = TranscriptView(self.registry, self.settings_store.settings.card_limit)
         self.transcript_screen = TranscriptScreen(self.view)
         self._pending: dict[str, Item] = {}
@@ -77,6 +79,18 @@ class KandevApp(App[int]):
         self.transcript_screen.status.agent = self.source.agent_name
         self.transcript_screen.status.title = self.source.title
         self.transcript_screen.set_prompt_enabled(False, "starting…")
+        if hasattr(self.source, "sessions") and not self.source.session_id:  # attach without a session: pick one
+            from kandev_tui.screens.kandev_picker import KandevPickerScreen
+
+            self.push_screen(KandevPickerScreen(self.source), self._picked)
+            return
+        self.run_worker(self._start_source(), name="source", exclusive=True, group="source")
+
+    def _picked(self, session_id: str | None) -> None:
+        if not session_id:
+            self.exit(self.exit_code)
+            return
+        self.source.session_id = session_id
         self.run_worker(self._start_source(), name="source", exclusive=True, group="source")
 
     async def _start_source(self) -> None:
@@ -125,7 +139,33 @@ class KandevApp(App[int]):
         self._pending.clear()
         self.view.apply(batch)
 
+    def _reset_items(self, items: list[Item]) -> None:
+        """Every item again, in order (older history arrived): the pending batch is part of it."""
+        self._pending.clear()
+        if self._flush_timer is not None:
+            self._flush_timer.stop()
+            self._flush_timer = None
+        self.view.reset(items, more_at_source=bool(getattr(self.source, "more_above", False)))
+        self.transcript_screen.status.title = self.source.title
+        self.call_after_refresh(self._fill_screen)
+
+    def on_transcript_view_older_wanted(self, event: TranscriptView.OlderWanted) -> None:
+        self.run_worker(self._load_older(), name="older", group="older", exclusive=True)
+
+    async def _load_older(self) -> None:
+        loaded = await self.source.load_older()
+        if not loaded:
+            self.view.set_more_at_source(bool(getattr(self.source, "more_above", False)))
+
+    def _fill_screen(self) -> None:
+        """History shorter than the screen cannot be scrolled up: ask for the next page at once."""
+        if self.view.more_at_source and self.view.lo == 0 and self.view.max_scroll_y <= 1:
+            self.view.ask_for_older()
+
     def _receive_state(self, state: str, detail: str) -> None:
+        if state == "notice":  # something the user should know that changes nothing else
+            self.notify(visible(detail), severity="warning", markup=False)
+            return
         screen = self.transcript_screen
         screen.status.state = state
         screen.status.title = self.source.title
@@ -133,8 +173,10 @@ class KandevApp(App[int]):
         if state == "error":
             self.notify(visible(detail or "error"), title="The agent stopped", severity="error", timeout=10, markup=False)
         prompting = self.source.can_prompt and state in ("idle",)
-        read_only = not self.source.can_prompt and state not in ("starting",)
-        if read_only:
+        read_only = not self.source.can_prompt and state not in ("starting", "connecting", "reconnecting")
+        if state in ("connecting", "reconnecting"):
+            reason = visible(detail) if detail else "connecting to Kandev…"
+        elif read_only:
             reason = self.source.read_only_reason
         elif state in ("running", "waiting", "cancelling"):
             reason = "a turn is running · escape cancels"
@@ -145,6 +187,10 @@ class KandevApp(App[int]):
             screen.prompt.focus()  # the turn is over: typing goes to the prompt again
         waiting = getattr(self.source, "waiting_for", set())
         self.view.set_permissions_answerable(bool(waiting))
+        more = bool(getattr(self.source, "more_above", False))
+        if more != self.view.more_at_source:
+            self.view.set_more_at_source(more)
+            self.call_after_refresh(self._fill_screen)
 
     def on_transcript_view_session_state(self, event: TranscriptView.SessionState) -> None:
         status = self.transcript_screen.status

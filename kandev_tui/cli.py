@@ -28,6 +28,9 @@ EPILOG = """\
 examples:
   kandev-tui run --headless --prompt "check the build" -- claude-code-acp
                                              one turn of any ACP agent, items as JSON lines
+  kandev-tui attach                          watch (and prompt) sessions of a running Kandev backend
+  kandev-tui attach --session ID --headless --follow
+                                             a Kandev session as JSON lines, live
   kandev-tui sessions                        stored sessions
   kandev-tui export ID --format markdown     a readable transcript with chart data as tables
   kandev-tui transcript session.jsonl        items of a recording (for jq and CI)
@@ -125,6 +128,35 @@ def build_parser() -> argparse.ArgumentParser:
                      help="how long the agent may take to answer initialize (default: 30)")
     _add_app_options(run)
     run.add_argument("agent", nargs=argparse.REMAINDER, metavar="-- AGENT_CMD [ARGS...]", help="the agent command")
+
+    attach = commands.add_parser(
+        "attach", help="watch and prompt a session of a running Kandev backend",
+        description="Connect to a running Kandev backend over its WebSocket and watch one of its sessions with "
+                    "the same transcript, cards and charts as a local one; the prompt box sends to the session and "
+                    "permission requests can be answered. Without --session or --task, pick a session from a list "
+                    "of workspaces, tasks and sessions. Sessions are cached in the local database, so reopening "
+                    "shows the history at once and fetches only what is missing. A dropped connection reconnects "
+                    "by itself.",
+        epilog="examples:\n  kandev-tui attach\n  kandev-tui attach ws://devbox:38429/ws --task 3f2c…\n"
+               "  kandev-tui attach --session 84dc… --headless --follow | jq .kind\n"
+               "  kandev-tui attach --list",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    attach.add_argument("url", nargs="?", default=None, metavar="URL",
+                        help="Kandev's WebSocket (default: $KANDEV_URL, else ws://127.0.0.1:38429/ws); "
+                             "host:port is enough")
+    attach.add_argument("--token", metavar="TOKEN", help="a personal access token, when Kandev's auth is on "
+                                                         "(default: $KANDEV_TOKEN)")
+    which = attach.add_mutually_exclusive_group()
+    which.add_argument("--session", metavar="ID", help="the Kandev session to watch")
+    which.add_argument("--task", metavar="ID", help="watch the newest session of this task")
+    which.add_argument("--list", action="store_true", help="print the sessions there are (JSON lines) and exit")
+    attach.add_argument("--headless", action="store_true",
+                        help="no screen: print the session's items as JSON lines (the whole history), then exit")
+    attach.add_argument("--follow", action="store_true", help="with --headless: keep printing changes live "
+                                                                "until interrupted")
+    attach.add_argument("--page-size", type=int, default=100, metavar="N",
+                        help="rows per message.list page (default: 100)")
+    _add_app_options(attach)
 
     sessions = commands.add_parser("sessions", help="list stored sessions", description="List stored sessions, newest first.")
     sessions.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")
@@ -502,7 +534,49 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return _run_app(args, _NoStore(), lambda on_items, on_state: ReplaySource(path, on_items, on_state, args.speed))
 
 
-COMMANDS = {"demo": cmd_demo, "open": cmd_open, "replay": cmd_replay, "run": cmd_run, "sessions": cmd_sessions, "export": cmd_export, "transcript": cmd_transcript,
+def cmd_attach(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from kandev_tui.kandev import DEFAULT_URL, KandevError, normalize_url
+
+    try:
+        url = normalize_url(args.url or os.environ.get("KANDEV_URL") or DEFAULT_URL)
+    except KandevError as exc:
+        return _fail(f"kandev-tui attach: {exc}", EXIT_USAGE)
+    token = args.token or os.environ.get("KANDEV_TOKEN") or None
+    if args.page_size < 1 or args.page_size > 1000:
+        return _fail("kandev-tui attach: --page-size must be between 1 and 1000", EXIT_USAGE)
+    if args.follow and not args.headless:
+        return _fail("kandev-tui attach: --follow goes with --headless (the app always follows)", EXIT_USAGE)
+    from kandev_tui.kandev import headless
+
+    if args.list:
+        return asyncio.run(headless.list_sessions(url, token, sys.stdout))
+    session_id = args.session
+    if args.task:
+        try:
+            session_id = asyncio.run(headless.resolve_session(url, token, args.task))
+        except KandevError as exc:
+            return _fail(f"kandev-tui attach: {exc}")
+    if args.headless and not session_id:
+        return _fail("kandev-tui attach: --headless needs --session ID or --task ID "
+                     "(kandev-tui attach --list shows them)", EXIT_USAGE)
+    store = _open_store(args)
+    if isinstance(store, str):
+        return _fail(store, EXIT_USAGE)
+    if args.headless:
+        try:
+            return asyncio.run(headless.run_headless(url, session_id, token=token, store=store, follow=args.follow,
+                                                     page_size=args.page_size))
+        finally:
+            store.close()
+    from kandev_tui.sources import KandevSource
+
+    return _run_app(args, store, lambda on_items, on_state: KandevSource(
+        url, session_id, on_items, on_state, token=token, store=store, page_size=args.page_size))
+
+
+COMMANDS = {"attach": cmd_attach, "demo": cmd_demo, "open": cmd_open, "replay": cmd_replay, "run": cmd_run, "sessions": cmd_sessions, "export": cmd_export, "transcript": cmd_transcript,
             "validate": cmd_validate, "guidance": cmd_guidance, "mcp": cmd_mcp}
 
 

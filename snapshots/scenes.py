@@ -82,6 +82,13 @@ async def scroll_to_first_chart(pilot) -> None:
     await park(pilot, card)
 
 
+async def scroll_to_csv_chart(pilot) -> None:
+    """The second chart card: Kandev resolved its CSV into the snapshot it stored."""
+    await plot_visible(pilot)
+    cards = [c for c in pilot.app.view.query(ToolCard) if c.query(ChartBlock)]
+    await park(pilot, cards[1])
+
+
 async def expand_group(pilot) -> None:
     await plot_visible(pilot)
     group = pilot.app.view.query_one(ToolGroup)
@@ -151,7 +158,20 @@ def fleet_fallback_items() -> list[Item]:
     ]
 
 
+def kandev_items() -> list[Item]:
+    """Rows captured from a real Kandev 0.95.1 session, through the attach adapter."""
+    import json
+
+    from kandev_tui.kandev.rows import row_item
+
+    path = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "kandev" / "build-session.rows.json"
+    rows = json.loads(path.read_text())["messages"]
+    return [item for item in (row_item(r) for r in rows) if item is not None]
+
+
 def make(scene: str, tmp_path: Path, theme: str):
+    if scene == "kandev_chart":
+        return stored_app(tmp_path, kandev_items(), theme=theme)
     if scene.startswith("fleet_"):
         from kandev_tui.renderers import Registry
 
@@ -176,5 +196,5 @@ async def at_end(pilot) -> None:
     await pilot.pause(0.1)
 
 
-RUN_BEFORE = {"demo_top": scroll_home, "demo_chart": scroll_to_first_chart, "demo_end": at_end,
+RUN_BEFORE = {"kandev_chart": scroll_to_csv_chart, "demo_top": scroll_home, "demo_chart": scroll_to_first_chart, "demo_end": at_end,
               "states": scroll_home, "group_expanded": expand_group, "blocks": inspect_chart}

@@ -29,3 +29,10 @@ FLEET = ["entity_card", "health_summary", "lxc_list", "entity_table", "knowledge
 def test_fleet_renderer(snap_compare, tmp_path, renderer, size):
     """Each fleet renderer in its four states (skeleton, error, empty, card), and the fallbacks; following the end."""
     assert snap_compare(make(f"fleet_{renderer}", tmp_path, "textual-dark"), terminal_size=size, run_before=at_end)
+
+
+@pytest.mark.parametrize("size", [(120, 40), (45, 30)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_attached_kandev_session(snap_compare, tmp_path, size):
+    """A session attached from Kandev (rows captured from a real 0.95.1 backend), at its CSV-backed chart."""
+    assert snap_compare(make("kandev_chart", tmp_path, "textual-dark"), terminal_size=size,
+                        run_before=RUN_BEFORE["kandev_chart"])

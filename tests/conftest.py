@@ -48,6 +48,23 @@ def _fresh_counters():
     yield
 
 
+@pytest.fixture(scope="session")
+def backend(tmp_path_factory):
+    """A real Kandev 0.95.1 backend with the demo agent as its mock agent (tests/kandev_backend.py)."""
+    import os
+
+    from .kandev_backend import Backend, RuntimeMissing
+
+    try:
+        server = Backend(tmp_path_factory.mktemp("kandev")).start()
+    except RuntimeMissing as exc:
+        if os.environ.get("CI"):  # CI must run these: installing the runtime is part of the job
+            raise
+        pytest.skip(str(exc))
+    yield server
+    server.stop()
+
+
 @pytest.fixture
 def doc() -> dict[str, Any]:
     """A fresh copy of the spec's example document (one CSV chart at block 1)."""

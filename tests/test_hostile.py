@@ -13,7 +13,7 @@ from .app_helpers import fleet_item, message_item, rich_item, settle, stored_app
 from .hostile_corpus import CORPUS, NEVER_SHOWN
 
 NAMES = list(CORPUS)
-BATCH = 5  # strings per app run: each string goes into every field (13 items), all mounted at once
+BATCH = 4  # strings per app run: each string goes into every field (26 items), all mounted at once (≤ 100 entries)
 
 
 def hostile_items(text: str, n: int = 0) -> list[Item]:
@@ -28,6 +28,7 @@ def hostile_items(text: str, n: int = 0) -> list[Item]:
         Item(f"plan:{n}3", "plan", 1, {"entries": [{"content": text, "status": "pending"}]}),
         message_item(n * 100 + 4, text),
         tool_item(f"t{n}", title=text, output=text),
+        tool_item(f"o{n}", name="other", kind="other", title=text, output=text),  # labelled by its title in a group
         Item(f"permission:{n}5", "permission", 1, {"tool_call": {"toolCallId": f"x{n}", "title": text},
                                                    "options": [{"optionId": "a", "name": text, "kind": "allow_once"}]},
              status="pending", tool_call_id=f"x{n}"),
@@ -45,7 +46,34 @@ def hostile_items(text: str, n: int = 0) -> list[Item]:
         fleet_item(f"f5-{n}", "get_entity", text, status="error"),
         fleet_item(f"f6-{n}", text[:200] or "t", {"__renderer": "health_summary", "healthy": 1, "degraded": 0,
                                                    "down": 0}),  # an agent-named tool drawn by a card
+        *kandev_items(text, n),
     ]
+
+
+def kandev_items(text: str, n: int) -> list[Item]:
+    """The same text in every field of the rows a Kandev backend sends (kandev-tui attach)."""
+    from kandev_tui.kandev.rows import row_item
+
+    def row(i: int, kind: str, content: str = text, **metadata) -> dict:
+        return {"id": f"k{n}-{i}", "turn_id": text[:50], "type": kind, "author_type": "agent", "content": content,
+                "metadata": metadata, "created_at": text[:40], "updated_at": text[:40]}
+
+    rows = [
+        row(1, "message"), row(2, "thinking", thinking=text), row(3, "todo", todos=[{"text": text, "status": text}]),
+        row(4, "status"), row(5, "script_execution", agent_name=text, script_type=text, status=text, exit_code=3),
+        row(6, "tool_read", status="complete", title=text, normalized={"kind": "read_file", "read_file": {
+            "file_path": text, "output": {"content": text}}}),
+        row(7, "tool_search", status="complete", title=text, normalized={"kind": "code_search", "code_search": {
+            "query": text, "path": text, "output": {"files": [text]}}}),
+        row(8, "tool_execute", status="error", title=text, normalized={"kind": "shell_exec", "shell_exec": {
+            "command": text, "work_dir": text, "output": {"exit_code": 1, "stderr_bytes": 5}}}),
+        row(9, "tool_call", status="complete", title=text, normalized={"kind": "generic", "generic": {
+            "name": text, "input": {"kind": "other", "raw_input": {"q": text}}, "output": [{"type": "text", "text": text}]}}),
+        row(10, "permission_request", options=[{"option_id": "a", "name": text, "kind": text}], action_details={
+            "description": text}, pending_id=text, request_id=text),
+        row(11, text[:60] or "odd"),  # an unknown row type named by the text
+    ]
+    return [item for item in (row_item(r) for r in rows) if item is not None]
 
 
 def drawn_text(app) -> str:
@@ -60,7 +88,7 @@ def drawn_text(app) -> str:
     return "\n".join(lines)
 
 
-@pytest.mark.reliability("Terminal and text", "65 hostile strings (markup, action links, CSI/OSC/DCS/APC/PM/SOS/8-bit C1, controls, bidi, zero-width, Markdown links, overlong, lone surrogates, huge numbers) in 14 agent-text fields each", cases=BATCH * 14,
+@pytest.mark.reliability("Terminal and text", "65 hostile strings (markup, action links, CSI/OSC/DCS/APC/PM/SOS/8-bit C1, controls, bidi, zero-width, Markdown links, overlong, lone surrogates, huge numbers) in 26 agent-text fields each (15 from ACP agents, 11 Kandev row fields)", cases=BATCH * 26,
                          held="no control, bidi or invisible character drawn on any line; markup shown as text; no action ran; keys answered")
 @pytest.mark.parametrize("start", range(0, len(NAMES), BATCH), ids=lambda i: ",".join(NAMES[i:i + BATCH]))
 async def test_hostile_text_is_shown_inert(tmp_path, start):

@@ -16,8 +16,9 @@ SESSION_INFO = "session_info"
 USAGE = "usage"
 ERROR = "error"
 TURN_END = "turn_end"
+NOTE = "note"  # a quiet one-line event from the source (a Kandev status row, a script run, an unknown row type)
 
-KINDS = (USER, AGENT, THOUGHT, PLAN, TOOL, PERMISSION, SESSION_INFO, USAGE, ERROR, TURN_END)
+KINDS = (USER, AGENT, THOUGHT, PLAN, TOOL, PERMISSION, SESSION_INFO, USAGE, ERROR, TURN_END, NOTE)
 
 # normalised tool statuses
 PENDING, IN_PROGRESS, COMPLETE, FAILED, CANCELLED = "pending", "in_progress", "complete", "error", "cancelled"

@@ -24,7 +24,7 @@ from kandev_tui.jsonutil import dumps
 
 from .items import Item
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APPLICATION_ID = 0x4B54_5549  # "KTUI": marks the file as kandev-tui's
 
 _SCHEMA_V1 = """
@@ -55,7 +55,32 @@ CREATE TABLE items (
 CREATE INDEX items_by_kind ON items(session_id, kind);
 """
 
-MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1}
+# v2: sessions attached on a Kandev backend, cached as Kandev's own rows (the source of truth; items are
+# derived from them on load, so a better adapter improves old caches too)
+_SCHEMA_V2 = """
+CREATE TABLE kandev_sessions (
+    backend TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    task_id TEXT NOT NULL DEFAULT '',
+    title TEXT NOT NULL DEFAULT '',
+    revision INTEGER,
+    complete INTEGER NOT NULL DEFAULT 0,
+    updated REAL NOT NULL,
+    PRIMARY KEY (backend, session_id)
+);
+CREATE TABLE kandev_rows (
+    backend TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    row_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    row TEXT NOT NULL,
+    PRIMARY KEY (backend, session_id, row_id)
+);
+CREATE INDEX kandev_rows_in_order ON kandev_rows(backend, session_id, created_at, row_id);
+"""
+
+MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1, 2: _SCHEMA_V2}
 
 
 def _column(value: Any) -> Any:
@@ -243,6 +268,59 @@ class Store:
     def item_payload(self, session_id: str, key: str) -> dict[str, Any] | None:
         row = self._db.execute("SELECT payload FROM items WHERE session_id = ? AND key = ?", (session_id, key)).fetchone()
         return json.loads(row[0]) if row else None
+
+    # -- Kandev sessions (kandev-tui attach) -------------------------------------
+
+    def kandev_session(self, backend: str, session_id: str) -> dict[str, Any] | None:
+        row = self._db.execute(
+            "SELECT task_id, title, revision, complete, updated FROM kandev_sessions WHERE backend = ? AND session_id = ?",
+            (backend, session_id)).fetchone()
+        if row is None:
+            return None
+        return dict(zip(("task_id", "title", "revision", "complete", "updated"), row)) | {"complete": bool(row[3])}
+
+    def save_kandev_session(self, backend: str, session_id: str, **fields: Any) -> None:
+        current = self.kandev_session(backend, session_id) or {"task_id": "", "title": "", "revision": None,
+                                                               "complete": False}
+        current.update({k: v for k, v in fields.items() if k in ("task_id", "title", "revision", "complete")})
+        self._db.execute(
+            "INSERT INTO kandev_sessions (backend, session_id, task_id, title, revision, complete, updated) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (backend, session_id) DO UPDATE SET task_id = excluded.task_id, "
+            "title = excluded.title, revision = excluded.revision, complete = excluded.complete, updated = excluded.updated",
+            (backend, session_id, _column(current["task_id"] or ""), _column(current["title"] or ""), current["revision"],
+             int(bool(current["complete"])), time.time()))
+
+    def kandev_rows(self, backend: str, session_id: str) -> list[dict[str, Any]]:
+        """The cached rows of a Kandev session, oldest first."""
+        out = []
+        for (text,) in self._db.execute("SELECT row FROM kandev_rows WHERE backend = ? AND session_id = ? "
+                                        "ORDER BY created_at, row_id", (backend, session_id)):
+            try:
+                row = json.loads(text)
+            except ValueError:
+                continue
+            if isinstance(row, dict):
+                out.append(row)
+        return out
+
+    def save_kandev_rows(self, backend: str, session_id: str, rows: Iterable[dict[str, Any]]) -> int:
+        """Upsert rows by id, in one transaction."""
+        values = [(backend, session_id, str(r["id"]), str(r.get("created_at") or ""), str(r.get("updated_at") or ""),
+                   _dumps(r)) for r in rows]
+        if not values:
+            return 0
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.executemany(
+                "INSERT INTO kandev_rows (backend, session_id, row_id, created_at, updated_at, row) VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (backend, session_id, row_id) DO UPDATE SET created_at = excluded.created_at, "
+                "updated_at = excluded.updated_at, row = excluded.row", values)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return len(values)
 
     def item_count(self, session_id: str) -> int:
         return self._db.execute("SELECT count(*) FROM items WHERE session_id = ?", (session_id,)).fetchone()[0]

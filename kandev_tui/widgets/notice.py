@@ -3,22 +3,23 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from kandev_tui.transcript.items import ERROR, Item
+from kandev_tui.transcript.items import ERROR, NOTE, Item
 
 from .base import EntryWidget, safe_text
 
 
 class Notice(EntryWidget):
-    """An error that says what happened, or the quiet end-of-turn marker."""
+    """An error that says what happened, a quiet one-line note, or the end-of-turn marker."""
 
     DEFAULT_CSS = """
     Notice { height: auto; margin: 1 0 0 0; padding: 0 1; }
     Notice.error { border-left: thick $error; color: $text; background: $error 10%; }
     Notice.turn-end { color: $text-muted; text-align: center; margin: 0; }
+    Notice.note { color: $text-muted; margin: 0; }
     """
 
     def __init__(self, item: Item) -> None:
-        super().__init__(classes="entry " + ("error" if item.kind == ERROR else "turn-end"))
+        super().__init__(classes="entry " + {ERROR: "error", NOTE: "note"}.get(item.kind, "turn-end"))
         self._body = Static()
         self._text = ""
         self.update_item(item)
@@ -38,6 +39,8 @@ class Notice(EntryWidget):
                 text.append("\n  " + safe_text(line, keep_newlines=False), style="dim")
             if payload.get("preview"):
                 text.append("\n  " + safe_text(payload["preview"], keep_newlines=False)[:200], style="dim")
+        elif item.kind == NOTE:
+            text = Text("· " + safe_text(str(payload.get("text", "")), keep_newlines=False)[:300])
         else:
             reason = payload.get("stop_reason", "end_turn")
             label = {"end_turn": "end of turn", "cancelled": "turn cancelled", "error": "turn ended with an error",

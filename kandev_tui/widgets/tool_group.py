@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from kandev_tui.transcript.items import Item
 
-from .base import EntryWidget
+from .base import EntryWidget, safe_text
 from .tool_call import ToolCallView, key_argument, status_mark
 
 
@@ -57,7 +57,8 @@ class ToolGroup(EntryWidget):
             self._sync_calls()
 
     def _draw_header(self) -> None:
-        text = Text.assemble(("▾ " if self.expanded else "▸ ", "bold"), (self.summary, ""), "  ")
+        summary = safe_text(self.summary, keep_newlines=False)  # tool labels can come from an agent's titles
+        text = Text.assemble(("▾ " if self.expanded else "▸ ", "bold"), (summary, ""), "  ")
         for item in self.items.values():
             mark, style = status_mark(item.status)
             text.append(mark, style=style)

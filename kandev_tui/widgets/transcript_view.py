@@ -39,7 +39,7 @@ from .tool_group import ToolGroup
 from .user_message import UserMessage
 
 ITEM_WIDGETS = {K.USER: UserMessage, K.AGENT: AgentMessage, K.THOUGHT: Thought, K.PLAN: Plan,
-                K.PERMISSION: PermissionRequest, K.ERROR: Notice, K.TURN_END: Notice}
+                K.PERMISSION: PermissionRequest, K.ERROR: Notice, K.TURN_END: Notice, K.NOTE: Notice}
 WINDOW_MAX = 150  # entries mounted at most
 OPEN_ALL = 100  # a session of at most this many entries opens fully mounted
 SCREENS_FIRST = 3  # a larger one mounts this many screens of entries (by estimated height), more on scroll
@@ -65,9 +65,11 @@ class Sentinel(Static):
     Sentinel { height: 1; color: $text-muted; text-align: center; display: none; }
     """
 
-    def show_count(self, count: int, above: bool) -> None:
-        self.display = count > 0
-        if count:
+    def show_count(self, count: int, above: bool, more_at_source: bool = False) -> None:
+        self.display = count > 0 or more_at_source
+        if not count and more_at_source:
+            self.update(Text("▲ older messages · scroll up to load them", style="dim"))
+        elif count:
             arrow, where = ("▲", "earlier") if above else ("▼", "later")
             self.update(Text(f"{arrow} {count:,} {where} entr{'y' if count == 1 else 'ies'} · scroll to load", style="dim"))
 
@@ -83,6 +85,9 @@ class TranscriptView(VerticalScroll):
         def __init__(self, following: bool) -> None:
             super().__init__()
             self.following = following
+
+    class OlderWanted(Message):
+        """The view is at the very top and the source has older items (a Kandev session's earlier pages)."""
 
     class SessionState(Message):
         """Items that are not in the flow (session info, usage) for the status line."""
@@ -103,6 +108,8 @@ class TranscriptView(VerticalScroll):
         self._loading = False
         self.top = Sentinel(id="earlier")
         self.bottom = Sentinel(id="later")
+        self.more_at_source = False  # the source holds older items than the layout (Kandev history pages)
+        self._asked_older = False
 
     def compose(self):
         yield self.top
@@ -224,7 +231,7 @@ class TranscriptView(VerticalScroll):
             self.remove_children(doomed)
 
     def _show_sentinels(self) -> None:
-        self.top.show_count(self.lo, above=True)
+        self.top.show_count(self.lo, above=True, more_at_source=self.more_at_source)
         self.bottom.show_count(len(self.entries) - self.hi, above=False)
 
     def load_earlier(self) -> None:
@@ -254,6 +261,60 @@ class TranscriptView(VerticalScroll):
                 self.load_earlier()  # in place): no scroll event would ever ask for more. Not after ctrl+end.
 
         self.call_after_refresh(keep_place)
+
+    def set_more_at_source(self, more: bool) -> None:
+        """Whether the source still holds older items; a new request may be made."""
+        self.more_at_source = more
+        self._asked_older = False
+        self._show_sentinels()
+
+    def ask_for_older(self) -> None:
+        """At the very top with older items still at the source: ask for them, once until they come."""
+        if not self._asked_older:
+            self._asked_older = True
+            self.post_message(self.OlderWanted())
+
+    def reset(self, items: list[Item], more_at_source: bool = False) -> None:
+        """Replace the transcript with ``items``, in order (older history came, or items arrived out of order).
+
+        The entry at the top of the screen stays in place unless the view follows the end.
+        """
+        anchor: str | None = None
+        offset = 0
+        if not self.following:
+            for entry in self.entries[self.lo:self.hi]:
+                widget = self.widgets.get(entry.key)
+                if widget is not None and widget.is_mounted and widget.virtual_region.bottom > self.scroll_y:
+                    anchor, offset = entry.item_keys[0], widget.virtual_region.y - int(self.scroll_y)
+                    break
+        self._unmount_range(self.lo, self.hi)
+        self.widgets.clear()
+        old = self.layout_model
+        self.layout_model = Layout(old.registry, old.card_limit)
+        self.lo = self.hi = 0
+        self.more_at_source = more_at_source
+        self._asked_older = False
+        for item in items:
+            entry, _ = self.layout_model.place(item)
+            if entry is None and item.kind in (K.SESSION_INFO, K.USAGE):
+                self.post_message(self.SessionState(item))
+        self.layout_model.rebuilt.clear()
+        target = self.layout_model.entry_of.get(anchor) if anchor is not None else None
+        if target is None:
+            self._extend_to_end()
+            self._show_sentinels()
+            self.call_after_refresh(self._follow)
+        else:
+            widget = self.show_entry(target.index)
+            self._show_sentinels()
+
+            def keep_place() -> None:
+                if widget is not None and widget.is_mounted:
+                    self.scroll_to(y=max(0, widget.virtual_region.y - offset), animate=False, immediate=True)
+                self.check_charts()
+
+            self.call_after_refresh(keep_place)
+        self.call_after_refresh(self.check_charts)
 
     def load_later(self) -> None:
         """Mount LOAD_STEP entries below the window (unmounting as many above when it is full)."""
@@ -336,7 +397,9 @@ class TranscriptView(VerticalScroll):
         elif at_bottom and self.hi == len(self.entries):
             self._set_following(True)
         if not self._loading:
-            if new <= 1 and self.lo > 0:
+            if new <= 1 and self.lo == 0 and self.more_at_source:
+                self.ask_for_older()
+            elif new <= 1 and self.lo > 0:
                 self.load_earlier()
             elif at_bottom and self.hi < len(self.entries):
                 self.load_later()

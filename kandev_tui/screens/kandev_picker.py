@@ -1,0 +1,94 @@
+"""Pick a Kandev session to attach to: workspaces, their tasks and sessions, newest first."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from kandev_tui.widgets.base import safe_text
+
+STATE_LABELS = {"WAITING_FOR_INPUT": ("○ waiting for input", "green"), "RUNNING": ("● running", "yellow"),
+                "STARTING": ("◌ starting", "yellow"), "FAILED": ("✖ failed", "red"), "COMPLETED": ("■ completed", "dim"),
+                "CANCELLED": ("■ cancelled", "dim")}
+
+
+def _when(stamp: str) -> str:
+    return stamp[:16].replace("T", " ") if stamp else ""
+
+
+class KandevPickerScreen(Screen[str | None]):
+    """Lists every session of the backend; Enter attaches, Escape quits, r reloads."""
+
+    DEFAULT_CSS = """
+    KandevPickerScreen { layout: vertical; }
+    KandevPickerScreen #picker-title { height: auto; padding: 0 1; background: $panel; text-style: bold; }
+    KandevPickerScreen #picker-status { height: auto; padding: 0 1; color: $text-muted; }
+    KandevPickerScreen OptionList { height: 1fr; border: none; padding: 0 1; }
+    """
+    BINDINGS = [Binding("escape", "quit", "Quit"), Binding("r", "reload", "Reload")]
+
+    def __init__(self, source: Any) -> None:
+        super().__init__()
+        self.source = source
+        self.entries: list[Any] = []
+        self.options = OptionList(id="picker-list")
+        self.status = Static("Loading sessions from Kandev…", id="picker-status")
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text.assemble("Attach to a Kandev session  ", (safe_text(self.source.url, keep_newlines=False), "dim")),
+                     id="picker-title")
+        yield self.status
+        yield self.options
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.action_reload()
+
+    def action_reload(self) -> None:
+        self.status.update("Loading sessions from Kandev…")
+        self.run_worker(self._load(), exclusive=True, group="picker")
+
+    async def _load(self) -> None:
+        from kandev_tui.kandev import KandevError
+
+        try:
+            self.entries = await self.source.sessions()
+        except KandevError as exc:
+            self.status.update(Text(f"✖ {exc}\nPress r to try again, escape to quit.", style="red"))
+            return
+        except Exception as exc:  # noqa: BLE001 - never a traceback on screen
+            self.status.update(Text(f"✖ the session list could not be read: {type(exc).__name__}: {exc}\n"
+                                    "Press r to try again, escape to quit.", style="red"))
+            return
+        self.options.clear_options()
+        if not self.entries:
+            self.status.update("Kandev has no sessions yet: start a task in Kandev, then press r.")
+            return
+        count = len(self.entries)
+        self.status.update(f"{count} session{'s' if count != 1 else ''}, newest first · enter attaches · r reloads")
+        options = []
+        for entry in self.entries:
+            label, style = STATE_LABELS.get(entry.state, (entry.state.lower().replace("_", " ") or "unknown", ""))
+            text = Text.assemble((safe_text(entry.task, keep_newlines=False)[:80], "bold"), "  ", (label, style))
+            text.append(f"\n  {safe_text(entry.workspace, keep_newlines=False)[:40]} · "
+                        f"{safe_text(entry.agent, keep_newlines=False)[:30] or 'agent'} · {_when(entry.updated_at)} · "
+                        f"{entry.session_id[:8]}", style="dim")
+            options.append(Option(text, id=entry.session_id))
+        self.options.add_options(options)
+        self.options.highlighted = 0
+        self.options.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        entry = next((e for e in self.entries if e.session_id == event.option.id), None)
+        if entry is not None and entry.task:
+            self.source.title = entry.task  # the task's title names the session better than its first prompt
+        self.dismiss(event.option.id)
+
+    def action_quit(self) -> None:
+        self.dismiss(None)
