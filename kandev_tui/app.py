@@ -63,6 +63,7 @@ class KandevApp(App[int]):
         self._flush_timer = None
         self._animated: set[str] = set()
         self._interrupt_at = 0.0
+        self._focus_prompt = False
         self._workspace = None
         self.exit_code = 0
 
@@ -91,6 +92,7 @@ class KandevApp(App[int]):
             self.exit(self.exit_code)
             return
         self.source.session_id = session_id
+        self._focus_prompt = True  # when it takes prompts: typing goes there, as on a fresh start
         self.run_worker(self._start_source(), name="source", exclusive=True, group="source")
 
     async def _start_source(self) -> None:
@@ -183,7 +185,8 @@ class KandevApp(App[int]):
         else:
             reason = "starting the agent…" if state == "starting" else ""
         screen.set_prompt_enabled(prompting, reason, read_only)
-        if prompting and (self.focused is None or isinstance(self.focused, PermissionRequest)):
+        if prompting and (self.focused is None or isinstance(self.focused, PermissionRequest) or self._focus_prompt):
+            self._focus_prompt = False
             screen.prompt.focus()  # the turn is over: typing goes to the prompt again
         waiting = getattr(self.source, "waiting_for", set())
         self.view.set_permissions_answerable(bool(waiting))

@@ -335,6 +335,8 @@ async def test_the_picker_lists_sessions_and_attaches_the_chosen_one(backend, fi
         view = app.view
         await until(pilot, lambda: app.screen is app.transcript_screen and app.source.state == "idle")
         assert app.source.session_id == session_id
+        assert app.focused is app.transcript_screen.prompt  # typing goes to the prompt
+        assert app.transcript_screen.status.title == "finished turn"  # the task's title
         assert 10 <= len(view.layout_model.items) < len(rows)  # the newest pages: enough to fill the screen
         assert view.more_at_source and "older messages" in str(view.top.render())
         for _ in range(400):  # scrolling up brings the older pages, one at a time, in place
