@@ -1,4 +1,4 @@
-"""A real terminal: ``kandev-tui demo`` in tmux, read back with capture-pane."""
+"""A real terminal: ``kandev-tui demo`` and ``kandev-tui attach`` in tmux, read back with capture-pane."""
 
 from __future__ import annotations
 
@@ -150,5 +150,32 @@ def test_hostile_replay_leaves_the_terminal_alone(tmp_path):
         tmux.keys("Escape")
         tmux.keys("C-q")
         time.sleep(1.0)
+    finally:
+        tmux.close()
+
+
+def test_attach_in_a_real_terminal(tmp_path, backend):
+    """kandev-tui attach on a real Kandev backend: pick the session, prompt it, answer its permission request."""
+    task_id, session_id = backend.quick_chat("tmux attach")
+    env = {"KANDEV_TUI_DB": str(tmp_path / "s.db"), "KANDEV_TUI_CONFIG": str(tmp_path / "c.toml"),
+           "TERM": "xterm-256color", "PYTHONHASHSEED": "0"}
+    tmux = Tmux(100, 30, f"{KANDEV} attach {backend.url}", env)
+    try:
+        tmux.wait_for("tmux attach")  # the picker lists the new session (newest first: the first row)
+        tmux.keys("Enter")
+        tmux.wait_for("○ ready", 60)  # attached; the agent is waiting for input
+        tmux.keys("-l", "Show me the build times")
+        tmux.keys("Enter")
+        tmux.wait_for("Allow once", 60)
+        tmux.keys("1")
+        tmux.wait_for("Ask me anything else", 60)
+        end = tmux.stable_screen()
+        history = seen_while_scrolling(tmux, pages=12)
+        assert "Build time trend" in history and "┤" in history  # the CSV chart Kandev resolved, with axes
+        assert "Visual output failed" in end + history
+        for line in (end + history).splitlines():
+            assert len(line) <= 100
+        tmux.keys("C-q")
+        time.sleep(1.5)
     finally:
         tmux.close()
