@@ -169,6 +169,7 @@ class KandevApp(App[int]):
             self.notify(visible(detail), severity="warning", markup=False)
             return
         screen = self.transcript_screen
+        log.info("state %s (%s)", state, detail)
         screen.status.state = state
         screen.status.title = self.source.title
         screen.status.agent = self.source.agent_name
@@ -185,9 +186,12 @@ class KandevApp(App[int]):
         else:
             reason = "starting the agent…" if state == "starting" else ""
         screen.set_prompt_enabled(prompting, reason, read_only)
-        if prompting and (self.focused is None or isinstance(self.focused, PermissionRequest) or self._focus_prompt):
+        if prompting and (self.focused is None or self._focus_prompt
+                          or isinstance(self.focused, (PermissionRequest, TranscriptView))):
+            # the session takes prompts (again): typing goes to the prompt, unless the user is busy elsewhere (a
+            # chart, a group); the transcript itself only has focus because the disabled prompt lost it
             self._focus_prompt = False
-            screen.prompt.focus()  # the turn is over: typing goes to the prompt again
+            screen.prompt.focus()
         waiting = getattr(self.source, "waiting_for", set())
         self.view.set_permissions_answerable(bool(waiting))
         more = bool(getattr(self.source, "more_above", False))
@@ -205,6 +209,7 @@ class KandevApp(App[int]):
     # -- user actions ------------------------------------------------------------
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
+        log.info("prompt submitted (%d characters)", len(event.text))
         self.view.jump_to_latest()
         self.run_worker(self._send(event.text), name="turn", group="turn")
 

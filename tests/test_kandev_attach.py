@@ -366,3 +366,15 @@ async def test_escape_cancels_the_turn_in_kandev(backend, tmp_path):
         request = [i for i in app.view.layout_model.items.values() if i.kind == K.PERMISSION][0]
         assert request.status == "cancelled"
         await until(pilot, lambda: app.source.state == "idle" and not screen.prompt.disabled)
+
+
+async def test_typing_goes_to_the_prompt_once_the_session_takes_prompts(backend, tmp_path):
+    """Attached while the agent boots (the prompt disabled): when it is ready, keys land in the prompt."""
+    _, session_id = backend.quick_chat("focus")
+    app = attached_app(backend, session_id, tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.source.state == "idle" and not app.transcript_screen.prompt.disabled)
+        await pilot.pause(0.1)
+        assert app.focused is app.transcript_screen.prompt
+        await pilot.press(*"hi")
+        assert app.transcript_screen.prompt.text == "hi"

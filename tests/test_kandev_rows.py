@@ -5,6 +5,7 @@ The rows were captured from a real Kandev 0.95.1 backend (see the fixture's ``ca
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -204,3 +205,26 @@ def test_an_unanswered_request_stops_waiting_when_the_turn_is_cancelled():
     assert att.pending_permissions() == set()
     again = [i for i in items if i.key == f"kandev:{request['id']}"]
     assert again and again[0].status == "cancelled" and again[0].payload["answer"] == {"outcome": "cancelled"}
+
+
+async def test_the_transcript_rebuilt_while_its_cards_are_still_mounting(tmp_path):
+    """Older history can arrive while the previous rebuild's charts are mounting: nothing may crash."""
+    from kandev_tui.widgets.chart_block import ChartBlock
+
+    from .app_helpers import settle, stored_app
+
+    items = [row_item(r) for r in ROWS]
+    app = stored_app(tmp_path, items)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        view = app.view
+        view.jump_to_first()
+        await settle(pilot)
+        for delay in [0, 0, 0.001, 0.002, 0.003, 0.005, 0.008, 0.01, 0.015, 0.02, 0.03] * 3:
+            view.reset(list(view.layout_model.items.values()), more_at_source=True)  # removes what the last one
+            await asyncio.sleep(delay)  # was still mounting, at every stage of it
+        await settle(pilot)
+        view.jump_to_latest()
+        await settle(pilot)
+        assert app.is_running and list(view.layout_model.items) == [i.key for i in items]
+        assert len(view.query(ChartBlock)) >= 1

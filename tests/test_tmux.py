@@ -165,6 +165,7 @@ def test_attach_in_a_real_terminal(tmp_path, backend):
         tmux.keys("Enter")
         tmux.wait_for("○ ready", 60)  # attached; the agent is waiting for input
         tmux.keys("-l", "Show me the build times")
+        tmux.wait_for("│ Show me the build times")  # typed, then sent as a person would (not in the same read)
         tmux.keys("Enter")
         tmux.wait_for("Allow once", 60)
         tmux.keys("1")

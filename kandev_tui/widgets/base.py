@@ -28,3 +28,12 @@ def safe_text(value: Any, keep_newlines: bool = True) -> str:
     from kandev_tui.sanitize import visible
 
     return visible(value if isinstance(value, str) else str(value), keep_newlines)
+
+
+def mount_into(parent: Widget, *widgets: Widget, **where: Any) -> bool:
+    """Mount ``widgets`` into ``parent`` unless it has left the screen meanwhile (the transcript's window moved
+    or was rebuilt between a widget's creation and this call); says whether it mounted."""
+    if not parent.is_attached:
+        return False
+    parent.mount(*widgets, **where)
+    return True

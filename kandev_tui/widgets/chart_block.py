@@ -21,7 +21,7 @@ from textual.widgets import Static
 
 from kandev_tui.charts import ChartData, full_value, inspection, plot
 
-from .base import safe_text
+from .base import mount_into, safe_text
 
 ANIMATION_FRAMES = 8
 ANIMATION_SECONDS = 0.5
@@ -166,7 +166,8 @@ class ChartBlock(Widget):
                    for i, label in enumerate(self.data.series_labels)]
         for entry in entries:
             entry.can_focus = interactive
-        self._legend.mount_all(entries)
+        if not mount_into(self._legend, *entries):
+            return  # removed while mounting (the transcript's window moved)
         for entry in entries:
             entry.draw(True, interactive)
         self._draw()

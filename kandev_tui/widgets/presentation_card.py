@@ -12,7 +12,7 @@ from kandev_tui.charts import ChartData
 from kandev_tui.presentation import State, StoredPresentation, read_stored_call
 from kandev_tui.transcript.items import Item
 
-from .base import EntryWidget, safe_text
+from .base import EntryWidget, mount_into, safe_text
 from .chart_block import ChartBlock
 from .file_preview import FilePreview
 from .metrics_block import MetricsBlock
@@ -107,7 +107,7 @@ class PresentationCard(EntryWidget):
             self._frame = None
         if state is not State.READY or result.presentation is None:
             self._frame = Vertical(Static(Text(UNAVAILABLE), classes="unavailable"))
-            self.mount(self._frame)
+            mount_into(self, self._frame)
             self._text = UNAVAILABLE
             return
         presentation = result.presentation
@@ -127,7 +127,7 @@ class PresentationCard(EntryWidget):
                 texts += [block.path, block.title or "", block.caption or ""]
         self._text = " ".join(texts)
         self._frame = Vertical(*widgets)
-        self.mount(self._frame)
+        mount_into(self, self._frame)
 
     def _show_row(self, extra: str = "") -> None:
         self._row.display = True

@@ -17,7 +17,7 @@ from textual.widgets import Static
 from kandev_tui.renderers.registry import ResultShapeError, _leaf
 from kandev_tui.transcript.items import Item
 
-from .base import EntryWidget, safe_text
+from .base import EntryWidget, mount_into, safe_text
 from .tool_call import ToolCallView, call_title, key_argument, status_mark
 
 EMPTY = (None, "", [], {})
@@ -131,7 +131,7 @@ class ToolCard(EntryWidget):
         if self.inner is None:
             if self.state == "card" and self.is_mounted:
                 self._make_inner()
-                self.mount(self.inner)
+                mount_into(self, self.inner)
             self._show_state()
             return
         self._show_state()
@@ -145,7 +145,7 @@ class ToolCard(EntryWidget):
                 self._fail("updating")
             if old is not None and old.is_mounted:
                 old.remove()
-            self.mount(self.inner)
+            mount_into(self, self.inner)
 
     @property
     def searchable_text(self) -> str:

@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from kandev_tui.transcript.items import Item
 
-from .base import EntryWidget, safe_text
+from .base import EntryWidget, mount_into, safe_text
 from .tool_call import ToolCallView, key_argument, status_mark
 
 
@@ -73,7 +73,7 @@ class ToolGroup(EntryWidget):
             if key in shown:
                 shown[key].update_item(item)
             else:
-                self._calls.mount(ToolCallView(item))
+                mount_into(self._calls, ToolCallView(item))
 
     def action_toggle(self) -> None:
         self.expanded = not self.expanded
