@@ -49,15 +49,18 @@ async def main(chunks: int, tools: int) -> None:
                 frames[key] = time.perf_counter()
         return display(screen, renderable)
 
-    async def key_to_screen(key: str, drawn: str) -> float | None:
-        """Deliver ``key`` as the terminal driver would; the time until a frame shows its effect."""
+    def send_key(key: str) -> None:
         from textual import events
 
-        frames[drawn] = None
-        pressed = time.perf_counter()
         event = events.Key(key, None)
         event.set_sender(app)
         app._driver.send_message(event)
+
+    async def key_to_screen(key: str, drawn: str) -> float | None:
+        """Deliver ``key`` as the terminal driver would; the time until a frame shows its effect."""
+        frames[drawn] = None
+        pressed = time.perf_counter()
+        send_key(key)
         while frames[drawn] is None:
             if time.perf_counter() - pressed > 60:
                 return None
@@ -72,13 +75,27 @@ async def main(chunks: int, tools: int) -> None:
         app.transcript_screen.prompt.focus()
         frames["count"] = 0
         start = time.perf_counter()
-        await pilot.press(*"go", "enter")
+        await pilot.press(*"go")
+        send_key("enter")  # as the terminal would: pilot.press would wait for the app to be idle, i.e. the end
         while app.source.state == "idle" and not any(e.key.startswith("turn_end") for e in app.view.entries):
             await asyncio.sleep(0.001)  # the turn has started (or, if tiny, already ended)
-        while app.source.state != "idle":
+        lags: list[float] = []
+
+        async def watch_loop() -> None:  # how long the event loop goes without running anything else
+            while True:
+                before = time.perf_counter()
+                await asyncio.sleep(0.005)
+                lags.append(time.perf_counter() - before - 0.005)
+
+        watcher = asyncio.ensure_future(watch_loop())
+
+        def busy() -> bool:  # the turn runs, or what it sent is still being put on screen
+            return app.source.state != "idle" or bool(app._pending) or app._flush_timer is not None
+
+        while busy():
             await asyncio.sleep(0.25)
-            if app.source.state != "running":
-                continue
+            if not busy():
+                break
             opened = await key_to_screen("f1", "help_drawn")
             while not isinstance(app.screen, HelpScreen):
                 await asyncio.sleep(0.001)
@@ -90,6 +107,7 @@ async def main(chunks: int, tools: int) -> None:
         while app._pending or app._flush_timer is not None:
             await pilot.pause(0.01)
         elapsed = time.perf_counter() - start
+        watcher.cancel()
         pipeline = app.source.pipeline
         view = app.view
         mounted = (len(view.widgets), len(list(app.screen.walk_children())), view.following)
@@ -102,6 +120,9 @@ async def main(chunks: int, tools: int) -> None:
           f"{pipeline.commits:,} store commits for {pipeline.frames:,} frames")
     print(f"stored: {stored_chunks:,} chunks, {calls:,} tool calls; at the end {mounted[0]} entries mounted "
           f"({mounted[1]:,} widgets), following: {mounted[2]}")
+    if lags:
+        print(f"event loop stalls while streaming: median {statistics.median(lags) * 1000:.0f} ms, "
+              f"worst {max(lags) * 1000:.0f} ms, {sum(1 for lag in lags if lag > 0.05)} over 50 ms")
     if latencies:
         print(f"key latency while streaming ({len(latencies)} presses): median {statistics.median(latencies) * 1000:.0f} ms, "
               f"worst {max(latencies) * 1000:.0f} ms (target worst <= 50 ms)")

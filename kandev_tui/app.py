@@ -64,6 +64,7 @@ class KandevApp(App[int]):
         self._animated: set[str] = set()
         self._interrupt_at = 0.0
         self._focus_prompt = False
+        self._apply_seconds = 0.0  # how long the last batch took to apply
         self._workspace = None
         self.exit_code = 0
 
@@ -131,7 +132,9 @@ class KandevApp(App[int]):
         for item in items:
             self._pending[item.key] = item
         if self._flush_timer is None:
-            self._flush_timer = self.set_timer(FLUSH_SECONDS, self._flush_items)
+            # at most about a third of the time goes to putting items on screen: the rest stays free for keys
+            # and repaints, however fast the agent is (pending items coalesce by key meanwhile)
+            self._flush_timer = self.set_timer(max(FLUSH_SECONDS, 2 * self._apply_seconds), self._flush_items)
 
     def _flush_items(self) -> None:
         self._flush_timer = None
@@ -139,7 +142,9 @@ class KandevApp(App[int]):
             return
         batch = list(self._pending.values())
         self._pending.clear()
+        started = time.perf_counter()
         self.view.apply(batch)
+        self._apply_seconds = min(1.0, time.perf_counter() - started)
 
     def _reset_items(self, items: list[Item]) -> None:
         """Every item again, in order (older history arrived): the pending batch is part of it."""

@@ -90,3 +90,25 @@ async def test_search_in_tool_arguments_and_no_match(tmp_path):
         await settle(pilot)
         assert app.view.search("Read file 9") and app.view.search("read FILE 499")
         assert app.view.search("nothing like this") == []
+
+
+async def test_following_a_flood_keeps_only_the_last_screens_mounted(tmp_path):
+    """While following, many new entries replace the mounted ones: a few screens stay, not WINDOW_MAX."""
+    from kandev_tui.widgets.transcript_view import MIN_FOLLOW, WINDOW_FOLLOW
+
+    app = stored_app(tmp_path, long_session(150))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        view = app.view
+        for batch in range(10):  # live batches, as the pipeline delivers them
+            app._receive_items([message_item(1000 + batch * 50 + i, f"Live {batch}-{i}.") for i in range(50)])
+            await settle(pilot)
+        assert view.following and view.hi == len(view.entries)
+        assert MIN_FOLLOW <= len(view.widgets) < WINDOW_FOLLOW
+        assert view.entries[-1].key in view.widgets  # the newest entry is on screen
+        for _ in range(200):  # scrolling up still mounts more, in place
+            view.scroll_home(animate=False)
+            await pilot.pause(0.03)
+            if view.lo < len(view.entries) - 60:
+                break
+        assert view.lo < len(view.entries) - 60

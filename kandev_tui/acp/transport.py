@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any, Callable
 
 from kandev_tui.transcript.frames import IN, OUT, RAW_PREFIX, Frame
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
+YIELD_AFTER = 0.004  # seconds of reading before the event loop gets a turn
 
 
 class LineTransport:
@@ -29,6 +31,7 @@ class LineTransport:
         self._max_line = max_line
         self._lock = asyncio.Lock()
         self._closed = False
+        self._turn_started = time.perf_counter()
 
     async def send(self, message: dict[str, Any]) -> None:
         data = (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
@@ -41,6 +44,12 @@ class LineTransport:
 
     async def receive(self) -> dict[str, Any] | None:
         while True:
+            # A fast agent keeps the read buffer full, and reading from a full buffer never waits: give the
+            # event loop a turn every few milliseconds of reading, or keys and repaints wait for the whole flood.
+            now = time.perf_counter()
+            if now - self._turn_started > YIELD_AFTER:
+                await asyncio.sleep(0)
+                self._turn_started = time.perf_counter()
             line, size = await self._read_line()
             if line is None:
                 return None

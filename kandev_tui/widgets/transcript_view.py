@@ -41,6 +41,8 @@ from .user_message import UserMessage
 ITEM_WIDGETS = {K.USER: UserMessage, K.AGENT: AgentMessage, K.THOUGHT: Thought, K.PLAN: Plan,
                 K.PERMISSION: PermissionRequest, K.ERROR: Notice, K.TURN_END: Notice, K.NOTE: Notice}
 WINDOW_MAX = 150  # entries mounted at most
+WINDOW_FOLLOW = 100  # following, a window larger than this shrinks to a few screens
+MIN_FOLLOW = 24  # entries kept mounted at least while following
 OPEN_ALL = 100  # a session of at most this many entries opens fully mounted
 SCREENS_FIRST = 3  # a larger one mounts this many screens of entries (by estimated height), more on scroll
 SCREENS_STEP = 2  # screens of entries mounted per scroll step (as many unmounted on the far side when full)
@@ -157,7 +159,9 @@ class TranscriptView(VerticalScroll):
         total = len(self.entries)
         if self.hi == self.lo:  # opening: everything if small, else a few screens' worth from the end
             size = total if total <= OPEN_ALL else self._count_for_height(total, -1, SCREENS_FIRST)
-        else:
+        elif total - self.lo > WINDOW_FOLLOW:  # following a long session: only the last screens stay mounted
+            size = max(MIN_FOLLOW, self._count_for_height(total, -1, SCREENS_FIRST))  # (the layout work of a
+        else:  # repaint grows with the mounted widgets; scrolling up mounts more, up to WINDOW_MAX)
             size = WINDOW_MAX
         new_lo = max(self.lo, total - size) if self.following else self.lo
         if new_lo >= self.hi:  # the window moves past everything mounted: start afresh
