@@ -74,11 +74,22 @@ class PresentationCard(EntryWidget):
 
     def _parse(self) -> StoredPresentation:
         if self._parsed_version != self._version or self.result is None:
-            payload = self._item.payload
-            self.result = read_stored_call(payload.get("name"), payload.get("title"), self._item.status,
-                                           payload.get("input"), payload.get("output"))
+            item = self._item
+            payload = item.payload
+            # once per item version, not per widget: a card rebuilt when the transcript's window comes back to it
+            # reuses the result kept on the item (an update brings a new item, or a new payload or status)
+            cached = getattr(item, "_presentation", None)
+            if cached is not None and cached[0] is payload and cached[1] == item.status:
+                self.result = cached[2]
+            else:
+                self.result = read_stored_call(payload.get("name"), payload.get("title"), item.status,
+                                               payload.get("input"), payload.get("output"))
+                stats.bump("presentations_parsed")
+                try:
+                    item._presentation = (payload, item.status, self.result)  # type: ignore[attr-defined]
+                except AttributeError:
+                    pass
             self._parsed_version = self._version
-            stats.bump("presentations_parsed")
         return self.result
 
     def _apply(self) -> None:
