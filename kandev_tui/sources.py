@@ -277,10 +277,6 @@ class KandevSource(Source):
         path = Path(self.attachment.workspace_path) if self.attachment is not None and self.attachment.workspace_path else None
         return path if path is not None and path.is_dir() else None
 
-    @workspace.setter
-    def workspace(self, value: Path | None) -> None:
-        pass
-
     @property
     def more_above(self) -> bool:
         return self.attachment is not None and not self.attachment.complete

@@ -57,6 +57,18 @@ async def settle(pilot, rounds: int = 200) -> None:
     await pilot.pause()
 
 
+async def scroll_to_top_until(pilot, view, done, *, rounds: int = 400, pause: float = 0.03, each=None) -> None:
+    """Scroll to the top again and again (each time more loads above) until ``done()`` holds: a condition, not a
+    number of rounds, since a loaded machine is slower."""
+    for _ in range(rounds):
+        view.scroll_home(animate=False)
+        await pilot.pause(pause)
+        if each is not None:
+            each()
+        if done():
+            return
+
+
 def tool_item(call_id: str, *, name="read", kind="read", status="complete", title=None, output=None, turn=1,
               raw_input=None, **extra) -> Item:
     payload = {"tool_call_id": call_id, "name": name, "kind": kind, "title": title or f"{name} {call_id}",

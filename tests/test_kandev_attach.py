@@ -339,11 +339,10 @@ async def test_the_picker_lists_sessions_and_attaches_the_chosen_one(backend, fi
         assert app.transcript_screen.status.title == "finished turn"  # the task's title
         assert 10 <= len(view.layout_model.items) < len(rows)  # the newest pages: enough to fill the screen
         assert view.more_at_source and "older messages" in str(view.top.render())
-        for _ in range(400):  # scrolling up brings the older pages, one at a time, in place
-            view.scroll_home(animate=False)
-            await pilot.pause(0.05)
-            if len(view.layout_model.items) == len(rows):
-                break
+        from .app_helpers import scroll_to_top_until
+
+        # scrolling up brings the older pages, one at a time, in place
+        await scroll_to_top_until(pilot, view, lambda: len(view.layout_model.items) == len(rows), pause=0.05)
         assert list(view.layout_model.items) == [f"kandev:{r['id']}" for r in rows]
         await until(pilot, lambda: not view.more_at_source and not view.top.display)
 

@@ -6,7 +6,7 @@ from kandev_tui.transcript import Item
 from kandev_tui.widgets.agent_message import AgentMessage
 from kandev_tui.widgets.transcript_view import WINDOW_MAX
 
-from .app_helpers import message_item, settle, stored_app, tool_item
+from .app_helpers import message_item, scroll_to_top_until, settle, stored_app, tool_item
 
 
 def long_session(count: int) -> list[Item]:
@@ -30,12 +30,13 @@ async def test_window_stays_bounded_while_scrolling_ten_thousand_items(tmp_path)
         assert len(view.widgets) < 60  # a few screens, not the session
         assert view.top.display and "earlier" in str(view.top.render())
         most = 0
-        for _ in range(400):  # scroll to the top, step by step: earlier entries load, the far side unloads
-            view.scroll_home(animate=False)
-            await pilot.pause(0.03)
+
+        def count() -> None:
+            nonlocal most
             most = max(most, len(view.widgets))
-            if view.lo < total - 600:  # a condition, not a number of rounds: a loaded machine is slower
-                break
+
+        # scroll to the top, step by step: earlier entries load, the far side unloads
+        await scroll_to_top_until(pilot, view, lambda: view.lo < total - 600, each=count)
         assert view.lo < total - 200  # it really went up
         assert most <= WINDOW_MAX
         assert len(list(view.query(AgentMessage))) <= WINDOW_MAX
@@ -106,9 +107,5 @@ async def test_following_a_flood_keeps_only_the_last_screens_mounted(tmp_path):
         assert view.following and view.hi == len(view.entries)
         assert MIN_FOLLOW <= len(view.widgets) < WINDOW_FOLLOW
         assert view.entries[-1].key in view.widgets  # the newest entry is on screen
-        for _ in range(200):  # scrolling up still mounts more, in place
-            view.scroll_home(animate=False)
-            await pilot.pause(0.03)
-            if view.lo < len(view.entries) - 60:
-                break
+        await scroll_to_top_until(pilot, view, lambda: view.lo < len(view.entries) - 60)  # more mounts, in place
         assert view.lo < len(view.entries) - 60

@@ -85,8 +85,8 @@ async def run_headless(url: str, session_id: str, *, token: str | None, store: A
     for signum in (signal.SIGINT, signal.SIGTERM):
         try:
             loop.add_signal_handler(signum, stop.set)
-        except (NotImplementedError, RuntimeError):
-            pass
+        except (NotImplementedError, RuntimeError):  # a loop without signal support: ctrl+c still ends the run
+            continue
     runner = asyncio.ensure_future(attachment.run(conn))
     stopper = asyncio.ensure_future(stop.wait())
     await asyncio.wait({runner, stopper}, return_when=asyncio.FIRST_COMPLETED)
