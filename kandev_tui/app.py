@@ -86,6 +86,11 @@ class KandevApp(App[int]):
 
             self.push_screen(KandevPickerScreen(self.source), self._picked)
             return
+        # the first frame comes first: starting an agent imports the ACP SDK (over a second, in a thread that
+        # still competes with the event loop for the interpreter)
+        self.call_after_refresh(self._run_source)
+
+    def _run_source(self) -> None:
         self.run_worker(self._start_source(), name="source", exclusive=True, group="source")
 
     def _picked(self, session_id: str | None) -> None:
@@ -94,7 +99,7 @@ class KandevApp(App[int]):
             return
         self.source.session_id = session_id
         self._focus_prompt = True  # when it takes prompts: typing goes there, as on a fresh start
-        self.run_worker(self._start_source(), name="source", exclusive=True, group="source")
+        self._run_source()
 
     async def _start_source(self) -> None:
         try:

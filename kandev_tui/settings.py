@@ -10,24 +10,64 @@ from __future__ import annotations
 import os
 import tempfile
 import tomllib
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
 ENV_PREFIX = "KANDEV_TUI_"
 THEMES = ("textual-dark", "textual-light", "nord", "gruvbox", "tokyo-night", "solarized-light")
+_TRUE = ("true", "1", "yes", "on", "t", "y")
+_FALSE = ("false", "0", "no", "off", "f", "n")
 
 
-class Settings(BaseModel):
-    """Everything a user can set. Field names are the TOML keys."""
+class SettingError(ValueError):
+    """A setting's value has the wrong type or is out of range."""
 
-    model_config = ConfigDict(extra="ignore", validate_assignment=True)
 
-    theme: str = Field("textual-dark", description="The colour theme")
-    chart_animation: bool = Field(True, description="Charts animate in once when first drawn")
-    card_limit: int = Field(16, ge=1, le=100, description="Cards shown per turn before further ones fold into the tool group")
-    inject_guidance: bool = Field(True, description="Prepend the rich-output guidance to an agent's first prompt")
+def _as_bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
+        return value.strip().lower() in _TRUE
+    raise SettingError("expected true or false")
+
+
+def _as_int(value: Any, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise SettingError("expected a whole number")
+    try:
+        number = int(value.strip()) if isinstance(value, str) else value
+    except ValueError:
+        raise SettingError("expected a whole number") from None
+    if not low <= number <= high:
+        raise SettingError(f"expected {low} to {high}")
+    return number
+
+
+def _as_str(value: Any) -> str:
+    if not isinstance(value, str):
+        raise SettingError("expected text")
+    return value
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a user can set. Field names are the TOML keys; values are checked on construction
+    (strings from the environment are read as the field's type), a bad one raises :class:`SettingError`."""
+
+    theme: str = "textual-dark"  # the colour theme
+    chart_animation: bool = True  # charts animate in once when first drawn
+    card_limit: int = 16  # cards shown per turn before further ones fold into the tool group
+    inject_guidance: bool = True  # prepend the rich-output guidance to an agent's first prompt
+
+    def __post_init__(self) -> None:
+        for name, check in (("theme", _as_str), ("chart_animation", _as_bool),
+                            ("card_limit", lambda v: _as_int(v, 1, 100)), ("inject_guidance", _as_bool)):
+            object.__setattr__(self, name, check(getattr(self, name)))
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(cls))
 
 
 def config_path() -> Path:
@@ -41,7 +81,7 @@ def config_path() -> Path:
 
 def _env_overrides() -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for name in Settings.model_fields:
+    for name in Settings.names():
         value = os.environ.get(ENV_PREFIX + name.upper())
         if value is not None:
             out[name] = value
@@ -61,7 +101,7 @@ class SettingsStore:
         if self.path.exists():
             try:
                 data = tomllib.loads(self.path.read_text(encoding="utf-8"))
-                self.file_values = {k: v for k, v in data.items() if k in Settings.model_fields}
+                self.file_values = {k: v for k, v in data.items() if k in Settings.names()}
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
                 self.warnings.append(f"{self.path}: ignored ({exc}); using defaults")
         values: dict[str, Any] = {}
@@ -70,13 +110,13 @@ class SettingsStore:
                 try:
                     Settings(**{**values, key: value})
                     values[key] = value
-                except ValidationError:
+                except (SettingError, TypeError):
                     self.warnings.append(f"setting {key}={value!r} is not valid; using the default")
         return Settings(**values)
 
     def update(self, **changes: Any) -> Settings:
         """Apply changes (validated) and save them atomically."""
-        self.settings = self.settings.model_copy(update=Settings(**{**self.settings.model_dump(), **changes}).model_dump())
+        self.settings = replace(self.settings, **changes)
         self.file_values.update(changes)
         self.save()
         return self.settings
@@ -84,7 +124,7 @@ class SettingsStore:
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         lines = ["# kandev-tui settings (edited by the settings screen, F2)"]
-        for key in Settings.model_fields:
+        for key in Settings.names():
             if key in self.file_values:
                 lines.append(f"{key} = {_toml_value(getattr(self.settings, key))}")
         handle, temp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=self.path.parent)

@@ -80,6 +80,7 @@ class LiveSource(Source):
         self.store = store
         self.record = record
         self.title = title or "new session"
+        self.state = "starting"  # until start() has the agent's answer (the app starts it after its first frame)
         self.agent_name = agent_display_name(options.command)
         self.workspace = options.workspace
         self.repos = dict(options.repos)

@@ -146,3 +146,40 @@ def test_guidance_recipes_are_valid_documents():
     assert len(recipes) == 3
     for recipe in recipes:
         parse_tool_input(json.loads(recipe))
+
+
+def test_the_demos_first_frame_imports_nothing_it_does_not_draw(tmp_path):
+    """The first frame is drawn before the ACP SDK, the MCP SDK, pydantic, plotext or markdown-it are loaded: they
+    come with the agent, the first card and the first message (the issue's fast start)."""
+    code = f"""
+import asyncio, sys
+from pathlib import Path
+from kandev_tui.acp import AgentOptions
+from kandev_tui.app import KandevApp
+from kandev_tui.demo import agent_command, prepare_workspace
+from kandev_tui.settings import SettingsStore
+from kandev_tui.sources import LiveSource
+from kandev_tui.transcript import Store
+
+async def main():
+    tmp = Path({str(tmp_path)!r})
+    store = Store(tmp / "s.db")
+    options = AgentOptions(command=agent_command(), workspace=prepare_workspace(tmp / "ws"))
+    app = KandevApp(lambda i, s: LiveSource(options, store, i, s), settings_store=SettingsStore(tmp / "c.toml"))
+    display, seen = app._display, []
+    def first_frame(screen, renderable):
+        if renderable is not None and not seen:
+            seen.append([m for m in ("acp", "mcp", "pydantic", "plotext", "markdown_it") if m in sys.modules])
+        return display(screen, renderable)
+    app._display = first_frame
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(600):  # the agent started: the SDK came after the first frame
+            if seen and getattr(app.source, "client", None) is not None and app.source.state == "idle":
+                break
+            await pilot.pause(0.05)
+        print("AT FIRST FRAME", seen[0], "THEN", app.source.state, "acp" in sys.modules)
+        await app.action_quit()
+asyncio.run(main())
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "AT FIRST FRAME [] THEN idle True" in out.stdout, out.stdout + out.stderr[-3000:]

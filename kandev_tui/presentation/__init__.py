@@ -12,13 +12,37 @@ Public API:
 - :data:`GUIDANCE`, :func:`guidance`, :data:`INPUT_SCHEMA` — what agents are told.
 """
 
-from .axis import format_x_ticks, format_y_tick
-from .csvsnap import CsvSourceError, parse_csv, parse_number, resolve_csv
-from .errors import PresentationError
+from importlib import import_module
+from typing import Any
+
+# light (no pydantic), and eager: the submodule's name is also the function's
 from .guidance import GUIDANCE, INPUT_SCHEMA, TOOL_DESCRIPTION, guidance
-from .models import ChartBlock, FileBlock, MetricsBlock, Presentation, Snapshot
-from .stored import State, StoredPresentation, TOOL_NAME, is_rich_output_name, read_stored_call
-from .validate import encoded_size, parse_tool_input
+
+# each name loads its own module on first use (PEP 562): the app draws its first frame without pydantic
+_HOMES = {
+    "format_x_ticks": "axis", "format_y_tick": "axis",
+    "CsvSourceError": "csvsnap", "parse_csv": "csvsnap", "parse_number": "csvsnap", "resolve_csv": "csvsnap",
+    "PresentationError": "errors",
+    "ChartBlock": "models", "FileBlock": "models", "MetricsBlock": "models", "Presentation": "models",
+    "Snapshot": "models",
+    "State": "stored", "StoredPresentation": "stored", "TOOL_NAME": "names", "is_rich_output_name": "names",
+    "read_stored_call": "stored",
+    "encoded_size": "validate", "parse_tool_input": "validate",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOMES))
+
 
 __all__ = [
     "ChartBlock", "CsvSourceError", "FileBlock", "GUIDANCE", "INPUT_SCHEMA", "MetricsBlock",

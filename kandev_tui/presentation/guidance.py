@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .stored import TOOL_NAME
+from .names import TOOL_NAME
 
 INLINE_CHART_EXAMPLE: dict[str, Any] = {
     "version": 1,

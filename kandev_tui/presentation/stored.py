@@ -17,19 +17,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from .errors import PresentationError
+from .names import KANDEV_NAMES, TOOL_NAME, is_rich_output_name  # noqa: F401 - re-exported
 from .models import ChartBlock, Presentation, Snapshot
 from .validate import error_from_validation, parse_tool_input
-
-TOOL_NAME = "show_rich_output_kandev"
-KANDEV_NAMES = frozenset(
-    {
-        TOOL_NAME,
-        f"mcp__kandev__{TOOL_NAME}",
-        f"kandev/{TOOL_NAME}",
-        f"mcp.kandev.{TOOL_NAME}",
-    }
-)
-_NAMESPACE_MARKS = ("/", "__", ".")
 
 
 class State(str, Enum):
@@ -75,23 +65,6 @@ class StoredPresentation:
     @property
     def is_rich_output(self) -> bool:
         return self.state is not State.NOT_RICH_OUTPUT
-
-
-def is_rich_output_name(name: str | None, title: str | None = None) -> bool:
-    """Spec §6.1: a Kandev-namespaced (or bare) ``show_rich_output_kandev``.
-
-    A namespaced name of another server is not, whatever the title says; a
-    name with no namespace (Claude's ``other``, an ACP kind) defers to the title.
-    """
-    if isinstance(name, str):
-        candidate = name.strip()
-        if candidate in KANDEV_NAMES:
-            return True
-        if any(mark in candidate for mark in _NAMESPACE_MARKS):
-            return False
-    if isinstance(title, str):
-        return title.strip() in KANDEV_NAMES
-    return False
 
 
 def extract_arguments(input_: Any) -> Any:

@@ -1,11 +1,15 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
-from textual.widgets import Markdown
 
 from kandev_tui.transcript.items import Item
 
 from .base import EntryWidget, safe_text
+
+if TYPE_CHECKING:
+    from textual.widgets import Markdown
 
 SAFE_SCHEMES = ("http://", "https://")
 
@@ -26,6 +30,8 @@ class AgentMessage(EntryWidget):
         super().__init__(classes="entry")
         self._shown = ""
         self._streamed = False
+        from textual.widgets import Markdown  # markdown-it loads with the first message, not with the app
+
         self._markdown = Markdown(open_links=False)
         self._pending = safe_text(item.payload.get("text", ""))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import mimetypes
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from rich.syntax import Syntax
 from rich.text import Text
@@ -15,7 +16,8 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from kandev_tui.presentation.models import FileBlock
+if TYPE_CHECKING:  # the contract's models (pydantic) load with the first card, not with the app
+    from kandev_tui.presentation.models import FileBlock
 
 from .base import safe_text
 
