@@ -80,7 +80,7 @@ class TranscriptView(VerticalScroll):
     """See the module docstring."""
 
     DEFAULT_CSS = """
-    TranscriptView { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; overflow-x: hidden; }
+    TranscriptView { layout: stream; height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; overflow-x: hidden; }
     """
 
     class FollowChanged(Message):
