@@ -8,12 +8,14 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.color import Color
 from textual.screen import Screen
 
 from kandev_tui import stats
+from kandev_tui.gcpolicy import GcPolicy
 from kandev_tui.renderers import Registry
 from kandev_tui.sanitize import visible
 from kandev_tui.screens.file_viewer import FileViewerScreen
@@ -30,6 +32,9 @@ from kandev_tui.widgets.transcript_view import TranscriptView
 
 log = logging.getLogger("kandev_tui.app")
 FLUSH_SECONDS = 1 / 30  # item updates are drawn in batches, at most this often
+INPUT_FIRST = 0.15  # after a key, a click or a wheel turn, transcript updates wait this long: its effect is drawn first
+COVERED_POLL = 0.25  # while another screen covers the transcript, updates wait; it catches up when shown again
+INPUT_EVENTS = (events.Key, events.MouseDown, events.MouseUp, events.MouseScrollDown, events.MouseScrollUp)
 SourceFactory = Callable[[Callable[[list[Item]], None], Callable[[str, str], None]], Source]
 
 
@@ -65,6 +70,9 @@ class KandevApp(App[int]):
         self._interrupt_at = 0.0
         self._focus_prompt = False
         self._apply_seconds = 0.0  # how long the last batch took to apply
+        self._input_at = 0.0  # when the user last pressed a key, clicked or scrolled
+        self._items_at = 0.0  # when the source last delivered items
+        self.gc_policy = GcPolicy()
         self._workspace = None
         self.exit_code = 0
 
@@ -81,6 +89,7 @@ class KandevApp(App[int]):
         self.transcript_screen.status.agent = self.source.agent_name
         self.transcript_screen.status.title = self.source.title
         self.transcript_screen.set_prompt_enabled(False, "starting…")
+        self.set_interval(1.0, self._collect_garbage_when_quiet)
         if hasattr(self.source, "sessions") and not self.source.session_id:  # attach without a session: pick one
             from kandev_tui.screens.kandev_picker import KandevPickerScreen
 
@@ -108,8 +117,15 @@ class KandevApp(App[int]):
             log.exception("source failed")
             self._receive_state("error", f"{type(exc).__name__}: {exc}")
             return
+        self.gc_policy.start()  # full collections wait for quiet moments (kandev_tui/gcpolicy.py)
         if self.initial_prompt and self.source.can_prompt and self.source.state == "idle":
             self.run_worker(self._send(self.initial_prompt), name="turn", group="turn")
+
+    def _collect_garbage_when_quiet(self) -> None:
+        self.gc_policy.tick(max(self._input_at, self._items_at))
+
+    def on_unmount(self) -> None:
+        self.gc_policy.stop()
 
     async def action_quit(self) -> None:
         await self._close_source()
@@ -134,6 +150,7 @@ class KandevApp(App[int]):
     # -- items and state from the source ---------------------------------------
 
     def _receive_items(self, items: list[Item]) -> None:
+        self._items_at = time.monotonic()
         for item in items:
             self._pending[item.key] = item
         if self._flush_timer is None:
@@ -141,9 +158,22 @@ class KandevApp(App[int]):
             # and repaints, however fast the agent is (pending items coalesce by key meanwhile)
             self._flush_timer = self.set_timer(max(FLUSH_SECONDS, 2 * self._apply_seconds), self._flush_items)
 
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, INPUT_EVENTS):
+            self._input_at = time.monotonic()
+        await super().on_event(event)
+
     def _flush_items(self) -> None:
         self._flush_timer = None
         if not self._pending:
+            return
+        # the user comes first: what they pressed is drawn before more of the agent's output is (a batch and its
+        # layout can take longer than a frame), and a covered transcript waits (help, settings, a file)
+        wait = min(INPUT_FIRST, self._input_at + INPUT_FIRST - time.monotonic())
+        if self.screen is not self.transcript_screen:
+            wait = max(wait, COVERED_POLL)
+        if wait > 0:
+            self._flush_timer = self.set_timer(wait, self._flush_items)
             return
         batch = list(self._pending.values())
         self._pending.clear()

@@ -61,6 +61,9 @@ class AgentMessage(EntryWidget):
             self._markdown.update(text)
         self._shown = text
 
+    def on_markdown_table_of_contents_updated(self, event: Markdown.TableOfContentsUpdated) -> None:
+        event.stop()  # no table of contents here: the message would climb to the app once per streamed heading
+
     def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
         event.stop()
         href = event.href

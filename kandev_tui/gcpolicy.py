@@ -1,0 +1,59 @@
+"""When the cyclic garbage collector may stop the world.
+
+CPython's full (generation 2) pass walks every tracked object. In a live session that is the
+interpreter's modules, Textual, the SDKs and the whole transcript, and the pass stalls the event
+loop for hundreds of milliseconds, several times a minute while an agent streams. Keys and
+repaints wait for it. The app keeps that pass for quiet moments:
+
+- what was loaded at start-up lives as long as the app, so it is frozen out of the collector's
+  walks (``gc.freeze``);
+- automatic full passes are off. Young garbage is still collected as usual by generations 0
+  and 1, and :meth:`GcPolicy.tick` runs the full pass when the user and the agent have been
+  quiet for a moment, or at the latest every ``FULL_AT_LEAST_EVERY`` seconds, so memory
+  stays bounded in a session that never pauses.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+
+QUIET_SECONDS = 2.0  # no input and no agent output for this long: a good moment for a full pass
+FULL_AT_LEAST_EVERY = 60.0  # however busy the session, a full pass at least this often
+NO_AUTOMATIC_FULL = 1_000_000  # generation-2 threshold that the interpreter never reaches
+
+
+class GcPolicy:
+    def __init__(self) -> None:
+        self.saved: tuple[int, int, int] | None = None
+        self.last_full = time.monotonic()
+        self.full_passes = 0
+
+    def start(self) -> None:
+        """Freeze what is loaded now and take over the full passes."""
+        if self.saved is None:
+            self.saved = gc.get_threshold()
+            gc.freeze()
+            gc.set_threshold(self.saved[0], self.saved[1], NO_AUTOMATIC_FULL)
+            self.last_full = time.monotonic()
+
+    def tick(self, last_activity: float) -> bool:
+        """Run a full pass if one is due now; ``last_activity`` is the monotonic time of the latest input or
+        output. Says whether it ran."""
+        if self.saved is None:
+            return False
+        now = time.monotonic()
+        due = gc.get_count()[2] >= self.saved[2]  # as many generation-1 passes as would have triggered one
+        if (due and now - last_activity >= QUIET_SECONDS) or now - self.last_full >= FULL_AT_LEAST_EVERY:
+            gc.collect()
+            self.last_full = now
+            self.full_passes += 1
+            return True
+        return False
+
+    def stop(self) -> None:
+        """Give the collector back its defaults (the app is closing; tests start many apps in one process)."""
+        if self.saved is not None:
+            gc.set_threshold(*self.saved)
+            gc.unfreeze()
+            self.saved = None
