@@ -18,6 +18,25 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 KANDEV = str(Path(sys.executable).with_name("kandev-tui"))
 
+FIRST_FRAME = r"""
+import asyncio, time
+
+async def print_first_frame(app, start, quit_after=None):
+    # the time from the script's start to the first frame the app writes to the terminal (its driver's output)
+    display, drawn = app._display, []
+    def first_frame(screen, renderable):
+        if renderable is not None and not drawn:
+            drawn.append(time.perf_counter() - start)
+        return display(screen, renderable)
+    app._display = first_frame
+    async with app.run_test(size=(120, 40)):
+        while not drawn:
+            await asyncio.sleep(0.001)
+        print(drawn[0])
+        if quit_after is not None:
+            await quit_after()
+"""
+
 HELLO = r"""
 import time
 start = time.perf_counter()
@@ -27,21 +46,8 @@ from textual.widgets import Static
 class Hello(App):
     def compose(self):
         yield Static("hello")
-
-import asyncio
-async def main():
-    app = Hello()
-    display, drawn = app._display, []
-    def first_frame(screen, renderable):  # the first frame written to the terminal
-        if renderable is not None and not drawn:
-            drawn.append(time.perf_counter() - start)
-        return display(screen, renderable)
-    app._display = first_frame
-    async with app.run_test(size=(120, 40)) as pilot:
-        while not drawn:
-            await asyncio.sleep(0.001)
-        print(drawn[0])
-asyncio.run(main())
+""" + FIRST_FRAME + r"""
+asyncio.run(print_first_frame(Hello(), start))
 """
 
 DEMO = r"""
@@ -56,24 +62,14 @@ from kandev_tui.demo import agent_command, prepare_workspace
 from kandev_tui.settings import SettingsStore
 from kandev_tui.sources import LiveSource
 from kandev_tui.transcript import Store
-
+""" + FIRST_FRAME + r"""
 async def main():
     tmp = Path(tempfile.mkdtemp())
     store = Store(tmp / "s.db")
     options = AgentOptions(command=agent_command(), workspace=prepare_workspace(tmp / "ws"))
     app = KandevApp(lambda i, s: LiveSource(options, store, i, s), settings_store=SettingsStore(tmp / "c.toml"),
                     initial_prompt="Check the build health")
-    display, drawn = app._display, []
-    def first_frame(screen, renderable):  # the first frame written to the terminal: status line, prompt, the
-        if renderable is not None and not drawn:  # agent starting
-            drawn.append(time.perf_counter() - start)
-        return display(screen, renderable)
-    app._display = first_frame
-    async with app.run_test(size=(120, 40)) as pilot:
-        while not drawn:
-            await asyncio.sleep(0.001)
-        print(drawn[0])
-        await app.action_quit()
+    await print_first_frame(app, start, quit_after=app.action_quit)  # status line, prompt, the agent starting
 
 asyncio.run(main())
 """

@@ -27,8 +27,9 @@ class SettingError(ValueError):
 def _as_bool(value: Any) -> bool:
     if isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
-        return value.strip().lower() in _TRUE
+    word = value.strip().lower() if isinstance(value, str) else None
+    if word in _TRUE or word in _FALSE:
+        return word in _TRUE
     raise SettingError("expected true or false")
 
 
