@@ -105,6 +105,7 @@ class TranscriptView(VerticalScroll):
         self.following = True
         self.permissions_answerable = False
         self._recheck_pending = False
+        self._settled_height = -1  # the content height at the last chart check
         self.lo = 0  # the mounted window: layout entries [lo, hi)
         self.hi = 0
         self._loading = False
@@ -444,6 +445,14 @@ class TranscriptView(VerticalScroll):
         height = self.size.height
         if not height:
             return
+        content = self.virtual_size.height
+        if content <= height and content != self._settled_height:
+            # no scrollbar yet and the content still growing (entries are being measured): a scrollbar may yet
+            # appear and narrow every chart by a column; plot once the height holds still, not twice
+            self._settled_height = content
+            self._ask_recheck()
+            return
+        self._settled_height = content
         top, bottom = self.scroll_y - height, self.scroll_y + 2 * height
         unplaced = False
         for widget in self.children:
@@ -458,7 +467,11 @@ class TranscriptView(VerticalScroll):
             for chart in widget.query(ChartBlock):
                 if not chart.plotted:
                     chart.ensure_plotted()
-        if unplaced and not self._recheck_pending:
+        if unplaced:
+            self._ask_recheck()
+
+    def _ask_recheck(self) -> None:
+        if not self._recheck_pending:
             self._recheck_pending = True
             self.set_timer(0.05, self._recheck)
 
