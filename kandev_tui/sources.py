@@ -203,7 +203,7 @@ class StoredSource(Source):
 
     async def start(self) -> None:
         # one batch: the view places every item, then mounts only its window, once
-        self.on_items(self.store.items(self.session_id))
+        self.on_items(self.store.packed_items(self.session_id))  # payloads parsed when used: a long session stays small
         self._set_state("stored", self.session.get("state", ""))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kandev_tui.transcript import Item
 from kandev_tui.widgets.agent_message import AgentMessage
-from kandev_tui.widgets.transcript_view import WINDOW_MAX
+from kandev_tui.widgets.transcript_view import WINDOW_MAX, find_entries
 
 from .app_helpers import message_item, scroll_to_top_until, settle, stored_app, tool_item
 
@@ -85,6 +85,37 @@ async def test_search_finds_an_item_that_was_never_built(tmp_path):
         assert not app.transcript_screen.search_box.display
 
 
+async def test_enter_again_goes_to_the_next_hit_without_searching_again(tmp_path, monkeypatch):
+    """Search runs in a thread over a snapshot; enter with the same words steps through the hits, and wraps."""
+    items = long_session(3000)
+    items[2500] = message_item(2500, "A second NEEDLE, much later.")
+    from kandev_tui.screens import transcript
+
+    searches = []
+
+    def counted(snapshot, needle):
+        searches.append(needle)
+        return find_entries(snapshot, needle)
+
+    monkeypatch.setattr(transcript, "find_entries", counted)
+    app = stored_app(tmp_path, items)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen, view = app.transcript_screen, app.view
+        await pilot.press("ctrl+f", *"needle", "enter")
+        await pilot.pause(0.3)
+        assert screen.hits == [3, 2500] and screen.hit == 0 and "message:3" in view.widgets
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert screen.hit == 1 and "message:2500" in view.widgets
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert screen.hit == 0 and searches == ["needle"]
+        await pilot.press("backspace", "enter")  # other words: a new search
+        await pilot.pause(0.3)
+        assert searches == ["needle", "needl"] and screen.hits == [3, 2500] and screen.hit == 1
+
+
 async def test_search_in_tool_arguments_and_no_match(tmp_path):
     app = stored_app(tmp_path, long_session(500))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -109,3 +140,17 @@ async def test_following_a_flood_keeps_only_the_last_screens_mounted(tmp_path):
         assert view.entries[-1].key in view.widgets  # the newest entry is on screen
         await scroll_to_top_until(pilot, view, lambda: view.lo < len(view.entries) - 60)  # more mounts, in place
         assert view.lo < len(view.entries) - 60
+
+
+async def test_an_opened_session_keeps_its_payloads_packed(tmp_path):
+    """Memory does not grow with the session's payloads: each is kept compressed and parsed when used (the
+    window's widgets, search); only the last few hundred parsed ones are kept."""
+    from kandev_tui.transcript.items import PackedItem, _unpack
+
+    app = stored_app(tmp_path, long_session(3000))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        view = app.view
+        assert all(isinstance(item, PackedItem) for item in view.layout_model.items.values())
+        assert view.search("needle is in an early message") == [3]  # read from the packed payloads
+        assert _unpack.cache_info().currsize <= _unpack.cache_info().maxsize < 3000

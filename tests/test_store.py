@@ -8,9 +8,11 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kandev_tui.transcript import Item, Store, StoreError
-from kandev_tui.transcript.store import SCHEMA_VERSION
+from kandev_tui.transcript.store import SCHEMA_VERSION, _dumps
 
 
 def test_upsert_updates_in_place_and_keeps_sequence(tmp_path):
@@ -164,3 +166,54 @@ async def test_live_frames_are_committed_in_batches(tmp_path):
     assert pipeline.commits == 1 and seen == [1]
     pipeline.close()
     assert store.items(session)[0].payload["text"] == "".join(f"c{i} " for i in range(10_000))
+
+
+def test_packed_items_read_back_as_the_items_themselves(tmp_path):
+    """Opening a session keeps each payload compressed (PackedItem): what it reads back is what was stored."""
+    from kandev_tui.transcript.items import PackedItem
+
+    from .hostile_corpus import CORPUS
+
+    store = Store(tmp_path / "s.db")
+    session = store.create_session(title="t", agent_command=["a"], workspace="", state="ended")
+    items = [Item(f"m{i}", "agent_message", 1, {"text": text}) for i, text in enumerate(CORPUS.values())]
+    items.append(Item("t1", "tool_call", 1, {"name": "read", "input": {"path": "a.py"}, "output": "x = 1\n" * 40},
+                      status="complete", tool_call_id="t1"))
+    store.upsert_items(session, items)
+    packed = store.packed_items(session)
+    assert all(isinstance(item, PackedItem) for item in packed)
+    assert packed == store.items(session)
+    assert [(i.key, i.kind, i.turn, i.status, i.tool_call_id, i.final) for i in packed] == [
+        (i.key, i.kind, i.turn, i.status, i.tool_call_id, i.final) for i in store.items(session)]
+    big = packed[-1]
+    assert len(big._packed) < len(str(big.payload))  # compressed, not a parsed tree
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(), title=st.text(max_size=20), start=st.integers(0, 40), size=st.integers(1, 12),
+       other=st.text(max_size=6), tool=st.booleans())
+def test_a_packed_item_rules_out_only_what_it_cannot_mention(text, title, start, size, other, tool):
+    """Search skips a packed item only when its stored JSON cannot hold the needle: never a real match missed."""
+    from kandev_tui.transcript.items import PackedItem
+    from kandev_tui.widgets.transcript_view import item_texts
+
+    payload = {"text": text, "title": title} if not tool else {"name": "read", "input": {"path": title},
+                                                                "output": text}
+    packed = PackedItem("k", "tool_call" if tool else "agent_message", 1, _dumps(payload))
+    assert packed.payload == payload
+    texts = [t.casefold() for t in item_texts(packed)]
+    for needle in {text[start:start + size].casefold(), other.casefold(), (title + text)[:size].casefold()}:
+        if needle and any(needle in t for t in texts):
+            assert packed.may_mention(needle), needle
+
+
+def test_a_packed_item_rules_out_a_needle_without_parsing():
+    from kandev_tui.transcript.items import PackedItem, _unpack
+
+    plain = PackedItem("k", "agent_message", 1, _dumps({"text": "Straße\n\x1b[1mbold\x1b[0m"}))
+    escaped = PackedItem("k", "agent_message", 1, '{"text":"Stra\\u00dfe"}')  # written with ensure_ascii
+    _unpack.cache_clear()
+    assert plain.may_mention("strasse") and plain.may_mention("bold") and not plain.may_mention("bolder")
+    assert escaped.may_mention("strasse") and escaped.may_mention("anything")  # cannot tell: parse and see
+    assert plain.may_mention('"') and plain.may_mention("\n")  # escaped in JSON: cannot tell
+    assert _unpack.cache_info().currsize == 0  # none was parsed

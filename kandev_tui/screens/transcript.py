@@ -11,7 +11,7 @@ from textual.widgets import Footer, Input, Static
 from kandev_tui.widgets.permission import PermissionRequest
 from kandev_tui.widgets.prompt_input import PromptInput
 from kandev_tui.widgets.status_line import StatusLine
-from kandev_tui.widgets.transcript_view import TranscriptView
+from kandev_tui.widgets.transcript_view import TranscriptView, find_entries
 
 
 class TranscriptScreen(Screen[None]):
@@ -34,6 +34,7 @@ class TranscriptScreen(Screen[None]):
         self.search_box = Input(placeholder="search the whole session · enter: next hit · escape: close", id="search")
         self.hits: list[int] = []
         self.hit = -1
+        self._searched: tuple[str, int] | None = None  # the needle and entry count the hits are for
 
     def compose(self) -> ComposeResult:
         yield self.status
@@ -87,7 +88,19 @@ class TranscriptScreen(Screen[None]):
         if event.input is not self.search_box:
             return
         event.stop()
-        hits = self.view.search(event.value)
+        searched = (event.value, len(self.view.entries))
+        if searched == self._searched and self.hits:  # the same search again: the next hit
+            self.action_next_hit()
+            return
+        # a thread reads a snapshot of every item (50,000 take a few hundred ms): the screen keeps drawing
+        snapshot = self.view.search_snapshot()
+        self.run_worker(self._search(snapshot, searched), group="search", exclusive=True)
+
+    async def _search(self, snapshot: tuple[list[int], list], searched: tuple[str, int]) -> None:
+        import asyncio
+
+        hits = await asyncio.to_thread(find_entries, snapshot, searched[0])
+        self._searched = searched
         if hits != self.hits:
             self.hits, self.hit = hits, -1
         if not hits:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import re
+import zlib
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 # item kinds
@@ -62,3 +66,61 @@ class Item:
             tool_call_id=data.get("tool_call_id"),
             final=True,
         )
+
+
+_ESCAPED = re.compile(r'[\x00-\x1f"\\]')  # what JSON writes escaped
+_ESCAPED_TEXT = re.compile(r'\\u(?!00[01])')  # text JSON wrote escaped beyond control characters (ensure_ascii)
+
+
+@lru_cache(maxsize=512)
+def _unpack(packed: bytes) -> dict[str, Any]:
+    try:
+        data = json.loads(zlib.decompress(packed))
+    except (ValueError, zlib.error):
+        data = None
+    return data if isinstance(data, dict) else {"unreadable": True}
+
+
+class PackedItem(Item):
+    """A stored item whose payload is kept as compressed JSON and parsed when used.
+
+    Opening a long session places every item, but builds widgets only for a window of them. Kept
+    as a tree of parsed JSON, the payloads were most of the memory of a 50,000-item session (about
+    16 objects per item); packed, each costs its compressed text. The last few hundred payloads
+    parsed are kept, so placing an item or building its widget parses it once. The payload is read-only:
+    nothing changes a stored item (the widgets never write to a payload).
+    """
+
+    def __init__(self, key: str, kind: str, turn: int, payload_json: str | bytes, *, status: str | None = None,
+                 tool_call_id: str | None = None, final: bool = True) -> None:
+        self.key, self.kind, self.turn = key, kind, turn
+        self.status, self.tool_call_id, self.final = status, tool_call_id, final
+        raw = payload_json.encode("utf-8", "surrogatepass") if isinstance(payload_json, str) else payload_json
+        self._packed = zlib.compress(raw, 1)
+
+    @property  # type: ignore[override]
+    def payload(self) -> dict[str, Any]:
+        return _unpack(self._packed)
+
+    @payload.setter
+    def payload(self, value: dict[str, Any]) -> None:
+        self._packed = zlib.compress(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode(
+            "utf-8", "surrogatepass"), 1)
+
+    def may_mention(self, needle: str) -> bool:
+        """False when no text of the payload can contain ``needle`` (casefolded), read from the stored JSON
+        without parsing it (search through 50,000 items reads them all). Every character of a match that JSON
+        does not escape is in the stored text as it is, so this is only ever sure of a miss: a needle with a
+        character JSON escapes, or a payload stored with escaped text, says True and the caller parses."""
+        if _ESCAPED.search(needle):
+            return True
+        raw = zlib.decompress(self._packed).decode("utf-8", "surrogatepass")
+        return needle in raw.casefold() or ("\\u" in raw and _ESCAPED_TEXT.search(raw) is not None)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Item):
+            return NotImplemented
+        return (self.key, self.kind, self.turn, self.payload, self.status, self.tool_call_id, self.final) == (
+            other.key, other.kind, other.turn, other.payload, other.status, other.tool_call_id, other.final)
+
+    __hash__ = None  # type: ignore[assignment]  # as the dataclass's

@@ -22,7 +22,7 @@ from typing import Any, Iterable, Iterator
 
 from kandev_tui.jsonutil import dumps
 
-from .items import Item
+from .items import Item, PackedItem
 
 SCHEMA_VERSION = 2
 APPLICATION_ID = 0x4B54_5549  # "KTUI": marks the file as kandev-tui's
@@ -251,6 +251,16 @@ class Store:
     def items(self, session_id: str, *, start: int = 0, limit: int | None = None) -> list[Item]:
         """Items in sequence order (``start`` is a 0-based offset)."""
         return list(self.iter_items(session_id, start=start, limit=limit))
+
+    def packed_items(self, session_id: str) -> list[Item]:
+        """Every item in order, each payload kept compressed and parsed when used (:class:`PackedItem`): for
+        opening a session, which builds widgets for only a window of its items."""
+        cursor = self._db.execute(
+            "SELECT key, kind, turn, status, tool_call_id, payload FROM items WHERE session_id = ? ORDER BY seq",
+            (session_id,),
+        )
+        return [PackedItem(key, kind, turn, payload, status=status, tool_call_id=tool_call_id)
+                for key, kind, turn, status, tool_call_id, payload in cursor]
 
     def iter_items(self, session_id: str, *, start: int = 0, limit: int | None = None) -> Iterator[Item]:
         cursor = self._db.execute(
