@@ -460,7 +460,10 @@ def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt:
     from kandev_tui.app import KandevApp
     from kandev_tui.settings import SettingsStore
 
-    _log_to_file(Path(getattr(store, "path", Path.cwd() / "x")).parent / "logs" / "kandev-tui.log")
+    from kandev_tui.transcript.store import default_db_path
+
+    # next to the sessions (a replay without a store logs where the default store lives, never in the cwd)
+    _log_to_file(Path(getattr(store, "path", None) or default_db_path()).parent / "logs" / "kandev-tui.log")
     settings = settings or SettingsStore()
     try:
         app = KandevApp(factory, settings_store=settings, initial_prompt=initial_prompt,
