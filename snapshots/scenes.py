@@ -94,6 +94,11 @@ async def expand_group(pilot) -> None:
     group = pilot.app.view.query_one(ToolGroup)
     group.focus()
     await pilot.press("enter")
+    for _ in range(200):  # every call of the group mounted, however busy the machine is
+        calls = list(group._calls.children)
+        if len(calls) == len(group.items) and all(call.is_mounted for call in calls):
+            break
+        await pilot.pause(0.02)
     await park(pilot, group)
 
 

@@ -75,6 +75,28 @@ async def test_group_expand_and_collapse(tmp_path):
         assert not group.expanded and not group.has_class("expanded")
 
 
+async def test_an_entry_that_grows_inside_is_measured_again(tmp_path):
+    """The transcript's stream layout reuses the heights of entries that did not change: a group that expands
+    (its calls mount two levels down) must be measured again, every time."""
+    app = replay_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        group = app.view.query_one(ToolGroup)
+        group.focus()
+        for _ in range(3):
+            await pilot.press("enter")
+            for _ in range(50):
+                await pilot.pause(0.02)
+                calls = group.query(ToolCallView)
+                if len(calls) == 5 and all(call.is_mounted for call in calls) and group._calls.size.height > 5:
+                    break
+            await pilot.pause(0.1)
+            assert group.size.height == 1 + group._calls.outer_size.height > 5  # header + calls, not a stale 1
+            await pilot.press("enter")
+            await pilot.pause(0.1)
+            assert group.size.height == 1
+
+
 def _counting_renderer(tool_names=(), renderer_ids=(), fail=False, priority=0, rid="test"):
     from textual.widgets import Static
 

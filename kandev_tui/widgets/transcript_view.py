@@ -175,6 +175,25 @@ class TranscriptView(VerticalScroll):
             self.call_after_refresh(self._follow)
         self.call_after_refresh(self.check_charts)
 
+    def pre_layout(self, layout) -> None:
+        """Make the stream layout measure again every entry whose content changed size, however deep the change.
+
+        The stream layout reuses the placement of each entry up to the first one the screen lists as changed.
+        Textual 8.2's screen lists an entry only when the change is in the entry itself or one level down: a
+        tool group's calls mount two levels down, so an expanded group kept its one-line height (and a streamed
+        Markdown block is two levels down too). Each changed widget's entry is added here.
+        """
+        pending = self.screen._layout_widgets
+        if not pending:
+            return
+        mine = pending.setdefault(self, set())
+        for widget in [*pending, *(w for changed in pending.values() for w in changed)]:
+            node = widget
+            while node is not None and node.parent is not self:  # up to the entry (None: not in the transcript)
+                node = node.parent
+            if node is not None:
+                mine.add(node)
+
     # -- the mounted window ------------------------------------------------------
 
     def _extend_to_end(self) -> None:
