@@ -12,10 +12,12 @@ from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.color import Color
+from textual.message import Message
 from textual.screen import Screen
 
 from kandev_tui import stats
 from kandev_tui.gcpolicy import GcPolicy
+from kandev_tui.pacing import USER
 from kandev_tui.renderers import Registry
 from kandev_tui.sanitize import visible
 from kandev_tui.screens.file_viewer import FileViewerScreen
@@ -32,8 +34,9 @@ from kandev_tui.widgets.transcript_view import TranscriptView
 
 log = logging.getLogger("kandev_tui.app")
 FLUSH_SECONDS = 1 / 30  # item updates are drawn in batches, at most this often
-INPUT_FIRST = 0.15  # after a key, a click or a wheel turn, transcript updates wait this long: its effect is drawn first
+SETTLE_AT_MOST = 1.0  # a batch waits at most this long for the last one to be on screen
 COVERED_POLL = 0.25  # while another screen covers the transcript, updates wait; it catches up when shown again
+# what counts as the user's input: the agent's output waits a moment after each (pacing.py)
 INPUT_EVENTS = (events.Key, events.MouseDown, events.MouseUp, events.MouseScrollDown, events.MouseScrollUp)
 SourceFactory = Callable[[Callable[[list[Item]], None], Callable[[str, str], None]], Source]
 
@@ -47,7 +50,7 @@ class KandevApp(App[int]):
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True),
         Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True),
-        Binding("f1", "help", "Help"),
+        Binding("f1", "help", "Help", priority=True),  # at once, however busy the transcript is
         Binding("f2", "settings", "Settings"),
     ]
 
@@ -70,8 +73,8 @@ class KandevApp(App[int]):
         self._interrupt_at = 0.0
         self._focus_prompt = False
         self._apply_seconds = 0.0  # how long the last batch took to apply
-        self._input_at = 0.0  # when the user last pressed a key, clicked or scrolled
         self._items_at = 0.0  # when the source last delivered items
+        self._flushed_at = 0.0  # when the last batch was applied
         self.gc_policy = GcPolicy()
         self._workspace = None
         self.exit_code = 0
@@ -122,7 +125,7 @@ class KandevApp(App[int]):
             self.run_worker(self._send(self.initial_prompt), name="turn", group="turn")
 
     def _collect_garbage_when_quiet(self) -> None:
-        self.gc_policy.tick(max(self._input_at, self._items_at))
+        self.gc_policy.tick(max(USER.at, self._items_at))
 
     def on_unmount(self) -> None:
         self.gc_policy.stop()
@@ -158,10 +161,12 @@ class KandevApp(App[int]):
             # and repaints, however fast the agent is (pending items coalesce by key meanwhile)
             self._flush_timer = self.set_timer(max(FLUSH_SECONDS, 2 * self._apply_seconds), self._flush_items)
 
-    async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, INPUT_EVENTS):
-            self._input_at = time.monotonic()
-        await super().on_event(event)
+    def post_message(self, message: Message) -> bool:
+        # the terminal's input arrives here first: the agent's output starts waiting now, not when the key's
+        # turn in the queue comes (pacing.py)
+        if isinstance(message, INPUT_EVENTS):
+            USER.note()
+        return super().post_message(message)
 
     def _flush_items(self) -> None:
         self._flush_timer = None
@@ -169,12 +174,17 @@ class KandevApp(App[int]):
             return
         # the user comes first: what they pressed is drawn before more of the agent's output is (a batch and its
         # layout can take longer than a frame), and a covered transcript waits (help, settings, a file)
-        wait = min(INPUT_FIRST, self._input_at + INPUT_FIRST - time.monotonic())
+        wait = USER.holding()
         if self.screen is not self.transcript_screen:
             wait = max(wait, COVERED_POLL)
+        # one batch on its way to the screen at a time: the next waits (and grows, coalescing by key) until the
+        # last one's widgets are mounted and parsed, which is most of a batch's cost (for a second at most)
+        elif not wait and self.view.settling and time.monotonic() - self._flushed_at < SETTLE_AT_MOST:
+            wait = FLUSH_SECONDS
         if wait > 0:
             self._flush_timer = self.set_timer(wait, self._flush_items)
             return
+        self._flushed_at = time.monotonic()
         batch = list(self._pending.values())
         self._pending.clear()
         started = time.perf_counter()
@@ -271,7 +281,13 @@ class KandevApp(App[int]):
         self.push_screen(FileViewerScreen(event.path, event.repo, event.title))
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen())
+        """F1 shows the keys, and hides them again. The screen is made once and kept: showing it again only draws it."""
+        if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss()
+            return
+        if not self.is_screen_installed("help"):
+            self.install_screen(HelpScreen(), "help")
+        self.push_screen("help")
 
     def action_settings(self) -> None:
         self.push_screen(SettingsScreen())

@@ -7,6 +7,7 @@ import gc
 import time
 
 from kandev_tui.gcpolicy import FULL_AT_LEAST_EVERY, NO_AUTOMATIC_FULL, GcPolicy
+from kandev_tui.pacing import USER
 from kandev_tui.screens.help import HelpScreen
 
 from .app_helpers import message_item, settle, stored_app
@@ -61,13 +62,87 @@ async def test_output_waits_for_what_the_user_just_did(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         count = len(app.view.entries)
-        before = app._input_at
+        before = USER.at
         await pilot.press("pageup")
-        assert app._input_at > before  # a key counts as input
-        app._input_at = time.monotonic() + 3600  # as if the user were pressing keys all along
-        app._receive_items([message_item(100, "New output.")])
-        await pilot.pause(0.3)
-        assert len(app.view.entries) == count and app._pending
-        app._input_at = 0.0  # the user stops
+        assert USER.at > before  # a key counts as input
+        USER.at = time.monotonic() + 3600  # as if the user were pressing keys all along
+        try:
+            app._receive_items([message_item(100, "New output.")])
+            await pilot.pause(0.3)
+            assert len(app.view.entries) == count and app._pending
+        finally:
+            USER.at = float("-inf")  # the user stops
         await settle(pilot)
         assert len(app.view.entries) == count + 1
+
+
+async def test_the_agents_frames_wait_while_a_key_is_served():
+    """Right after an input, the transport reads no frame (they wait in the pipe); then it reads them all, in order,
+    even while input goes on."""
+    import asyncio
+
+    from kandev_tui.acp.transport import LineTransport
+
+    reader = asyncio.StreamReader()
+    reader.feed_data(b'{"jsonrpc":"2.0","method":"a"}\n{"jsonrpc":"2.0","method":"b"}\n')
+    frames = []
+    transport = LineTransport(reader, None, frames.append)  # type: ignore[arg-type]  # only reads
+    USER.at = time.monotonic() + 3600  # input that never stops (a held key)
+    try:
+        pending = asyncio.ensure_future(transport.receive())
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert not pending.done() and frames == []  # the frame is there, but waits
+        assert (await pending)["method"] == "a"  # for a moment only: the agent is never stopped for good
+        assert (await transport.receive())["method"] == "b" and len(frames) == 2
+    finally:
+        USER.at = float("-inf")
+
+
+async def test_f1_opens_and_closes_the_help_at_once_and_keeps_it(tmp_path):
+    """F1 is handled before the transcript's queue (a priority binding) and toggles the help; the screen is made once."""
+    app = stored_app(tmp_path, [message_item(i, f"Message {i}.") for i in range(5)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.view.focus()
+        await pilot.press("f1")
+        first = app.screen
+        assert isinstance(first, HelpScreen)
+        await pilot.press("f1")  # F1 again closes it (it does not open a second one)
+        assert not isinstance(app.screen, HelpScreen) and len(app.screen_stack) == 1
+        await pilot.press("f1")
+        assert app.screen is first  # the same screen, not composed again
+        await pilot.press("escape")
+        assert app.screen is app.transcript_screen
+
+
+async def test_one_batch_at_a_time_on_its_way_to_the_screen(tmp_path, monkeypatch):
+    """The next batch waits (coalescing by key) while the last one's widgets are still mounting or parsing, for a
+    second at most; an agent message settles once its Markdown is parsed and mounted."""
+    from kandev_tui.widgets.agent_message import AgentMessage
+    from kandev_tui.widgets.transcript_view import TranscriptView
+
+    app = stored_app(tmp_path, [message_item(i, f"Message {i}.") for i in range(5)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        view = app.view
+        assert not view.settling
+        messages = [w for w in view.widgets.values() if isinstance(w, AgentMessage)]
+        assert messages and not any(m.settling for m in messages)
+        fresh = AgentMessage(message_item(99, "# Not mounted yet"))
+        assert fresh.settling
+        busy = True
+        monkeypatch.setattr(TranscriptView, "settling", property(lambda self: busy))
+        count = len(view.entries)
+        app._receive_items([message_item(100, "First version.")])
+        app._receive_items([message_item(100, "Second version.")])
+        await pilot.pause(0.3)
+        assert len(view.entries) == count and list(app._pending) == ["message:100"]  # waits, coalesced
+        busy = False
+        await settle(pilot)
+        assert len(view.entries) == count + 1 and view.widgets["message:100"].searchable_text == "Second version."
+        busy = True  # a batch that never settles holds the next one a second at most
+        app._flushed_at -= 10
+        app._receive_items([message_item(101, "Not held for ever.")])
+        await pilot.pause(0.3)
+        assert len(view.entries) == count + 2

@@ -4,11 +4,11 @@ from rich.table import Table
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
+from textual.screen import Screen
 from textual.widgets import Static
 
 KEYS = [
-    ("Everywhere", [("ctrl+q", "quit (or ctrl+c twice)"), ("F1", "this help"), ("F2", "settings"),
+    ("Everywhere", [("ctrl+q", "quit (or ctrl+c twice)"), ("F1", "this help (F1 again closes it)"), ("F2", "settings"),
                     ("ctrl+p", "command palette"), ("tab / shift+tab", "move between the prompt and transcript items"),
                     ("ctrl+f", "search the whole session (enter: next hit, escape: close)"), ("escape", "cancel the running turn")]),
     ("Prompt", [("enter", "send"), ("ctrl+j / alt+enter", "new line")]),
@@ -21,10 +21,10 @@ KEYS = [
 ]
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(Screen[None]):
     """Every key, grouped by where it works."""
 
-    BINDINGS = [Binding("escape,f1,q", "dismiss", "Close")]
+    BINDINGS = [Binding("escape,q", "dismiss", "Close", priority=True)]  # F1 too: the app's binding toggles
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll { width: 90%; max-width: 80; height: 90%; border: round $accent; background: $surface; padding: 0 1; }
@@ -32,7 +32,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Static("[b]kandev-tui keys[/b]  (escape to close)\n")
+            yield Static("[b]kandev-tui keys[/b]  (escape or F1 to close)\n")
             for section, keys in KEYS:
                 table = Table(title=section, title_justify="left", show_header=False, box=None, expand=True)
                 table.add_column(style="bold", no_wrap=True, ratio=1)

@@ -9,6 +9,7 @@ from kandev_tui.transcript.items import Item
 from .base import EntryWidget, safe_text
 
 if TYPE_CHECKING:
+    from textual.await_complete import AwaitComplete
     from textual.widgets import Markdown
 
 SAFE_SCHEMES = ("http://", "https://")
@@ -34,6 +35,7 @@ class AgentMessage(EntryWidget):
 
         self._markdown = Markdown(open_links=False)
         self._pending = safe_text(item.payload.get("text", ""))
+        self._work: AwaitComplete | None = None  # the Markdown's last update or append (parsed in a thread)
 
     def compose(self) -> ComposeResult:
         yield self._markdown
@@ -53,13 +55,17 @@ class AgentMessage(EntryWidget):
             return
         if final and self._streamed:
             self._streamed = False
-            self._markdown.update(text)  # once per message: settle the streamed blocks at the real width
+            self._work = self._markdown.update(text)  # once per message: settle the streamed blocks at the real width
         elif text.startswith(self._shown) and self._shown:
             self._streamed = True
-            self._markdown.append(text[len(self._shown):])
+            self._work = self._markdown.append(text[len(self._shown):])
         else:
-            self._markdown.update(text)
+            self._work = self._markdown.update(text)
         self._shown = text
+
+    @property
+    def settling(self) -> bool:
+        return not self.is_mounted or (self._work is not None and not self._work.is_done)
 
     def on_markdown_table_of_contents_updated(self, event: Markdown.TableOfContentsUpdated) -> None:
         event.stop()  # no table of contents here: the message would climb to the app once per streamed heading

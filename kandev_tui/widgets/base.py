@@ -22,6 +22,11 @@ class EntryWidget(Widget):
     def searchable_text(self) -> str:
         return ""
 
+    @property
+    def settling(self) -> bool:
+        """Still being put on screen (mounting, or parsing what it shows): the transcript's next batch waits."""
+        return not self.is_mounted
+
 
 def safe_text(value: Any, keep_newlines: bool = True) -> str:
     """Agent text made inert (the one sanitising path, :func:`kandev_tui.sanitize.visible`)."""

@@ -194,6 +194,11 @@ class TranscriptView(VerticalScroll):
             if node is not None:
                 mine.add(node)
 
+    @property
+    def settling(self) -> bool:
+        """Whether an entry of the window is still being put on screen (mounted, its Markdown parsed)."""
+        return any(getattr(widget, "settling", False) for widget in self.widgets.values())
+
     # -- the mounted window ------------------------------------------------------
 
     def _extend_to_end(self) -> None:
