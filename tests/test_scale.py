@@ -116,6 +116,27 @@ async def test_enter_again_goes_to_the_next_hit_without_searching_again(tmp_path
         assert searches == ["needle", "needl"] and screen.hits == [3, 2500] and screen.hit == 1
 
 
+async def test_a_search_the_thread_could_not_finish_is_done_on_the_event_loop(tmp_path, monkeypatch):
+    """A live item can change while the search thread reads it (a dict changing size under json.dumps): the search
+    is then done again where items change, and finds what it should."""
+    import threading
+
+    from kandev_tui.screens import transcript
+
+    def racy(snapshot, needle):
+        if threading.current_thread() is not threading.main_thread():
+            raise RuntimeError("dictionary changed size during iteration")
+        return find_entries(snapshot, needle)
+
+    monkeypatch.setattr(transcript, "find_entries", racy)
+    app = stored_app(tmp_path, long_session(300))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+f", *"needle", "enter")
+        await pilot.pause(0.3)
+        assert app.transcript_screen.hits == [3] and "message:3" in app.view.widgets
+
+
 async def test_search_in_tool_arguments_and_no_match(tmp_path):
     app = stored_app(tmp_path, long_session(500))
     async with app.run_test(size=(80, 24)) as pilot:

@@ -99,7 +99,10 @@ class TranscriptScreen(Screen[None]):
     async def _search(self, snapshot: tuple[list[int], list], searched: tuple[str, int]) -> None:
         import asyncio
 
-        hits = await asyncio.to_thread(find_entries, snapshot, searched[0])
+        try:
+            hits = await asyncio.to_thread(find_entries, snapshot, searched[0])
+        except RuntimeError:  # a live item changed while the thread read it: read them all here instead
+            hits = find_entries(snapshot, searched[0])
         self._searched = searched
         if hits != self.hits:
             self.hits, self.hit = hits, -1
