@@ -88,6 +88,22 @@ async def test_deferred_plotting_and_memoisation(tmp_path):
         assert stats.COUNTERS["charts_plotted"] == before["charts_plotted"] + 1  # toggling back reuses the plot
 
 
+async def test_a_scrollbar_appearing_plots_nothing_again(tmp_path):
+    """The transcript keeps the scrollbar's column while there is none: when output grows past the screen and
+    the scrollbar appears, the chart already plotted keeps its width and is not plotted again."""
+    app = stored_app(tmp_path, many_charts(1))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        view, chart = app.view, app.view.query_one(ChartBlock)
+        assert chart.plotted and view.max_scroll_y == 0  # no scrollbar yet
+        width, plotted = chart.size.width, stats.COUNTERS["charts_plotted"]
+        app._receive_items([message_item(100 + n, f"More output {n}.") for n in range(40)])
+        await settle(pilot)
+        await pilot.pause(0.2)
+        assert view.max_scroll_y > 0  # now there is one
+        assert chart.size.width == width and stats.COUNTERS["charts_plotted"] == plotted
+
+
 async def test_placeholder_has_the_plots_height(tmp_path):
     app = stored_app(tmp_path, many_charts(6))
     async with app.run_test(size=(100, 30)) as pilot:

@@ -101,8 +101,11 @@ class Sentinel(Static):
 class TranscriptView(VerticalScroll):
     """See the module docstring."""
 
+    # the scrollbar's column is kept while there is no scrollbar: when it appears, nothing reflows (text, tables)
+    # and no chart is plotted again one column narrower
     DEFAULT_CSS = """
-    TranscriptView { layout: stream; height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; overflow-x: hidden; }
+    TranscriptView { layout: stream; height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; overflow-x: hidden;
+                     scrollbar-gutter: stable; }
     """
 
     class FollowChanged(Message):
@@ -127,7 +130,6 @@ class TranscriptView(VerticalScroll):
         self.following = True
         self.permissions_answerable = False
         self._recheck_pending = False
-        self._settled_height = -1  # the content height at the last chart check
         self.lo = 0  # the mounted window: layout entries [lo, hi)
         self.hi = 0
         self._loading = False
@@ -492,14 +494,6 @@ class TranscriptView(VerticalScroll):
         height = self.size.height
         if not height:
             return
-        content = self.virtual_size.height
-        if content <= height and content != self._settled_height:
-            # no scrollbar yet and the content still growing (entries are being measured): a scrollbar may yet
-            # appear and narrow every chart by a column; plot once the height holds still, not twice
-            self._settled_height = content
-            self._ask_recheck()
-            return
-        self._settled_height = content
         top, bottom = self.scroll_y - height, self.scroll_y + 2 * height
         unplaced = False
         for widget in self.children:
