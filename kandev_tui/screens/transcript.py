@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -97,8 +99,6 @@ class TranscriptScreen(Screen[None]):
         self.run_worker(self._search(snapshot, searched), group="search", exclusive=True)
 
     async def _search(self, snapshot: tuple[list[int], list], searched: tuple[str, int]) -> None:
-        import asyncio
-
         try:
             hits = await asyncio.to_thread(find_entries, snapshot, searched[0])
         except RuntimeError:  # a live item changed while the thread read it: read them all here instead

@@ -15,6 +15,7 @@ Charts plot only when they come within one screen of the viewport.
 
 from __future__ import annotations
 
+import json
 from typing import Iterable
 
 from rich.text import Text
@@ -55,8 +56,6 @@ def item_texts(item: Item) -> list[str]:
     payload = item.payload
     parts = [payload.get("text"), payload.get("title"), payload.get("name"), payload.get("message")]
     if item.kind in (K.TOOL, K.PLAN, K.PERMISSION):
-        import json
-
         parts.append(json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)[:20000])
     return [p for p in parts if isinstance(p, str)]
 
