@@ -47,11 +47,11 @@ async def test_send_answer_permission_by_keyboard_and_finish(tmp_path, monkeypat
         assert any(isinstance(m, PromptInput.Submitted) and m.text == "Check the build" for m in messages)
         assert await wait_for(pilot, lambda: any(w.answerable for w in app.view.query(PermissionRequest)))
         request = app.view.query_one(PermissionRequest)
-        assert request.has_focus  # the waiting request takes focus, so 1-9 answer it
+        assert await wait_for(pilot, lambda: request.has_focus)  # the waiting request takes focus: 1-9 answer it
         await pilot.press("1")
         assert await wait_for(pilot, lambda: app.source.state == "idle")
         assert any(isinstance(m, PermissionRequest.Answered) and m.option_id == "allow" for m in messages)
-        assert app.focused is prompt  # after the turn, typing goes to the prompt again
+        assert await wait_for(pilot, lambda: app.focused is prompt)  # after the turn, typing goes to the prompt
         await pilot.press(*"Plot my words", "enter")
         users = lambda: [e for e in app.view.entries if e.key.startswith("user:")]  # noqa: E731 (mounted or not)
         assert await wait_for(pilot, lambda: len(users()) == 2 and app.source.state == "idle"
