@@ -117,8 +117,8 @@ async def test_f1_opens_and_closes_the_help_at_once_and_keeps_it(tmp_path):
 
 
 async def test_one_batch_at_a_time_on_its_way_to_the_screen(tmp_path, monkeypatch):
-    """The next batch waits (coalescing by key) while the last one's widgets are still mounting or parsing, for a
-    second at most; an agent message settles once its Markdown is parsed and mounted."""
+    """The next batch waits (coalescing by key) while the last one's widgets are still mounting, for a second at
+    most; an agent message settles once it is mounted."""
     from kandev_tui.widgets.agent_message import AgentMessage
     from kandev_tui.widgets.transcript_view import TranscriptView
 
