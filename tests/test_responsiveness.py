@@ -10,7 +10,7 @@ from kandev_tui.gcpolicy import FULL_AT_LEAST_EVERY, NO_AUTOMATIC_FULL, GcPolicy
 from kandev_tui.pacing import USER
 from kandev_tui.screens.help import HelpScreen
 
-from .app_helpers import message_item, settle, stored_app
+from .app_helpers import message_item, settle, stored_app, tool_item
 
 
 def test_full_collections_wait_for_a_quiet_moment_but_not_for_ever():
@@ -146,3 +146,26 @@ async def test_one_batch_at_a_time_on_its_way_to_the_screen(tmp_path, monkeypatc
         app._receive_items([message_item(101, "Not held for ever.")])
         await pilot.pause(0.3)
         assert len(view.entries) == count + 2
+
+
+async def test_the_footer_is_rebuilt_only_when_its_keys_change(tmp_path):
+    """Closing the help (or any focus move that keeps the same keys) does not remove and mount the footer's keys."""
+    from textual.widgets._footer import FooterKey
+
+    from kandev_tui.widgets.key_footer import KeyFooter
+    from kandev_tui.widgets.tool_group import ToolGroup
+
+    app = stored_app(tmp_path, [message_item(1, "Reading."), tool_item("c1"), tool_item("c2")])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        footer = app.transcript_screen.query_one(KeyFooter)
+        keys = list(footer.query(FooterKey))
+        assert keys
+        await pilot.press("f1")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert list(footer.query(FooterKey)) == keys  # the same widgets
+        app.view.query_one(ToolGroup).focus()  # a group's keys (expand/collapse): the footer shows them
+        await settle(pilot)
+        shown = list(footer.query(FooterKey))
+        assert shown != keys and any(key.action == "toggle" for key in shown)

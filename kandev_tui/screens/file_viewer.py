@@ -7,10 +7,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from kandev_tui.widgets.base import safe_text
 from kandev_tui.widgets.file_preview import lexer_for
+from kandev_tui.widgets.key_footer import KeyFooter
 
 VIEW_BYTES = 1024 * 1024
 
@@ -39,7 +40,7 @@ class FileViewerScreen(Screen[None]):
         with VerticalScroll():
             yield self._body
         yield Input(placeholder="search…")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._body.update(Text("Loading…", style="dim"))

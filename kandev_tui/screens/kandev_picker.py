@@ -8,10 +8,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from kandev_tui.widgets.base import safe_text
+from kandev_tui.widgets.key_footer import KeyFooter
 
 STATE_LABELS = {"WAITING_FOR_INPUT": ("○ waiting for input", "green"), "RUNNING": ("● running", "yellow"),
                 "STARTING": ("◌ starting", "yellow"), "FAILED": ("✖ failed", "red"), "COMPLETED": ("■ completed", "dim"),
@@ -45,7 +46,7 @@ class KandevPickerScreen(Screen[str | None]):
                      id="picker-title")
         yield self.status
         yield self.options
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.action_reload()

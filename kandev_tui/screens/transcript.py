@@ -8,8 +8,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
+from kandev_tui.widgets.key_footer import KeyFooter
 from kandev_tui.widgets.permission import PermissionRequest
 from kandev_tui.widgets.prompt_input import PromptInput
 from kandev_tui.widgets.status_line import StatusLine
@@ -44,7 +45,7 @@ class TranscriptScreen(Screen[None]):
         yield self.badge
         yield self.search_box
         yield self.prompt
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.badge.display = False
