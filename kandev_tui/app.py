@@ -17,7 +17,7 @@ from textual.screen import Screen
 
 from kandev_tui import stats
 from kandev_tui.gcpolicy import GcPolicy
-from kandev_tui.pacing import USER
+from kandev_tui.pacing import USER, note_input_at
 from kandev_tui.renderers import Registry
 from kandev_tui.sanitize import visible
 from kandev_tui.screens.file_viewer import FileViewerScreen
@@ -85,6 +85,8 @@ class KandevApp(App[int]):
         return self.transcript_screen
 
     def on_mount(self) -> None:
+        if self._driver is not None:
+            note_input_at(self._driver, INPUT_EVENTS)
         theme = self.settings_store.settings.theme
         self.theme = theme if theme in self.available_themes else "textual-dark"
         for warning in self.settings_store.warnings + self.registry.errors:
@@ -162,11 +164,18 @@ class KandevApp(App[int]):
             self._flush_timer = self.set_timer(max(FLUSH_SECONDS, 2 * self._apply_seconds), self._flush_items)
 
     def post_message(self, message: Message) -> bool:
-        # the terminal's input arrives here first: the agent's output starts waiting now, not when the key's
-        # turn in the queue comes (pacing.py)
+        # the terminal's input arrives here (noted at the driver already, when there is one): the agent's output
+        # waits from now, not from when the key's turn in the queue comes (pacing.py)
         if isinstance(message, INPUT_EVENTS):
             USER.note()
         return super().post_message(message)
+
+    async def on_event(self, event: events.Event) -> None:
+        try:
+            await super().on_event(event)
+        finally:
+            if isinstance(event, INPUT_EVENTS):
+                USER.served()  # dispatched: the transcript's frames go on (pacing.py)
 
     def _flush_items(self) -> None:
         self._flush_timer = None

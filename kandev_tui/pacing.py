@@ -7,6 +7,11 @@ agent's transport reads no further frame and the transcript applies no batch, so
 is drawn first. Nothing is dropped: the agent's frames wait in its pipe, the items in the batch; and
 input that never stops (a held key) holds the transport at most 3/4 of the time, so the agent is
 slowed, never stopped.
+
+An input is noted when the terminal driver hands it over (:func:`note_input_at`), a few turns of the
+event loop before the app dispatches it; until then, it is *waiting*, and the transcript does not start
+drawing a frame (which can take tens of milliseconds during a flood): the frame after the input shows both
+(at most :data:`FRAME_WAITS_AT_MOST` later).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import asyncio
 import time
 
 INPUT_FIRST = 0.15  # seconds after an input during which the agent's output waits
+FRAME_WAITS_AT_MOST = 0.05  # seconds a frame of the transcript waits for an input to be dispatched
 
 
 class UserInput:
@@ -22,9 +28,17 @@ class UserInput:
 
     def __init__(self) -> None:
         self.at = float("-inf")
+        self.served_at = float("-inf")  # when the app last dispatched an input
 
     def note(self) -> None:
         self.at = time.monotonic()
+
+    def served(self) -> None:
+        self.served_at = time.monotonic()
+
+    def waiting(self) -> bool:
+        """An input is on its way to the app, noted less than FRAME_WAITS_AT_MOST ago and not yet dispatched."""
+        return self.at > self.served_at and time.monotonic() - self.at < FRAME_WAITS_AT_MOST
 
     def holding(self) -> float:
         """Seconds the agent's output still waits for the last input (0 when it need not)."""
@@ -38,3 +52,16 @@ class UserInput:
 
 
 USER = UserInput()
+
+
+def note_input_at(driver, kinds: tuple[type, ...]) -> None:
+    """Note each input of ``kinds`` as the terminal driver hands it to the app (in the driver's input thread, for a
+    real terminal), not when its turn in the app's queue comes."""
+    send = driver.send_message
+
+    def send_message(message) -> None:
+        if isinstance(message, kinds):
+            USER.note()
+        send(message)
+
+    driver.send_message = send_message

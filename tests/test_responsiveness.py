@@ -148,6 +148,44 @@ async def test_one_batch_at_a_time_on_its_way_to_the_screen(tmp_path, monkeypatc
         assert len(view.entries) == count + 2
 
 
+async def test_an_input_is_noted_when_the_driver_hands_it_over(tmp_path):
+    """Before the app's queue reaches it: from then on the agent's output and the transcript's frames wait for it."""
+    from textual import events
+
+    app = stored_app(tmp_path, [message_item(i, f"Message {i}.") for i in range(5)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        USER.at = USER.served_at = float("-inf")
+        key = events.Key("pageup", None)
+        key.set_sender(app)
+        app._driver.send_message(key)  # as the terminal's input thread does
+        assert USER.holding() > 0 and USER.waiting()  # noted at once, before any turn of the event loop
+        await settle(pilot)
+        assert not USER.waiting()  # dispatched: frames go on
+
+
+async def test_a_frame_waits_for_an_input_on_its_way_but_not_for_long(tmp_path):
+    app = stored_app(tmp_path, [message_item(i, f"Message {i}.") for i in range(5)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.transcript_screen
+        try:
+            screen.refresh(layout=True)
+            USER.note()  # a key on its way: the frame waits
+            screen._on_timer_update()
+            assert screen._layout_required
+            USER.at -= 1  # noted a second ago and still not dispatched: the frame no longer waits for it
+            screen._on_timer_update()
+            assert not screen._layout_required
+            screen.refresh(layout=True)
+            USER.note()
+            USER.served()  # dispatched: drawn at once
+            screen._on_timer_update()
+            assert not screen._layout_required
+        finally:
+            USER.at = USER.served_at = float("-inf")
+
+
 async def test_the_footer_is_rebuilt_only_when_its_keys_change(tmp_path):
     """Closing the help (or any focus move that keeps the same keys) does not remove and mount the footer's keys."""
     from textual.widgets._footer import FooterKey

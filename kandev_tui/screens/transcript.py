@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
+from kandev_tui.pacing import USER
 from kandev_tui.widgets.key_footer import KeyFooter
 from kandev_tui.widgets.permission import PermissionRequest
 from kandev_tui.widgets.prompt_input import PromptInput
@@ -46,6 +47,14 @@ class TranscriptScreen(Screen[None]):
         yield self.search_box
         yield self.prompt
         yield KeyFooter()
+
+    def _on_timer_update(self) -> None:
+        # A frame of a busy transcript can take tens of milliseconds. While an input is on its way to the app, the
+        # frame waits (one screen-update period at a time, 50 ms at most): the frame after it shows the input's
+        # effect too, instead of the input waiting behind it (pacing.py)
+        if USER.waiting():
+            return  # the update timer is still running: it calls again after one period
+        super()._on_timer_update()
 
     def on_mount(self) -> None:
         self.badge.display = False
