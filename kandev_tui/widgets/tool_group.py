@@ -43,8 +43,9 @@ class ToolGroup(EntryWidget):
         self._calls = Vertical()
 
     def compose(self) -> ComposeResult:
-        yield self._header
-        yield self._calls
+        yield self._header  # the calls' container is mounted when the group is first expanded: a collapsed group
+        # (nearly all of a long session's) is two widgets, not three
+
 
     def set_summary(self, summary: str) -> None:
         self.summary = summary
@@ -79,6 +80,8 @@ class ToolGroup(EntryWidget):
         self.expanded = not self.expanded
         self.set_class(self.expanded, "expanded")
         if self.expanded:
+            if not self._calls.is_attached:
+                mount_into(self, self._calls)
             self._sync_calls()
         self._draw_header()
         self.post_message(self.Toggled(self, self.expanded))
