@@ -207,3 +207,29 @@ async def test_the_footer_is_rebuilt_only_when_its_keys_change(tmp_path):
         await settle(pilot)
         shown = list(footer.query(FooterKey))
         assert shown != keys and any(key.action == "toggle" for key in shown)
+
+
+async def test_the_help_lays_out_its_key_tables_once_per_width(tmp_path, monkeypatch):
+    """Textual measures a widget's content, then paints it, and a scrollbar appearing narrows it: the help's tables
+    are laid out once (drawn once per width, and the scrollbar's column is kept from the start)."""
+    from rich.table import Table
+
+    from kandev_tui.screens.help import KEYS
+
+    laid_out: list[str] = []
+    render = Table.__rich_console__
+
+    def counted(self, console, options):
+        laid_out.append(str(self.title))
+        return render(self, console, options)
+
+    monkeypatch.setattr(Table, "__rich_console__", counted)
+    app = stored_app(tmp_path, [message_item(1, "Hello.")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        await settle(pilot)
+        await pilot.press("escape")
+        await pilot.press("f1")
+        await settle(pilot)
+        assert sorted(laid_out) == sorted(section for section, _ in KEYS)  # each once, shown twice

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+from rich.console import Group
+from rich.segment import Segment
 from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -21,22 +24,46 @@ KEYS = [
 ]
 
 
+class KeptLines:
+    """A renderable drawn once per width: the key tables cost tens of milliseconds to lay out, and Textual draws
+    a widget's content twice when it first shows it (to measure it, then to paint it)."""
+
+    def __init__(self, renderable) -> None:
+        self.renderable = renderable
+        self.lines: dict[int, list[list[Segment]]] = {}
+
+    def __rich_console__(self, console, options):
+        width = options.max_width
+        if width not in self.lines:
+            self.lines[width] = console.render_lines(self.renderable, options.update(height=None), pad=False)
+        newline = Segment.line()
+        for line in self.lines[width]:
+            yield from line
+            yield newline
+
+
+def key_tables() -> Group:
+    parts: list = [Text.from_markup("[b]kandev-tui keys[/b]  (escape or F1 to close)\n")]
+    for section, keys in KEYS:
+        table = Table(title=section, title_justify="left", show_header=False, box=None, expand=True)
+        table.add_column(style="bold", no_wrap=True, ratio=1)
+        table.add_column(ratio=2)
+        for key, what in keys:
+            table.add_row(key, what)
+        parts.append(table)
+    return Group(*parts)
+
+
 class HelpScreen(Screen[None]):
     """Every key, grouped by where it works."""
 
     BINDINGS = [Binding("escape,q", "dismiss", "Close", priority=True)]  # F1 too: the app's binding toggles
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > VerticalScroll { width: 90%; max-width: 80; height: 90%; border: round $accent; background: $surface; padding: 0 1; }
+    HelpScreen > VerticalScroll { width: 90%; max-width: 80; height: 90%; border: round $accent; background: $surface; padding: 0 1;
+                                  scrollbar-gutter: stable; }
     """
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Static("[b]kandev-tui keys[/b]  (escape or F1 to close)\n")
-            for section, keys in KEYS:
-                table = Table(title=section, title_justify="left", show_header=False, box=None, expand=True)
-                table.add_column(style="bold", no_wrap=True, ratio=1)
-                table.add_column(ratio=2)
-                for key, what in keys:
-                    table.add_row(key, what)
-                yield Static(table)
+            yield Static(KeptLines(key_tables()))  # one widget, drawn once per width
