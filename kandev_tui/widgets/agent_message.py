@@ -29,19 +29,27 @@ class AgentMessage(EntryWidget):
         super().__init__(classes="entry")
         self.item = item
         self._document = MarkdownLines(safe_text(item.payload.get("text", "")))
+        self._drawn: tuple[tuple[int, str], list[Strip]] | None = None  # ((width, theme), the document's lines)
 
     def update_item(self, item: Item) -> None:
         self.item = item
         if self._document.update(safe_text(item.payload.get("text", "")), final=item.final):
+            self._drawn = None
             self.refresh(layout=True)
 
     def _strips(self, width: int) -> list[Strip]:
+        """Every line at ``width``, kept until the text, the width or the theme changes (read per visible line)."""
+        key = (width, self.app.theme)
+        if self._drawn is not None and self._drawn[0] == key:
+            return self._drawn[1]
         app = self.app
         theme = app.current_theme
         _, background = self.background_colors  # code on a shade of it, as Textual's own Markdown draws code
         shade = background.blend(BLACK if theme.dark else WHITE, 0.1 if theme.dark else 0.3)
         self._document.set_theme(theme.name, theme.dark, theme, shade.hex)
-        return self._document.strips(app.console, app.console_options.update(width=width, highlight=False))
+        strips = self._document.strips(app.console, app.console_options.update(width=width, highlight=False))
+        self._drawn = (key, strips)
+        return strips
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._strips(width)) if width > 0 else 0

@@ -165,8 +165,7 @@ class MarkdownLines:
         else:
             old_tail, sealed = self._tail.rstrip("\n"), len(self._sealed)
             self._tail = text[self._sealed_chars:]
-            self._split_tail()
-            self._split_paragraph()
+            self._split_paragraph(self._split_tail())
             drawn_tail = {key: lines for key, lines in self._lines.items() if key[0] == "tail"}
             self._lines = {key: lines for key, lines in self._lines.items() if key[0] != "tail"}
             for index in range(sealed, len(self._sealed)):
@@ -177,20 +176,23 @@ class MarkdownLines:
         self.text = text
         return True
 
-    def _split_tail(self) -> None:
-        """Split off the blocks before the tail's last top-level block: they are complete."""
+    def _split_tail(self) -> list | None:
+        """Split off the blocks before the tail's last top-level block: they are complete. Returns the tail's tokens
+        when nothing was split off (still the tail's), else None."""
         tokens = _parser().parse(self._tail)
         starts = [token.map[0] for token in tokens if token.level == 0 and token.map is not None and token.nesting >= 0]
         if len(starts) < 2 or starts[-1] == 0:
-            return
+            return tokens
         lines = self._tail.splitlines(keepends=True)
         self._seal(len("".join(lines[:starts[-1]])), joined=False)
+        return None
 
-    def _split_paragraph(self) -> None:
+    def _split_paragraph(self, tokens: list | None) -> None:
         """A long streaming paragraph: split off all but its last line (or words), drawn once."""
         if len(self._tail) < SPLIT_PARAGRAPH_AT:
             return
-        tokens = _parser().parse(self._tail)
+        if tokens is None:
+            tokens = _parser().parse(self._tail)
         if not tokens or tokens[0].type != "paragraph_open" or any(t.level == 0 and t.nesting == 1 for t in tokens[3:]):
             return  # not one paragraph alone (a code block, a list, a table: drawn whole)
         tail, at = self._tail, len(self._tail) - SPLIT_PARAGRAPH_AT // 4
