@@ -8,6 +8,8 @@ import sys
 import textwrap
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 
 from kandev_tui.demo import fleet as demo
@@ -303,6 +305,31 @@ def test_promotion_gives_the_order_a_stored_session_gives(first):
     assert ("card", ["tool:d"]) in shape and ("group", ["tool:p"]) in shape
     assert [e.index for e in live.entries] == list(range(len(live.entries)))
     assert all(live.by_key[e.key] is e for e in live.entries)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["message", "plain", "card", "promoted", "turn"]), max_size=40), st.integers(0, 3))
+def test_cards_in_a_run_are_counted_as_they_are_placed(steps, card_limit):
+    """The count a group's summary reads per batch (kept as cards are placed, not counted over every entry)
+    is the number of card entries of the run, through promotions and the card limit."""
+    layout = Layout(Registry(RENDERERS), card_limit)
+    digest = demo.STEPS[14][3]
+    turn = 1
+    for n, step in enumerate(steps):
+        if step == "turn":
+            turn += 1
+        elif step == "message":
+            layout.place(message_item(n, "words", turn=turn))
+        elif step == "plain":
+            layout.place(fleet_item(f"p{n}", "ping_service", {"ok": True}, turn=turn))
+        elif step == "card":
+            layout.place(fleet_item(f"c{n}", "fleet_digest", digest, turn=turn))
+        else:  # pending in the run's group, then finished with a result that names its renderer
+            layout.place(fleet_item(f"d{n}", "fleet_digest", status="pending", turn=turn))
+            layout.place(fleet_item(f"q{n}", "ping_service", status="pending", turn=turn))
+            layout.place(fleet_item(f"d{n}", "fleet_digest", digest, turn=turn))
+    for run in {e.run for e in layout.entries}:
+        assert layout.cards_in_run(run) == sum(1 for e in layout.entries if e.run == run and e.kind == "card")
 
 
 async def test_promotion_rebuilds_the_mounted_group_as_a_card(tmp_path):

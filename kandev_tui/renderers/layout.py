@@ -56,11 +56,12 @@ class Layout:
         self._run = 0
         self._group_of_run: dict[int, Entry] = {}
         self._cards_in_turn: dict[int, int] = {}
+        self._cards_in_run: dict[int, int] = {}  # counted as cards are placed: a group's summary reads it per batch
         self._last_was_tool = False
         self.rebuilt: list[tuple[str, Entry]] = []  # (old key, entry) whose widget must be rebuilt; the view drains it
 
     def cards_in_run(self, run: int) -> int:
-        return sum(1 for e in self.entries if e.run == run and e.kind == "card")
+        return self._cards_in_run.get(run, 0)
 
     def summary(self, group: Entry) -> str:
         """``3 tools: read, search, execute`` / ``1 tool + 2 cards``."""
@@ -129,6 +130,7 @@ class Layout:
             del self.by_key[old_key]
             group.key, group.kind, group.item_keys, group.renderer = item.key, "card", [item.key], renderer
             self.by_key[item.key] = group
+            self._cards_in_run[group.run] = self._cards_in_run.get(group.run, 0) + 1
             self.rebuilt.append((old_key, group))
             card = group
             if self._group_of_run.get(group.run) is group:
@@ -154,6 +156,8 @@ class Layout:
             return None
 
     def _add(self, entry: Entry, item: Item) -> Entry:
+        if entry.kind == "card":
+            self._cards_in_run[entry.run] = self._cards_in_run.get(entry.run, 0) + 1
         entry.index = len(self.entries)
         self.entries.append(entry)
         self.by_key[entry.key] = entry
