@@ -42,8 +42,9 @@ from .user_message import UserMessage
 ITEM_WIDGETS = {K.USER: UserMessage, K.AGENT: AgentMessage, K.THOUGHT: Thought, K.PLAN: Plan,
                 K.PERMISSION: PermissionRequest, K.ERROR: Notice, K.TURN_END: Notice, K.NOTE: Notice}
 WINDOW_MAX = 150  # entries mounted at most
-WINDOW_FOLLOW = 100  # following, a window larger than this shrinks to a few screens
-MIN_FOLLOW = 24  # entries kept mounted at least while following
+MIN_FOLLOW = 12  # entries kept mounted at least while following
+SCREENS_FOLLOW = 1.5  # following a long session, this many screens of entries stay mounted (by estimated height):
+# what a flood scrolls past before it is ever seen is not built (scrolling up mounts more, as at the top of a window)
 OPEN_ALL = 100  # a session of at most this many entries opens fully mounted
 SCREENS_FIRST = 3  # a larger one mounts this many screens of entries (by estimated height), more on scroll
 SCREENS_STEP = 2  # screens of entries mounted per scroll step (as many unmounted on the far side when full)
@@ -207,9 +208,9 @@ class TranscriptView(VerticalScroll):
         total = len(self.entries)
         if self.hi == self.lo:  # opening: everything if small, else a few screens' worth from the end
             size = total if total <= OPEN_ALL else self._count_for_height(total, -1, SCREENS_FIRST)
-        elif total - self.lo > WINDOW_FOLLOW:  # following a long session: only the last screens stay mounted
-            size = max(MIN_FOLLOW, self._count_for_height(total, -1, SCREENS_FIRST))  # (the layout work of a
-        else:  # repaint grows with the mounted widgets; scrolling up mounts more, up to WINDOW_MAX)
+        elif total - self.lo > MIN_FOLLOW:  # following: only the last screen and a half stay mounted (every frame
+            size = max(MIN_FOLLOW, self._count_for_height(total, -1, SCREENS_FOLLOW))  # arranges each mounted
+        else:  # widget; scrolling up mounts more, up to WINDOW_MAX)
             size = WINDOW_MAX
         new_lo = max(self.lo, total - size) if self.following else self.lo
         if new_lo >= self.hi:  # the window moves past everything mounted: start afresh
