@@ -40,6 +40,7 @@ class ToolGroup(EntryWidget):
         self.summary = ""
         self.expanded = False
         self._header = Static(classes="header")
+        self._header_text: Text | None = None  # what the header shows (set again only when it changes)
         self._calls = Vertical()
 
     def compose(self) -> ComposeResult:
@@ -66,7 +67,9 @@ class ToolGroup(EntryWidget):
         running = [i for i in self.items.values() if i.status in ("pending", "in_progress")]
         if running and not self.expanded:
             text.append("  " + key_argument(running[-1].payload)[:60], style="dim italic")
-        self._header.update(text)
+        if text != self._header_text:  # an update lays the transcript out again from this entry down: only when
+            self._header_text = text  # the line changes (each batch refreshes the summaries of the last groups)
+            self._header.update(text)
 
     def _sync_calls(self) -> None:
         shown = {view.item.key: view for view in self._calls.query(ToolCallView)}
