@@ -233,3 +233,61 @@ async def test_the_help_lays_out_its_key_tables_once_per_width(tmp_path, monkeyp
         await pilot.press("f1")
         await settle(pilot)
         assert sorted(laid_out) == sorted(section for section, _ in KEYS)  # each once, shown twice
+
+
+async def test_repaints_use_kept_lines_and_blank_containers(tmp_path, monkeypatch):
+    """The transcript drawn again after the help is made of the lines its widgets kept (no message line is rendered
+    again), and the screen, the transcript and the tool groups (containers without content of their own, covered by
+    their children) are painted as blanks, never rendered line by line: not after the help, not while scrolling,
+    not when a group's line changes."""
+    from textual._styles_cache import StylesCache
+    from textual.widget import Widget
+
+    from kandev_tui.screens.transcript import TranscriptScreen
+    from kandev_tui.widgets.tool_group import ToolGroup
+
+    painted: list[str] = []
+    rendered: list[str] = []
+    render_lines, render_line = Widget.render_lines, StylesCache.render_line
+
+    def painting(self, crop):
+        painted.append(type(self).__name__)
+        return render_lines(self, crop)
+
+    def rendering(self, styles, y, size, content_size, padding, base, background, render_content_line, *rest):
+        rendered.append(type(getattr(render_content_line, "__self__", None)).__name__)
+        return render_line(self, styles, y, size, content_size, padding, base, background, render_content_line, *rest)
+
+    items = [message_item(n, f"Step {n}: reading the repository. " * 6) for n in range(12)]
+    items += [message_item(99, "Reading two files."), tool_item("c1"), tool_item("c2")]
+    app = stored_app(tmp_path, items)
+    containers = {"TranscriptScreen", "TranscriptView", "ToolGroup"}
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        await settle(pilot)
+        monkeypatch.setattr(Widget, "render_lines", painting)
+        monkeypatch.setattr(StylesCache, "render_line", rendering)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, TranscriptScreen)
+        assert containers | {"AgentMessage"} <= set(painted)  # all of it was painted again,
+        assert not (containers | {"AgentMessage"}) & set(rendered)  # from kept lines and blanks
+
+        painted.clear(), rendered.clear()
+        await pilot.press("pageup")
+        await settle(pilot)
+        assert "TranscriptView" in painted and "AgentMessage" in rendered  # lines that came into view
+        assert not containers & set(rendered)
+
+        painted.clear(), rendered.clear()
+        app.view.jump_to_latest()
+        await settle(pilot)
+        group = app.view.query_one(ToolGroup)
+        app.view.apply([tool_item("c3")])  # the group's line changes
+        await settle(pilot)
+        assert len(group.items) == 3 and "Static" in rendered  # its header was drawn again
+        app.view.apply([message_item(100, "One more."), tool_item("c4")])  # a new group comes on screen
+        await settle(pilot)
+        assert len(app.view.query(ToolGroup)) == 2
+        assert not containers & set(rendered)

@@ -57,6 +57,8 @@ def key_tables() -> Group:
 class HelpScreen(Screen[None]):
     """Every key, grouped by where it works."""
 
+    BLANK = True  # nothing of its own to draw around the keys
+
     BINDINGS = [Binding("escape,q", "dismiss", "Close", priority=True)]  # F1 too: the app's binding toggles
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }

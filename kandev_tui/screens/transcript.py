@@ -19,6 +19,7 @@ from kandev_tui.widgets.transcript_view import TranscriptView, find_entries
 
 
 class TranscriptScreen(Screen[None]):
+    BLANK = True  # its children cover it: its own lines are drawn as blanks, not rendered (every frame after help)
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel turn"),
         Binding("ctrl+end", "latest", "Latest", show=False),

@@ -17,6 +17,7 @@ class ToolGroup(EntryWidget):
     """A run's ordinary tool calls, collapsed into one line that expands to each call."""
 
     can_focus = True
+    BLANK = True  # no content or border of its own (the header and the calls are children)
     BINDINGS = [Binding("enter,space", "toggle", "Expand/collapse")]
 
     DEFAULT_CSS = """

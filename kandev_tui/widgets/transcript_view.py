@@ -101,6 +101,7 @@ class Sentinel(Static):
 class TranscriptView(VerticalScroll):
     """See the module docstring."""
 
+    BLANK = True  # a container without content or border of its own: its lines are blanks, not rendered
     # the scrollbar's column is kept while there is no scrollbar: when it appears, nothing reflows (text, tables)
     # and no chart is plotted again one column narrower
     DEFAULT_CSS = """
