@@ -291,3 +291,32 @@ async def test_repaints_use_kept_lines_and_blank_containers(tmp_path, monkeypatc
         await settle(pilot)
         assert len(app.view.query(ToolGroup)) == 2
         assert not containers & set(rendered)
+
+
+async def test_the_transport_gives_the_loop_a_turn_every_few_frames():
+    """The SDK handles each notification in a task of its own, queued behind the earlier ones: reading a full pipe
+    gives the event loop a turn every YIELD_EVERY frames, so a key's task waits behind a few of them, not a flood."""
+    import asyncio
+
+    from kandev_tui.acp.transport import YIELD_EVERY, LineTransport
+
+    reader = asyncio.StreamReader()
+    reader.feed_data(b"".join(b'{"jsonrpc":"2.0","method":"m%d"}\n' % n for n in range(10 * YIELD_EVERY)))
+    frames = []
+    transport = LineTransport(reader, None, frames.append)  # type: ignore[arg-type]  # only reads
+    turns: list[int] = []
+
+    async def other_task() -> None:  # runs whenever the loop gets a turn
+        while True:
+            turns.append(len(frames))
+            await asyncio.sleep(0)
+
+    watcher = asyncio.ensure_future(other_task())
+    try:
+        await asyncio.sleep(0)
+        for n in range(10 * YIELD_EVERY):
+            assert (await transport.receive())["method"] == f"m{n}"  # every frame, in order
+    finally:
+        watcher.cancel()
+    reads_between = [b - a for a, b in zip(turns, turns[1:]) if b > a]
+    assert len(frames) == 10 * YIELD_EVERY and reads_between and max(reads_between) <= YIELD_EVERY

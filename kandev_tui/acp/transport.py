@@ -19,6 +19,7 @@ from kandev_tui.transcript.frames import IN, OUT, RAW_PREFIX, Frame
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
 YIELD_AFTER = 0.004  # seconds of reading before the event loop gets a turn
+YIELD_EVERY = 16  # frames handed over before the event loop gets a turn (the SDK starts a task for each)
 READ_BETWEEN_HOLDS = 0.05  # seconds of reading, at least, between two holds for the user's input
 
 
@@ -34,6 +35,7 @@ class LineTransport:
         self._lock = asyncio.Lock()
         self._closed = False
         self._turn_started = time.perf_counter()
+        self._turn_frames = 0  # frames handed over in this turn of the event loop
         self._released = float("-inf")  # when reading last resumed after the user's input
 
     async def send(self, message: dict[str, Any]) -> None:
@@ -49,16 +51,20 @@ class LineTransport:
         while True:
             # A fast agent keeps the read buffer full, and reading from a full buffer never waits: give the
             # event loop a turn every few milliseconds of reading, or keys and repaints wait for the whole flood.
+            # The SDK handles each notification in a task of its own, queued behind the ones before it: a turn
+            # comes every YIELD_EVERY frames too, so a key (queued behind them) waits for a few, not hundreds.
             # For a moment after the user's input, no frame is read at all: the input's effect is drawn first
             # (pacing.py). Input that never stops (a held key) holds reading at most 3/4 of the time.
             now = time.perf_counter()
             hold = USER.holding() > 0 and now - self._released > READ_BETWEEN_HOLDS
-            if hold or now - self._turn_started > YIELD_AFTER:
+            if hold or self._turn_frames >= YIELD_EVERY or now - self._turn_started > YIELD_AFTER:
                 await asyncio.sleep(0)
                 if hold:
                     await USER.wait_turn(limit=INPUT_FIRST)
                     self._released = time.perf_counter()
                 self._turn_started = time.perf_counter()
+                self._turn_frames = 0
+            self._turn_frames += 1
             line, size = await self._read_line()
             if line is None:
                 return None
