@@ -27,6 +27,7 @@ from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.settings import SettingsStore
 from kandev_tui.sources import Source
 from kandev_tui.transcript.items import USAGE, SESSION_INFO, Item
+from kandev_tui.widgets import markdown_lines
 from kandev_tui.widgets.file_preview import FilePreview
 from kandev_tui.widgets.permission import PermissionRequest
 from kandev_tui.widgets.prompt_input import PromptInput
@@ -77,6 +78,7 @@ class KandevApp(App[int]):
         self._flushed_at = 0.0  # when the last batch was applied
         self.gc_policy = GcPolicy()
         self._workspace = None
+        self._preloaded = False
         self.exit_code = 0
 
     # -- lifecycle -------------------------------------------------------------
@@ -106,6 +108,9 @@ class KandevApp(App[int]):
 
     def _run_source(self) -> None:
         self.run_worker(self._start_source(), name="source", exclusive=True, group="source")
+        if not self._preloaded:  # after the first frame, in a thread: the Markdown of the agent's first message
+            self._preloaded = True  # is not drawn behind the imports it needs (60 ms, in the middle of its output)
+            self.run_worker(markdown_lines.preload, name="preload", thread=True, group="preload")
 
     def _picked(self, session_id: str | None) -> None:
         if not session_id:

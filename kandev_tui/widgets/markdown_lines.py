@@ -39,13 +39,25 @@ def _parser():
     return MarkdownIt().enable("strikethrough").enable("table")  # what rich.markdown parses with
 
 
-def rich_theme(theme: TextualTheme | None):
-    """Rich's Markdown styles in the colours of the app's theme (Rich's own put black behind code)."""
-    from rich.theme import Theme
+def preload() -> None:
+    """Load markdown-it and Rich's Markdown and make the shared parser (the app does this in a thread after its
+    first frame, so the agent's first message is not drawn behind 60 ms of imports)."""
+    _parser()
+    _markdown_class()
 
+
+def rich_theme(theme: TextualTheme | None):
+    """Rich's Markdown styles in the colours of the app's theme (Rich's own put black behind code); one per set of
+    colours, shared by every message."""
     primary = getattr(theme, "primary", None) or "cyan"
     accent = getattr(theme, "accent", None) or primary
     secondary = getattr(theme, "secondary", None) or primary
+    return _rich_theme(primary, accent, secondary)
+
+
+@lru_cache(maxsize=16)
+def _rich_theme(primary: str, accent: str, secondary: str):
+    from rich.theme import Theme
 
     def style(**kwargs) -> Style:
         try:
