@@ -320,3 +320,43 @@ async def test_the_transport_gives_the_loop_a_turn_every_few_frames():
         watcher.cancel()
     reads_between = [b - a for a, b in zip(turns, turns[1:]) if b > a]
     assert len(frames) == 10 * YIELD_EVERY and reads_between and max(reads_between) <= YIELD_EVERY
+
+
+async def test_new_messages_are_drawn_ahead_of_their_frame(tmp_path, monkeypatch):
+    """A batch of new messages is drawn a few at a time in turns of their own, before the frame that measures
+    them: the frame draws no Markdown (a key pressed meanwhile waits for one slice, not a screen of messages)."""
+    from textual.screen import Screen
+
+    from kandev_tui.widgets import transcript_view
+    from kandev_tui.widgets.markdown_lines import MarkdownLines
+
+    monkeypatch.setattr(transcript_view, "PREDRAW_SLICE", 0.0)  # one message a turn
+    app = stored_app(tmp_path, [message_item(0, "The start.")])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        in_frame = [False]
+        drawn: list[tuple[bool, int]] = []
+        strips, refresh_layout = MarkdownLines.strips, Screen._refresh_layout
+
+        def drawing(self, console, options):
+            drawn.append((in_frame[0], options.max_width))
+            return strips(self, console, options)
+
+        def framing(self, *args, **kwargs):
+            in_frame[0] = True
+            try:
+                return refresh_layout(self, *args, **kwargs)
+            finally:
+                in_frame[0] = False
+
+        monkeypatch.setattr(MarkdownLines, "strips", drawing)
+        monkeypatch.setattr(Screen, "_refresh_layout", framing)
+        turns = []
+        predraw_next = app.view._predraw_next
+        monkeypatch.setattr(app.view, "_predraw_next", lambda: (turns.append(1), predraw_next()))
+        app.view.apply([message_item(n, f"**Message {n}** with `code` and words. " * 3) for n in range(1, 11)])
+        await settle(pilot)
+        assert len(drawn) == 10 and not any(frame for frame, _ in drawn)  # each once, none in a frame
+        widths = {w.content_region.width for w in app.view.widgets.values() if type(w).__name__ == "AgentMessage"}
+        assert {width for _, width in drawn} == widths  # at the width the frame then gave them
+        assert len(turns) >= 10  # one per turn of the event loop

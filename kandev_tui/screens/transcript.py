@@ -52,8 +52,10 @@ class TranscriptScreen(Screen[None]):
     def _on_timer_update(self) -> None:
         # A frame of a busy transcript can take tens of milliseconds. While an input is on its way to the app, the
         # frame waits (one screen-update period at a time, 50 ms at most): the frame after it shows the input's
-        # effect too, instead of the input waiting behind it (pacing.py)
-        if USER.waiting():
+        # effect too, instead of the input waiting behind it (pacing.py). It also waits while the transcript draws
+        # new messages ahead of it, a few milliseconds per event-loop turn (50 ms at most), so that it does not draw
+        # them all at once
+        if USER.waiting() or self.view.predrawing:
             return  # the update timer is still running: it calls again after one period
         super()._on_timer_update()
 

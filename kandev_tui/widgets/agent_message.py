@@ -3,6 +3,7 @@ from __future__ import annotations
 from textual.color import Color
 from textual.geometry import Size
 from textual.strip import Strip
+from textual.widget import Widget
 
 from kandev_tui.transcript.items import Item
 
@@ -50,6 +51,17 @@ class AgentMessage(EntryWidget):
         strips = self._document.strips(app.console, app.console_options.update(width=width, highlight=False))
         self._drawn = (key, strips)
         return strips
+
+    def predraw(self) -> None:
+        """Draw the lines at the width the transcript gives its entries, ahead of the frame that measures them (the
+        transcript calls this for each new or grown message, a few per event-loop turn, so that a frame of a flood
+        does not draw a screen of Markdown at once)."""
+        parent = self.parent
+        if not self.is_attached or not isinstance(parent, Widget):
+            return
+        width = parent.scrollable_content_region.width - self.styles.gutter.width
+        if width > 0:
+            self._strips(width)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._strips(width)) if width > 0 else 0

@@ -15,7 +15,9 @@ Charts plot only when they come within one screen of the viewport.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from typing import Iterable
 
 from rich.text import Text
@@ -49,6 +51,8 @@ OPEN_ALL = 100  # a session of at most this many entries opens fully mounted
 SCREENS_FIRST = 3  # a larger one mounts this many screens of entries (by estimated height), more on scroll
 SCREENS_STEP = 2  # screens of entries mounted per scroll step (as many unmounted on the far side when full)
 LOAD_STEP = 40  # entries around a jump target (search)
+PREDRAW_WAITS_AT_MOST = 0.05  # seconds a frame waits for the messages being drawn ahead of it
+PREDRAW_SLICE = 0.004  # seconds of drawing ahead in one event-loop turn (at least one message)
 
 
 def item_texts(item: Item) -> list[str]:
@@ -137,6 +141,8 @@ class TranscriptView(VerticalScroll):
         self.top = Sentinel(id="earlier")
         self.bottom = Sentinel(id="later")
         self.more_at_source = False  # the source holds older items than the layout (Kandev history pages)
+        self._predraws: dict[AgentMessage, None] = {}  # messages to draw ahead of their frame, in order
+        self._predraws_since = 0.0
         self._asked_older = False
 
     def compose(self):
@@ -167,6 +173,7 @@ class TranscriptView(VerticalScroll):
             widget = self.widgets.get(entry.key)
             if widget is not None and not is_new:
                 widget.update_item(item)
+                self._predraw([widget])
         if at_end:
             self._extend_to_end()
         self._show_sentinels()
@@ -223,7 +230,37 @@ class TranscriptView(VerticalScroll):
         widgets = [self._build(entry) for entry in self.entries[self.hi:total]]
         if widgets:
             self.mount_all(widgets, before=self.bottom)
+            self._predraw(widgets)
         self.hi = total
+
+    def _predraw(self, widgets: Iterable[Widget]) -> None:
+        """Draw new and grown messages ahead of the frame that measures them, a few milliseconds per event-loop turn:
+        a frame of a flood would otherwise draw a screen of Markdown in one go, and a key pressed meanwhile would
+        wait for all of it. Each waits in line (once); one that a frame drew first costs nothing."""
+        fresh = [w for w in widgets if isinstance(w, AgentMessage) and w not in self._predraws]
+        if not fresh:
+            return
+        idle = not self._predraws
+        self._predraws.update(dict.fromkeys(fresh))
+        if idle:
+            self._predraws_since = time.monotonic()
+            asyncio.get_running_loop().call_soon(self._predraw_next)
+
+    @property
+    def predrawing(self) -> bool:
+        """Messages are being drawn ahead of their frame (the frame waits for them, PREDRAW_WAITS_AT_MOST at most)."""
+        return bool(self._predraws) and time.monotonic() - self._predraws_since < PREDRAW_WAITS_AT_MOST
+
+    def _predraw_next(self) -> None:
+        started = time.perf_counter()
+        while self._predraws:  # at least one, then as many as fit in the slice
+            widget = next(iter(self._predraws))
+            del self._predraws[widget]
+            widget.predraw()
+            if time.perf_counter() - started >= PREDRAW_SLICE:
+                break
+        if self._predraws:  # the rest in a turn of its own: input goes between
+            asyncio.get_running_loop().call_soon(self._predraw_next)
 
     def _estimated_height(self, entry: Entry) -> int:
         """A rough height in lines, only to decide how many entries fill a few screens."""
