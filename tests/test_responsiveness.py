@@ -360,3 +360,39 @@ async def test_new_messages_are_drawn_ahead_of_their_frame(tmp_path, monkeypatch
         widths = {w.content_region.width for w in app.view.widgets.values() if type(w).__name__ == "AgentMessage"}
         assert {width for _, width in drawn} == widths  # at the width the frame then gave them
         assert len(turns) >= 10  # one per turn of the event loop
+
+
+async def test_what_the_user_did_is_drawn_at_once_not_at_the_next_tick(tmp_path, monkeypatch):
+    """Closing the help draws the transcript as soon as the screen is idle, not at the next tick of Textual's
+    60 Hz update timer (up to 17 ms later); the help is mounted ahead of the first F1."""
+    import asyncio
+    import traceback
+
+    from textual import events
+
+    from kandev_tui.screens.transcript import TranscriptScreen
+
+    app = stored_app(tmp_path, [message_item(i, f"Message {i}.") for i in range(5)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        help_screen = app.get_screen("help")
+        assert isinstance(help_screen, HelpScreen) and help_screen.is_running  # composed before it is asked for
+        await pilot.press("f1")
+        assert app.screen is help_screen
+        await settle(pilot)
+        how: list[str] = []
+        update = TranscriptScreen._on_timer_update
+
+        def drawing(self):
+            how.append("timer" if any(f.name == "_tick" for f in traceback.extract_stack()) else "at once")
+            return update(self)
+
+        monkeypatch.setattr(TranscriptScreen, "_on_timer_update", drawing)
+        key = events.Key("escape", None)  # as the terminal delivers it (the pilot would draw the screen itself)
+        key.set_sender(app)
+        app._driver.send_message(key)
+        for _ in range(500):
+            await asyncio.sleep(0.002)
+            if how:
+                break
+        assert app.screen is app.transcript_screen and how and how[0] == "at once"

@@ -10,6 +10,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
+from kandev_tui.screens.input_first import DrawsInputAtOnce
+
 KEYS = [
     ("Everywhere", [("ctrl+q", "quit (or ctrl+c twice)"), ("F1", "this help (F1 again closes it)"), ("F2", "settings"),
                     ("ctrl+p", "command palette"), ("tab / shift+tab", "move between the prompt and transcript items"),
@@ -54,7 +56,7 @@ def key_tables() -> Group:
     return Group(*parts)
 
 
-class HelpScreen(Screen[None]):
+class HelpScreen(DrawsInputAtOnce, Screen[None]):
     """Every key, grouped by where it works."""
 
     BLANK = True  # nothing of its own to draw around the keys

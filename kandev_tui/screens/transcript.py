@@ -11,6 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from kandev_tui.pacing import USER
+from kandev_tui.screens.input_first import DrawsInputAtOnce
 from kandev_tui.widgets.key_footer import KeyFooter
 from kandev_tui.widgets.permission import PermissionRequest
 from kandev_tui.widgets.prompt_input import PromptInput
@@ -18,7 +19,7 @@ from kandev_tui.widgets.status_line import StatusLine
 from kandev_tui.widgets.transcript_view import TranscriptView, find_entries
 
 
-class TranscriptScreen(Screen[None]):
+class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
     BLANK = True  # its children cover it: its own lines are drawn as blanks, not rendered (every frame after help)
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel turn"),
