@@ -396,3 +396,30 @@ async def test_what_the_user_did_is_drawn_at_once_not_at_the_next_tick(tmp_path,
             if how:
                 break
         assert app.screen is app.transcript_screen and how and how[0] == "at once"
+
+
+async def test_a_transcript_under_the_help_is_not_laid_out_until_shown_again(tmp_path, monkeypatch):
+    """Textual lays out and paints the screen beneath the top one in case it shows through; the help is opaque, so
+    the transcript beneath it does no work for frames nobody sees, and is drawn when it is shown again."""
+    from textual.screen import Screen
+
+    app = stored_app(tmp_path, [message_item(i, f"Message {i}.") for i in range(5)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        await settle(pilot)
+        laid_out: list[str] = []
+        refresh_layout = Screen._refresh_layout
+
+        def counting(self, *args, **kwargs):
+            laid_out.append(type(self).__name__)
+            return refresh_layout(self, *args, **kwargs)
+
+        monkeypatch.setattr(Screen, "_refresh_layout", counting)
+        app.view.apply([message_item(100, "Changed behind the help.")])  # straight in (the app would hold it)
+        await pilot.pause(0.2)
+        assert "TranscriptScreen" not in laid_out and app.transcript_screen._layout_required
+        await pilot.press("escape")
+        await settle(pilot)
+        assert "TranscriptScreen" in laid_out and "message:100" in app.view.widgets
+        assert app.view.widgets["message:100"].size.height > 0

@@ -19,6 +19,13 @@ from kandev_tui.pacing import USER
 INPUT_DRAWN_WITHIN = 0.2  # seconds after an input during which its screen draws at once when idle
 
 
+def covered(screen) -> bool:
+    """Whether another screen hides ``screen`` entirely (an opaque one on top): Textual still lays out and draws
+    a screen beneath the top one, in case it shows through, but nothing of an opaque screen's does."""
+    top = screen.app.screen
+    return top is not screen and top.styles.background.a >= 1
+
+
 class DrawsInputAtOnce:
     """A mixin for a :class:`textual.screen.Screen` (put it first among the bases)."""
 
@@ -28,7 +35,7 @@ class DrawsInputAtOnce:
         served = USER.served_at
         if served <= self._input_drawn_at or time.monotonic() - served > INPUT_DRAWN_WITHIN:
             return
-        if not (self.is_current and not self.app._batch_count):  # type: ignore[attr-defined]
+        if not self.is_current or self.app._batch_count or covered(self):  # type: ignore[attr-defined]
             return
         if self._layout_required or self._scroll_required or self._repaint_required or self._dirty_widgets:  # type: ignore[attr-defined]
             self._input_drawn_at = served

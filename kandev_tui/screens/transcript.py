@@ -11,7 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from kandev_tui.pacing import USER
-from kandev_tui.screens.input_first import DrawsInputAtOnce
+from kandev_tui.screens.input_first import DrawsInputAtOnce, covered
 from kandev_tui.widgets.key_footer import KeyFooter
 from kandev_tui.widgets.permission import PermissionRequest
 from kandev_tui.widgets.prompt_input import PromptInput
@@ -58,6 +58,9 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         # them all at once
         if USER.waiting() or self.view.predrawing:
             return  # the update timer is still running: it calls again after one period
+        if covered(self):  # under the help (opaque): nothing shows, and when it is shown again it is drawn then
+            self._update_timer.pause()
+            return
         super()._on_timer_update()
 
     def on_mount(self) -> None:
