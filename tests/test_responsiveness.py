@@ -237,9 +237,9 @@ async def test_the_help_lays_out_its_key_tables_once_per_width(tmp_path, monkeyp
 
 async def test_repaints_use_kept_lines_and_blank_containers(tmp_path, monkeypatch):
     """The transcript drawn again after the help is made of the lines its widgets kept (no message line is rendered
-    again), and the screen, the transcript and the tool groups (containers without content of their own, covered by
-    their children) are painted as blanks, never rendered line by line: not after the help, not while scrolling,
-    not when a group's line changes."""
+    again), and the screen, the transcript and expanded tool groups (containers without content of their own,
+    covered by their children) are painted as blanks, never rendered line by line: not after the help, not while
+    scrolling, not when a group's line changes. A collapsed group is one widget that draws its line itself."""
     from textual._styles_cache import StylesCache
     from textual.widget import Widget
 
@@ -261,7 +261,7 @@ async def test_repaints_use_kept_lines_and_blank_containers(tmp_path, monkeypatc
     items = [message_item(n, f"Step {n}: reading the repository. " * 6) for n in range(12)]
     items += [message_item(99, "Reading two files."), tool_item("c1"), tool_item("c2")]
     app = stored_app(tmp_path, items)
-    containers = {"TranscriptScreen", "TranscriptView", "ToolGroup"}
+    containers = {"TranscriptScreen", "TranscriptView"}
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await pilot.press("f1")
@@ -271,8 +271,8 @@ async def test_repaints_use_kept_lines_and_blank_containers(tmp_path, monkeypatc
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, TranscriptScreen)
-        assert containers | {"AgentMessage"} <= set(painted)  # all of it was painted again,
-        assert not (containers | {"AgentMessage"}) & set(rendered)  # from kept lines and blanks
+        assert containers | {"AgentMessage", "ToolGroup"} <= set(painted)  # all of it was painted again,
+        assert not (containers | {"AgentMessage", "ToolGroup"}) & set(rendered)  # from kept lines and blanks
 
         painted.clear(), rendered.clear()
         await pilot.press("pageup")
@@ -284,10 +284,19 @@ async def test_repaints_use_kept_lines_and_blank_containers(tmp_path, monkeypatc
         app.view.jump_to_latest()
         await settle(pilot)
         group = app.view.query_one(ToolGroup)
+        assert not group.children  # collapsed: one widget
         app.view.apply([tool_item("c3")])  # the group's line changes
         await settle(pilot)
-        assert len(group.items) == 3 and "Static" in rendered  # its header was drawn again
-        app.view.apply([message_item(100, "One more."), tool_item("c4")])  # a new group comes on screen
+        assert len(group.items) == 3 and rendered.count("ToolGroup") == 1  # its one line was drawn again
+        group.focus()
+        await pilot.press("enter")  # expanded: its header and calls are children, it is a blank container
+        await settle(pilot)
+        assert group.expanded and len(group.children) == 2
+        painted.clear(), rendered.clear()
+        app.view.apply([tool_item("c4")])  # the expanded group's line changes
+        await settle(pilot)
+        assert "Static" in rendered and "ToolGroup" not in rendered  # drawn by its header
+        app.view.apply([message_item(100, "One more."), tool_item("c5")])  # a new group comes on screen
         await settle(pilot)
         assert len(app.view.query(ToolGroup)) == 2
         assert not containers & set(rendered)

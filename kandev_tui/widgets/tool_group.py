@@ -17,13 +17,13 @@ class ToolGroup(EntryWidget):
     """A run's ordinary tool calls, collapsed into one line that expands to each call."""
 
     can_focus = True
-    BLANK = True  # no content or border of its own (the header and the calls are children)
+    BLANK = True  # once expanded, no content or border of its own (the header and the calls are children)
     BINDINGS = [Binding("enter,space", "toggle", "Expand/collapse")]
 
     DEFAULT_CSS = """
     ToolGroup { height: auto; margin: 1 0 0 0; }
-    ToolGroup > .header { padding: 0 1; color: $text-muted; }
-    ToolGroup:focus > .header { background: $boost; color: $text; }
+    ToolGroup.line, ToolGroup > .header { padding: 0 1; color: $text-muted; }
+    ToolGroup.line:focus, ToolGroup:focus > .header { background: $boost; color: $text; }
     ToolGroup > Vertical { height: auto; display: none; }
     ToolGroup.expanded > Vertical { display: block; }
     """
@@ -35,19 +35,23 @@ class ToolGroup(EntryWidget):
             self.expanded = expanded
 
     def __init__(self, key: str) -> None:
-        super().__init__(classes="entry")
+        super().__init__(classes="entry line")
         self.key = key
         self.items: dict[str, Item] = {}
         self.summary = ""
         self.expanded = False
+        self.BLANK = False  # a line of its own until first expanded (then a container: see the class attribute)
         self._header = Static(classes="header")
-        self._header_text: Text | None = None  # what the header shows (set again only when it changes)
+        self._header_text = Text()  # what the header shows (set again only when it changes)
         self._calls = Vertical()
 
     def compose(self) -> ComposeResult:
-        yield self._header  # the calls' container is mounted when the group is first expanded: a collapsed group
-        # (nearly all of a long session's) is two widgets, not three
+        # A group that was never expanded (nearly all of a long session's) is one widget that draws its header line
+        # itself; the first expand mounts the header and the calls' container as children
+        return []
 
+    def render(self) -> Text:
+        return self._header_text
 
     def set_summary(self, summary: str) -> None:
         self.summary = summary
@@ -70,7 +74,10 @@ class ToolGroup(EntryWidget):
             text.append("  " + key_argument(running[-1].payload)[:60], style="dim italic")
         if text != self._header_text:  # an update lays the transcript out again from this entry down: only when
             self._header_text = text  # the line changes (each batch refreshes the summaries of the last groups)
-            self._header.update(text)
+            if self.BLANK:  # a container: its header child shows the line
+                self._header.update(text)
+            else:
+                self.refresh(layout=True)
 
     def _sync_calls(self) -> None:
         shown = {view.item.key: view for view in self._calls.query(ToolCallView)}
@@ -84,8 +91,11 @@ class ToolGroup(EntryWidget):
         self.expanded = not self.expanded
         self.set_class(self.expanded, "expanded")
         if self.expanded:
-            if not self._calls.is_attached:
-                mount_into(self, self._calls)
+            if not self.BLANK:  # from a line to a container: the header and the calls as children
+                self._header.update(self._header_text)
+                self.remove_class("line")
+                self.BLANK = True
+                mount_into(self, self._header, self._calls)
             self._sync_calls()
         self._draw_header()
         self.post_message(self.Toggled(self, self.expanded))
