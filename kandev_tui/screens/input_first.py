@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 
 from textual import events
+from textual.app import ScreenStackError
 
 from kandev_tui.pacing import USER
 
@@ -22,7 +23,10 @@ INPUT_DRAWN_WITHIN = 0.2  # seconds after an input during which its screen draws
 def covered(screen) -> bool:
     """Whether another screen hides ``screen`` entirely (an opaque one on top): Textual still lays out and draws
     a screen beneath the top one, in case it shows through, but nothing of an opaque screen's does."""
-    top = screen.app.screen
+    try:
+        top = screen.app.screen
+    except ScreenStackError:  # the app is closing
+        return False
     return top is not screen and top.styles.background.a >= 1
 
 
