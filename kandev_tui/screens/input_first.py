@@ -18,6 +18,7 @@ from textual.app import ScreenStackError
 from kandev_tui.pacing import USER
 
 INPUT_DRAWN_WITHIN = 0.2  # seconds after an input during which its screen draws at once when idle
+BATCH_RECHECK = 1 / 60  # seconds between looks at a screen that went idle with something to draw during a batch
 
 
 def covered(screen) -> bool:
@@ -31,16 +32,32 @@ def covered(screen) -> bool:
 
 
 class DrawsInputAtOnce:
-    """A mixin for a :class:`textual.screen.Screen` (put it first among the bases)."""
+    """A mixin for a :class:`textual.screen.Screen` (put it first among the bases).
+
+    It also mends a lost update: Textual's screen starts its update timer when it goes idle with something to draw,
+    except while a batch of updates is open (a footer rebuilding its keys, a recompose), and when the batch closes
+    it prompts only the app, not the screen. A screen that went idle meanwhile and gets no further message (the
+    help, just shown) was never drawn; here it looks again once the batch is over.
+    """
 
     _input_drawn_at = float("-inf")  # the input (USER.served_at) last drawn at once
+    _looking_again = False
 
     async def _on_idle(self, event: events.Idle) -> None:
+        pending = self._layout_required or self._scroll_required or self._repaint_required or self._dirty_widgets  # type: ignore[attr-defined]
+        if not pending or not self.is_current:  # type: ignore[attr-defined]
+            return
+        if self.app._batch_count:  # type: ignore[attr-defined]
+            if not self._looking_again:
+                self._looking_again = True
+                self.set_timer(BATCH_RECHECK, self._look_again)  # type: ignore[attr-defined]
+            return
         served = USER.served_at
-        if served <= self._input_drawn_at or time.monotonic() - served > INPUT_DRAWN_WITHIN:
+        if served <= self._input_drawn_at or time.monotonic() - served > INPUT_DRAWN_WITHIN or covered(self):
             return
-        if not self.is_current or self.app._batch_count or covered(self):  # type: ignore[attr-defined]
-            return
-        if self._layout_required or self._scroll_required or self._repaint_required or self._dirty_widgets:  # type: ignore[attr-defined]
-            self._input_drawn_at = served
-            self._on_timer_update()  # type: ignore[attr-defined]  # what the timer's tick does, now
+        self._input_drawn_at = served
+        self._on_timer_update()  # type: ignore[attr-defined]  # what the timer's tick does, now
+
+    def _look_again(self) -> None:
+        self._looking_again = False
+        self.check_idle()  # type: ignore[attr-defined]  # an idle event, once the batch is over (else again later)

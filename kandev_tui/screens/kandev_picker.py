@@ -11,6 +11,7 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from kandev_tui.screens.input_first import DrawsInputAtOnce
 from kandev_tui.widgets.base import safe_text
 from kandev_tui.widgets.key_footer import KeyFooter
 
@@ -23,7 +24,7 @@ def _when(stamp: str) -> str:
     return stamp[:16].replace("T", " ") if stamp else ""
 
 
-class KandevPickerScreen(Screen[str | None]):
+class KandevPickerScreen(DrawsInputAtOnce, Screen[str | None]):
     """Lists every session of the backend; Enter attaches, Escape quits, r reloads."""
 
     DEFAULT_CSS = """

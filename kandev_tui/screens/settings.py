@@ -7,10 +7,11 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Select, Static, Switch
 
+from kandev_tui.screens.input_first import DrawsInputAtOnce
 from kandev_tui.settings import THEMES
 
 
-class SettingsScreen(ModalScreen[None]):
+class SettingsScreen(DrawsInputAtOnce, ModalScreen[None]):
     """Settings that apply at once and are saved atomically (F2)."""
 
     BINDINGS = [Binding("escape,f2", "dismiss", "Close")]
