@@ -17,7 +17,6 @@ class ToolGroup(EntryWidget):
     """A run's ordinary tool calls, collapsed into one line that expands to each call."""
 
     can_focus = True
-    BLANK = True  # once expanded, no content or border of its own (the header and the calls are children)
     BINDINGS = [Binding("enter,space", "toggle", "Expand/collapse")]
 
     DEFAULT_CSS = """
@@ -40,7 +39,6 @@ class ToolGroup(EntryWidget):
         self.items: dict[str, Item] = {}
         self.summary = ""
         self.expanded = False
-        self.BLANK = False  # a line of its own until first expanded (then a container: see the class attribute)
         self._header = Static(classes="header")
         self._header_text = Text()  # what the header shows (set again only when it changes)
         self._calls = Vertical()
@@ -94,7 +92,7 @@ class ToolGroup(EntryWidget):
             if not self.BLANK:  # from a line to a container: the header and the calls as children
                 self._header.update(self._header_text)
                 self.remove_class("line")
-                self.BLANK = True
+                self.BLANK = True  # no content or border of its own now: painted as blanks under its children
                 mount_into(self, self._header, self._calls)
             self._sync_calls()
         self._draw_header()
