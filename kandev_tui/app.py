@@ -79,7 +79,8 @@ class KandevApp(App[int]):
         self.gc_policy = GcPolicy()
         self._workspace = None
         self._preloaded = False
-        self.exit_code = 0
+        self.exit_code = 0  # what the command exits with when the user quits: 1 once the session failed
+        self.failure = ""  # why, said on stderr after the app closes (the screen is gone by then)
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -115,7 +116,7 @@ class KandevApp(App[int]):
 
     def _picked(self, session_id: str | None) -> None:
         if not session_id:
-            self.exit(self.exit_code)
+            self.finish()
             return
         self.source.session_id = session_id
         self._focus_prompt = True  # when it takes prompts: typing goes there, as on a fresh start
@@ -140,7 +141,11 @@ class KandevApp(App[int]):
 
     async def action_quit(self) -> None:
         await self._close_source()
-        self.exit(self.exit_code)
+        self.finish()
+
+    def finish(self) -> None:
+        """Exit with :attr:`exit_code`, as the process's status too (Textual's return code; a crash makes it 1)."""
+        self.exit(self.exit_code, return_code=self.exit_code)
 
     async def _close_source(self) -> None:
         try:
@@ -239,6 +244,7 @@ class KandevApp(App[int]):
         screen.status.title = self.source.title
         screen.status.agent = self.source.agent_name
         if state == "error":
+            self.exit_code, self.failure = 1, detail or "the session failed"
             self.notify(visible(detail or "error"), title="The agent stopped", severity="error", timeout=10, markup=False)
         prompting = self.source.can_prompt and state in ("idle",)
         read_only = not self.source.can_prompt and state not in ("starting", "connecting", "reconnecting")

@@ -468,10 +468,20 @@ def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt:
     try:
         app = KandevApp(factory, settings_store=settings, initial_prompt=initial_prompt,
                         stats_path=Path(args.stats).expanduser() if args.stats else None)
-        code = app.run()
+        app.run()
     finally:
         store.close()
-    return code or 0
+    return app_exit_status(app)
+
+
+def app_exit_status(app: Any) -> int:
+    """The status the command exits with once the app has closed: the app's return code (1 after a crash, or once
+    the session failed, e.g. an agent that never started, whose reason is then said on stderr); never 0 for an
+    app that did not exit normally."""
+    if app.failure:
+        _fail(f"kandev-tui: {app.failure}")
+    code = app.return_code
+    return EXIT_FAIL if code is None else code
 
 
 def _log_to_file(path: Path) -> None:

@@ -93,6 +93,27 @@ async def test_agent_that_cannot_start_shows_an_error(tmp_path):
         assert app.transcript_screen.prompt.disabled
         texts = [getattr(w, "searchable_text", "") for w in app.view.children]
         assert any("Could not start the agent" in t for t in texts)
+        await app.action_quit()
+    assert app.return_code == 1 and "Could not start the agent" in app.failure  # the command exits 1, says why
+
+
+async def test_a_crash_in_the_app_never_exits_0(tmp_path, capsys):
+    """An exception Textual cannot recover from ends the app with a traceback: the command's status is not 0."""
+    from kandev_tui.cli import app_exit_status
+    from kandev_tui.sources import Source
+
+    class Broken(Source):
+        @property
+        def agent_name(self):  # read when the app mounts
+            raise RuntimeError("broken source")
+
+    app = KandevApp(lambda on_items, on_state: Broken(on_items, on_state), settings_store=settings_at(tmp_path))
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause(0.1)
+    except RuntimeError:
+        pass
+    assert app_exit_status(app) == 1
 
 
 async def test_fleet_scenario_live_matches_the_stored_session(tmp_path, monkeypatch):
@@ -129,3 +150,26 @@ async def test_fleet_scenario_live_matches_the_stored_session(tmp_path, monkeypa
     assert [(e.kind, e.item_keys, e.renderer.id if e.renderer else None) for e in stored.entries] == live
     groups = [keys for kind, keys, _ in live if kind == "group"]
     assert ["tool:f-topo", "tool:f-host-cache-01", "tool:f-host-lb-edge", "tool:f-log", "tool:f-exec"] in groups
+
+
+async def test_escape_at_a_permission_prompt_cancels_the_turn_and_the_request(tmp_path, monkeypatch):
+    """Escape while the agent waits for an answer: the turn is cancelled, the request shows as cancelled, and
+    the app keeps running (the permission wait used to be a Task that cancel() tried to set a result on)."""
+    monkeypatch.setenv(DELAY_ENV, "0")
+    app, store = live_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await wait_for(pilot, lambda: app.source.state == "idle")
+        app.transcript_screen.prompt.focus()
+        await pilot.press(*"Check the build", "enter")
+        assert await wait_for(pilot, lambda: any(w.answerable for w in app.view.query(PermissionRequest)))
+        assert app.source.state == "waiting"
+        await pilot.press("escape")
+        assert await wait_for(pilot, lambda: app.source.state == "idle")
+        await pilot.pause(0.2)
+        assert app.is_running and app.return_code in (None, 0)
+        assert not any(w.answerable for w in app.view.query(PermissionRequest))
+        await app.action_quit()
+    items = store.items(store.sessions()[0]["id"])
+    permission = next(i for i in items if i.kind == "permission")
+    assert permission.status == "cancelled" and permission.payload["answer"]["outcome"] == "cancelled"
+    assert items[-1].kind == "turn_end" and items[-1].payload["stop_reason"] == "cancelled"

@@ -91,6 +91,30 @@ def test_demo_in_a_real_terminal(tmp_path, size):
         tmux.close()
 
 
+def test_a_prompt_typed_in_one_burst_or_pasted_is_sent_whole(tmp_path):
+    """Text and Enter in one send-keys (one read of the terminal, as scripts send it), then a bracketed paste of two
+    lines and Enter: each prompt goes out whole, nothing is left in the box."""
+    env = {"KANDEV_TUI_DB": str(tmp_path / "s.db"), "KANDEV_TUI_CONFIG": str(tmp_path / "c.toml"),
+           "TERM": "xterm-256color", "KANDEV_DEMO_DELAY": "0", "PYTHONHASHSEED": "0"}
+    tmux = Tmux(120, 40, f"{KANDEV} demo", env)
+    try:
+        tmux.wait_for("Allow once")
+        tmux.keys("1")
+        tmux.wait_for("end of turn")
+        tmux.keys("Say hi there", "Enter")
+        tmux.wait_for("You asked: “Say hi there”")
+        tmux.wait_for("Anything else?")
+        tmux._run("set-buffer", "Pasted first\nand second")
+        tmux._run("paste-buffer", "-p", "-t", "t")  # bracketed: the app asked for it
+        tmux.keys("Enter")
+        tmux.wait_for("You asked: “Pasted first and second”")
+        assert "Say hi there" not in tmux.screen().split("Message the agent")[-1]  # the box is empty
+        tmux.keys("C-q")
+        time.sleep(1.0)
+    finally:
+        tmux.close()
+
+
 def hostile_recording(path: Path) -> Path:
     """The demo recording with every escape-family string of the corpus streamed as Markdown, a thought and a tool title."""
     import json
@@ -178,5 +202,21 @@ def test_attach_in_a_real_terminal(tmp_path, backend):
             assert len(line) <= 100
         tmux.keys("C-q")
         time.sleep(1.5)
+    finally:
+        tmux.close()
+
+
+@pytest.mark.parametrize("agent", ["/nonexistent/agent", "false"])
+def test_an_agent_that_never_started_exits_non_zero(tmp_path, agent):
+    """The app shows why the agent did not start; after quitting, the shell sees status 1 and the reason."""
+    env = {"KANDEV_TUI_DB": str(tmp_path / "s.db"), "KANDEV_TUI_CONFIG": str(tmp_path / "c.toml"),
+           "TERM": "xterm-256color", "PYTHONHASHSEED": "0"}
+    tmux = Tmux(100, 30, f"{KANDEV} run -- {agent}; echo exit-status-$?", env)
+    try:
+        tmux.wait_for("agent could not be started" if agent != "false" else "failed during initialize")
+        tmux.keys("C-q")
+        screen = tmux.wait_for("exit-status-")
+        assert "exit-status-1" in screen
+        assert "kandev-tui: " in screen and "Traceback" not in screen
     finally:
         tmux.close()

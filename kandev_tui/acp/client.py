@@ -135,7 +135,7 @@ class AgentClient:
         self.agent_capabilities: dict[str, Any] = {}
         self._first_prompt = True
         self._turn: asyncio.Task[Any] | None = None
-        self._permission_waits: set[asyncio.Future[Any]] = set()
+        self._permission_waits: set[asyncio.Task[Any]] = set()  # the questions being asked, cancelled by cancel()
         self._exit_reported = False
         self._stopping = False
 
@@ -275,8 +275,7 @@ class AgentClient:
         if self._conn is None or self.session_id is None or not self.turn_running:
             return
         for waiter in list(self._permission_waits):
-            if not waiter.done():
-                waiter.set_result(None)
+            waiter.cancel()  # each question answers "cancelled" (see _permission)
         try:
             await self._conn.send_notification("session/cancel", {"sessionId": self.session_id})
         except Exception:  # noqa: BLE001 - the agent may already be gone
@@ -312,7 +311,7 @@ class AgentClient:
         if self._ask_permission is None:
             return {"outcome": {"outcome": "cancelled"}}
         options = {o.get("optionId") for o in params.get("options") or [] if isinstance(o, dict)}
-        waiter: asyncio.Future[Any] = asyncio.ensure_future(self._ask_permission(params))
+        waiter = asyncio.ensure_future(self._ask_permission(params))
         self._permission_waits.add(waiter)
         try:
             choice = await waiter
