@@ -1,0 +1,64 @@
+"""The prompt takes keys in the order they came, however fast they come (a burst, a paste)."""
+
+from __future__ import annotations
+
+from textual import events
+from textual.app import App, ComposeResult
+
+from kandev_tui.widgets.prompt_input import PromptInput
+
+
+class PromptApp(App[None]):
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield PromptInput(id="prompt")
+
+    def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
+        self.sent.append(event.text)
+
+
+def burst(app: App, keys: list[tuple[str, str | None]]) -> None:
+    """Every key posted at once, as the terminal driver does with one read of "Say hi\\r" (no turn in between)."""
+    for key, character in keys:
+        app.post_message(events.Key(key, character))
+
+
+def typed(text: str) -> list[tuple[str, str | None]]:
+    return [("space" if c == " " else c, c) for c in text]
+
+
+async def test_a_burst_of_characters_and_enter_sends_them_all():
+    app = PromptApp()
+    async with app.run_test() as pilot:
+        burst(app, typed("Say hi") + [("enter", "\r")] + typed("and more") + [("enter", "\r")])
+        await pilot.pause(0.2)
+        assert app.sent == ["Say hi", "and more"]
+        assert app.query_one(PromptInput).text == ""
+
+
+async def test_newline_keys_in_a_burst_land_where_they_were_typed():
+    app = PromptApp()
+    async with app.run_test() as pilot:
+        burst(app, typed("one") + [("ctrl+j", None)] + typed("two") + [("alt+enter", None)] + typed("three")
+              + [("enter", "\r")])
+        await pilot.pause(0.2)
+        assert app.sent == ["one\ntwo\nthree"]
+
+
+async def test_a_bracketed_paste_then_enter_sends_the_whole_paste():
+    app = PromptApp()
+    async with app.run_test() as pilot:
+        app.post_message(events.Paste("first line\nsecond line"))
+        burst(app, [("enter", "\r")])
+        await pilot.pause(0.2)
+        assert app.sent == ["first line\nsecond line"]
+
+
+async def test_enter_on_an_empty_prompt_sends_nothing_and_inserts_nothing():
+    app = PromptApp()
+    async with app.run_test() as pilot:
+        await pilot.press("enter", "enter")
+        assert app.sent == [] and app.query_one(PromptInput).text == ""
