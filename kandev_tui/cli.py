@@ -68,6 +68,10 @@ def _add_db_option(parser: argparse.ArgumentParser) -> None:
 
 def _add_app_options(parser: argparse.ArgumentParser) -> None:
     _add_db_option(parser)
+    _add_stats_option(parser)
+
+
+def _add_stats_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stats", metavar="FILE", help="write work counters (presentations parsed, charts plotted, "
                                                         "plot frames) as JSON to FILE on exit")
 
@@ -102,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("file", metavar="FILE")
     replay.add_argument("--speed", type=float, default=None, metavar="N",
                         help="N times real time (default: as fast as possible)")
-    _add_app_options(replay)
+    _add_stats_option(replay)  # no --db: a replay stores nothing
 
     run = commands.add_parser(
         "run",
@@ -120,7 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_workspace_options(run, "the agent's working directory and the MCP server's workspace (default: .)")
     run.add_argument("--permission", choices=["reject", "allow-once"], default="reject",
                      help="headless answer to permission requests (default: reject)")
-    run.add_argument("--record", metavar="FILE", help="append every JSON-RPC frame, both directions, to FILE (JSONL)")
+    run.add_argument("--record", metavar="FILE", help="write every JSON-RPC frame, both directions, to FILE (JSONL; "
+                     "a new file: an existing one is never replaced)")
     run.add_argument("--no-guidance", action="store_true", help="do not prepend the rich-output guidance to the first prompt")
     run.add_argument("--mcp-config", metavar="FILE", help="more MCP servers to offer the agent: a JSON list of "
                      "{name, command, args, env} (stdio) or {type: http|sse, name, url, headers} entries")
@@ -307,16 +312,23 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return serve(workspace, args.profile)
 
 
-def _open_store(args: argparse.Namespace) -> Any:
-    """The Store of --db (or the default), or an error message string."""
-    from kandev_tui.transcript import Store, StoreError
+def _open_store(args: argparse.Namespace, *, create: bool = True) -> Any:
+    """The Store of --db (or the default), or an error message string.
+
+    ``create=False`` (commands that only read): a missing database is not made. Then None when it is the
+    default one (nothing has been stored yet), and an error when the user named it (--db, KANDEV_TUI_DB).
+    """
+    from kandev_tui.transcript.store import Store, StoreError, StoreMissing
 
     try:
-        return Store(Path(args.db).expanduser() if args.db else None)
+        return Store(Path(args.db).expanduser() if args.db else None, create=create)
+    except StoreMissing as exc:
+        return f"kandev-tui: {exc}" if args.db or os.environ.get("KANDEV_TUI_DB") else None
     except StoreError as exc:
         return f"kandev-tui: {exc}"
-    except OSError as exc:
-        return f"kandev-tui: cannot open the session database: {exc.strerror or exc}"
+
+
+NOTHING_STORED = "No stored sessions yet. Start one with: kandev-tui run --headless --prompt TEXT -- AGENT_CMD"
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -376,17 +388,18 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 
     from kandev_tui.sanitize import visible
 
-    store = _open_store(args)
+    store = _open_store(args, create=False)
     if isinstance(store, str):
         return _fail(store, EXIT_USAGE)
-    with_rows = store.sessions()
-    store.close()
+    with_rows = store.sessions() if store is not None else []
+    if store is not None:
+        store.close()
     if args.json:
         for row in with_rows:
             print(dumps(row))
         return EXIT_OK
     if not with_rows:
-        print("No stored sessions yet. Start one with: kandev-tui run --headless --prompt TEXT -- AGENT_CMD")
+        print(NOTHING_STORED)
         return EXIT_OK
     print(f"{'ID':<12}  {'STARTED':<16}  {'ITEMS':>5}  {'STATE':<9}  {'AGENT':<24}  TITLE")
     for row in with_rows:
@@ -400,9 +413,11 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from kandev_tui.jsonutil import dumps
 
-    store = _open_store(args)
+    store = _open_store(args, create=False)
     if isinstance(store, str):
         return _fail(store, EXIT_USAGE)
+    if store is None:
+        return _fail(f"kandev-tui export: no session {args.session!r}: {NOTHING_STORED.lower()}")
     try:
         session = store.session(args.session)
         if session is None:
@@ -419,7 +434,10 @@ def cmd_export(args: argparse.Namespace) -> int:
 
         text = session_markdown(session, items)
     if args.output:
-        Path(args.output).expanduser().write_text(text, encoding="utf-8")
+        try:
+            Path(args.output).expanduser().write_text(text, encoding="utf-8")
+        except OSError as exc:  # checked before the work, but a disk can fill meanwhile
+            return _fail(f"kandev-tui export: --output {args.output}: {exc.strerror or exc}")
     else:
         sys.stdout.write(text)
     return EXIT_OK
@@ -428,20 +446,30 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_transcript(args: argparse.Namespace) -> int:
     from kandev_tui.jsonutil import dumps
 
-    from kandev_tui.transcript import RecordingError
     from kandev_tui.transcript.replay import items_from_recording
 
-    try:
-        items = items_from_recording(args.file)
-    except FileNotFoundError:
-        return _fail(f"kandev-tui transcript: {args.file}: no such file", EXIT_USAGE)
-    except RecordingError as exc:
-        return _fail(f"kandev-tui transcript: {args.file}: {exc}")
-    except OSError as exc:
-        return _fail(f"kandev-tui transcript: {args.file}: {exc.strerror or exc}", EXIT_USAGE)
-    for item in items:
+    problem = _recording_problem("transcript", args.file)
+    if problem:
+        return _fail(*problem)
+    for item in items_from_recording(args.file):
         print(dumps(item.to_json(), separators=(",", ":")))
     return EXIT_OK
+
+
+def _recording_problem(command: str, file: str) -> tuple[str, int] | None:
+    """(one line, exit status) when FILE is not a recording that can be read; the same for every command."""
+    from kandev_tui.transcript.frames import recording_problem
+
+    where = f"kandev-tui {command}: {file}"
+    try:
+        problem = recording_problem(Path(file).expanduser())
+    except FileNotFoundError:
+        return f"{where}: no such file", EXIT_USAGE
+    except IsADirectoryError:
+        return f"{where}: is a directory", EXIT_USAGE
+    except OSError as exc:
+        return f"{where}: {exc.strerror or exc}", EXIT_USAGE
+    return (f"{where}: {problem}", EXIT_FAIL) if problem else None
 
 
 def _live_source(options: Any, store: Any, on_items: Any, on_state: Any, record: Path | None = None) -> Any:
@@ -520,9 +548,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    store = _open_store(args)
+    store = _open_store(args, create=False)
     if isinstance(store, str):
         return _fail(store, EXIT_USAGE)
+    if store is None:
+        return _fail(f"kandev-tui open: no session {args.session!r}: {NOTHING_STORED.lower()}")
     session = store.session(args.session)
     if session is None:
         store.close()
@@ -534,10 +564,11 @@ def cmd_open(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     path = Path(args.file).expanduser()
-    if not path.is_file():
-        return _fail(f"kandev-tui replay: {args.file}: no such file", EXIT_USAGE)
     if args.speed is not None and args.speed <= 0:
         return _fail("kandev-tui replay: --speed must be greater than 0", EXIT_USAGE)
+    problem = _recording_problem("replay", args.file)  # said here, before the app opens on nothing
+    if problem:
+        return _fail(*problem)
     from kandev_tui.sources import ReplaySource
 
     class _NoStore:
@@ -593,12 +624,33 @@ COMMANDS = {"attach": cmd_attach, "demo": cmd_demo, "open": cmd_open, "replay": 
             "validate": cmd_validate, "guidance": cmd_guidance, "mcp": cmd_mcp}
 
 
+# every option that names a file kandev-tui writes: (attribute, option, must be a new file)
+OUTPUT_OPTIONS = (("output", "--output", False), ("record", "--record", True), ("stats", "--stats", False))
+
+
+def _output_paths_problem(args: argparse.Namespace) -> str | None:
+    """The first file option that cannot be written, as one line; checked before any work starts (a recording
+    or an export that fails at the end would lose the work, and --stats is written only on exit)."""
+    from kandev_tui.userpaths import output_problem
+
+    for attribute, option, new in OUTPUT_OPTIONS:
+        value = getattr(args, attribute, None)
+        if value:
+            problem = output_problem(Path(value).expanduser(), new=new)
+            if problem:
+                return f"kandev-tui {args.command}: {option} {value}: {problem}"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not args.command:
         parser.print_help()
         return EXIT_OK
+    problem = _output_paths_problem(args)
+    if problem:
+        return _fail(problem, EXIT_USAGE)
     try:
         return COMMANDS[args.command](args)
     except KeyboardInterrupt:

@@ -57,11 +57,14 @@ class Frame:
 
 
 class RecordingWriter:
-    """Writes one run's frames to a JSONL file (replacing it), flushed per frame so a crash loses nothing written."""
+    """Writes one run's frames to a new JSONL file, flushed per frame so a crash loses nothing written.
+
+    An existing file is never replaced (FileExistsError): a recording holds one run and is not lost to the next.
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._handle: IO[str] = open(self.path, "w", encoding="utf-8")
+        self._handle: IO[str] = open(self.path, "x", encoding="utf-8")
 
     def write(self, frame: Frame) -> None:
         self._handle.write(dumps(frame.to_json(), separators=(",", ":")) + "\n")
@@ -90,3 +93,18 @@ def read_recording(path: str | Path) -> Iterator[Frame]:
             if not isinstance(data, dict) or data.get("dir") not in (IN, OUT, LOCAL):
                 raise RecordingError(f"line {number} is not a frame")
             yield Frame.from_json(data)
+
+
+def recording_problem(path: str | Path) -> str | None:
+    """Why ``path`` is not a recording to replay (one line: "line 3 is not JSON", "has no frames"), or None.
+
+    Reads it through once (JSON only, no normalising), so that a replay can say it before the app opens.
+    OSError (a missing or unreadable file) is the caller's to word.
+    """
+    frames = 0
+    try:
+        for _frame in read_recording(path):
+            frames += 1
+    except RecordingError as exc:
+        return str(exc)
+    return None if frames else "has no frames (not a recording made with --record)"

@@ -97,6 +97,10 @@ class StoreError(Exception):
     """The database cannot be used; the message says why and what to do."""
 
 
+class StoreMissing(StoreError):
+    """A command that only reads was given a database file that does not exist (nothing was created)."""
+
+
 def default_db_path() -> Path:
     """``KANDEV_TUI_DB`` if set, else ``sessions.db`` in the platform data directory."""
     override = os.environ.get("KANDEV_TUI_DB")
@@ -114,12 +118,26 @@ def _dumps(payload: Any) -> str:
 class Store:
     """One connection to the session database."""
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, *, create: bool = True) -> None:
+        """Open the database at ``path`` (default: :func:`default_db_path`). ``create``: make it (and its
+        directories) if missing; otherwise a missing file raises :class:`StoreMissing` and nothing is made."""
+        from kandev_tui.userpaths import output_problem
+
         self.path = Path(path) if path is not None else default_db_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        problem = output_problem(self.path, make_parents=True)
+        if not create and not self.path.exists() and problem is None:
+            raise StoreMissing(f"the session database {self.path} does not exist")
+        if problem is not None:
+            raise StoreError(f"the session database {self.path} cannot be used: {problem}")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"the session database {self.path} cannot be used: {exc.strerror or exc}") from None
         try:
             self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
             self._prepare()
+        except sqlite3.OperationalError as exc:  # cannot be opened or written: not a sign of damage
+            raise StoreError(f"the session database {self.path} cannot be used: {exc}") from None
         except sqlite3.DatabaseError as exc:
             raise StoreError(
                 f"{self.path} is not a kandev-tui database or is damaged ({exc}). "

@@ -1,0 +1,77 @@
+"""Paths the user gives on the command line, checked before any work starts.
+
+Each check returns why the path cannot be used, in a few words that name the real reason ("no such
+directory", "… is not a directory", "is a directory", "not writable"), or None. The command line turns
+that into one line naming the path. None of this imports anything beyond the standard library.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def directory_problem(directory: Path) -> str | None:
+    """Why files cannot be made in ``directory`` (which need not exist yet when its parents can hold it), or None.
+
+    The first component that is missing or not a directory is named; a directory that exists is tried for
+    writing (``os.access`` says yes to root even on a read-only file system).
+    """
+    if directory.is_dir():
+        return _try_create_in(directory)
+    probe = directory
+    while not probe.exists():
+        if probe.parent == probe:
+            return f"no such directory {directory}"
+        probe = probe.parent
+    if not probe.is_dir():
+        return f"{probe} is not a directory"
+    return None  # the missing part can be made, if the caller makes directories
+
+
+def output_problem(path: Path, *, new: bool = False, make_parents: bool = False) -> str | None:
+    """Why ``path`` cannot be written (created, or appended to), or None.
+
+    ``new``: the file must not exist yet (a recording is never replaced). ``make_parents``: missing directories
+    will be made (the session database), so only a component that is not a directory is a problem.
+    """
+    if path.is_dir():
+        return "is a directory"
+    if new and path.exists():
+        return "already exists (choose a new file name, or remove the old one first)"
+    parent = path.parent
+    if not parent.is_dir():
+        problem = directory_problem(parent)
+        if problem is not None or not make_parents:
+            return problem or f"no such directory {parent}"
+        return None
+    if path.exists():
+        try:
+            with open(path, "ab"):
+                pass
+        except OSError as exc:
+            return _reason(exc)
+        return None
+    return _try_create_in(parent)
+
+
+def _try_create_in(directory: Path) -> str | None:
+    probe = directory / f".kandev-tui-write-test-{os.getpid()}"
+    try:
+        with open(probe, "xb"):
+            pass
+    except FileExistsError:
+        return None
+    except OSError as exc:
+        return f"{directory} is not writable" if isinstance(exc, PermissionError) else _reason(exc)
+    try:
+        probe.unlink()
+    except OSError:
+        pass
+    return None
+
+
+def _reason(exc: OSError) -> str:
+    if isinstance(exc, PermissionError):
+        return "not writable"
+    return (exc.strerror or str(exc)).lower()

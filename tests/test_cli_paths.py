@@ -1,0 +1,157 @@
+"""Every path the user gives is checked before any work starts, and an error is one line naming the path."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kandev_tui.transcript import Item, Store
+from kandev_tui.userpaths import directory_problem, output_problem
+
+from .app_helpers import DEMO_RECORDING
+
+DEMO = [sys.executable, "-m", "kandev_tui.demo.agent"]
+
+
+def run(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    environment = {k: v for k, v in os.environ.items() if k != "KANDEV_TUI_DB"}
+    environment.update(env or {})
+    return subprocess.run([sys.executable, "-m", "kandev_tui", *args], capture_output=True, text=True, timeout=120,
+                          env=environment, cwd=cwd)
+
+
+def one_line_error(result: subprocess.CompletedProcess, code: int, *words: str) -> str:
+    assert result.returncode == code, result.stderr
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    for word in words:
+        assert word in lines[0]
+    return lines[0]
+
+
+@pytest.fixture
+def stored(tmp_path) -> tuple[Path, str]:
+    db = tmp_path / "s.db"
+    store = Store(db)
+    session = store.create_session(title="A session", agent_command=["agent"], state="ended")
+    store.upsert_items(session, [Item("user:1", "user_message", 1, {"text": "hello"}, final=True)])
+    store.close()
+    return db, session
+
+
+def bad_outputs(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    """Unusable output paths and the reason each must be given with."""
+    (tmp_path / "a-file").write_text("x")
+    (tmp_path / "a-dir").mkdir()
+    return {"missing directory": (tmp_path / "nodir" / "out.md", "no such directory"),
+            "a directory": (tmp_path / "a-dir", "is a directory"),
+            "under a file": (tmp_path / "a-file" / "out.md", "is not a directory")}
+
+
+def test_output_problem_names_the_real_reason(tmp_path):
+    for path, reason in bad_outputs(tmp_path).values():
+        assert reason in output_problem(path)
+    assert output_problem(tmp_path / "fine.txt") is None and not (tmp_path / "fine.txt").exists()
+    (tmp_path / "old.jsonl").write_text("{}\n")
+    assert "already exists" in output_problem(tmp_path / "old.jsonl", new=True)
+    assert output_problem(tmp_path / "new" / "deeper" / "s.db", make_parents=True) is None
+    assert "is not a directory" in output_problem(tmp_path / "a-file" / "x" / "s.db", make_parents=True)
+    assert directory_problem(tmp_path) is None
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".kandev-tui")]  # the write probe is removed
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere: permissions do not stop it")
+def test_an_unwritable_file_or_directory_is_said(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    (locked / "old.md").write_text("x")
+    (locked / "old.md").chmod(0o444)
+    locked.chmod(0o555)
+    try:
+        assert "not writable" in output_problem(locked / "new.md")
+        assert "not writable" in output_problem(locked / "old.md")
+    finally:
+        locked.chmod(0o755)
+
+
+def test_export_to_a_bad_path_is_one_line_and_writes_nothing(tmp_path, stored):
+    db, session = stored
+    for path, reason in bad_outputs(tmp_path).values():
+        result = run("export", session, "--db", str(db), "-o", str(path))
+        one_line_error(result, 2, str(path), reason, "--output")
+    good = tmp_path / "out.md"
+    assert run("export", session, "--db", str(db), "-o", str(good)).returncode == 0
+    assert "hello" in good.read_text()
+
+
+def test_record_and_stats_paths_are_checked_before_the_agent_starts(tmp_path):
+    db = tmp_path / "s.db"
+    for path, reason in bad_outputs(tmp_path).values():
+        result = run("run", "--headless", "--prompt", "hi", "--db", str(db), "--record", str(path), "--", *DEMO)
+        one_line_error(result, 2, str(path), reason, "--record")
+        result = run("open", "abc", "--db", str(db), "--stats", str(path))
+        one_line_error(result, 2, str(path), reason, "--stats")
+    assert not db.exists()  # checked before any work: no database, no session
+
+
+def test_an_existing_recording_is_never_replaced(tmp_path):
+    recording = tmp_path / "run.jsonl"
+    recording.write_text(DEMO_RECORDING.read_text())
+    before = recording.read_bytes()
+    result = run("run", "--headless", "--prompt", "hi", "--db", str(tmp_path / "s.db"), "--record", str(recording),
+                 "--", *DEMO)
+    one_line_error(result, 2, str(recording), "already exists")
+    assert recording.read_bytes() == before
+    help_text = run("run", "--help").stdout
+    assert "never replaced" in help_text and "append" not in help_text
+
+
+@pytest.mark.parametrize("content,reason", [("this is not a recording\n", "line 1 is not JSON"),
+                                            ('{"a": 1}\n', "line 1 is not a frame"),
+                                            ("", "has no frames")], ids=["text", "json", "empty"])
+def test_replay_and_transcript_refuse_what_is_not_a_recording_in_the_same_line(tmp_path, content, reason):
+    path = tmp_path / "notarecording.txt"
+    path.write_text(content)
+    replay = one_line_error(run("replay", str(path), env={"KANDEV_TUI_FORCE_APP": "1"}), 1, reason)
+    transcript = one_line_error(run("transcript", str(path)), 1, reason)
+    assert replay.startswith("kandev-tui replay: ") and transcript.startswith("kandev-tui transcript: ")
+    assert replay.split(": ", 1)[1] == transcript.split(": ", 1)[1]
+
+
+def test_replay_takes_no_db(tmp_path):
+    result = run("replay", str(DEMO_RECORDING), "--db", str(tmp_path / "s.db"))
+    assert result.returncode == 2 and "--db" in result.stderr and not (tmp_path / "s.db").exists()
+
+
+def test_read_only_commands_create_nothing(tmp_path):
+    missing = tmp_path / "typo" / "x.db"
+    for args in (["sessions"], ["sessions", "--json"], ["export", "abc"], ["open", "abc"]):
+        line = one_line_error(run(*args, "--db", str(missing)), 2, str(missing), "does not exist")
+        assert "damaged" not in line
+    assert not (tmp_path / "typo").exists()
+    # the default database, never written yet: nothing stored, nothing made
+    home = tmp_path / "home"
+    env = {"HOME": str(home), "XDG_DATA_HOME": str(home / "data")}
+    result = run("sessions", env=env)
+    assert result.returncode == 0 and "No stored sessions yet" in result.stdout
+    assert not home.exists()
+
+
+def test_unusable_database_paths_name_the_reason(tmp_path):
+    (tmp_path / "a-file").write_text("x")
+    (tmp_path / "a-dir").mkdir()
+    cases = {tmp_path / "a-file" / "s.db": "is not a directory", tmp_path / "a-dir": "is a directory"}
+    for path, reason in cases.items():
+        for args in (["sessions", "--db", str(path)], ["run", "--headless", "--prompt", "hi", "--db", str(path), "--", *DEMO]):
+            line = one_line_error(run(*args), 2, str(path), reason)
+            assert "damaged" not in line
+    not_sqlite = tmp_path / "notes.db"
+    not_sqlite.write_text("just text, long enough to be read as a header " * 4)
+    one_line_error(run("sessions", "--db", str(not_sqlite)), 2, "is not a kandev-tui database")
+
