@@ -26,29 +26,76 @@ send through the show_rich_output_kandev MCP tool.
 
 EPILOG = """\
 examples:
-  kandev-tui run --headless --prompt "check the build" -- claude-code-acp
-                                             one turn of any ACP agent, items as JSON lines
-  kandev-tui attach                          watch (and prompt) sessions of a running Kandev backend
+  kandev-tui demo
+      the built-in demo agent (offline, no API key)
+  kandev-tui run -- npx -y @agentclientprotocol/claude-agent-acp
+      Claude Code (or any ACP agent) in the app
+  kandev-tui run --headless --prompt "check the build" -- codex-acp
+      one turn without a screen, items as JSON lines
+  kandev-tui attach
+      watch (and prompt) sessions of a running Kandev backend
   kandev-tui attach --session ID --headless --follow
-                                             a Kandev session as JSON lines, live
-  kandev-tui sessions                        stored sessions
-  kandev-tui export ID --format markdown     a readable transcript with chart data as tables
-  kandev-tui transcript session.jsonl        items of a recording (for jq and CI)
-  kandev-tui validate presentation.json      check a tool call before an agent sends it
-  kandev-tui validate --stored call.json     show what a stored call would render
-  kandev-tui guidance                        the paragraph agents are given
-  kandev-tui mcp --workspace .               run the MCP server (agents start it for you)
+      a Kandev session as JSON lines, live
+  kandev-tui sessions
+      stored sessions
+  kandev-tui export ID --format markdown
+      a readable transcript with chart data as tables
+  kandev-tui transcript session.jsonl
+      items of a recording (for jq and CI)
+  kandev-tui validate presentation.json
+      check a tool call before an agent sends it
+  kandev-tui validate --stored call.json
+      show what a stored call would render
+  kandev-tui guidance
+      the paragraph agents are given
+  kandev-tui mcp --workspace .
+      run the MCP server (agents start it for you)
 
 Run 'kandev-tui COMMAND --help' for the options of a command.
 """
 
 
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions and epilogs: a paragraph of prose is wrapped to the terminal, a paragraph with indented lines
+    (examples) is kept as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        import textwrap
+
+        paragraphs = text.strip("\n").split("\n\n")
+        out = []
+        for paragraph in paragraphs:
+            if any(line.startswith(" ") for line in paragraph.splitlines()):
+                out.append(textwrap.indent(paragraph, indent))
+            else:
+                out.append(textwrap.fill(" ".join(paragraph.split()), width, initial_indent=indent,
+                                         subsequent_indent=indent))
+        return "\n\n".join(out) + "\n"
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse with errors that end in a hint instead of a bare usage dump."""
+    """argparse with errors that end in a hint instead of a bare usage dump, and help that wraps prose."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["formatter_class"] = _Formatter
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\nTry '{self.prog} --help' for more.\n")
+
+
+def _positive_seconds(value: str) -> float:
+    """An argparse type: a finite number of seconds greater than 0."""
+    import math
+
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from None
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds greater than 0, got {value}")
+    return seconds
 
 
 def _add_workspace_options(parser: argparse.ArgumentParser, default_help: str) -> None:
@@ -81,7 +128,6 @@ def build_parser() -> argparse.ArgumentParser:
         prog="kandev-tui",
         description=DESCRIPTION,
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"kandev-tui {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -129,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-guidance", action="store_true", help="do not prepend the rich-output guidance to the first prompt")
     run.add_argument("--mcp-config", metavar="FILE", help="more MCP servers to offer the agent: a JSON list of "
                      "{name, command, args, env} (stdio) or {type: http|sse, name, url, headers} entries")
-    run.add_argument("--init-timeout", type=float, default=30.0, metavar="SECONDS",
+    run.add_argument("--init-timeout", type=_positive_seconds, default=30.0, metavar="SECONDS",
                      help="how long the agent may take to answer initialize (default: 30)")
     _add_app_options(run)
     run.add_argument("agent", nargs=argparse.REMAINDER, metavar="-- AGENT_CMD [ARGS...]", help="the agent command")
@@ -145,7 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n  kandev-tui attach\n  kandev-tui attach ws://devbox:38429/ws --task 3f2c…\n"
                "  kandev-tui attach --session 84dc… --headless --follow | jq .kind\n"
                "  kandev-tui attach --list",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    )
     attach.add_argument("url", nargs="?", default=None, metavar="URL",
                         help="Kandev's WebSocket (default: $KANDEV_URL, else ws://127.0.0.1:38429/ws); "
                              "host:port is enough")
@@ -218,6 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="task",
         help="task and office list the tool; config and external list none (default: task)",
     )
+    parser.command_parsers = dict(commands.choices)  # type: ignore[attr-defined]
     return parser
 
 
@@ -255,11 +302,13 @@ def _read_json(file: str) -> tuple[Any, str | None]:
         else:
             text = Path(file).read_text(encoding="utf-8")
     except FileNotFoundError:
-        return None, f"kandev-tui: {file}: no such file"
+        return None, f"{file}: no such file"
+    except IsADirectoryError:
+        return None, f"{file}: is a directory"
     except UnicodeDecodeError:
-        return None, f"kandev-tui: {file}: not UTF-8 text"
+        return None, f"{file}: not UTF-8 text"
     except OSError as exc:
-        return None, f"kandev-tui: {file}: {exc.strerror or exc}"
+        return None, f"{file}: {exc.strerror or exc}"
     try:
         return json.loads(text), None
     except json.JSONDecodeError as exc:
@@ -268,10 +317,17 @@ def _read_json(file: str) -> tuple[Any, str | None]:
         return None, "invalid JSON: nested too deeply"
 
 
+def _unreadable(problem: str) -> bool:
+    """A problem of _read_json that is about the file (a usage error), not about its JSON."""
+    return not problem.startswith("invalid JSON")
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     data, problem = _read_json(args.file)
     if problem:
-        return _fail(problem, EXIT_USAGE if problem.startswith("kandev-tui:") else EXIT_FAIL)
+        if _unreadable(problem):
+            return _fail(f"kandev-tui validate: {problem}", EXIT_USAGE)
+        return _fail(problem)
     if args.stored:
         from kandev_tui.presentation import State, read_stored_call
 
@@ -328,6 +384,22 @@ def _open_store(args: argparse.Namespace, *, create: bool = True) -> Any:
         return f"kandev-tui: {exc}"
 
 
+def _find_session(command: str, store: Any, wanted: str) -> dict[str, Any] | str:
+    """The one stored session ``wanted`` names (an id or a unique prefix), or a line saying why there is none."""
+    from kandev_tui.sanitize import visible
+
+    rows = store.matching_sessions(wanted) if store is not None else []
+    if len(rows) == 1:
+        return rows[0]
+    if not rows:
+        where = "nothing is stored yet" if store is None else "see 'kandev-tui sessions'"
+        return f"kandev-tui {command}: no session {wanted!r} ({where})"
+    shown = ", ".join(f"{row['id']} ({visible(row['title'] or 'untitled', keep_newlines=False)[:30]})"
+                      for row in rows[:5])
+    more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
+    return f"kandev-tui {command}: {wanted!r} matches {len(rows)} sessions: {shown}{more}; give more of the id"
+
+
 NOTHING_STORED = "No stored sessions yet. Start one with: kandev-tui run --headless --prompt TEXT -- AGENT_CMD"
 
 
@@ -358,7 +430,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         data, problem = _read_json(args.mcp_config)
         if problem:
             store.close()
-            return _fail(f"kandev-tui run: --mcp-config: {problem}", EXIT_USAGE)
+            where = "" if _unreadable(problem) else f" {args.mcp_config}"
+            return _fail(f"kandev-tui run: --mcp-config{where}: {problem}", EXIT_USAGE)
         try:
             extra_servers = parse_mcp_config(data)
         except ValueError as exc:
@@ -368,7 +441,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                            repos={k: v.resolve() for k, v in workspace.repos.items()},
                            inject_guidance=not args.no_guidance and settings.settings.inject_guidance,
                            init_timeout=args.init_timeout, extra_mcp_servers=extra_servers)
-    record = Path(args.record).expanduser() if args.record else None
+    record = Path(args.record).expanduser().absolute() if args.record else None  # stored: found from anywhere
     if not args.headless:
         return _run_app(args, store, lambda on_items, on_state: _live_source(options, store, on_items, on_state, record),
                         initial_prompt=args.prompt, settings=settings)
@@ -387,6 +460,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     from datetime import datetime
 
     from kandev_tui.sanitize import visible
+    from kandev_tui.sources import agent_display_name
 
     store = _open_store(args, create=False)
     if isinstance(store, str):
@@ -404,7 +478,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     print(f"{'ID':<12}  {'STARTED':<16}  {'ITEMS':>5}  {'STATE':<9}  {'AGENT':<24}  TITLE")
     for row in with_rows:
         started = datetime.fromtimestamp(row["created"]).strftime("%Y-%m-%d %H:%M")
-        agent = visible(" ".join(row["agent_command"][-1:] if row["agent_command"] else []), keep_newlines=False)
+        agent = visible(agent_display_name(row["agent_command"] or []), keep_newlines=False)
         title = visible(row["title"], keep_newlines=False)
         print(f"{row['id']:<12}  {started:<16}  {row['items']:>5}  {row['state']:<9}  {agent[-24:]:<24}  {title}")
     return EXIT_OK
@@ -416,15 +490,14 @@ def cmd_export(args: argparse.Namespace) -> int:
     store = _open_store(args, create=False)
     if isinstance(store, str):
         return _fail(store, EXIT_USAGE)
-    if store is None:
-        return _fail(f"kandev-tui export: no session {args.session!r}: {NOTHING_STORED.lower()}")
     try:
-        session = store.session(args.session)
-        if session is None:
-            return _fail(f"kandev-tui export: no session {args.session!r} (see 'kandev-tui sessions')")
+        session = _find_session("export", store, args.session)
+        if isinstance(session, str):
+            return _fail(session)
         items = store.items(session["id"])
     finally:
-        store.close()
+        if store is not None:
+            store.close()
     if args.format == "json":
         text = dumps({"session": session, "items": [i.to_json() for i in items]}, indent=2) + "\n"
     elif args.format == "jsonl":
@@ -551,12 +624,11 @@ def cmd_open(args: argparse.Namespace) -> int:
     store = _open_store(args, create=False)
     if isinstance(store, str):
         return _fail(store, EXIT_USAGE)
-    if store is None:
-        return _fail(f"kandev-tui open: no session {args.session!r}: {NOTHING_STORED.lower()}")
-    session = store.session(args.session)
-    if session is None:
-        store.close()
-        return _fail(f"kandev-tui open: no session {args.session!r} (see 'kandev-tui sessions')")
+    session = _find_session("open", store, args.session)
+    if isinstance(session, str):
+        if store is not None:
+            store.close()
+        return _fail(session)
     from kandev_tui.sources import StoredSource
 
     return _run_app(args, store, lambda on_items, on_state: StoredSource(store, session, on_items, on_state))
@@ -644,7 +716,10 @@ def _output_paths_problem(args: argparse.Namespace) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # argparse leaves these to the top level, whose usage says nothing of the command's options
+        command_parser = parser.command_parsers.get(args.command, parser) if args.command else parser
+        command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if not args.command:
         parser.print_help()
         return EXIT_OK

@@ -23,12 +23,21 @@ LAUNCHERS = ("python", "python3", "node", "npx", "uvx", "bunx", "pnpm", "deno")
 
 
 def agent_display_name(command: list[str]) -> str:
-    """``claude-code-acp`` for ``[".../claude-code-acp"]``; the module or package for launchers."""
+    """The agent a command starts, in a word or two.
+
+    ``claude-code-acp`` for ``[".../claude-code-acp"]``; ``opencode acp`` for ``["opencode", "acp"]`` (a
+    subcommand is part of the name); for launchers (``npx -y @scope/pkg``, ``python -m mod``) the package or
+    module, options skipped.
+    """
     if not command:
         return "agent"
     first = Path(command[0]).name
-    if first.startswith(LAUNCHERS) and len(command) > 1:
-        return Path(command[-1]).name
+    rest = command[1:]
+    if first.startswith(LAUNCHERS) and rest:
+        words = [word for word in rest if not word.startswith("-")]
+        return Path(words[0]).name if words else first
+    if rest and not rest[0].startswith("-") and "/" not in rest[0] and len(rest[0]) <= 20:
+        return f"{first} {rest[0]}"
     return first
 
 
@@ -218,7 +227,7 @@ class ReplaySource(Source):
         self.speed = speed
         self.title = path.name
         self.agent_name = "replay"
-        self.pipeline = Pipeline(None, None, listener=on_items)
+        self.pipeline = Pipeline(None, None, listener=on_items, recorded=True)  # every frame replayed is in the file
 
     async def start(self) -> None:
         self._set_state("running", "replaying")

@@ -188,3 +188,44 @@ asyncio.run(main())
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert "AT FIRST FRAME [] THEN idle True True" in out.stdout, out.stdout + out.stderr[-3000:]
+
+
+def test_help_fits_80_columns_and_names_current_adapters():
+    import os
+
+    env = {**os.environ, "COLUMNS": "80"}
+    for command in ([], ["attach"], ["run"], ["demo"], ["export"], ["validate"], ["sessions"], ["replay"]):
+        out = subprocess.run([sys.executable, "-m", "kandev_tui", *command, "--help"], capture_output=True, text=True,
+                             timeout=60, env=env).stdout
+        assert out and max(len(line) for line in out.splitlines()) <= 80, command
+    top = run("--help").stdout
+    assert "@agentclientprotocol/claude-agent-acp" in top and "claude-code-acp" not in top
+
+
+def test_readme_sections_that_pyproject_points_at_exist():
+    import re
+
+    root = Path(__file__).parent.parent
+    headings = {line.lstrip("#").strip() for line in (root / "README.md").read_text().splitlines()
+                if line.startswith("#")}
+    for name in re.findall(r'see README "([^"]+)"', (root / "pyproject.toml").read_text()):
+        assert name in headings
+
+
+def test_a_command_error_shows_that_commands_usage():
+    result = run("sessions", "--bogus")
+    assert result.returncode == 2 and "usage: kandev-tui sessions" in result.stderr and "--bogus" in result.stderr
+    result = run("run", "--init-timeout", "-1", "--", "agent")
+    assert result.returncode == 2 and "greater than 0" in result.stderr
+    result = run("run", "--init-timeout", "nan", "--", "agent")
+    assert result.returncode == 2
+
+
+def test_mcp_config_errors_say_the_prefix_once(tmp_path):
+    result = run("run", "--headless", "--prompt", "hi", "--db", str(tmp_path / "s.db"),
+                 "--mcp-config", str(tmp_path / "missing.json"), "--", "agent")
+    assert result.returncode == 2
+    assert result.stderr.count("kandev-tui") == 1 and "missing.json: no such file" in result.stderr
+    bad = write(tmp_path, "{nope", "bad.json")
+    result = run("run", "--headless", "--prompt", "hi", "--db", str(tmp_path / "s.db"), "--mcp-config", str(bad), "--", "agent")
+    assert result.returncode == 2 and result.stderr.count("kandev-tui") == 1 and "invalid JSON" in result.stderr

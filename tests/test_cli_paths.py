@@ -155,3 +155,39 @@ def test_unusable_database_paths_name_the_reason(tmp_path):
     not_sqlite.write_text("just text, long enough to be read as a header " * 4)
     one_line_error(run("sessions", "--db", str(not_sqlite)), 2, "is not a kandev-tui database")
 
+
+
+def test_a_session_prefix_matches_literally_and_an_ambiguous_one_says_which(tmp_path):
+    db = tmp_path / "s.db"
+    store = Store(db)
+    ids = [store.create_session(title=f"Session {n}", agent_command=["opencode", "acp"], state="ended") for n in range(3)]
+    store.close()
+    for wildcard in ("%", "_", ids[0][:2] + "%"):
+        one_line_error(run("export", wildcard, "--db", str(db)), 1, "no session")
+    # a prefix of two or more: each is named
+    import sqlite3
+
+    connection = sqlite3.connect(db)
+    connection.execute("UPDATE sessions SET id = 'ab' || substr(id, 3)")
+    connection.commit()
+    connection.close()
+    line = one_line_error(run("export", "ab", "--db", str(db)), 1, "matches 3 sessions", "give more of the id")
+    assert line.count("Session ") == 3
+    listing = run("sessions", "--db", str(db)).stdout
+    assert "opencode acp" in listing
+
+
+def test_sessions_show_the_agent_and_the_recording_in_full(tmp_path):
+    from kandev_tui.sources import agent_display_name
+
+    assert agent_display_name(["opencode", "acp"]) == "opencode acp"
+    assert agent_display_name(["npx", "-y", "@agentclientprotocol/claude-agent-acp"]) == "claude-agent-acp"
+    assert agent_display_name([sys.executable, "-m", "kandev_tui.demo.agent"]) == "kandev_tui.demo.agent"
+    assert agent_display_name(["gemini", "--experimental-acp"]) == "gemini"
+    work = tmp_path / "work"
+    work.mkdir()
+    result = run("run", "--headless", "--prompt", "hi", "--db", str(tmp_path / "s.db"), "--record", "rec.jsonl",
+                 "--permission", "allow-once", "--", *DEMO, cwd=work)
+    assert result.returncode == 0, result.stderr
+    row = json.loads(run("sessions", "--json", "--db", str(tmp_path / "s.db")).stdout.splitlines()[0])
+    assert row["recording"] == str(work / "rec.jsonl")

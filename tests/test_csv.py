@@ -197,3 +197,11 @@ def test_parse_csv_table():
     table = parse_csv("a,b\n1,2\n")
     assert table.header == ["a", "b"]
     assert table.records == [(2, ["1", "2"])]
+
+
+def test_a_column_name_with_a_quote_is_quoted_exactly(tmp_path):
+    """The agent looks for the name the message quotes: a quote in it is escaped, never swapped for another."""
+    message = error(tmp_path, 'x,y\n1,2\n', chart_doc(series=('say "hi"',)))
+    assert message.endswith('CSV column "say \\"hi\\"" was not found')
+    message = error(tmp_path, 'x,y\n1,2\n', chart_doc(series=("back\\slash",)))
+    assert message.endswith('CSV column "back\\\\slash" was not found')

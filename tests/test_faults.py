@@ -119,3 +119,26 @@ def test_sigkill_mid_stream_keeps_every_committed_update(tmp_path):
     replayed = {i.key: i for i in items_from_frames(read_recording(record))}
     assert set(replayed) >= {i.key for i in stored}
     assert replayed[message.key].payload["text"].startswith(message.payload["text"])
+
+
+def test_a_line_that_is_not_json_says_where_it_is_kept_only_when_it_is(tmp_path):
+    recorded_dir, plain_dir = tmp_path / "rec", tmp_path / "plain"
+    recorded_dir.mkdir(), plain_dir.mkdir()
+    _result, items, _record = run(recorded_dir, "garbage")
+    assert all("kept in the recording" in e["payload"]["message"] for e in items if e["kind"] == "error")
+    result = subprocess.run(
+        [sys.executable, "-m", "kandev_tui", "run", "--headless", "--prompt", "go", "--workspace", str(plain_dir),
+         "--db", str(plain_dir / "s.db"), "--", *AGENT, "garbage"], capture_output=True, text=True, timeout=60)
+    errors = [json.loads(line) for line in result.stdout.splitlines() if '"error"' in line]
+    assert errors and not any("recording" in e["payload"]["message"] for e in errors)
+
+
+def test_an_agent_that_dies_in_initialize_says_its_last_stderr_line(tmp_path):
+    """python -m of a module that does not exist: the one-line reason carries Python's own words."""
+    result = subprocess.run(
+        [sys.executable, "-m", "kandev_tui", "run", "--headless", "--prompt", "go", "--workspace", str(tmp_path),
+         "--db", str(tmp_path / "s.db"), "--", sys.executable, "-m", "no_such_module_here"],
+        capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert_clean(result)
+    assert "initialize" in result.stderr and "No module named no_such_module_here" in result.stderr

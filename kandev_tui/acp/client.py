@@ -221,6 +221,8 @@ class AgentClient:
 
     async def _fail(self, message: str) -> None:
         details = await self._exit_details(wait=0.5)
+        if details["stderr"]:  # the agent's last line on stderr is often the reason (No module named …)
+            message = f"{message} (its last words: {details['stderr'][-1].strip()[:200]})"
         self._local(message, ends_turn=True, **details)
         await self.close()
         raise AgentError(message)

@@ -24,6 +24,8 @@ def short_quote(value: object, limit: int = 24) -> str:
 
     Control and format characters (escape sequences, bidi overrides) become
     ``?`` so that an error message can never carry terminal control codes.
+    A quote or backslash in the value is escaped (``\"``, ``\\``), so that an agent
+    reading the message looks for exactly the name it sent.
     """
     text = value if isinstance(value, str) else repr(value)
     clean = "".join(
@@ -32,4 +34,4 @@ def short_quote(value: object, limit: int = 24) -> str:
     )
     if len(text) > limit:
         clean = clean[: limit - 1] + "…"
-    return '"' + clean.replace('"', "'") + '"'
+    return '"' + clean.replace("\\", "\\\\").replace('"', '\\"') + '"'

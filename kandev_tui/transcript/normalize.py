@@ -57,9 +57,11 @@ class Normalizer:
     memory does not grow with the length of a session.
     """
 
-    def __init__(self, loader: Callable[[str], dict[str, Any] | None] | None = None) -> None:
+    def __init__(self, loader: Callable[[str], dict[str, Any] | None] | None = None, *, recorded: bool = False) -> None:
         self.turn = 0
         self._loader = loader
+        # where a frame the normaliser cannot show is kept, said in its error item (only when it is)
+        self._kept = "; it is kept in the recording" if recorded else ""
         self._requests_out: dict[Any, str] = {}  # our request id → method
         self._requests_in: dict[Any, str] = {}  # agent request id → item key
         self._tools: dict[str, dict[str, Any]] = {}
@@ -113,7 +115,7 @@ class Normalizer:
                 if frame.raw is not None and frame.dir == IN:
                     size = frame.size if frame.size is not None else len(frame.raw)
                     return [self._error(
-                        "The agent wrote a line that is not JSON-RPC; it was kept in the recording and the log.",
+                        f"The agent wrote a line that is not JSON-RPC ({size} bytes; the first 200 are below){self._kept}.",
                         bytes=size, preview=frame.raw[:200],
                     )]
                 return []
@@ -122,7 +124,7 @@ class Normalizer:
             return self._incoming(frame.msg)
         except Exception as exc:  # a frame nobody foresaw: keep going, say so once
             log.exception("normaliser failed on a frame")
-            return [self._error(f"A frame could not be read ({type(exc).__name__}); it is kept in the recording.")]
+            return [self._error(f"A frame could not be read ({type(exc).__name__}){self._kept}.")]
 
     # -- outgoing ----------------------------------------------------------
 
@@ -346,7 +348,7 @@ class Normalizer:
     def _tool_frame(self, update: dict[str, Any], first: bool) -> list[Item]:
         tool_call_id = update.get("toolCallId")
         if not isinstance(tool_call_id, str) or not tool_call_id:
-            return [self._error("The agent sent a tool call without an id; it is kept in the recording.")]
+            return [self._error(f"The agent sent a tool call without an id{self._kept}.")]
         call = self._tool(tool_call_id)
         is_new = call.pop("new", False)
         merge_tool_frame(call, update, first=is_new)

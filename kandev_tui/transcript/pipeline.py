@@ -32,13 +32,14 @@ class Pipeline:
     """Feeds one session's frames through the normaliser into the store."""
 
     def __init__(self, store: Store | None, session_id: str | None, *, recording: RecordingWriter | None = None,
-                 listener: Callable[[list[Item]], None] | None = None) -> None:
+                 listener: Callable[[list[Item]], None] | None = None, recorded: bool = False) -> None:
+        """``recorded``: the frames are kept in a recording already (a replay), as they are with ``recording``."""
         self.store = store
         self.session_id = session_id
         self.recording = recording
         self.listeners: list[Callable[[list[Item]], None]] = [listener] if listener else []
         loader = (lambda key: store.item_payload(session_id, key)) if store is not None and session_id else None
-        self.normalizer = Normalizer(loader=loader)
+        self.normalizer = Normalizer(loader=loader, recorded=recorded or recording is not None)
         self.frames = 0
         self.commits = 0
         self._dirty: dict[str, Item] = {}

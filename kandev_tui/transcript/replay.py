@@ -10,9 +10,9 @@ from .items import Item
 from .normalize import Normalizer
 
 
-def items_from_frames(frames: Iterable[Frame]) -> list[Item]:
+def items_from_frames(frames: Iterable[Frame], *, recorded: bool = False) -> list[Item]:
     """The final state of every item, in the order the items were created."""
-    normalizer = Normalizer()
+    normalizer = Normalizer(recorded=recorded)
     latest: dict[str, Item] = {}
     for frame in frames:
         for item in normalizer.feed(frame):
@@ -21,4 +21,4 @@ def items_from_frames(frames: Iterable[Frame]) -> list[Item]:
 
 
 def items_from_recording(path: str | Path) -> list[Item]:
-    return items_from_frames(read_recording(path))
+    return items_from_frames(read_recording(path), recorded=True)

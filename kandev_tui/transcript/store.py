@@ -204,11 +204,17 @@ class Store:
                          (*map(_column, sets.values()), time.time(), session_id))
 
     def session(self, session_id: str) -> dict[str, Any] | None:
-        rows = self._session_rows("WHERE s.id = ? OR s.id LIKE ?", (session_id, f"{session_id}%"))
-        if len(rows) == 1:
-            return rows[0]
-        exact = [r for r in rows if r["id"] == session_id]
-        return exact[0] if exact else None
+        """The session with this id, or the only one it is a prefix of; None when none or several match."""
+        rows = self.matching_sessions(session_id)
+        return rows[0] if len(rows) == 1 else None
+
+    def matching_sessions(self, prefix: str) -> list[dict[str, Any]]:
+        """The session whose id is ``prefix`` exactly, else every session whose id starts with it (compared
+        literally: ``%`` and ``_`` are characters, not wildcards), newest first."""
+        exact = self._session_rows("WHERE s.id = ?", (prefix,))
+        if exact or not prefix:
+            return exact
+        return self._session_rows("WHERE substr(s.id, 1, ?) = ?", (len(prefix), prefix))
 
     def sessions(self) -> list[dict[str, Any]]:
         """All sessions, newest first, with their item counts."""
