@@ -554,10 +554,10 @@ def _live_source(options: Any, store: Any, on_items: Any, on_state: Any, record:
 def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt: str | None = None,
              settings: Any = None) -> int:
     """Open the app on a source; the store is closed when it ends."""
-    if not sys.stdout.isatty() and not os.environ.get("KANDEV_TUI_FORCE_APP"):
+    problem = _no_terminal()
+    if problem:
         store.close()
-        return _fail("kandev-tui: the app needs a terminal; for scripts and CI use "
-                     "'kandev-tui run --headless' or 'kandev-tui transcript'", EXIT_USAGE)
+        return _fail(problem, EXIT_USAGE)
     from kandev_tui.app import KandevApp
     from kandev_tui.settings import SettingsStore
 
@@ -573,6 +573,14 @@ def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt:
     finally:
         store.close()
     return app_exit_status(app)
+
+
+def _no_terminal() -> str | None:
+    """Why the app cannot open here (no terminal), or None."""
+    if sys.stdout.isatty() or os.environ.get("KANDEV_TUI_FORCE_APP"):
+        return None
+    return ("kandev-tui: the app needs a terminal; for scripts and CI use "
+            "'kandev-tui run --headless' or 'kandev-tui transcript'")
 
 
 def app_exit_status(app: Any) -> int:
@@ -607,17 +615,27 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from kandev_tui.demo import agent_command, prepare_workspace
     from kandev_tui.settings import SettingsStore
 
+    problem = _no_terminal()  # before anything is made
+    if problem:
+        return _fail(problem, EXIT_USAGE)
     store = _open_store(args)
     if isinstance(store, str):
         return _fail(store, EXIT_USAGE)
+    import shutil
+    import tempfile
+
     from kandev_tui.demo import SCENARIOS
 
-    workspace = prepare_workspace()
-    settings = SettingsStore()
-    options = AgentOptions(command=agent_command(args.scenario), workspace=workspace,
-                           inject_guidance=settings.settings.inject_guidance)
-    return _run_app(args, store, lambda on_items, on_state: _live_source(options, store, on_items, on_state),
-                    initial_prompt=SCENARIOS[args.scenario], settings=settings)
+    scratch = Path(tempfile.mkdtemp(prefix="kandev-demo-"))  # the sample workspace's copy, removed on exit
+    try:
+        workspace = prepare_workspace(scratch / "demo-service")
+        settings = SettingsStore()
+        options = AgentOptions(command=agent_command(args.scenario), workspace=workspace,
+                               inject_guidance=settings.settings.inject_guidance)
+        return _run_app(args, store, lambda on_items, on_state: _live_source(options, store, on_items, on_state),
+                        initial_prompt=SCENARIOS[args.scenario], settings=settings)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def cmd_open(args: argparse.Namespace) -> int:

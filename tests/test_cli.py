@@ -229,3 +229,14 @@ def test_mcp_config_errors_say_the_prefix_once(tmp_path):
     bad = write(tmp_path, "{nope", "bad.json")
     result = run("run", "--headless", "--prompt", "hi", "--db", str(tmp_path / "s.db"), "--mcp-config", str(bad), "--", "agent")
     assert result.returncode == 2 and result.stderr.count("kandev-tui") == 1 and "invalid JSON" in result.stderr
+
+
+def test_demo_without_a_terminal_refuses_and_leaves_nothing(tmp_path):
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "KANDEV_TUI_FORCE_APP"}
+    env.update(TMPDIR=str(tmp_path), KANDEV_TUI_DB=str(tmp_path / "db" / "s.db"))
+    result = subprocess.run([sys.executable, "-m", "kandev_tui", "demo"], capture_output=True, text=True, timeout=60,
+                            env=env, stdin=subprocess.DEVNULL)
+    assert result.returncode == 2 and "needs a terminal" in result.stderr
+    assert list(tmp_path.iterdir()) == []

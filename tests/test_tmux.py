@@ -94,9 +94,11 @@ def test_demo_in_a_real_terminal(tmp_path, size):
 def test_a_prompt_typed_in_one_burst_or_pasted_is_sent_whole(tmp_path):
     """Text and Enter in one send-keys (one read of the terminal, as scripts send it), then a bracketed paste of two
     lines and Enter: each prompt goes out whole, nothing is left in the box."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
     env = {"KANDEV_TUI_DB": str(tmp_path / "s.db"), "KANDEV_TUI_CONFIG": str(tmp_path / "c.toml"),
-           "TERM": "xterm-256color", "KANDEV_DEMO_DELAY": "0", "PYTHONHASHSEED": "0"}
-    tmux = Tmux(120, 40, f"{KANDEV} demo", env)
+           "TERM": "xterm-256color", "KANDEV_DEMO_DELAY": "0", "PYTHONHASHSEED": "0", "TMPDIR": str(scratch)}
+    tmux = Tmux(120, 40, f"{KANDEV} demo; echo exit-status-$?", env)
     try:
         tmux.wait_for("Allow once")
         tmux.keys("1")
@@ -107,10 +109,13 @@ def test_a_prompt_typed_in_one_burst_or_pasted_is_sent_whole(tmp_path):
         tmux._run("set-buffer", "Pasted first\nand second")
         tmux._run("paste-buffer", "-p", "-t", "t")  # bracketed: the app asked for it
         tmux.keys("Enter")
-        tmux.wait_for("You asked: “Pasted first and second”")
+        screen = tmux.wait_for("4. second")  # the demo charts the words of the prompt: all four, in one prompt
+        assert "1. Pasted" in screen and "2. first" in screen
         assert "Say hi there" not in tmux.screen().split("Message the agent")[-1]  # the box is empty
+        assert [p.name.startswith("kandev-demo-") for p in scratch.iterdir()] == [True]  # the workspace's copy
         tmux.keys("C-q")
-        time.sleep(1.0)
+        assert "exit-status-0" in tmux.wait_for("exit-status-")
+        assert not list(scratch.iterdir())  # removed on exit
     finally:
         tmux.close()
 
