@@ -32,8 +32,7 @@ def run(test_file: str, env_var: str, examples: int) -> tuple[int, float, str]:
     return done.returncode, elapsed, last
 
 
-def main() -> int:
-    examples = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
+def main(examples: int) -> int:
     failures = 0
     for test_file, env_var, targets in (
         ("tests/test_properties.py", "KANDEV_FUZZ_EXAMPLES", "parse any JSON, near-valid documents, stored calls, CSV text"),
@@ -46,4 +45,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from benchargs import arguments
+
+    sys.exit(main(arguments(__doc__, ("examples", int, 10_000, "hypothesis examples per target")).examples))

@@ -85,8 +85,7 @@ def run(count: int) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def main() -> None:
-    sizes = [int(a) for a in sys.argv[1:]] or [100, 1_000, 10_000, 50_000]
+def main(sizes: list[int]) -> None:
     results = {}
     print(f"{'items':>8}  {'first paint':>12}  {'peak RSS':>10}  {'widgets':>8}  {'search':>9}")
     for count in sizes:
@@ -101,4 +100,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from benchargs import arguments
+
+    main(arguments(__doc__, ("sizes", int, [100, 1_000, 10_000, 50_000], "items per session"), many=True).sizes)

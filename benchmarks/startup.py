@@ -103,4 +103,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    from benchargs import arguments
+
+    arguments(__doc__)
     main()

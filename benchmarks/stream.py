@@ -137,4 +137,8 @@ async def main(chunks: int, tools: int) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else 50_000, int(sys.argv[2]) if len(sys.argv) > 2 else 2_000))
+    from benchargs import arguments
+
+    ARGS = arguments(__doc__, ("chunks", int, 50_000, "message chunks the agent sends"),
+                     ("tools", int, 2_000, "tool calls among them"))
+    asyncio.run(main(ARGS.chunks, ARGS.tools))

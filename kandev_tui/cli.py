@@ -333,6 +333,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
         if not isinstance(data, dict):
             return _fail("unavailable: a stored call must be a JSON object")
+        if "name" not in data and ("blocks" in data or "version" in data):
+            return _fail("not-rich-output: FILE holds tool arguments (a presentation), not a stored call "
+                         '{"name","title","status","input","output"}: run it without --stored')
         result = read_stored_call(data.get("name"), data.get("title"), data.get("status"), data.get("input"), data.get("output"))
         if result.state is State.READY:
             assert result.presentation is not None

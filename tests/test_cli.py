@@ -240,3 +240,21 @@ def test_demo_without_a_terminal_refuses_and_leaves_nothing(tmp_path):
                             env=env, stdin=subprocess.DEVNULL)
     assert result.returncode == 2 and "needs a terminal" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_validate_stored_on_a_bare_presentation_says_to_drop_stored(tmp_path, inline_doc):
+    result = run("validate", "--stored", str(write(tmp_path, inline_doc)))
+    assert result.returncode == 1 and "without --stored" in result.stderr
+    assert run("validate", str(write(tmp_path, inline_doc))).returncode == 0
+
+
+def test_every_benchmark_takes_help_and_refuses_unknown_options():
+    root = Path(__file__).parent.parent
+    for script in sorted((root / "benchmarks").glob("*.py")):
+        if script.name == "benchargs.py":
+            continue
+        shown = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, timeout=60)
+        assert shown.returncode == 0 and shown.stdout.startswith("usage:"), script.name
+        refused = subprocess.run([sys.executable, str(script), "--no-such-option"], capture_output=True, text=True,
+                                 timeout=60)
+        assert refused.returncode == 2 and "unrecognized arguments" in refused.stderr, script.name
