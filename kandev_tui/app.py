@@ -257,6 +257,7 @@ class KandevApp(App[int]):
         else:
             reason = "starting the agent…" if state == "starting" else ""
         screen.set_prompt_enabled(prompting, reason, read_only)
+        screen.refresh_bindings()  # escape cancels only while a turn runs: the footer says so
         if prompting and (self.focused is None or self._focus_prompt
                           or isinstance(self.focused, (PermissionRequest, TranscriptView))):
             # the session takes prompts (again): typing goes to the prompt, unless the user is busy elsewhere (a
@@ -290,8 +291,13 @@ class KandevApp(App[int]):
         except Exception as exc:  # noqa: BLE001
             self.notify(visible(str(exc)), title="Not sent", severity="warning", markup=False)
 
+    @property
+    def turn_running(self) -> bool:
+        """A turn runs that the user can cancel (escape, the palette)."""
+        return self.source.can_cancel and self.source.state in ("running", "waiting")
+
     def cancel_turn(self) -> None:
-        if self.source.state in ("running", "waiting"):
+        if self.turn_running:
             self.run_worker(self.source.cancel(), name="cancel", group="cancel")
 
     def answer_permission(self, key: str, option_id: str) -> None:
@@ -323,7 +329,8 @@ class KandevApp(App[int]):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield SystemCommand("Cancel the running turn", "Send session/cancel to the agent (escape)", self.cancel_turn)
+        if self.turn_running:
+            yield SystemCommand("Cancel the running turn", "Send session/cancel to the agent (escape)", self.cancel_turn)
         yield SystemCommand("Jump to the latest output", "Follow the transcript again (ctrl+end)", self.view.jump_to_latest)
         yield SystemCommand("Settings", "Theme, chart animation, card limit, guidance (F2)", self.action_settings)
         yield SystemCommand("Help: keys", "Every key kandev-tui knows (F1)", self.action_help)

@@ -35,6 +35,8 @@ from kandev_tui.presentation.axis import format_x_ticks, format_y_tick
 
 LINE_MARKERS = ("braille", "dot", "+", "x")
 BAR_MARKERS = ("sd", "▒", "░", "#")
+# what each series looks like without colour, for the legend: the cell plotext draws with its marker
+LEGEND_MARKS = {"line": ("⣿", "•", "+", "x"), "bar": ("█", "▒", "░", "#")}
 _LOCK = threading.Lock()  # plotext keeps one global figure
 
 
@@ -86,35 +88,71 @@ def y_range(data: ChartData, visible: tuple[bool, ...]) -> tuple[float, float]:
     return low, high
 
 
-def _nice_ticks(low: float, high: float, count: int) -> list[float]:
-    """Round tick positions covering [low, high] (in the scaled space, |values| ≤ 1)."""
-    span = high - low or 1.0
-    raw = span / max(1, count - 1)
-    magnitude = 10 ** math.floor(math.log10(raw))
-    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
-    start = math.floor(low / step + 1e-9) * step
-    ticks, value = [], start
-    while value <= high + step * 1e-6 and len(ticks) < 50:
-        ticks.append(round(value, 12))
-        value += step
-    if ticks[-1] < high - 1e-12:
-        ticks.append(round(ticks[-1] + step, 12))
-    return ticks
+def y_axis(low: float, high: float, rows: int) -> tuple[list[float], float, float]:
+    """Tick values and the axis range ``(ticks, axis_low, axis_high)`` for ``rows`` rows of plot (scaled space).
+
+    Ticks are round values (1, 2, 2.5 or 5 times a power of ten apart) on every g-th row exactly: the axis runs
+    from the first tick to the top row, so plotext puts each tick on a row of its own at an even spacing. Of the
+    ways to do that, the one that wastes least of the height above and below the data is taken (a maximum of 51
+    gets ticks 0, 20, 40 and an axis to 53, not one to 100), with 3 to 6 ticks where the height allows.
+    """
+    if high - low < 1e-9:  # one value (the scaled values are 0 or at least 0.1 apart from it)
+        high = low + 1.0
+    span = high - low
+    best: tuple[float, list[float], float, float] | None = None
+    for gap in range(1 if rows < 6 else 2, max(2, rows)):  # rows from one tick to the next
+        intervals = (rows - 1) / gap  # the axis's height in steps
+        count = int((rows - 1) // gap) + 1
+        if count < 2 or count > 7:
+            continue
+        raw = span / intervals
+        magnitude = 10 ** math.floor(math.log10(raw))
+        for multiple in (1, 2, 2.5, 5, 10, 20):
+            step = multiple * magnitude
+            start = math.floor(low / step + 1e-9) * step
+            top = start + step * intervals
+            if top < high - span * 1e-9:
+                continue
+            waste = (top - start - span) / (top - start)
+            score = waste + 0.03 * abs(count - 4) + (0.2 if gap == 1 else 0.0)
+            if best is None or score < best[0] - 1e-12:
+                best = (score, [round(start + j * step, 12) for j in range(count)], start, top)
+            break  # a larger step only wastes more at this spacing
+    if best is None:  # too few rows to put round ticks on (data on both sides of 0 in two rows): the data's ends
+        return [low, high], low, high
+    return best[1], best[2], best[3]
 
 
 def x_tick_positions(count: int, ticks: tuple[str, ...], width: int) -> list[int]:
-    """Which of the n labels get a tick, so that tick texts never collide."""
+    """Which of the n labels of a line chart get a tick, so that tick texts never collide and keep one rhythm.
+
+    Every label when they fit; else every step-th, from the first, with a step that also ends on the last label
+    when such a step is not much coarser (then both ends are labelled and the spacing is even).
+    """
     widest = max((len(t) for t in ticks), default=1) + 2
     room = max(1, (width - 8) // widest)
     if count <= room:
         return list(range(1, count + 1))
-    step = math.ceil((count - 1) / max(1, room - 1))
-    positions = list(range(1, count + 1, step))
-    if positions[-1] != count and count - positions[-1] >= step / 2:
-        positions.append(count)
-    elif positions[-1] != count:
-        positions[-1] = count
-    return positions
+    if room < 2:
+        return [1]
+    step = math.ceil((count - 1) / (room - 1))
+    ending = next((s for s in range(step, min(2 * step, count - 1) + 1) if (count - 1) % s == 0), None)
+    return list(range(1, count + 1, ending or step))
+
+
+def bar_labels(ticks: tuple[str, ...], slot: float) -> tuple[list[str], str | None]:
+    """Every category's label fitted to the cells its group of bars has (``slot``), or a note saying why none is.
+
+    A label that does not fit is cut with "…"; when cuts would make two labels alike, or a slot has no room for a
+    letter and a space, the labels give way to a note (the data table, ``d``, shows them in full).
+    """
+    room = int(slot) - 1
+    if room < 1:
+        return [], "labels hidden: too narrow · d: data table"
+    fitted = [t if len(t) <= room else (t[: room - 1] + "…" if room > 1 else t[:1]) for t in ticks]
+    if len(set(fitted)) < len(set(ticks)):
+        return [], "labels hidden: too narrow to tell apart · d: data table"
+    return fitted, None
 
 
 def _ordered_unique(data):
@@ -143,15 +181,18 @@ def plot(data: ChartData, width: int, height: int, colors: tuple[tuple[int, int,
     n = len(data.labels)
     low, high = y_range(data, visible)
     exponent = _exponent(max(abs(low), abs(high)))
-    s_low, s_high = _scaled(low, exponent), _scaled(high, exponent)
-    ticks = _nice_ticks(s_low, s_high, max(2, min(6, (height - 3) // 2)))
-    if not math.isfinite(_real(ticks[-1], exponent)):  # near the float limit: end the axis at the data
-        ticks[-1] = s_high
-    if not math.isfinite(_real(ticks[0], exponent)):
-        ticks[0] = s_low
-    s_low, s_high = min(s_low, ticks[0]), max(s_high, ticks[-1])
-    tick_labels = [format_y_tick(_real(t, exponent)) for t in ticks]
+    rows = max(5, height) - 3  # plotext's rows of plot: less the frame's top and bottom and the x labels
+    ticks, s_low, s_high = y_axis(_scaled(low, exponent), _scaled(high, exponent), rows)
+    reals = [_real(t, exponent) for t in ticks]
+    if not all(math.isfinite(value) for value in reals):  # near the float limit: ticks only where they are finite
+        ticks = [t for t, value in zip(ticks, reals) if math.isfinite(value)] or [0.0]
+        reals = [_real(t, exponent) for t in ticks]
+        s_low, s_high = min(s_low, _scaled(low, exponent)), max(_scaled(high, exponent), ticks[-1])
+    tick_labels = [format_y_tick(value) for value in reals]
+    note = None
     shown = [i for i, v in enumerate(visible) if v]
+    plot_cells = max(1, width - max(len(t) for t in tick_labels) - 3)  # less the y labels, "┤" and the frame
+    cells_per_x = plot_cells / max(1, n)
     with _LOCK:
         plt.clf()
         plt.plotsize(max(10, width), max(5, height))
@@ -163,7 +204,11 @@ def plot(data: ChartData, width: int, height: int, colors: tuple[tuple[int, int,
                 width_each = 0.8 / len(shown)
                 xs = [x + 1 - 0.4 + width_each * (order + 0.5) for x in range(n)]
                 ys = [0.0 if v is None else v * frame for v in values]
-                kwargs = {"width": width_each * 0.9, "marker": BAR_MARKERS[index % 4] if colors is None else "sd"}
+                # bars of a group a cell apart: plotext rounds their edges to cells, and touching bars overlapped
+                # by one (the taller one a cell narrower where its neighbour's is drawn)
+                apart = 1.2 / cells_per_x if len(shown) > 1 else width_each * 0.1
+                kwargs = {"width": max(width_each * 0.4, width_each - apart),
+                          "marker": BAR_MARKERS[index % 4] if colors is None else "sd"}
                 if color:
                     kwargs["color"] = color
                 plt.bar(xs, ys, **kwargs)
@@ -174,11 +219,17 @@ def plot(data: ChartData, width: int, height: int, colors: tuple[tuple[int, int,
         else:
             plt.xlim(1 - 0.02 * max(n - 1, 1), n + 0.02 * max(n - 1, 1)) if n > 1 else plt.xlim(0.5, 1.5)
         plt.ylim(s_low, s_high if s_high > s_low else s_low + 1)
-        positions = x_tick_positions(n, data.ticks, width)
-        plt.xticks(positions, [data.ticks[p - 1] for p in positions])
+        if data.chart_type == "bar":  # categories: each one labelled, or a note says why not
+            labels, note = bar_labels(data.ticks, cells_per_x)
+            plt.xticks(list(range(1, n + 1)) if labels else [], labels)
+        else:
+            positions = x_tick_positions(n, data.ticks, width)
+            plt.xticks(positions, [data.ticks[p - 1] for p in positions])
         plt.yticks(ticks, tick_labels)
         rendered = plt.build()
     lines = [Text.from_ansi(line) for line in rendered.split("\n")][:height]
+    if note is not None and lines:
+        lines[-1] = Text(note[:width], style="dim italic")
     for line in lines:
         line.rstrip()
         line.truncate(width)

@@ -103,6 +103,10 @@ class SettingsStore:
             try:
                 data = tomllib.loads(self.path.read_text(encoding="utf-8"))
                 self.file_values = {k: v for k, v in data.items() if k in Settings.names()}
+                unknown = [k for k in data if k not in Settings.names()]
+                if unknown:
+                    self.warnings.append(f"{self.path}: unknown setting{'s' if len(unknown) > 1 else ''} "
+                                         f"{', '.join(unknown)} (kept in the file, not used)")
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
                 self.warnings.append(f"{self.path}: ignored ({exc}); using defaults")
         values: dict[str, Any] = {}
@@ -123,11 +127,18 @@ class SettingsStore:
         return self.settings
 
     def save(self) -> None:
+        """Write the settings set in the file, keeping every other line of it (comments, keys this version does
+        not know, tables) as it was: a setting's line is replaced where it stands, a new one is added."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        lines = ["# kandev-tui settings (edited by the settings screen, F2)"]
-        for key in Settings.names():
-            if key in self.file_values:
-                lines.append(f"{key} = {_toml_value(getattr(self.settings, key))}")
+        values = {key: f"{key} = {_toml_value(getattr(self.settings, key))}"
+                  for key in Settings.names() if key in self.file_values}
+        lines = self._existing_lines() or ["# kandev-tui settings (edited by the settings screen, F2)"]
+        top_level = next((i for i, line in enumerate(lines) if line.lstrip().startswith("[")), len(lines))
+        for index in range(top_level):
+            key = lines[index].split("=", 1)[0].strip() if "=" in lines[index] else ""
+            if key in values:
+                lines[index] = values.pop(key)
+        lines[top_level:top_level] = list(values.values())  # before the first table: still top-level keys
         handle, temp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=self.path.parent)
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as out:
@@ -136,6 +147,16 @@ class SettingsStore:
         except BaseException:
             Path(temp).unlink(missing_ok=True)
             raise
+
+
+    def _existing_lines(self) -> list[str]:
+        """The file's lines, when it is TOML this version could read (a broken one is replaced)."""
+        try:
+            text = self.path.read_text(encoding="utf-8")
+            tomllib.loads(text)
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            return []
+        return text.splitlines()
 
 
 def _toml_value(value: Any) -> str:

@@ -48,6 +48,7 @@ class Source:
     agent_name: str = ""
     workspace: Path | None = None
     can_prompt: bool = False
+    can_cancel: bool = False  # whether cancel() can stop a running turn (a live agent, a Kandev session)
     read_only_reason: str = ""
     session_id: str | None = None
 
@@ -81,6 +82,7 @@ class LiveSource(Source):
     """An ACP agent started by kandev-tui; every frame recorded, normalised and stored first."""
 
     can_prompt = True
+    can_cancel = True
 
     def __init__(self, options: AgentOptions, store: Store, on_items: ItemsCallback, on_state: StateCallback,
                  *, record: Path | None = None, title: str = "") -> None:
@@ -252,6 +254,8 @@ class ReplaySource(Source):
 
 class KandevSource(Source):
     """A session of a running Kandev backend (``kandev-tui attach``): cached, paged, live, reconnecting."""
+
+    can_cancel = True
 
     def __init__(self, url: str, session_id: str | None, on_items: ItemsCallback, on_state: StateCallback, *,
                  token: str | None = None, store: Store | None = None, page_size: int = 100) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-
+import pytest
 
 from kandev_tui import stats
 from kandev_tui.renderers import Registry, Renderer
@@ -288,7 +288,8 @@ async def test_help_screen_lists_keys(tmp_path):
 def test_system_commands_include_the_main_actions(tmp_path):
     app = replay_app(tmp_path)
     titles = [c.title for c in app.get_system_commands(app.transcript_screen)]
-    assert {"Cancel the running turn", "Jump to the latest output", "Settings", "Help: keys"} <= set(titles)
+    assert {"Jump to the latest output", "Settings", "Help: keys"} <= set(titles)
+    assert "Cancel the running turn" not in titles  # a replay has no turn to cancel (a live one: test_live_app)
 
 
 async def test_card_lifecycle_states_drawn_by_the_host(tmp_path):
@@ -326,3 +327,35 @@ async def test_stats_file_is_written_on_exit(tmp_path):
     counters = json.loads(path.read_text())
     assert set(counters) == {"presentations_parsed", "charts_plotted", "plot_frames"}
     assert counters["presentations_parsed"] == 4 and counters["charts_plotted"] >= 1
+
+
+def test_saving_settings_keeps_what_this_version_does_not_know(tmp_path):
+    from kandev_tui.settings import SettingsStore
+
+    path = tmp_path / "config.toml"
+    path.write_text('# mine\ntheme = "nord"\nfuture_option = 3  # from a newer kandev-tui\n\n[plugins]\nx = "y"\n')
+    store = SettingsStore(path)
+    assert any("future_option" in w and "kept" in w for w in store.warnings)
+    store.update(card_limit=5, theme="textual-light")
+    text = path.read_text()
+    assert "# mine" in text and "future_option = 3  # from a newer kandev-tui" in text and '[plugins]\nx = "y"' in text
+    again = SettingsStore(path)
+    assert (again.settings.theme, again.settings.card_limit) == ("textual-light", 5)
+    assert text.index("card_limit") < text.index("[plugins]")
+
+
+@pytest.mark.parametrize("width", [30, 37, 60, 76])
+def test_the_help_shows_every_key_whole_at_any_width(width):
+    from rich.console import Console
+
+    from kandev_tui.screens.help import KEYS, key_tables
+
+    console = Console(width=width, color_system=None, record=True)
+    console.print(key_tables(width))
+    text = console.export_text()
+    assert "…" not in text
+    words = " ".join(text.split())
+    for _section, keys in KEYS:
+        for key, _what in keys:
+            for part in key.split():
+                assert part in words, (width, key)

@@ -173,3 +173,59 @@ async def test_escape_at_a_permission_prompt_cancels_the_turn_and_the_request(tm
     permission = next(i for i in items if i.kind == "permission")
     assert permission.status == "cancelled" and permission.payload["answer"]["outcome"] == "cancelled"
     assert items[-1].kind == "turn_end" and items[-1].payload["stop_reason"] == "cancelled"
+
+
+def footer_keys(app) -> list[tuple[str, str, int]]:
+    """(key, description, right edge) of each key the footer of the screen shows."""
+    from kandev_tui.widgets.key_footer import KeyFooter
+
+    footer = app.screen.query_one(KeyFooter)
+    return [(key.key_display, key.description, key.region.right) for key in footer.children if hasattr(key, "key_display")]
+
+
+async def test_the_footer_fits_and_offers_what_the_keys_do_now(tmp_path, monkeypatch):
+    """Escape is offered as cancel only while a turn runs, as "close search" while the search is open, and not
+    under the settings screen; at 45 columns every key shown fits, quit always among them."""
+    monkeypatch.setenv(DELAY_ENV, "0")
+    app, _store = live_app(tmp_path)
+    async with app.run_test(size=(45, 30)) as pilot:
+        assert await wait_for(pilot, lambda: app.source.state == "idle")
+        await pilot.pause(0.2)
+        idle = footer_keys(app)
+        assert "Cancel turn" not in [d for _, d, _ in idle] and "Quit" in [d for _, d, _ in idle]
+        assert all(right <= 45 for _, _, right in idle)
+        assert not any(c.title.startswith("Cancel") for c in app.get_system_commands(app.screen))
+        app.transcript_screen.prompt.focus()
+        await pilot.press(*"Check the build", "enter")
+        assert await wait_for(pilot, lambda: app.source.state == "waiting")
+        await pilot.pause(0.2)
+        running = footer_keys(app)
+        assert "Cancel turn" in [d for _, d, _ in running] and "Quit" in [d for _, d, _ in running]
+        assert all(right <= 45 for _, _, right in running)
+        assert any(c.title.startswith("Cancel") for c in app.get_system_commands(app.screen))
+        await pilot.press("f2")
+        await pilot.pause(0.2)
+        under_settings = [d for _, d, _ in footer_keys(app)]
+        assert "Close" in under_settings and "Cancel turn" not in under_settings
+        await pilot.press("escape")  # closes the settings, cancels nothing
+        await pilot.pause(0.2)
+        assert app.source.state == "waiting"
+        await pilot.press("ctrl+f")
+        await pilot.pause(0.2)
+        searching = [d for _, d, _ in footer_keys(app)]
+        assert "Close search" in searching and "Cancel turn" not in searching
+        await pilot.press("escape")  # closes the search, cancels nothing
+        await pilot.pause(0.2)
+        assert app.source.state == "waiting" and not app.transcript_screen.search_box.display
+        await app.action_quit()
+
+
+async def test_the_footer_shows_every_app_key_at_80_columns_in_a_replay(tmp_path):
+    from .app_helpers import replay_app, settle
+
+    app = replay_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        shown = [d for _, d, _ in footer_keys(app)]
+        assert {"Quit", "Help", "Settings", "Search"} <= set(shown) and "Cancel turn" not in shown
+        assert all(right <= 80 for _, _, right in footer_keys(app))

@@ -150,3 +150,42 @@ async def test_a_streaming_message_in_the_app_grows_in_place(tmp_path, monkeypat
         await settle(pilot)
         replayed = MarkdownLines(text)
         assert message.size.height == len(plain(replayed, message.content_region.width))
+
+
+def _unwrap(pieces, hang):
+    from rich.text import Text
+
+    return [p.plain if i == 0 else p.plain[hang:] for i, p in enumerate(pieces)]
+
+
+def test_code_is_wrapped_between_tokens_at_narrow_widths():
+    from rich.text import Text
+
+    from kandev_tui.widgets.markdown_lines import wrap_code_line
+
+    line = Text("pytest -q --json-report --json-report-file=reports/build.json")
+    pieces = wrap_code_line(line, 30)
+    assert [p.plain for p in pieces] == ["pytest -q --json-report", "  --json-report-file=reports/", "  build.json"]
+    indented = wrap_code_line(Text("    result = run_verification(service_name, timeout=threshold_seconds)"), 28)
+    assert all(p.plain.startswith("      ") for p in indented[1:])  # the line's indentation and two more
+    assert "service_nam" not in [p.plain.strip() for p in indented]
+
+
+def test_a_token_wider_than_the_line_is_cut_and_nothing_is_lost():
+    from hypothesis import given, settings, strategies as st
+    from rich.cells import cell_len
+    from rich.text import Text
+
+    from kandev_tui.widgets.markdown_lines import wrap_code_line
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.text(alphabet=st.sampled_from(list("ab_ ./=(-") + ["字"]), max_size=120), st.integers(4, 40))
+    def check(code, width):
+        pieces = wrap_code_line(Text(code), width)
+        assert all(cell_len(p.plain) <= width for p in pieces)
+        indent = len(code) - len(code.lstrip(" "))
+        hang = min(indent + 2, width // 2)
+        joined = "".join(_unwrap(pieces, hang))
+        assert joined.replace(" ", "") == code.replace(" ", "")  # spaces at a break may go; no character else
+
+    check()

@@ -296,3 +296,18 @@ def test_fixture_round_trip_through_json():
     frames = frames_of("claude-subagent-and-child.json")
     again = [Frame.from_json(json.loads(json.dumps(f.to_json()))) for f in frames]
     assert [i.to_json() for i in items_from_frames(again)] == [i.to_json() for i in items_from_frames(frames)]
+
+
+def test_a_permission_request_knows_the_kind_of_the_call_it_is_for():
+    """Claude's request carries only the id and title: the kind (what the prompt says the agent asks to do) comes
+    from the tool call announced before it; one that says its kind keeps it."""
+    update = {"sessionUpdate": "tool_call", "toolCallId": "e1", "title": "Edit app.py", "kind": "edit", "status": "pending"}
+    frames = [Frame(OUT, {"jsonrpc": "2.0", "id": 1, "method": "session/prompt",
+                          "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "go"}]}}),
+              Frame(IN, {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": update}}),
+              Frame(IN, {"jsonrpc": "2.0", "id": 7, "method": "session/request_permission", "params": {
+                  "sessionId": "s", "toolCall": {"toolCallId": "e1", "title": "Edit app.py"}, "options": []}}),
+              Frame(IN, {"jsonrpc": "2.0", "id": 8, "method": "session/request_permission", "params": {
+                  "sessionId": "s", "toolCall": {"toolCallId": "x9", "title": "Run ls", "kind": "execute"}, "options": []}})]
+    permissions = [i for i in items_from_frames(frames) if i.kind == "permission"]
+    assert [p.payload["tool_call"].get("kind") for p in permissions] == ["edit", "execute"]

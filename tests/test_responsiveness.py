@@ -214,8 +214,6 @@ async def test_the_help_lays_out_its_key_tables_once_per_width(tmp_path, monkeyp
     are laid out once (drawn once per width, and the scrollbar's column is kept from the start)."""
     from rich.table import Table
 
-    from kandev_tui.screens.help import KEYS
-
     laid_out: list[str] = []
     render = Table.__rich_console__
 
@@ -232,7 +230,7 @@ async def test_the_help_lays_out_its_key_tables_once_per_width(tmp_path, monkeyp
         await pilot.press("escape")
         await pilot.press("f1")
         await settle(pilot)
-        assert sorted(laid_out) == sorted(section for section, _ in KEYS)  # each once, shown twice
+        assert len(laid_out) == 1  # the one table of every key, laid out once, shown twice
 
 
 async def test_repaints_use_kept_lines_and_blank_containers(tmp_path, monkeypatch):

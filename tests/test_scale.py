@@ -76,7 +76,7 @@ async def test_search_finds_an_item_that_was_never_built(tmp_path):
         await pilot.press("ctrl+f")
         await pilot.press(*"needle", "enter")
         await pilot.pause(0.3)
-        assert app.transcript_screen.hits == [3]
+        assert app.transcript_screen.hits == [(3, "message:3")]
         widget = view.widgets.get("message:3")
         assert widget is not None and widget.is_mounted
         assert view.lo <= 3 < view.hi
@@ -104,7 +104,7 @@ async def test_enter_again_goes_to_the_next_hit_without_searching_again(tmp_path
         screen, view = app.transcript_screen, app.view
         await pilot.press("ctrl+f", *"needle", "enter")
         await pilot.pause(0.3)
-        assert screen.hits == [3, 2500] and screen.hit == 0 and "message:3" in view.widgets
+        assert [i for i, _ in screen.hits] == [3, 2500] and screen.hit == 0 and "message:3" in view.widgets
         await pilot.press("enter")
         await pilot.pause(0.3)
         assert screen.hit == 1 and "message:2500" in view.widgets
@@ -113,7 +113,7 @@ async def test_enter_again_goes_to_the_next_hit_without_searching_again(tmp_path
         assert screen.hit == 0 and searches == ["needle"]
         await pilot.press("backspace", "enter")  # other words: a new search
         await pilot.pause(0.3)
-        assert searches == ["needle", "needl"] and screen.hits == [3, 2500] and screen.hit == 1
+        assert searches == ["needle", "needl"] and [i for i, _ in screen.hits] == [3, 2500] and screen.hit == 1
 
 
 async def test_a_search_the_thread_could_not_finish_is_done_on_the_event_loop(tmp_path, monkeypatch):
@@ -134,7 +134,7 @@ async def test_a_search_the_thread_could_not_finish_is_done_on_the_event_loop(tm
         await settle(pilot)
         await pilot.press("ctrl+f", *"needle", "enter")
         await pilot.pause(0.3)
-        assert app.transcript_screen.hits == [3] and "message:3" in app.view.widgets
+        assert app.transcript_screen.hits == [(3, "message:3")] and "message:3" in app.view.widgets
 
 
 async def test_search_in_tool_arguments_and_no_match(tmp_path):
@@ -174,5 +174,53 @@ async def test_an_opened_session_keeps_its_payloads_packed(tmp_path):
         await settle(pilot)
         view = app.view
         assert all(isinstance(item, PackedItem) for item in view.layout_model.items.values())
-        assert view.search("needle is in an early message") == [3]  # read from the packed payloads
+        assert view.search("needle is in an early message") == [(3, "message:3")]  # read from the packed payloads
         assert _unpack.cache_info().currsize <= _unpack.cache_info().maxsize < 3000
+
+
+async def test_a_hit_in_a_collapsed_group_is_shown_marked_and_counted_where_it_covers_nothing(tmp_path):
+    """The hit's group opens, its call is marked and unfolded (the match was past the folded preview), the match is
+    drawn reversed, and the count sits in the search box's border: no notice piles over the box or the prompt."""
+    from kandev_tui.widgets.tool_call import PREVIEW_LINES, ToolCallView
+    from kandev_tui.widgets.tool_group import ToolGroup
+
+    long_output = "\n".join(f"line {n}" for n in range(PREVIEW_LINES + 20)) + "\nthe HAYSTACK ends here"
+    items = [message_item(0, "Looking around."),
+             tool_item("a", title="Read a.py", output="nothing here"),
+             tool_item("b", title="Read b.py", output=long_output),
+             message_item(3, "A haystack in a message too."),
+             message_item(4, "The end.")]
+    app = stored_app(tmp_path, items)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen, view = app.transcript_screen, app.view
+        await pilot.press("ctrl+f", *"haystack", "enter")
+        await pilot.pause(0.3)
+        assert [key for _, key in screen.hits] == ["tool:b", "message:3"]
+        group = view.query_one(ToolGroup)
+        assert group.expanded
+        call = group.call_view("tool:b")
+        assert call is not None and call.has_class("search-hit") and call.expanded
+        shown = "\n".join(call.render_line(y).text for y in range(call.size.height))
+        assert "the HAYSTACK ends here" in shown
+        assert screen.search_box.border_subtitle.startswith("match 1 of 2")
+        assert not list(app.screen.query("Toast"))  # nothing over the box
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        message = view.widgets["message:3"]
+        assert message.has_class("search-hit") and not call.has_class("search-hit")
+        line = next(strip for strip in (message.render_line(y) for y in range(3)) if "haystack" in strip.text.lower())
+        assert any(segment.style and segment.style.reverse and segment.text.lower() == "haystack"
+                   for segment in line)
+        assert screen.search_box.border_subtitle.startswith("match 2 of 2")
+        await pilot.press("escape")
+        assert not message.has_class("search-hit") and not screen.search_box.display
+
+
+async def test_no_match_is_said_in_the_search_box(tmp_path):
+    app = stored_app(tmp_path, long_session(50))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+f", *"nothing like this", "enter")
+        await pilot.pause(0.3)
+        assert "no match" in app.transcript_screen.search_box.border_subtitle and not list(app.screen.query("Toast"))

@@ -217,3 +217,18 @@ def test_a_packed_item_rules_out_a_needle_without_parsing():
     assert escaped.may_mention("strasse") and escaped.may_mention("anything")  # cannot tell: parse and see
     assert plain.may_mention('"') and plain.may_mention("\n")  # escaped in JSON: cannot tell
     assert _unpack.cache_info().currsize == 0  # none was parsed
+
+
+def test_markdown_export_keeps_a_failed_calls_error_text():
+    from kandev_tui.transcript.export import session_markdown
+
+    session = {"id": "s1", "title": "t", "created": 0, "agent_command": ["a"], "workspace": ""}
+    shell_failed = Item("tool:a", "tool_call", 1, {"title": "Run make", "kind": "execute", "output": None,
+                                                     "shell": {"stdout": "building", "stderr": "make: *** [all] Error 2",
+                                                               "exit_code": 2}}, status="error", final=True)
+    content_failed = Item("tool:b", "tool_call", 1, {"title": "Edit x.py", "kind": "edit", "output": None, "content": [
+        {"type": "content", "content": {"type": "text", "text": "<tool_use_error>String not found</tool_use_error>"}}]},
+        status="error", final=True)
+    text = session_markdown(session, [shell_failed, content_failed])
+    assert "make: *** [all] Error 2" in text and "[exit code 2]" in text and "building" in text
+    assert "String not found" in text

@@ -26,34 +26,41 @@ KEYS = [
 ]
 
 
+LONGEST_KEY = max(len(word) for _section, keys in KEYS for key, _what in keys for word in key.split())
+
+
 class KeptLines:
     """A renderable drawn once per width: the key tables cost tens of milliseconds to lay out, and Textual draws
     a widget's content twice when it first shows it (to measure it, then to paint it)."""
 
-    def __init__(self, renderable) -> None:
-        self.renderable = renderable
+    def __init__(self, make) -> None:
+        self.make = make  # width -> the renderable for that width
         self.lines: dict[int, list[list[Segment]]] = {}
 
     def __rich_console__(self, console, options):
         width = options.max_width
         if width not in self.lines:
-            self.lines[width] = console.render_lines(self.renderable, options.update(height=None), pad=False)
+            self.lines[width] = console.render_lines(self.make(width), options.update(height=None), pad=False)
         newline = Segment.line()
         for line in self.lines[width]:
             yield from line
             yield newline
 
 
-def key_tables() -> Group:
-    parts: list = [Text.from_markup("[b]kandev-tui keys[/b]  (escape or F1 to close)\n")]
-    for section, keys in KEYS:
-        table = Table(title=section, title_justify="left", show_header=False, box=None, expand=True)
-        table.add_column(style="bold", no_wrap=True, ratio=1)
-        table.add_column(ratio=2)
+def key_tables(width: int = 76) -> Group:
+    """Every key in one table, a section per place, so the key column lines up from top to bottom. The key column
+    is as wide as the widest key where it can be, and never narrower than the longest key name: a long key wraps
+    at its spaces ("tab /", "shift+tab"), never inside a name."""
+    widest = max(len(key) for _section, keys in KEYS for key, _what in keys)
+    key_width = max(LONGEST_KEY, min(widest, (width - 3) * 2 // 5))
+    table = Table(show_header=False, box=None, expand=True, padding=(0, 1))
+    table.add_column(style="bold", width=key_width)
+    table.add_column(ratio=1)
+    for number, (section, keys) in enumerate(KEYS):
+        table.add_row(Text(("\n" if number else "") + section, style="bold"), "")
         for key, what in keys:
             table.add_row(key, what)
-        parts.append(table)
-    return Group(*parts)
+    return Group(Text.from_markup("[b]kandev-tui keys[/b]  (escape or F1 to close)\n"), table)
 
 
 class HelpScreen(DrawsInputAtOnce, Screen[None]):
@@ -70,4 +77,4 @@ class HelpScreen(DrawsInputAtOnce, Screen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Static(KeptLines(key_tables()))  # one widget, drawn once per width
+            yield Static(KeptLines(key_tables))  # one widget, drawn once per width

@@ -9,6 +9,7 @@ from textual.widgets import Input, Label, Select, Static, Switch
 
 from kandev_tui.screens.input_first import DrawsInputAtOnce
 from kandev_tui.settings import THEMES
+from kandev_tui.widgets.key_footer import KeyFooter
 
 
 class SettingsScreen(DrawsInputAtOnce, ModalScreen[None]):
@@ -46,6 +47,7 @@ class SettingsScreen(DrawsInputAtOnce, ModalScreen[None]):
             with Horizontal():
                 yield Label("Rich-output guidance for agents")
                 yield Switch(value=settings.inject_guidance, id="inject_guidance")
+        yield KeyFooter()  # over the transcript's: the keys of this screen (escape closes it), not of the one below
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "theme" and isinstance(event.value, str):

@@ -22,6 +22,8 @@ from kandev_tui.widgets.transcript_view import TranscriptView, find_entries
 class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
     BLANK = True  # its children cover it: its own lines are drawn as blanks, not rendered (every frame after help)
     BINDINGS = [
+        # escape: closes the search while it is open, else cancels a running turn; shown only when it does one
+        Binding("escape", "close_search", "Close search"),
         Binding("escape", "cancel_turn", "Cancel turn"),
         Binding("ctrl+end", "latest", "Latest", show=False),
         Binding("ctrl+home", "first", show=False),
@@ -38,7 +40,7 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         self.badge = Static(Text("↓ new output below · ctrl+end to follow", style="bold"), id="latest-badge")
         self.prompt = PromptInput(id="prompt")
         self.search_box = Input(placeholder="search the whole session · enter: next hit · escape: close", id="search")
-        self.hits: list[int] = []
+        self.hits: list[tuple[int, str]] = []  # (entry index, item key) of each hit
         self.hit = -1
         self._searched: tuple[str, int] | None = None  # the needle and entry count the hits are for
 
@@ -92,16 +94,42 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         else:
             self.view.scroll_page_down(animate=False)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """What the keys do now, and so what the footer offers: escape closes an open search, or cancels a turn
+        that runs; neither is offered (nor done) otherwise, or while another screen is over this one."""
+        if action == "close_search":
+            return self.search_box.display
+        if action == "cancel_turn":
+            return not self.search_box.display and self.app.screen is self and self.app.turn_running
+        return True
+
     def action_cancel_turn(self) -> None:
-        if self.search_box.display:
-            self.search_box.display = False
-            self.prompt.focus()
-            return
         self.app.cancel_turn()
+
+    def action_close_search(self) -> None:
+        self.close_search()
 
     def action_search(self) -> None:
         self.search_box.display = True
+        self.search_box.border_subtitle = ""
         self.search_box.focus()
+        self.refresh_bindings()
+
+    def close_search(self) -> None:
+        self.search_box.display = False
+        self.view.mark_hit(None)
+        self.prompt.focus()
+        self.refresh_bindings()
+
+    def on_screen_suspend(self) -> None:
+        self.refresh_bindings()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_bindings()
+
+    def _say_hits(self, text: str) -> None:
+        """The search's count, in the search box's own border: it covers nothing (notices piled over the box)."""
+        self.search_box.border_subtitle = text
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input is not self.search_box:
@@ -124,7 +152,8 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         if hits != self.hits:
             self.hits, self.hit = hits, -1
         if not hits:
-            self.notify("No match in this session.", severity="warning", timeout=2)
+            self.view.mark_hit(None)
+            self._say_hits("no match in this session")
             return
         self.action_next_hit()
 
@@ -132,8 +161,9 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         if not self.hits:
             return
         self.hit = (self.hit + 1) % len(self.hits)
-        self.view.reveal(self.hits[self.hit])
-        self.notify(f"match {self.hit + 1} of {len(self.hits)}", timeout=1.5)
+        index, key = self.hits[self.hit]
+        self.view.reveal(index, key, self._searched[0].strip() if self._searched else None)
+        self._say_hits(f"match {self.hit + 1} of {len(self.hits)} · enter: next")
 
     def on_permission_request_answered(self, event: PermissionRequest.Answered) -> None:
         self.app.answer_permission(event.key, event.option_id)

@@ -13,6 +13,7 @@ from kandev_tui.jsonutil import dumps
 
 from . import items as K
 from .items import Item
+from .tools import call_output
 
 
 def _md_cell(text: Any) -> str:
@@ -85,8 +86,7 @@ def item_markdown(item: Item) -> str | None:
             return rich
         title = payload.get("title") or payload.get("name") or "tool"
         text = f"- **{_md_cell(title)}** ({_md_cell(item.status or 'pending')})"
-        shell = payload.get("shell") or {}
-        output = shell.get("stdout") if shell else payload.get("output")
+        output = call_output(payload)
         if output not in (None, "", [], {}):
             body = output if isinstance(output, str) else dumps(output, indent=2)
             text += "\n\n" + _fence(body[:4000] + ("\n…" if len(body) > 4000 else ""))

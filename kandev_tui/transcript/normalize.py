@@ -199,6 +199,9 @@ class Normalizer:
         key = self._next("permission")
         self._requests_in[msg["id"]] = key
         tool_call = params.get("toolCall") if isinstance(params.get("toolCall"), dict) else {}
+        known = self._tools.get(tool_call.get("toolCallId")) if isinstance(tool_call.get("toolCallId"), str) else None
+        if "kind" not in tool_call and known is not None and isinstance(known.get("kind"), str):
+            tool_call = {**tool_call, "kind": known["kind"]}  # what is asked (edit, run…), from the call it is for
         options = [o for o in params.get("options") or [] if isinstance(o, dict)]
         item = Item(key, K.PERMISSION, self.turn, {"tool_call": tool_call, "options": options},
                     status="pending", tool_call_id=tool_call.get("toolCallId"))

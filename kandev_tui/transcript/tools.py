@@ -212,6 +212,26 @@ def _subagent_info(call: dict[str, Any], update: dict[str, Any], claude: dict[st
     return None
 
 
+def call_output(payload: dict[str, Any]) -> Any:
+    """What a call gave back, for a reader: a command's stdout and stderr with its exit code; else its output as
+    the agent sent it; else the text of its ``content`` blocks (where agents put a failed call's error). None when
+    it gave nothing back. Stored payloads are not trusted to have the normaliser's shape."""
+    shell = payload.get("shell")
+    if isinstance(shell, dict) and any(shell.get(k) not in (None, "") for k in ("stdout", "stderr", "exit_code")):
+        text = "\n".join(part for part in (shell.get("stdout"), shell.get("stderr")) if isinstance(part, str) and part)
+        if shell.get("exit_code") is not None:
+            text += f"\n[exit code {str(shell['exit_code'])[:40]}]"
+        return text.lstrip("\n")
+    output = payload.get("output")
+    if output not in (None, "", [], {}):
+        return output
+    content = payload.get("content")
+    texts = [block["content"]["text"] for block in (content if isinstance(content, list) else [])
+             if isinstance(block, dict) and isinstance(block.get("content"), dict)
+             and isinstance(block["content"].get("text"), str) and block["content"]["text"]]
+    return "\n\n".join(texts) or None
+
+
 def cancel_if_unfinished(call: dict[str, Any]) -> bool:
     """At the end of a turn an unfinished call becomes cancelled; True if it changed."""
     if call.get("status") not in TERMINAL:

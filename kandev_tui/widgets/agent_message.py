@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from rich.cells import cell_len
+from rich.style import Style
 from textual.color import Color
 from textual.geometry import Size
 from textual.strip import Strip
@@ -7,11 +9,27 @@ from textual.widget import Widget
 
 from kandev_tui.transcript.items import Item
 
-from .base import EntryWidget, safe_text
+from .base import EntryWidget, match_spans, safe_text
 from .markdown_lines import MarkdownLines
 
 
 BLACK, WHITE = Color(0, 0, 0), Color(255, 255, 255)
+MATCH = Style(reverse=True, bold=True)
+
+
+def highlighted(strip: Strip, needle: str) -> Strip:
+    """The line with each match of ``needle`` drawn reversed (a match broken over two lines is not marked)."""
+    text = strip.text
+    spans = match_spans(text, needle)
+    if not spans:
+        return strip
+    parts, at = [], 0
+    for start, end in spans:
+        cells_start, cells_end = cell_len(text[:start]), cell_len(text[:end])
+        parts += [strip.crop(at, cells_start), strip.crop(cells_start, cells_end).apply_style(MATCH)]
+        at = cells_end
+    parts.append(strip.crop(at, strip.cell_length))
+    return Strip.join(parts)
 
 
 class AgentMessage(EntryWidget):
@@ -72,7 +90,10 @@ class AgentMessage(EntryWidget):
         style = self.rich_style
         if y >= len(strips):
             return Strip.blank(width, style)
-        return strips[y].apply_style(style)
+        strip = strips[y]
+        if self.hit_needle:
+            strip = highlighted(strip, self.hit_needle)
+        return strip.apply_style(style)
 
     def render(self) -> MarkdownLines:  # what Textual would draw whole (not used while render_line is)
         return self._document

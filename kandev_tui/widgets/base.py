@@ -9,7 +9,21 @@ from textual.widget import Widget
 from kandev_tui.transcript.items import Item
 
 
-class EntryWidget(Widget):
+class SearchHit:
+    """A widget the transcript's search can mark: the current hit is tinted and its matches shown reversed.
+
+    ``show_hit(needle)`` marks it (None unmarks); widgets that draw text themselves highlight ``self.hit_needle``.
+    """
+
+    hit_needle: str | None = None
+
+    def show_hit(self, needle: str | None) -> None:
+        self.hit_needle = needle.casefold() if needle else None
+        self.set_class(needle is not None, "search-hit")  # type: ignore[attr-defined]
+        self.refresh()  # type: ignore[attr-defined]
+
+
+class EntryWidget(SearchHit, Widget):
     """A widget for one transcript entry; ``update_item`` is called with each new item state."""
 
     item: Item | None = None
@@ -42,3 +56,17 @@ def mount_into(parent: Widget, *widgets: Widget, **where: Any) -> bool:
         return False
     parent.mount(*widgets, **where)
     return True
+
+
+def match_spans(text: str, needle: str | None) -> list[tuple[int, int]]:
+    """Where ``needle`` (casefolded) occurs in ``text``, case-insensitively: (start, end) character offsets."""
+    if not needle:
+        return []
+    folded = text.casefold()
+    if len(folded) != len(text):  # casefolding changed lengths (ß → ss): offsets would not line up
+        folded = text.lower()
+    spans, start = [], folded.find(needle)
+    while start >= 0 and needle:
+        spans.append((start, start + len(needle)))
+        start = folded.find(needle, start + len(needle))
+    return spans

@@ -19,7 +19,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from kandev_tui.charts import ChartData, full_value, inspection, plot
+from kandev_tui.charts import LEGEND_MARKS, ChartData, full_value, inspection, plot
 
 from .base import mount_into, safe_text
 
@@ -43,16 +43,17 @@ class LegendEntry(Static):
             super().__init__()
             self.index = index
 
-    def __init__(self, index: int, label: str, color: str | None) -> None:
+    def __init__(self, index: int, label: str, color: str | None, mark: str = "■") -> None:
         super().__init__()
         self.index = index
         self.label = label
         self.color = color
+        self.mark = mark  # without colour, the series' own marker (the cells its bars or line are drawn with)
         self.shown = True
 
     def draw(self, shown: bool, interactive: bool) -> None:
         self.shown = shown
-        marker = Text("■ " if self.color else f"{('●', '◆', '▲', '✚')[self.index]} ", style=self.color or "")
+        marker = Text("■ " if self.color else f"{self.mark} ", style=self.color or "")
         label = Text(f"{self.index + 1} {self.label}" if interactive else self.label,
                      style="" if shown else "dim strike")
         if not shown:
@@ -162,7 +163,8 @@ class ChartBlock(Widget):
     def on_mount(self) -> None:
         colors = self._color_names()
         interactive = len(self.data.series_labels) > 1
-        entries = [LegendEntry(i, safe_text(label, keep_newlines=False), colors[i] if colors else None)
+        marks = LEGEND_MARKS["bar" if self.data.chart_type == "bar" else "line"]
+        entries = [LegendEntry(i, safe_text(label, keep_newlines=False), colors[i] if colors else None, marks[i % 4])
                    for i, label in enumerate(self.data.series_labels)]
         for entry in entries:
             entry.can_focus = interactive

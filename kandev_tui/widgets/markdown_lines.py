@@ -84,6 +84,51 @@ def _rich_theme(primary: str, accent: str, secondary: str):
     })
 
 
+BREAK_AFTER = frozenset("/=-.,:;([{)]}>|&+")  # where code is broken when no space is left on the line
+
+
+def wrap_code_line(line, width: int) -> list:
+    """One line of highlighted code (a Rich ``Text``) in pieces of at most ``width`` cells.
+
+    A line is broken after a space where it can be, else after punctuation (``/``, ``=``, ``-``, ``.``…), and only
+    a token longer than the whole width is cut inside; the pieces after the first keep the line's indentation and
+    two cells more, so a wrapped line reads as one. Nothing is dropped: the pieces, less the added indentation,
+    are the line.
+    """
+    from rich.cells import cell_len
+
+    plain = line.plain
+    if cell_len(plain) <= width:
+        return [line]
+    indent = len(plain) - len(plain.lstrip(" "))
+    hang = min(indent + 2, width // 2)
+    pieces = []
+    start, room = 0, width
+    while cell_len(plain[start:]) > room:
+        end, cells = start, 0
+        while end < len(plain) and cells + cell_len(plain[end]) <= room:
+            cells += cell_len(plain[end])
+            end += 1
+        floor = max(start, indent if not pieces else start) + 1  # never a piece of indentation alone
+        cut = next((i + 1 for i in range(end - 1, floor - 1, -1) if plain[i] == " "), None)
+        if cut is None:
+            cut = next((i + 1 for i in range(end - 1, floor - 1, -1) if plain[i] in BREAK_AFTER), None)
+        if cut is None or cut <= start:
+            cut = max(end, start + 1)  # a token wider than the line: cut where the line ends
+        piece = line[start:cut]
+        piece.rstrip()
+        pieces.append(piece if not pieces else _indented(piece, hang))
+        start, room = cut, max(1, width - hang)
+    pieces.append(line[start:] if not pieces else _indented(line[start:], hang))
+    return pieces
+
+
+def _indented(piece, cells: int):
+    from rich.text import Text
+
+    return Text(" " * cells) + piece
+
+
 @lru_cache(maxsize=1)
 def _markdown_class():
     from rich.markdown import Markdown
@@ -101,8 +146,20 @@ def _markdown_class():
             return block
 
         def __rich_console__(self, console, options):
-            yield Syntax(str(self.text).rstrip(), self.lexer_name, theme=self.theme, word_wrap=True, padding=1,
-                         background_color=self.background)
+            from rich.padding import Padding
+            from rich.text import Text
+
+            code = str(self.text).rstrip()
+            syntax = Syntax(code, self.lexer_name, theme=self.theme, background_color=self.background)
+            width = max(1, options.max_width - 2)
+            highlighted = syntax.highlight(code)
+            highlighted.rstrip()  # highlight() ends the code with a newline
+            lines = [piece for line in highlighted.split("\n", allow_blank=True)
+                     for piece in wrap_code_line(line, width)]
+            body = Text("\n").join(lines)
+            body.no_wrap = True
+            shade = Style(bgcolor=self.background) if self.background else Style()
+            yield Padding(body, (1, 1), style=shade, expand=True)
 
     class SharedParserMarkdown(Markdown):
         """Rich's Markdown, parsed by the shared parser: Rich's own ``__init__`` makes a parser per document,

@@ -12,6 +12,9 @@ from kandev_tui.transcript.items import Item
 
 from .base import EntryWidget, safe_text
 
+# what the agent asks to do, by the ACP tool kind of the call
+ASKS_TO = {"edit": "edit", "delete": "delete", "move": "move", "read": "read", "search": "search",
+           "execute": "run", "fetch": "fetch"}
 KIND_VARIANT = {"allow_once": "success", "allow_always": "primary", "reject_once": "error", "reject_always": "error"}
 
 
@@ -75,7 +78,8 @@ class PermissionRequest(EntryWidget):
         tool = item.payload.get("tool_call") or {}
         title = safe_text(tool.get("title") or "a tool call", keep_newlines=False)
         self._text = f"Permission: {title}"
-        self._title.update(Text.assemble(("? ", "bold yellow"), ("The agent asks to run: ", ""), (title, "bold")))
+        verb = ASKS_TO.get(tool.get("kind"), "use")
+        self._title.update(Text.assemble(("? ", "bold yellow"), (f"The agent asks to {verb}: ", ""), (title, "bold")))
         self._options = self._options_of(item)
         answer = item.payload.get("answer")
         if answer:

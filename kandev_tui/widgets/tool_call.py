@@ -10,9 +10,9 @@ from textual.binding import Binding
 from textual.widgets import Static
 
 from kandev_tui.transcript.items import Item
-from kandev_tui.transcript.tools import summarize
+from kandev_tui.transcript.tools import call_output, summarize
 
-from .base import safe_text
+from .base import SearchHit, safe_text
 
 STATUS = {"pending": ("○", "dim"), "in_progress": ("◐", "yellow"), "complete": ("✔", "green"),
           "error": ("✖", "red"), "cancelled": ("⊘", "dim")}
@@ -49,7 +49,7 @@ def call_title(payload: dict[str, Any]) -> str:
     return safe_text(str(title), keep_newlines=False)
 
 
-class ToolCallView(Static):
+class ToolCallView(SearchHit, Static):
     """One tool call in full: title, status, arguments and output, bounded with a way to see more."""
 
     can_focus = True
@@ -74,6 +74,13 @@ class ToolCallView(Static):
         self.expanded = not self.expanded
         self.update(self._content())
 
+    def show_hit(self, needle: str | None) -> None:
+        """Marked by the search: unfolded, so that the match is on screen, and the match highlighted."""
+        super().show_hit(needle)
+        if needle:
+            self.expanded = True
+        self.update(self._content())
+
     def _content(self):
         payload = self.item.payload
         mark, style = status_mark(self.item.status)
@@ -84,12 +91,7 @@ class ToolCallView(Static):
         inp = payload.get("input")
         if isinstance(inp, dict) and "raw_input" in inp and not payload.get("mcp"):
             inp = inp.get("raw_input")
-        shell = payload.get("shell")
-        output: Any = payload.get("output")
-        if isinstance(shell, dict) and shell:  # stored data is not trusted to have our shape
-            output = "\n".join(part for part in (shell.get("stdout"), shell.get("stderr")) if isinstance(part, str) and part)
-            if shell.get("exit_code") is not None:
-                output += f"\n[exit code {safe_text(str(shell['exit_code']), keep_newlines=False)[:40]}]"
+        output = call_output(payload)
         truncated = False
         for label, value in (("arguments", inp), ("output", output)):
             if value in (None, "", {}, []):
@@ -103,6 +105,10 @@ class ToolCallView(Static):
             parts.append(Text(label, style="dim"))
             parts.append(Syntax(text, "json", word_wrap=True, background_color="default") if is_json
                          else Text(text, overflow="fold"))
+        if self.hit_needle:
+            for part in parts:
+                if isinstance(part, Text):
+                    part.highlight_words([self.hit_needle], "reverse bold", case_sensitive=False)
         if truncated:
             parts.append(Text("… more (m)", style="dim italic"))
         elif self.expanded:

@@ -85,6 +85,10 @@ class ToolGroup(EntryWidget):
             else:
                 mount_into(self._calls, ToolCallView(item))
 
+    def call_view(self, key: str) -> ToolCallView | None:
+        """The mounted view of the call ``key`` (once the group has been expanded)."""
+        return next((view for view in self._calls.query(ToolCallView) if view.item.key == key), None)
+
     def action_toggle(self) -> None:
         self.expanded = not self.expanded
         self.set_class(self.expanded, "expanded")

@@ -73,16 +73,17 @@ def item_mentions(item: Item, needle: str) -> bool:
     return any(needle in text.casefold() for text in item_texts(item))
 
 
-def find_entries(snapshot: tuple[list[int], list[Item]], needle: str) -> list[int]:
-    """Indexes of the entries whose items mention ``needle`` (case-insensitive), from a snapshot: each item with
-    its entry's index, in order. Reads only what it is given, so it can run in a thread while the transcript grows."""
+def find_entries(snapshot: tuple[list[int], list[Item]], needle: str) -> list[tuple[int, str]]:
+    """The hits of ``needle`` (case-insensitive), from a snapshot (each item with its entry's index, in order):
+    ``(entry index, item key)`` of each item that mentions it, so a hit inside a tool group names its call. Reads
+    only what it is given, so it can run in a thread while the transcript grows."""
     needle = needle.casefold().strip()
-    hits: list[int] = []
+    hits: list[tuple[int, str]] = []
     if not needle:
         return hits
     for index, item in zip(*snapshot):
-        if (not hits or hits[-1] != index) and item_mentions(item, needle):
-            hits.append(index)
+        if item_mentions(item, needle):
+            hits.append((index, item.key))
     return hits
 
 
@@ -144,6 +145,7 @@ class TranscriptView(VerticalScroll):
         self._predraws: dict[AgentMessage, None] = {}  # messages to draw ahead of their frame, in order
         self._predraws_since = 0.0
         self._asked_older = False
+        self._hit_widget: Widget | None = None  # the search's current hit, marked
 
     def compose(self):
         yield self.top
@@ -446,8 +448,8 @@ class TranscriptView(VerticalScroll):
 
     # -- search ---------------------------------------------------------------
 
-    def search(self, needle: str) -> list[int]:
-        """Indexes of the entries whose items mention ``needle`` (case-insensitive), built or not."""
+    def search(self, needle: str) -> list[tuple[int, str]]:
+        """``(entry index, item key)`` of the items that mention ``needle`` (case-insensitive), built or not."""
         return find_entries(self.search_snapshot(), needle)
 
     def search_snapshot(self) -> tuple[list[int], list[Item]]:
@@ -460,12 +462,40 @@ class TranscriptView(VerticalScroll):
                 found.append(items[key])
         return indexes, found
 
-    def reveal(self, index: int) -> Widget | None:
-        """Mount the entry (and its neighbourhood) if needed, scroll it to the top and return its widget."""
+    def reveal(self, index: int, key: str | None = None, needle: str | None = None) -> Widget | None:
+        """Mount the entry (and its neighbourhood) if needed, scroll it to the top and return its widget.
+
+        With ``key`` and ``needle`` (a search hit): the hit is marked, and unmarked when the next one is; a hit in a
+        collapsed tool group expands the group and marks (and unfolds) the call that mentions it.
+        """
         widget = self.show_entry(index)
-        if widget is not None:
-            self.call_after_refresh(lambda: self.scroll_to_widget(widget, animate=False, top=True))
+        if widget is None:
+            return None
+        self.mark_hit(None)
+        if isinstance(widget, ToolGroup) and key is not None and needle is not None:
+            if not widget.expanded:
+                widget.action_toggle()
+
+            def mark_call() -> None:
+                call = widget.call_view(key)
+                self.mark_hit(call or widget, needle)
+                self.scroll_to_widget(call or widget, animate=False, top=True)
+
+            self.call_after_refresh(mark_call)
+            return widget
+        if needle is not None:
+            self.mark_hit(widget, needle)
+        self.call_after_refresh(lambda: self.scroll_to_widget(widget, animate=False, top=True))
         return widget
+
+    def mark_hit(self, widget: Widget | None, needle: str | None = None) -> None:
+        """Mark ``widget`` as the search's current hit (None: no hit is marked)."""
+        previous = self._hit_widget
+        if previous is not None and previous is not widget and previous.is_attached:
+            previous.show_hit(None)
+        self._hit_widget = widget
+        if widget is not None:
+            widget.show_hit(needle)
 
     def layout_model_entry(self, key: str) -> Entry:
         return self.layout_model.by_key[key]

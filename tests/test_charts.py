@@ -1,0 +1,100 @@
+"""The chart adapter's axes: ticks on evenly spaced rows, a y range close to the data, every bar labelled (or a note
+why not), x ticks in one rhythm, bars that do not overlap, and a legend that looks like the series without colour."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from kandev_tui.charts import LEGEND_MARKS, ChartData, bar_labels, plot, x_tick_positions, y_axis
+
+DEMO_BARS = ChartData("demo", "bar", ("api", "auth", "billing", "web"), ("Passed", "Failed"),
+                      ((128, 64, 91, 129), (0, 1, 2, 0)))
+
+
+def tick_rows(lines) -> dict[str, int]:
+    """y tick label -> row, read off the drawn chart (a tick is a number before "┤")."""
+    rows = {}
+    for row, line in enumerate(lines):
+        match = re.match(r"^\s*(\S+)┤", line.plain)
+        if match:
+            rows[match.group(1)] = row
+    return rows
+
+
+@pytest.mark.parametrize("height", [8, 10, 12, 16, 20])
+def test_y_ticks_sit_on_evenly_spaced_rows(height):
+    lines = plot(DEMO_BARS, 60, height, None, (True, True))
+    rows = sorted(tick_rows(lines).values())
+    assert len(rows) >= 2
+    assert len({b - a for a, b in zip(rows, rows[1:])}) == 1  # one spacing
+
+
+def test_the_y_range_stays_close_to_the_data():
+    ticks, low, high = y_axis(0, 0.51, 9)  # a maximum of 51 (scaled), nine rows
+    assert low == 0 and 0.51 <= high <= 0.6  # not 0-1 (0-100 unscaled)
+    assert ticks == [0, 0.2, 0.4]
+
+
+SCALED = st.one_of(st.just(0.0), st.floats(0.1, 1), st.floats(-1, -0.1))  # values as plot() scales them
+
+
+@settings(max_examples=500, deadline=None)
+@given(SCALED, SCALED, st.integers(2, 40))
+def test_y_axis_covers_the_data_with_round_evenly_placed_ticks(a, b, rows):
+    low, high = min(a, b, 0.0), max(a, b, 0.0)
+    ticks, axis_low, axis_high = y_axis(low, high, rows)
+    assert axis_low <= low + 1e-12 and axis_high >= high - 1e-9
+    assert 2 <= len(ticks) <= 7 and ticks[0] == pytest.approx(axis_low)
+    steps = {round(y - x, 9) for x, y in zip(ticks, ticks[1:])}
+    assert len(steps) == 1
+    # each tick lands on a row exactly: (tick - low) / (high - low) * (rows - 1) is a whole number
+    for tick in ticks:
+        position = (tick - axis_low) / (axis_high - axis_low) * (rows - 1)
+        assert abs(position - round(position)) < 1e-6
+
+
+@pytest.mark.parametrize("width", [30, 35, 45, 60, 100])
+def test_every_bar_category_is_labelled_or_the_chart_says_why(width):
+    lines = plot(DEMO_BARS, width, 10, None, (True, True))
+    last = lines[-1].plain
+    if "labels hidden" in last:
+        assert "d: data table" in last
+        return
+    for label in ("api", "auth", "web"):
+        assert label in last
+    assert "billing" in last or "bil" in last  # cut with "…" where it does not fit
+
+
+def test_bar_labels_are_cut_or_give_way_to_a_note():
+    assert bar_labels(("api", "billing"), 6) == (["api", "bill…"], None)
+    assert bar_labels(("service-a", "service-b"), 6)[0] == []  # cut alike: not told apart
+    assert "too narrow" in bar_labels(("a", "b"), 1.5)[1]
+
+
+def test_a_bar_next_to_a_short_one_keeps_its_width_to_the_bottom():
+    """Passed bars are tall, Failed ones (1 and 2 of 129) only on the bottom row: there every Passed bar spans the
+    same cells as on the row above, none is cut by its neighbour."""
+    def spans(row: str) -> list[tuple[int, int]]:
+        return [match.span() for match in re.finditer("█+", row)]
+
+    for width in (35, 45, 60, 80):
+        rows = [line.plain for line in plot(DEMO_BARS, width, 12, None, (True, True))]
+        bottom = next(i for i, row in enumerate(rows) if "└" in row) - 1
+        assert spans(rows[bottom]) == spans(rows[bottom - 1]), (width, rows)
+
+
+def test_line_ticks_keep_one_rhythm():
+    for count in range(2, 120):
+        positions = x_tick_positions(count, ("Aug 16",) * count, 60)
+        assert positions[0] == 1
+        steps = {b - a for a, b in zip(positions, positions[1:])}
+        assert len(steps) <= 1, (count, positions)
+
+
+def test_without_colour_the_legend_marks_are_the_series_cells():
+    lines = [line.plain for line in plot(DEMO_BARS, 60, 12, None, (True, True))]
+    drawn = "".join(lines)
+    assert LEGEND_MARKS["bar"][0] in drawn and LEGEND_MARKS["bar"][1] in drawn
