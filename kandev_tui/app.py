@@ -62,6 +62,8 @@ class KandevApp(App[int]):
         self.initial_prompt = initial_prompt
         self.settings_store = settings_store or SettingsStore()
         self.registry = registry or Registry.from_entry_points()
+        if not self.settings_store.settings.edits_inline:  # edits fold into the tool group, as other calls do
+            self.registry = self.registry.without("edit")
         self.stats_path = stats_path
         self.source = source_factory(self._receive_items, self._receive_state)
         if hasattr(self.source, "on_reset"):  # a source whose items can arrive out of order (kandev-tui attach)
@@ -305,7 +307,7 @@ class KandevApp(App[int]):
             self.notify("That request is no longer waiting for an answer.", severity="warning")
 
     def on_file_preview_open_file(self, event: FilePreview.OpenFile) -> None:
-        self.push_screen(FileViewerScreen(event.path, event.repo, event.title))
+        self.push_screen(FileViewerScreen(event.path, event.repo, event.title, line=event.line))
 
     def action_help(self) -> None:
         """F1 shows the keys, and hides them again. The screen is made once and kept: showing it again only draws it."""

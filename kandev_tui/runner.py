@@ -11,25 +11,39 @@ from typing import IO, Any
 from kandev_tui.acp import AgentClient, AgentError, AgentOptions, headless_permission_policy
 from kandev_tui.transcript import Item, RecordingWriter, Store
 from kandev_tui.jsonutil import dumps
-from kandev_tui.transcript.items import SESSION_INFO, TURN_END
+from kandev_tui.transcript.items import SESSION_INFO, TURN_END, USAGE
 from kandev_tui.transcript.pipeline import Pipeline
 
 
 class ItemPrinter:
-    """Prints each item as one JSON line once it is final (again if it changes later)."""
+    """Prints each item as one JSON line once it is final (again if it changes later); the session's running
+    state (token usage, the agent's title for the session), which is never final, at the end of the turn, just
+    before its ``turn_end``."""
 
     def __init__(self, out: IO[str]) -> None:
         self.out = out
         self._printed: dict[str, str] = {}
+        self._state: dict[str, Item] = {}
 
     def __call__(self, items: list[Item]) -> None:
         for item in items:
-            if not item.final:
-                continue
-            line = dumps(item.to_json(), separators=(",", ":"))
-            if self._printed.get(item.key) != line:
-                self._printed[item.key] = line
-                self.out.write(line + "\n")
+            if item.kind in (USAGE, SESSION_INFO):
+                self._state[item.key] = item
+            if item.kind == TURN_END:  # the turn's usage and title just before its end
+                self.finish()
+            if item.final:
+                self._print(item)
+        self.out.flush()
+
+    def _print(self, item: Item) -> None:
+        line = dumps(item.to_json(), separators=(",", ":"))
+        if self._printed.get(item.key) != line:
+            self._printed[item.key] = line
+            self.out.write(line + "\n")
+
+    def finish(self) -> None:
+        for item in self._state.values():
+            self._print(item)
         self.out.flush()
 
 
@@ -68,6 +82,7 @@ async def run_turn(options: AgentOptions, prompt: str, store: Store, *, record: 
     finally:
         await client.close()
         pipeline.close()
+        printer.finish()
     state = "ended" if stop == "end_turn" else "failed" if stop == "error" else stop or "failed"
     store.update_session(session_id, state=state)
     if stop == "end_turn":

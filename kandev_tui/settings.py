@@ -60,10 +60,12 @@ class Settings:
     chart_animation: bool = True  # charts animate in once when first drawn
     card_limit: int = 16  # cards shown per turn before further ones fold into the tool group
     inject_guidance: bool = True  # prepend the rich-output guidance to an agent's first prompt
+    edits_inline: bool = True  # an edit is a card of its own with its diff (off: edits fold into the tool group)
 
     def __post_init__(self) -> None:
         for name, check in (("theme", _as_str), ("chart_animation", _as_bool),
-                            ("card_limit", lambda v: _as_int(v, 1, 100)), ("inject_guidance", _as_bool)):
+                            ("card_limit", lambda v: _as_int(v, 1, 100)), ("inject_guidance", _as_bool),
+                            ("edits_inline", _as_bool)):
             object.__setattr__(self, name, check(getattr(self, name)))
 
     @classmethod

@@ -174,7 +174,36 @@ def kandev_items() -> list[Item]:
     return [item for item in (row_item(r) for r in rows) if item is not None]
 
 
+RECORDINGS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "recordings"
+
+
+async def scroll_to_edit(pilot) -> None:
+    """Claude's second edit card (two hunks of a recorded real session)."""
+    from kandev_tui.widgets.edit_card import EditCard
+
+    await plot_visible(pilot)
+    cards = list(pilot.app.view.query(EditCard))
+    await park(pilot, cards[-1].parent)
+
+
+async def expand_commands(pilot) -> None:
+    """Codex's commands (a recorded real session): the group expanded, output in colour, exit codes."""
+    await plot_visible(pilot)
+    group = pilot.app.view.query(ToolGroup).first()
+    group.focus()
+    await pilot.press("enter")
+    for _ in range(200):
+        calls = list(group._calls.children)
+        if len(calls) == len(group.items) and all(call.is_mounted for call in calls):
+            break
+        await pilot.pause(0.02)
+    await park(pilot, group)
+
+
 def make(scene: str, tmp_path: Path, theme: str):
+    if scene in ("claude_edit", "codex_commands"):
+        return replay_app(tmp_path, RECORDINGS / ("claude-real.jsonl" if scene == "claude_edit" else "codex-real.jsonl"),
+                          theme=theme)
     if scene == "kandev_chart":
         return stored_app(tmp_path, kandev_items(), theme=theme)
     if scene.startswith("fleet_"):
@@ -201,5 +230,5 @@ async def at_end(pilot) -> None:
     await pilot.pause(0.1)
 
 
-RUN_BEFORE = {"kandev_chart": scroll_to_csv_chart, "demo_top": scroll_home, "demo_chart": scroll_to_first_chart, "demo_end": at_end,
+RUN_BEFORE = {"claude_edit": scroll_to_edit, "codex_commands": expand_commands, "kandev_chart": scroll_to_csv_chart, "demo_top": scroll_home, "demo_chart": scroll_to_first_chart, "demo_end": at_end,
               "states": scroll_home, "group_expanded": expand_group, "blocks": inspect_chart}

@@ -36,3 +36,11 @@ def test_attached_kandev_session(snap_compare, tmp_path, size):
     """A session attached from Kandev (rows captured from a real 0.95.1 backend), at its CSV-backed chart."""
     assert snap_compare(make("kandev_chart", tmp_path, "textual-dark"), terminal_size=size,
                         run_before=RUN_BEFORE["kandev_chart"])
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("scene", ["claude_edit", "codex_commands"])
+def test_real_agent_session(snap_compare, tmp_path, scene, size):
+    """Sessions recorded from the real Claude Code and Codex adapters (tests/test_real_agents.py): an edit as a
+    card with its diff's two hunks; commands with their colours and exit codes."""
+    assert snap_compare(make(scene, tmp_path, "textual-dark"), terminal_size=size, run_before=RUN_BEFORE[scene])

@@ -28,11 +28,13 @@ async def test_replayed_demo_renders_every_kind(tmp_path):
         view = app.view
         kinds = {type(w).__name__ for w in view.children}
         assert {"UserMessage", "Thought", "Plan", "AgentMessage", "ToolGroup", "PermissionRequest", "ToolCard", "Notice"} <= kinds
-        cards = [w.inner for w in view.query(ToolCard)]
+        cards = [w.inner for w in view.query(ToolCard) if w.renderer.id == "rich_output"]
         assert all(isinstance(c, PresentationCard) for c in cards) and len(cards) == 4
         assert [c.result.state.value for c in cards] == ["ready", "ready", "ready", "failed"]
+        edits = [w.inner for w in view.query(ToolCard) if w.renderer.id == "edit"]
+        assert [e.item.payload["title"] for e in edits] == ["Write reports/summary.md"]  # a card of its own
         group = view.query_one(ToolGroup)
-        assert group.summary == "5 tools: read, search, execute, edit"
+        assert group.summary == "4 tools + 1 card"  # the edit, a card of its own in the run
         assert app.transcript_screen.prompt.disabled  # a replay is read-only
 
 
@@ -66,7 +68,7 @@ async def test_group_expand_and_collapse(tmp_path):
         group.focus()
         await pilot.press("enter")
         await pilot.pause()
-        assert group.expanded and len(group.query(ToolCallView)) == 5
+        assert group.expanded and len(group.query(ToolCallView)) == 4
         assert any(isinstance(m, ToolGroup.Toggled) and m.expanded for m in messages)
         first = group.query(ToolCallView).first()
         assert "reports/build.json" in first.item.payload["title"]

@@ -202,7 +202,7 @@ def test_shell_exit_code_fails_the_call_and_terminal_meta():
          "_meta": {"terminal_output": "boom\n"}},
     )]
     call = tool(items_from_frames(frames), "x")
-    assert call.status == "error" and call.payload["shell"] == {"stdout": "boom\n", "stderr": None, "exit_code": 1}
+    assert call.status == "error" and call.payload["shell"] == {"stdout": "boom\n", "exit_code": 1}
 
 
 @pytest.mark.parametrize("case", load_fixture("acp/normalizer-cases.json")["cases"], ids=lambda c: c["kind"])

@@ -232,3 +232,10 @@ def test_markdown_export_keeps_a_failed_calls_error_text():
     text = session_markdown(session, [shell_failed, content_failed])
     assert "make: *** [all] Error 2" in text and "[exit code 2]" in text and "building" in text
     assert "String not found" in text
+
+
+def test_call_output_takes_stored_payloads_of_any_shape():
+    from kandev_tui.transcript.tools import call_output
+
+    assert call_output({"content": True}) is None and call_output({"content": "text", "shell": 3}) is None
+    assert call_output({"shell": {"stdout": 5, "exit_code": 1}}) == "[exit code 1]"

@@ -82,7 +82,7 @@ def test_demo_in_a_real_terminal(tmp_path, size):
         assert "Test results by area" in history  # a chart card
         assert "┤" in history and "api" in history  # axes with tick values
         assert "Passed" in history and "412" in history  # the metric group
-        assert "5 tools:" in history  # the tool group
+        assert "4 tools + 1 card" in history  # the tool group (the edit is a card of its own)
         for line in (end + history).splitlines():
             assert len(line) <= size[0]  # nothing wider than the screen
         tmux.keys("C-q")

@@ -138,6 +138,12 @@ class Registry:
                 log.error(message)
         return registry
 
+    def without(self, *ids: str) -> "Registry":
+        """The same renderers less those with these ids (a setting turning a built-in one off)."""
+        registry = Registry(r for r in self.renderers if r.id not in ids)
+        registry.errors = list(self.errors)
+        return registry
+
     def match(self, call: dict[str, Any]) -> Renderer | None:
         """The renderer for a tool-call payload, or None for the generic display."""
         rid = renderer_id_of(call)

@@ -28,9 +28,10 @@ class FileViewerScreen(DrawsInputAtOnce, Screen[None]):
     FileViewerScreen.searching Input { display: block; }
     """
 
-    def __init__(self, path: str, repo: str | None, title: str) -> None:
+    def __init__(self, path: str, repo: str | None, title: str, line: int | None = None) -> None:
         super().__init__()
         self.path, self.repo, self.file_title = path, repo, title
+        self.line = line  # scrolled to when the file is shown (an edit's first changed line)
         self.text = ""
         self.hits: list[int] = []
         self._hit = -1
@@ -72,7 +73,10 @@ class FileViewerScreen(DrawsInputAtOnce, Screen[None]):
             return
         self.text = safe_text(text)
         self._body.update(Syntax(self.text, lexer_for(self.path, None), line_numbers=True, word_wrap=True,
-                                 background_color="default"))
+                                 background_color="default", highlight_lines={self.line} if self.line else None))
+        if self.line:
+            self.call_after_refresh(lambda: self.query_one(VerticalScroll).scroll_to(y=max(0, self.line - 3),
+                                                                                     animate=False))
 
     def action_back(self) -> None:
         if self.has_class("searching"):

@@ -47,6 +47,9 @@ class SettingsScreen(DrawsInputAtOnce, ModalScreen[None]):
             with Horizontal():
                 yield Label("Rich-output guidance for agents")
                 yield Switch(value=settings.inject_guidance, id="inject_guidance")
+            with Horizontal():
+                yield Label("Edits as cards of their own (new sessions)")
+                yield Switch(value=settings.edits_inline, id="edits_inline")
         yield KeyFooter()  # over the transcript's: the keys of this screen (escape closes it), not of the one below
 
     def on_select_changed(self, event: Select.Changed) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .diffs import diff_summary
 from .items import CANCELLED, COMPLETE, FAILED, IN_PROGRESS, PENDING, TERMINAL
 
 ACP_STATUS = {
@@ -103,6 +104,58 @@ def shell_output(raw_output: Any, meta: Any = None) -> dict[str, Any] | None:
     return out
 
 
+OUTPUT_TAIL = 256 * 1024  # characters of a command's output an item keeps: the last ones (the recording has all)
+
+
+def terminal_meta(call: dict[str, Any], meta: Any) -> bool:
+    """Codex's command output, sent beside the protocol (``_meta.terminal_output_delta.data`` chunks, then
+    ``_meta.terminal_exit {exit_code, signal}``, and ``_meta.terminal_info {cwd}``), merged into the call's
+    ``shell`` whatever its kind (codex-acp sends it for calls it calls ``read`` too). True if there was any."""
+    if not isinstance(meta, dict):
+        return False
+    delta = meta.get("terminal_output_delta")
+    info = meta.get("terminal_info")
+    ended = meta.get("terminal_exit")
+    if not any(isinstance(part, dict) for part in (delta, info, ended)):
+        return False
+    shell = call.setdefault("shell", {})
+    if not isinstance(shell, dict):
+        shell = call["shell"] = {}
+    if isinstance(delta, dict) and isinstance(delta.get("data"), str):
+        previous = shell.get("stdout")
+        shell["stdout"] = (previous if isinstance(previous, str) else "") + delta["data"]
+    if isinstance(info, dict) and isinstance(info.get("cwd"), str):
+        shell["cwd"] = info["cwd"]
+    if isinstance(ended, dict):
+        code = ended.get("exit_code", ended.get("exitCode"))
+        if isinstance(code, int) and not isinstance(code, bool):
+            shell["exit_code"] = code
+        if isinstance(ended.get("signal"), str) and ended["signal"]:
+            shell["signal"] = ended["signal"]
+    return True
+
+
+def whole(value: Any) -> int:
+    """A count from a payload (which stored data may have in any shape): the int, else 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def bound_output(call: dict[str, Any]) -> None:
+    """Keep the last OUTPUT_TAIL characters of a command's output (from a line start), counting the lines cut in
+    ``shell.cut_lines``: a command that prints 100,000 lines costs a bounded item, and the view says what was cut."""
+    shell = call["shell"]
+    for key in ("stdout", "stderr"):
+        text = shell.get(key)
+        if isinstance(text, str) and len(text) > OUTPUT_TAIL:
+            start = text.find("\n", len(text) - OUTPUT_TAIL)
+            start = len(text) - OUTPUT_TAIL if start < 0 else start + 1
+            shell["cut_lines"] = whole(shell.get("cut_lines")) + text.count("\n", 0, start)
+            shell[key] = text[start:]
+    output = call.get("output")
+    if isinstance(output, str) and len(output) > OUTPUT_TAIL:  # the same text as stdout: kept once, bounded
+        call["output"] = {"cut": True, "chars": len(output)}
+
+
 def new_call(tool_call_id: str, turn: int) -> dict[str, Any]:
     return {
         "tool_call_id": tool_call_id,
@@ -174,12 +227,23 @@ def merge_tool_frame(call: dict[str, Any], update: dict[str, Any], first: bool) 
         and update["rawOutput"].startswith("Monitor started")
     ):
         status = IN_PROGRESS  # the registration, not the end of the monitor
-    if call["kind"] == "execute" and not call.get("mcp"):
-        shell = shell_output(call.get("output"), update.get("_meta"))
+    if not call.get("mcp") and terminal_meta(call, update.get("_meta")) and status is None and call["status"] == PENDING:
+        status = IN_PROGRESS  # output is streaming
+    if not call.get("mcp") and (call["kind"] == "execute" or isinstance(call.get("shell"), dict)):
+        # a command (or a call that streamed command output: codex-acp calls some commands "read"), its rawOutput
+        shell = shell_output(call.get("output") if "rawOutput" in update else None, update.get("_meta"))
         if shell:
-            call["shell"] = shell
-            if status == COMPLETE and shell.get("exit_code") not in (None, 0):
-                status = FAILED
+            call["shell"] = {**(call.get("shell") or {}), **{k: v for k, v in shell.items() if v is not None}}
+    shell = call.get("shell")
+    if isinstance(shell, dict):
+        bound_output(call)
+        if status == COMPLETE and shell.get("exit_code") not in (None, 0):
+            status = FAILED
+        elif status == COMPLETE and shell.get("signal") not in (None, ""):
+            status = FAILED
+    diffs = diff_summary(call.get("content"))
+    if diffs is not None:
+        call["diffs"] = diffs
     if status is not None:
         call["status"] = status
     elif brought_something and call["status"] == PENDING:

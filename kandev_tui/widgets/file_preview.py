@@ -68,11 +68,14 @@ class FilePreview(Widget):
     """
 
     class OpenFile(Message):
-        def __init__(self, path: str, repo: str | None, title: str) -> None:
+        """Open ``path`` in the full-screen viewer (at ``line``, 1-based, when given)."""
+
+        def __init__(self, path: str, repo: str | None, title: str, line: int | None = None) -> None:
             super().__init__()
             self.path = path
             self.repo = repo
             self.title = title
+            self.line = line
 
     def __init__(self, block: FileBlock) -> None:
         super().__init__()

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -9,12 +10,31 @@ from textual.message import Message
 from textual.widgets import Button, Static
 
 from kandev_tui.transcript.items import Item
+from kandev_tui.transcript.tools import summarize
 
 from .base import EntryWidget, safe_text
+from .calls.content import content_parts
+from .calls.diff import diff_parts
 
 # what the agent asks to do, by the ACP tool kind of the call
 ASKS_TO = {"edit": "edit", "delete": "delete", "move": "move", "read": "read", "search": "search",
            "execute": "run", "fetch": "fetch"}
+def request_detail(tool_call: dict) -> list:
+    """What a request asks to approve, drawn as the call itself would be: an edit's diff (compact), or the
+    command and its description."""
+    payload = {"content": tool_call.get("content"), "locations": tool_call.get("locations"),
+               "kind": tool_call.get("kind"), "input": {"kind": tool_call.get("kind"),
+                                                       "raw_input": tool_call.get("rawInput")}}
+    diff = diff_parts(payload["content"], True, payload["locations"])
+    if diff:
+        return diff
+    parts: list = []
+    command = summarize(payload).get("command") if tool_call.get("kind") == "execute" else None
+    if isinstance(command, str) and command:
+        parts.append(Text.assemble(("$ ", "dim"), (safe_text(command), "bold")))
+    return parts + content_parts(payload["content"], skip_terminal=True)
+
+
 KIND_VARIANT = {"allow_once": "success", "allow_always": "primary", "reject_once": "error", "reject_always": "error"}
 
 
@@ -30,6 +50,9 @@ class PermissionRequest(EntryWidget):
     PermissionRequest.answered { border: round $panel-lighten-2; }
     PermissionRequest Horizontal { height: auto; }
     PermissionRequest Button { margin: 0 1 0 0; min-width: 8; }
+    PermissionRequest Horizontal.stacked { layout: vertical; }
+    PermissionRequest Horizontal.stacked Button { width: 100%; margin: 0; text-align: left; content-align: left middle; }
+    PermissionRequest .detail { margin: 0 0 1 0; }
     """
 
     class Answered(Message):
@@ -44,6 +67,7 @@ class PermissionRequest(EntryWidget):
         super().__init__(classes="entry")
         self.key = item.key
         self._title = Static()
+        self._detail = Static(classes="detail")  # what is being approved: the change, or the command
         self._buttons = Horizontal()
         self._answer = Static(classes="answer")
         self._options: list[dict] = []
@@ -53,6 +77,7 @@ class PermissionRequest(EntryWidget):
 
     def compose(self) -> ComposeResult:
         yield self._title
+        yield self._detail
         with self._buttons:
             for index, option in enumerate(self._options_of(self._item)[:9], start=1):
                 name = safe_text(option.get("name") or option.get("optionId") or "?", keep_newlines=False)
@@ -64,6 +89,12 @@ class PermissionRequest(EntryWidget):
 
     def on_mount(self) -> None:
         self.update_item(self._item)
+
+    def on_resize(self, event) -> None:
+        """The options side by side while they fit, else one per line, each label wrapping: at 45 columns no
+        option is pushed off the screen."""
+        labels = [len(str(button.label)) + 5 for button in self._buttons.query(Button)]
+        self._buttons.set_class(sum(labels) > self.content_region.width, "stacked")
 
     @property
     def pending(self) -> bool:
@@ -80,6 +111,10 @@ class PermissionRequest(EntryWidget):
         self._text = f"Permission: {title}"
         verb = ASKS_TO.get(tool.get("kind"), "use")
         self._title.update(Text.assemble(("? ", "bold yellow"), (f"The agent asks to {verb}: ", ""), (title, "bold")))
+        detail = request_detail(tool)
+        self._detail.display = bool(detail) and not item.payload.get("answer")
+        if detail:
+            self._detail.update(Group(*detail))
         self._options = self._options_of(item)
         answer = item.payload.get("answer")
         if answer:

@@ -13,6 +13,7 @@ from kandev_tui.transcript.items import Item
 from kandev_tui.transcript.tools import call_output, summarize
 
 from .base import SearchHit, safe_text
+from .calls import call_parts, do_pending_work, pending_work
 
 STATUS = {"pending": ("○", "dim"), "in_progress": ("◐", "yellow"), "complete": ("✔", "green"),
           "error": ("✖", "red"), "cancelled": ("⊘", "dim")}
@@ -60,6 +61,8 @@ class ToolCallView(SearchHit, Static):
     ToolCallView:focus { background: $boost; }
     """
 
+    side_by_side = False  # a diff's old and new side by side (an edit card toggles it)
+
     def __init__(self, item: Item) -> None:
         super().__init__()
         self.item = item
@@ -73,6 +76,16 @@ class ToolCallView(SearchHit, Static):
     def action_more(self) -> None:
         self.expanded = not self.expanded
         self.update(self._content())
+
+    def _do_pending_work(self) -> None:
+        do_pending_work(self.item.payload)
+        self.app.call_from_thread(lambda: self.update(self._content()) if self.is_attached else None)
+
+    def _highlight(self, parts: list[Any]) -> None:
+        if self.hit_needle:
+            for part in parts:
+                if isinstance(part, Text):
+                    part.highlight_words([self.hit_needle], "reverse bold", case_sensitive=False)
 
     def show_hit(self, needle: str | None) -> None:
         """Marked by the search: unfolded, so that the match is on screen, and the match highlighted."""
@@ -88,6 +101,15 @@ class ToolCallView(SearchHit, Static):
         if payload.get("parent_id"):
             head = Text.assemble(("  ↳ ", "dim"), head)
         parts: list[Any] = [head]
+        view, body = call_parts(payload, compact=not self.expanded, wait=False, side=self.side_by_side)
+        if pending_work(payload):  # a big diff: computed in a thread, drawn when it is done
+            self.run_worker(self._do_pending_work, thread=True, group="call-work", exclusive=True)
+        if view is not None:  # a view of its own: the diff of an edit, a command and its output
+            parts += body
+            if self.expanded:
+                parts.append(Text("(m: less)", style="dim italic"))
+            self._highlight(parts)
+            return Group(*parts)
         inp = payload.get("input")
         if isinstance(inp, dict) and "raw_input" in inp and not payload.get("mcp"):
             inp = inp.get("raw_input")
@@ -105,10 +127,8 @@ class ToolCallView(SearchHit, Static):
             parts.append(Text(label, style="dim"))
             parts.append(Syntax(text, "json", word_wrap=True, background_color="default") if is_json
                          else Text(text, overflow="fold"))
-        if self.hit_needle:
-            for part in parts:
-                if isinstance(part, Text):
-                    part.highlight_words([self.hit_needle], "reverse bold", case_sensitive=False)
+        parts += body  # content blocks and locations
+        self._highlight(parts)
         if truncated:
             parts.append(Text("… more (m)", style="dim italic"))
         elif self.expanded:

@@ -1,0 +1,65 @@
+"""What a tool call shows, one view per kind of call, chosen by one small registry (apart from the card registry).
+
+A call inside a tool group, an inline edit card and a permission request all draw a call through
+:func:`call_parts`, so the same call looks the same wherever it is:
+
+- **edit** (ACP ``diff`` content): a unified diff (:mod:`.diff`);
+- **execute**, and any call with command output (``rawOutput``, Codex's ``_meta.terminal_output_delta``): the
+  command and its output with its colours, and the exit code or signal (:mod:`.output`);
+- **other** content blocks (text as inert Markdown, resource links as paths, images as a line), and
+  ``locations`` as ``path:line`` (:mod:`.content`);
+- anything else: the arguments and the output as the agent sent them (JSON).
+
+Each view returns Rich renderables; ``compact`` gives a bounded preview and says how much more there is.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .content import content_parts, locations_line
+from kandev_tui.transcript.diffs import diff_blocks
+
+from .diff import compute_diffs, diff_parts, file_diffs
+from .output import has_output, output_parts
+
+View = Callable[[dict[str, Any], bool, bool, bool], list[Any] | None]
+
+
+def _diff(payload: dict[str, Any], compact: bool, wait: bool, side: bool) -> list[Any] | None:
+    return diff_parts(payload.get("content"), compact, payload.get("locations"), wait=wait, side=side) or None
+
+
+def _output(payload: dict[str, Any], compact: bool, wait: bool, side: bool) -> list[Any] | None:
+    return output_parts(payload, compact) if has_output(payload) else None
+
+
+# in order: the first view that has something to show draws the call's body
+VIEWS: list[tuple[str, View]] = [("diff", _diff), ("output", _output)]
+
+
+def call_parts(payload: dict[str, Any], compact: bool, *, wait: bool = True,
+               side: bool = False) -> tuple[str | None, list[Any]]:
+    """(the view that drew the body, or None; the parts) of a call: its body view, then its other content blocks and
+    its locations. None: no view knew the call (the caller shows its arguments and output as they came).
+    ``wait=False`` (the event loop): work that would take long (a big diff) is not done here; see
+    :func:`pending_work`. ``side``: a diff's old and new side by side."""
+    for name, view in VIEWS:
+        parts = view(payload, compact, wait, side)
+        if parts:
+            extra = content_parts(payload.get("content"), skip_terminal=name == "output")
+            line = locations_line(payload.get("locations")) if name != "diff" else None
+            return name, parts + extra + ([line] if line is not None else [])
+    extra = content_parts(payload.get("content"))
+    line = locations_line(payload.get("locations"))
+    return None, extra + ([line] if line is not None else [])
+
+
+def pending_work(payload: dict[str, Any]) -> bool:
+    """Whether drawing the call waits for work to do in a thread (a big diff): then :func:`do_pending_work` there."""
+    return diff_blocks(payload.get("content")) != [] and file_diffs(payload.get("content"), payload.get("locations"),
+                                                                     wait=False) is None
+
+
+def do_pending_work(payload: dict[str, Any]) -> None:
+    compute_diffs(payload.get("content"), payload.get("locations"))

@@ -1,0 +1,217 @@
+"""An edit drawn as a unified diff: the path and ``+N −M``, hunks with context and old/new line numbers, syntax
+colour by file type, added and removed lines marked by sign and colour (so ``NO_COLOR`` still reads), long lines
+wrapped; a new file is all added, a deletion all removed; binary text is said to be."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from rich.style import Style
+from rich.syntax import Syntax
+from rich.text import Text
+
+from kandev_tui.sanitize import visible
+from kandev_tui.transcript.diffs import FileDiff, diff_blocks, file_diff, first_lines
+
+COMPACT_LINES = 12  # diff lines a compact view shows ("m: N more lines")
+ADDED = Style(color="green")
+REMOVED = Style(color="red")
+ADDED_SHADE = Style(bgcolor="#12361b")
+REMOVED_SHADE = Style(bgcolor="#3c1618")
+
+
+BIG_CHARS = 200_000  # a diff of texts longer than this is computed in a thread, never on the event loop
+FULL_LINES = 2_000  # diff lines an expanded view shows at most (the rest: o opens the file)
+_done: "OrderedDict[tuple, FileDiff]" = OrderedDict()  # computed diffs, by their texts (strings keep their hash)
+_lock = threading.Lock()
+
+
+def _big(block: dict[str, Any]) -> bool:
+    return max(len(block.get("oldText") or ""), len(block.get("newText") or "")) > BIG_CHARS
+
+
+def file_diffs(content: Any, locations: Any = None, *, wait: bool = True) -> list[FileDiff] | None:
+    """The call's diffs, each computed once (the same call is drawn again on every update and expand), numbered
+    from the lines ``locations`` gives. ``wait=False`` (the event loop): None when a big one is not computed yet;
+    :func:`compute_diffs`, in a thread, computes it."""
+    blocks = diff_blocks(content)
+    out = []
+    for block, line in zip(blocks, first_lines(blocks, locations)):
+        key = (block["path"], block.get("oldText"), block.get("newText"), line)
+        with _lock:
+            known = _done.get(key)
+        if known is None:
+            if not wait and _big(block):
+                return None
+            known = file_diff(block["path"], block.get("oldText"), block.get("newText"), first_line=line)
+            with _lock:
+                _done[key] = known
+                while len(_done) > 64:
+                    _done.popitem(last=False)
+        out.append(known)
+    return out
+
+
+def compute_diffs(content: Any, locations: Any = None) -> None:
+    """Compute (in the calling thread) what :func:`file_diffs` would wait for."""
+    file_diffs(content, locations, wait=True)
+
+
+def _lexer(path: str) -> str:
+    try:
+        return Syntax.guess_lexer(path, code="")
+    except Exception:  # noqa: BLE001 - Pygments knows no such file type
+        return "text"
+
+
+def diff_header(diffs: list[FileDiff]) -> Text:
+    """One file's header: its path, new or deleted, and ``+N −M`` over all its hunks."""
+    first = diffs[0]
+    what = " (new file)" if first.new_file else " (deleted)" if first.deleted else ""
+    path = first.path[2:] if first.path.startswith("./") else first.path
+    return Text.assemble((visible(path, keep_newlines=False), "bold"), what, "  ",
+                         (f"+{sum(d.added for d in diffs)}", ADDED), " ", (f"−{sum(d.removed for d in diffs)}", REMOVED))
+
+
+def by_file(diffs: list[FileDiff]) -> list[list[FileDiff]]:
+    """Consecutive diffs of one path together (Claude sends a finished edit as one block per hunk)."""
+    groups: list[list[FileDiff]] = []
+    for diff in diffs:
+        if groups and groups[-1][0].path == diff.path:
+            groups[-1].append(diff)
+        else:
+            groups.append([diff])
+    return groups
+
+
+def diff_lines(diff: FileDiff, limit: int | None = None) -> tuple[list[Text], int]:
+    """The diff's lines as Text (a hunk header, then gutter, sign and highlighted code), at most ``limit`` of
+    them; and how many more there are."""
+    if diff.note:
+        return [Text(diff.note, style="dim italic")], 0
+    lexer = _lexer(diff.path)
+    syntax = Syntax("", lexer, theme="ansi_dark", background_color="default")
+    width = len(str(max((n for h in diff.hunks for line in h.lines for n in (line.old, line.new) if n), default=1)))
+    out: list[Text] = []
+    total = sum(len(h.lines) + 1 for h in diff.hunks)
+    for hunk in diff.hunks:
+        if limit is not None and len(out) >= limit:
+            break
+        olds = sum(1 for line in hunk.lines if line.sign != "+")
+        news = sum(1 for line in hunk.lines if line.sign != "-")
+        out.append(Text(f"@@ -{hunk.old_start},{olds} +{hunk.new_start},{news} @@", style="dim cyan"))
+        for line in hunk.lines:
+            if limit is not None and len(out) >= limit:
+                break
+            code = syntax.highlight(visible(line.text, keep_newlines=False))
+            code.rstrip()
+            _no_backgrounds(code)
+            old = f"{line.old:>{width}}" if line.old else " " * width
+            new = f"{line.new:>{width}}" if line.new else " " * width
+            sign_style = ADDED if line.sign == "+" else REMOVED if line.sign == "-" else Style(dim=True)
+            row = Text.assemble((f"{old} {new} ", "dim"), (line.sign + " ", sign_style + Style(bold=True)), code)
+            if line.sign != " ":
+                row.stylize(ADDED_SHADE if line.sign == "+" else REMOVED_SHADE)
+            out.append(row)
+    return out, max(0, total - len(out))
+
+
+def side_by_side(diff: FileDiff, limit: int) -> tuple[list[Any], int]:
+    """The diff's hunks as tables of old and new side by side (removed lines beside the added ones that replace
+    them, context on both sides), at most ``limit`` rows in all; and how many rows more there are."""
+    from rich.table import Table
+
+    if diff.note:
+        return [Text(diff.note, style="dim italic")], 0
+    syntax = Syntax("", _lexer(diff.path), theme="ansi_dark", background_color="default")
+
+    def cell(line, sign: str) -> Text:
+        if line is None:
+            return Text("")
+        code = syntax.highlight(visible(line.text, keep_newlines=False))
+        code.rstrip()
+        _no_backgrounds(code)
+        number = line.old if sign == "-" else line.new
+        row = Text.assemble((f"{number or '':>5} ", "dim"), (sign + " " if line.sign != " " else "  ",
+                                                            ADDED if sign == "+" else REMOVED), code)
+        if line.sign != " ":
+            row.stylize(ADDED_SHADE if sign == "+" else REMOVED_SHADE)
+        return row
+
+    parts: list[Any] = []
+    rows = more = 0
+    for hunk in diff.hunks:
+        pairs: list[tuple[Any, Any]] = []
+        removed: list[Any] = []
+        added: list[Any] = []
+
+        def flush() -> None:
+            for index in range(max(len(removed), len(added))):
+                pairs.append((removed[index] if index < len(removed) else None,
+                              added[index] if index < len(added) else None))
+            removed.clear()
+            added.clear()
+
+        for line in hunk.lines:
+            if line.sign == "-":
+                removed.append(line)
+            elif line.sign == "+":
+                added.append(line)
+            else:
+                flush()
+                pairs.append((line, line))
+        flush()
+        if rows >= limit:
+            more += len(pairs)
+            continue
+        table = Table(show_header=False, box=None, padding=(0, 1, 0, 0), expand=True)
+        table.add_column(ratio=1, overflow="fold")
+        table.add_column(ratio=1, overflow="fold")
+        parts.append(Text(f"@@ -{hunk.old_start} +{hunk.new_start} @@", style="dim cyan"))
+        for old, new in pairs[:limit - rows]:
+            table.add_row(cell(old, "-"), cell(new, "+"))
+        shown = min(len(pairs), limit - rows)
+        more += len(pairs) - shown
+        rows += shown
+        parts.append(table)
+    return parts, more
+
+
+def _no_backgrounds(code: Text) -> None:
+    """Token colours only: the theme's backgrounds boxed tokens on the diff's shading."""
+    from rich.text import Span
+
+    code.spans = [Span(span.start, span.end, Style.from_color(span.style.color)) if isinstance(span.style, Style)
+                  and span.style.bgcolor is not None else span for span in code.spans]
+
+
+def diff_parts(content: Any, compact: bool, locations: Any = None, *, wait: bool = True,
+               side: bool = False) -> list[Any]:
+    """The parts of a call's diffs: per file a header and its lines (compact: the first COMPACT_LINES in all,
+    else FULL_LINES at most); ``side``: old and new side by side. ``wait=False``: a big diff not computed yet is
+    a line saying so."""
+    parts: list[Any] = []
+    diffs = file_diffs(content, locations, wait=wait)
+    if diffs is None:
+        blocks = diff_blocks(content)
+        size = sum(len(b.get("oldText") or "") + len(b.get("newText") or "") for b in blocks)
+        return [Text.assemble((visible(blocks[0]["path"], keep_newlines=False), "bold"),
+                              (f"  computing the diff of {size / 1_000_000:.1f} MB…", "dim italic"))]
+    left = COMPACT_LINES if compact else FULL_LINES
+    more = 0
+    for group in by_file(diffs):
+        parts.append(diff_header(group))
+        for diff in group:
+            if left <= 0:
+                more += sum(len(h.lines) + 1 for h in diff.hunks)
+                continue
+            lines, hidden = side_by_side(diff, left) if side else diff_lines(diff, left)
+            parts.extend(lines)
+            more += hidden
+            left -= sum(len(p.rows) if hasattr(p, "rows") else 1 for p in lines)
+    if more:
+        hint = "m" if compact else "o opens the file"
+        parts.append(Text(f"{hint}: {more:,} more line{'s' if more != 1 else ''}", style="dim italic"))
+    return parts

@@ -1,0 +1,57 @@
+"""An edit shown inline as a compact card of its own, in the transcript's order: the first lines of its diff
+(``m``: all of it), ``o`` opens the file at its first changed line. Code changes are what people watch agents
+for; the ``edits_inline`` setting folds edits back into the tool group."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from textual.binding import Binding
+
+from kandev_tui.transcript.diffs import diff_blocks, first_lines
+
+from .calls.diff import file_diffs
+from .file_preview import FilePreview
+from .tool_call import ToolCallView
+
+
+def workspace_relative(path: str, root: str | None) -> str:
+    """An agent's path (``./x``, or absolute inside the workspace) as the workspace-relative path the viewer
+    reads; an absolute path outside it is returned as it is (the viewer then says it cannot open it)."""
+    clean = path.replace("\\", "/")
+    if root and clean.startswith(root.rstrip("/") + "/"):
+        clean = clean[len(root.rstrip("/")) + 1:]
+    return str(PurePosixPath(clean)) if not clean.startswith("/") else clean
+
+
+class EditCard(ToolCallView):
+    """The call drawn as every call is (:mod:`kandev_tui.widgets.calls`), framed as a card."""
+
+    BINDINGS = [Binding("o", "open", "Open file"), Binding("s", "side_by_side", "Side by side")]
+    SIDE_BY_SIDE_FROM = 100  # columns from which old and new fit side by side
+    DEFAULT_CSS = """
+    EditCard { border: round $panel-lighten-2; padding: 0 1; margin: 0; }
+    EditCard:focus { border: round $accent; background: $boost; }
+    """
+
+    def action_side_by_side(self) -> None:
+        """Old and new side by side, and back; only where the width allows (else a bell)."""
+        if not self.side_by_side and self.size.width < self.SIDE_BY_SIDE_FROM:
+            self.app.bell()
+            self.notify(f"Side by side needs {self.SIDE_BY_SIDE_FROM} columns.", timeout=2)
+            return
+        self.side_by_side = not self.side_by_side
+        self.update(self._content())
+
+    def action_open(self) -> None:
+        payload = self.item.payload
+        blocks = diff_blocks(payload.get("content"))
+        if not blocks:
+            self.app.bell()
+            return
+        diffs = file_diffs(payload.get("content"), payload.get("locations"), wait=False)  # None: still computing
+        line = diffs[0].first_changed_line if diffs else first_lines(blocks, payload.get("locations"))[0]
+        path = blocks[0]["path"]
+        workspace = getattr(self.app, "workspace", None)
+        root = str(workspace.root) if workspace is not None else None
+        self.post_message(FilePreview.OpenFile(workspace_relative(path, root), None, path, line=line))

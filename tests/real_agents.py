@@ -1,0 +1,153 @@
+"""The real agents' ACP adapters, pinned, from npm, run through kandev-tui against scripted model servers.
+
+The adapters are installed once per machine with npm into a cache outside the repository
+(``$KANDEV_AGENTS_CACHE``, default ``~/.cache/kandev-tui/real-agents-<pins>``), as the Kandev runtime is. Each
+run starts ``kandev-tui run --headless`` with the adapter *inside* a network namespace that has only loopback
+(``unshare -n`` as root, ``unshare -rn`` otherwise), beside the scripted server (:mod:`tests.netns_run`): the
+adapter, its tools and its MCP calls to ``kandev-tui mcp`` are real, only the model's HTTP API is scripted, and
+nothing can leave the machine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+KANDEV = str(Path(sys.executable).with_name("kandev-tui"))
+NETNS_RUN = str(Path(__file__).resolve().parent / "netns_run.py")
+
+# name: (npm package, version, the command it installs)
+ADAPTERS = {
+    "claude": ("@agentclientprotocol/claude-agent-acp", "0.49.0", "claude-agent-acp"),  # the last for node 20
+    "codex": ("@agentclientprotocol/codex-acp", "2.6.0", "codex-acp"),  # bundles @openai/codex 0.166
+}
+_PINS = hashlib.sha1(json.dumps(sorted(ADAPTERS.items())).encode()).hexdigest()[:8]
+CACHE = Path(os.environ.get("KANDEV_AGENTS_CACHE") or Path.home() / ".cache" / "kandev-tui" / f"real-agents-{_PINS}")
+CODEX_PORT = 18080  # inside its own namespace every port is free
+
+
+class Unavailable(Exception):
+    """The adapters cannot be installed here, or network namespaces cannot be made (the message says which)."""
+
+
+def adapter(name: str) -> Path:
+    """The pinned adapter's command, installed with npm (every pin at once) when it is missing."""
+    package, version, command = ADAPTERS[name]
+    binary = CACHE / "node_modules" / ".bin" / command
+    if binary.exists():
+        return binary
+    npm = shutil.which("npm")
+    if npm is None:
+        raise Unavailable("npm is not installed: the real agents' adapters come from npm")
+    CACHE.mkdir(parents=True, exist_ok=True)
+    wanted = [f"{p}@{v}" for p, v, _ in ADAPTERS.values()]
+    done = subprocess.run([npm, "install", "--prefix", str(CACHE), "--no-audit", "--no-fund", "--loglevel=error",
+                           *wanted], capture_output=True, text=True, timeout=900)
+    if done.returncode != 0 or not binary.exists():
+        raise Unavailable(f"npm install {' '.join(wanted)} failed: {done.stderr.strip()[-500:]}")
+    return binary
+
+
+def unshare_command() -> list[str]:
+    """How to make a loopback-only network namespace here (``unshare -n`` as root, else ``unshare -rn``)."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        raise Unavailable("unshare (util-linux) is not installed: no network namespace for the real agents")
+    command = [unshare, "-n"] if os.geteuid() == 0 else [unshare, "-rn"]
+    probe = subprocess.run([*command, "true"], capture_output=True, text=True, timeout=30)
+    if probe.returncode != 0:
+        raise Unavailable(f"network namespaces are not available here ({probe.stderr.strip()[:200]})")
+    return command
+
+
+@dataclass
+class Run:
+    """One headless turn of a real agent: its exit status, the items it printed, what the model server got."""
+
+    code: int
+    items: list[dict[str, Any]]
+    stderr: str
+    requests: list[dict[str, Any]]
+    recording: Path
+    workspace: Path
+    db: Path
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def kinds(self, kind: str) -> list[dict[str, Any]]:
+        return [item for item in self.items if item["kind"] == kind]
+
+    def tool(self, title_part: str) -> dict[str, Any]:
+        return next(item for item in self.kinds("tool_call") if title_part in (item["payload"].get("title") or ""))
+
+
+def agent_env(name: str, home: Path, *, model: str = "gpt-5.1-codex-max", mode: str = "read-only") -> tuple[str, list[str]]:
+    """(server kind, ``--env`` entries) for an adapter, its model API pointed at the scripted server.
+
+    Codex's tools depend on the model name: for one it has no metadata for (``gpt-5.1-codex-max``) it offers
+    ``exec_command`` and the MCP namespace directly; for ``gpt-5.5``, ``apply_patch`` (freeform) and MCP tools
+    through ``tool_search``. ``mode``: its ``INITIAL_AGENT_MODE`` (read-only sends approvals to the client; it
+    cannot write files even when one is approved)."""
+    home.mkdir(parents=True, exist_ok=True)
+    common = [f"HOME={home}", f"XDG_CONFIG_HOME={home / '.config'}", f"XDG_DATA_HOME={home / '.local/share'}"]
+    if name == "claude":
+        return "anthropic", common + [
+            "ANTHROPIC_BASE_URL={url}", "ANTHROPIC_API_KEY=sk-ant-scripted", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+            "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "IS_SANDBOX=1"]  # IS_SANDBOX: Claude Code refuses root
+    codex_home = home / "codex"
+    codex_home.mkdir(parents=True, exist_ok=True)
+    (codex_home / "config.toml").write_text(
+        f'model = "{model}"\nmodel_provider = "scripted"\n\n[model_providers.scripted]\nname = "scripted"\n'
+        f'base_url = "http://127.0.0.1:{CODEX_PORT}/v1"\nwire_api = "responses"\nenv_key = "SCRIPTED_API_KEY"\n'
+        "requires_openai_auth = false\n")
+    # read-only: approvals come to the client (the default mode sends them to a reviewer model)
+    return "responses", common + [f"CODEX_HOME={codex_home}", "SCRIPTED_API_KEY=scripted", f"INITIAL_AGENT_MODE={mode}"]
+
+
+def run_agent(name: str, script: list[list[dict[str, Any]]], tmp: Path, prompt: str, *,
+              permission: str = "allow-once", workspace: Path | None = None, timeout: float = 240,
+              **codex: str) -> Run:
+    """One headless turn of the real adapter ``name`` through kandev-tui, in its own loopback-only namespace
+    (``codex``: ``model`` and ``mode``, see :func:`agent_env`)."""
+    binary = adapter(name)
+    unshare = unshare_command()
+    workspace = workspace or tmp / "workspace"
+    workspace.mkdir(parents=True, exist_ok=True)
+    server, env = agent_env(name, tmp / "home", **codex)
+    script_file, requests_file = tmp / "script.json", tmp / "requests.json"
+    script_file.write_text(json.dumps(script))
+    record, db = tmp / "run.recording.jsonl", tmp / "sessions.db"
+    port = ["--port", str(CODEX_PORT)] if server == "responses" else []
+    command = [*unshare, sys.executable, NETNS_RUN, "--server", server, *port, "--script", str(script_file),
+               "--requests", str(requests_file), *[f"--env={entry}" for entry in env], "--",
+               KANDEV, "run", "--headless", "--prompt", prompt, "--permission", permission, "--workspace",
+               str(workspace), "--db", str(db), "--record", str(record), "--", str(binary)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=tmp)
+    if done.returncode == 97:
+        raise Unavailable(done.stderr.strip())
+    items = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    requests = json.loads(requests_file.read_text()) if requests_file.exists() else []
+    return Run(done.returncode, items, done.stderr, requests, record, workspace, db)
+
+
+def scrubbed(run: Run, tmp: Path) -> str:
+    """The run's recording with this machine's paths made neutral (the workspace as ``/workspace``, the rest of
+    the test's directory as ``/run``, the interpreter as ``/venv/bin/python``, the adapters' cache as
+    ``/agents``), to keep as a fixture: ``KANDEV_SAVE_REAL=1 pytest tests/test_real_agents.py`` writes them."""
+    text = run.recording.read_text()
+    for real_path, neutral in ((str(run.workspace), "/workspace"), (str(tmp), "/run"), (sys.executable, "/venv/bin/python"),
+                               (str(CACHE), "/agents"), (str(Path.home()), "/home")):
+        text = text.replace(json.dumps(real_path)[1:-1], neutral).replace(real_path, neutral)
+    return text
+
+
+def keep_fixture(run: Run, tmp: Path, name: str) -> None:
+    if os.environ.get("KANDEV_SAVE_REAL"):
+        (ROOT / "tests" / "fixtures" / "recordings" / f"{name}.jsonl").write_text(scrubbed(run, tmp))

@@ -1,0 +1,368 @@
+"""What tool calls show: diffs, command output with its colours, content blocks, locations; the normaliser's
+command output (Codex's terminal meta, bounded tails); the real agents' recorded sessions in the app."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from rich.console import Console
+from rich.text import Text
+
+from kandev_tui.ansi import ansi_text, strip_ansi
+from kandev_tui.transcript import IN, OUT, Frame
+from kandev_tui.transcript.diffs import diff_summary, file_diff
+from kandev_tui.transcript.replay import items_from_frames
+from kandev_tui.transcript.tools import OUTPUT_TAIL
+from kandev_tui.widgets.calls import call_parts
+from kandev_tui.widgets.calls.content import content_parts, locations_line
+
+from .app_helpers import FIXTURES, replay_app, settle
+from .hostile_corpus import CORPUS, NEVER_SHOWN
+
+CLAUDE = FIXTURES / "recordings" / "claude-real.jsonl"
+CODEX = FIXTURES / "recordings" / "codex-real.jsonl"
+
+
+def plain(parts, width: int = 100) -> str:
+    console = Console(width=width, color_system=None, record=True, force_terminal=False)
+    for part in parts:
+        console.print(part)
+    return console.export_text()
+
+
+def frames(*updates, prompt: bool = True) -> list[Frame]:
+    out = [Frame(OUT, {"jsonrpc": "2.0", "id": 1, "method": "session/prompt",
+                       "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "go"}]}})] if prompt else []
+    return out + [Frame(IN, {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": u}})
+                  for u in updates]
+
+
+# -- diffs -------------------------------------------------------------------------------------------------------
+
+
+def test_a_diff_has_hunks_with_context_line_numbers_and_counts():
+    old = "".join(f"line {n}\n" for n in range(1, 21))
+    new = old.replace("line 3\n", "line three\n").replace("line 17\n", "")
+    diff = file_diff("a.py", old, new)
+    assert (diff.added, diff.removed, len(diff.hunks)) == (1, 2, 2)
+    first = diff.hunks[0]
+    assert [(line.sign, line.old, line.new) for line in first.lines][:4] == [(" ", 1, 1), (" ", 2, 2), ("-", 3, None),
+                                                                             ("+", None, 3)]
+    assert diff.first_changed_line == 3
+    text = plain(call_parts({"content": [{"type": "diff", "path": "a.py", "oldText": old, "newText": new}]}, False)[1])
+    assert "a.py  +1 −2" in text and "@@ -1,6 +1,6 @@" in text and "- line 17" in text
+    assert "+ line three" in text  # signs read without colour (NO_COLOR)
+
+
+def test_new_and_deleted_files_binary_text_and_no_change():
+    assert file_diff("n.py", None, "a\nb\n").new_file and file_diff("n.py", None, "a\nb\n").added == 2
+    gone = file_diff("d.py", "a\nb\n", None)
+    assert gone.deleted and gone.removed == 2
+    binary = file_diff("x.bin", "\x00\x01", "\x00\x02")
+    assert binary.note and "binary" in binary.note and not binary.hunks
+    assert file_diff("s.py", "same\n", "same\n").note == "no change"
+
+
+def test_claudes_hunks_are_numbered_from_their_locations():
+    """A finished Claude edit: one block per hunk, with context; its line in locations."""
+    content = [{"type": "diff", "path": "f.py", "oldText": "a\nb\nc", "newText": "a\nB\nc"},
+               {"type": "diff", "path": "f.py", "oldText": "x\ny", "newText": "x\nY"}]
+    locations = [{"path": "f.py", "line": 10}, {"path": "f.py", "line": 40}]
+    view, parts = call_parts({"content": content, "locations": locations}, False)
+    text = plain(parts)
+    assert view == "diff" and text.count("f.py  +2 −2") == 1  # one header for the file, over both hunks
+    assert "@@ -10,3 +10,3 @@" in text and "@@ -40,2 +40,2 @@" in text and "41    - y" in text
+
+
+def test_a_compact_diff_says_how_much_more_there_is():
+    new = "".join(f"row {n}\n" for n in range(100))
+    view, parts = call_parts({"content": [{"type": "diff", "path": "big.txt", "oldText": None, "newText": new}]}, True)
+    text = plain(parts)
+    assert "m: 89 more lines" in text and text.count("+ row") == 11  # 12 lines: the hunk's header and 11 rows
+
+
+def test_the_diff_summary_counts_without_repeating_the_text():
+    content = [{"type": "diff", "path": "a", "oldText": "1\n2\n", "newText": "1\n3\n"}, {"type": "text"}]
+    assert diff_summary(content) == [{"path": "a", "new_file": False, "added": 1, "removed": 1}]
+    assert diff_summary([{"type": "content"}]) is None
+
+
+# -- command output -----------------------------------------------------------------------------------------------
+
+
+def test_sgr_colours_become_styles_and_every_other_escape_goes():
+    text = ansi_text("\x1b[1;31mred bold\x1b[0m plain \x1b[38;5;208morange\x1b[0m \x1b[38;2;1;2;3mrgb\x1b[m")
+    assert text.plain == "red bold plain orange rgb"
+    styles = {text.plain[s.start:s.end]: s.style for s in text.spans}
+    assert styles["red bold"].color.name == "red" and styles["red bold"].bold
+    assert styles["orange"].color.number == 208 and styles["rgb"].color.triplet == (1, 2, 3)
+    for name in ("osc-title-bel", "osc-clipboard", "osc-hyperlink", "csi-clear", "csi-cursor", "dcs", "apc", "pm",
+                 "sos", "c1-csi", "csi-alt-screen"):
+        drawn = ansi_text(f"before {CORPUS[name]} after")
+        assert not any(char in drawn.plain for char in NEVER_SHOWN), name
+    assert ansi_text("10%\r50%\r100%").plain == "100%"  # what the terminal finally shows of a progress line
+    assert strip_ansi("\x1b[32mok\x1b[0m\r") == "ok"
+
+
+def test_the_whole_hostile_corpus_through_every_new_field_shows_nothing_but_styles():
+    """Diff paths and text, command output, content blocks, locations: nothing of the corpus reaches the terminal
+    as a control character."""
+    for name, hostile in CORPUS.items():
+        payload = {"title": hostile[:100], "kind": "execute", "shell": {"stdout": hostile, "stderr": hostile,
+                                                                        "exit_code": hostile[:10]},
+                   "input": {"kind": "execute", "raw_input": {"command": hostile}},
+                   "content": [{"type": "content", "content": {"type": "text", "text": hostile}},
+                               {"type": "content", "content": {"type": "resource_link", "uri": hostile}},
+                               {"type": "content", "content": {"type": "image", "mimeType": hostile, "data": "AAAA"}},
+                               {"type": "terminal", "terminalId": hostile}],
+                   "locations": [{"path": hostile, "line": 3}]}
+        diff = {"content": [{"type": "diff", "path": hostile or "p", "oldText": hostile, "newText": hostile + "x"}],
+                "locations": [{"path": hostile, "line": 1}]}
+        for parts in (call_parts(payload, False)[1], call_parts(payload, True)[1], call_parts(diff, False)[1],
+                      content_parts(payload["content"])):
+            console = Console(width=80, force_terminal=True, color_system="truecolor", record=True)
+            for part in parts:
+                console.print(part)
+            drawn = console.export_text(styles=False)
+            assert not any(char in drawn for char in NEVER_SHOWN), name
+
+
+def test_codex_terminal_meta_streams_into_the_call_with_its_exit_code():
+    call = {"sessionUpdate": "tool_call", "toolCallId": "c1", "kind": "read", "title": "List files", "status": "in_progress"}
+    items = items_from_frames(frames(
+        call,
+        {"sessionUpdate": "tool_call_update", "toolCallId": "c1", "_meta": {"terminal_output_delta": {"data": "a\n"}}},
+        {"sessionUpdate": "tool_call_update", "toolCallId": "c1", "_meta": {"terminal_info": {"cwd": "/w"}}},
+        {"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "completed", "rawOutput": {"exit_code": 2},
+         "_meta": {"terminal_output_delta": {"data": "b\n"}}},
+    ))
+    tool = next(i for i in items if i.kind == "tool_call")
+    assert tool.payload["shell"] == {"stdout": "a\nb\n", "cwd": "/w", "exit_code": 2}
+    assert tool.status == "error"  # completed with a non-zero exit
+    signalled = items_from_frames(frames(
+        {**call, "toolCallId": "c2"},
+        {"sessionUpdate": "tool_call_update", "toolCallId": "c2", "status": "completed",
+         "_meta": {"terminal_exit": {"exit_code": None, "signal": "SIGKILL"}}}))
+    tool = next(i for i in signalled if i.kind == "tool_call")
+    assert tool.payload["shell"]["signal"] == "SIGKILL" and tool.status == "error"
+    assert "ended by signal SIGKILL" in plain(call_parts(tool.payload, False)[1])
+
+
+@pytest.mark.reliability("Agent output", "a command printing 100,000 lines", cases=1,
+                         held="a bounded tail kept in the item and drawn; the cut counted and said")
+def test_a_flood_of_output_keeps_a_bounded_tail_and_says_how_much_was_cut():
+    lines = [f"output line {n}" for n in range(100_000)]
+    chunks = ["\n".join(lines[i:i + 1000]) + "\n" for i in range(0, len(lines), 1000)]
+    updates = [{"sessionUpdate": "tool_call", "toolCallId": "f", "kind": "execute", "title": "yes", "status": "in_progress"}]
+    updates += [{"sessionUpdate": "tool_call_update", "toolCallId": "f", "_meta": {"terminal_output_delta": {"data": c}}}
+                for c in chunks]
+    updates.append({"sessionUpdate": "tool_call_update", "toolCallId": "f", "status": "completed",
+                    "_meta": {"terminal_exit": {"exit_code": 0}}})
+    tool = next(i for i in items_from_frames(frames(*updates)) if i.kind == "tool_call")
+    shell = tool.payload["shell"]
+    assert len(shell["stdout"]) <= OUTPUT_TAIL and shell["stdout"].endswith("output line 99999\n")
+    assert shell["stdout"].startswith("output line ")  # cut at a line start
+    kept = shell["stdout"].count("\n")
+    assert shell["cut_lines"] == 100_000 - kept
+    text = plain(call_parts(tool.payload, True)[1])
+    assert f"{100_000 - 12:,} earlier lines not shown" in text and "output line 99999" in text
+
+
+def test_content_blocks_and_locations():
+    content = [{"type": "content", "content": {"type": "text", "text": "**Verdict**: safe to run"}},
+               {"type": "content", "content": {"type": "resource_link", "uri": "file:///w/a.py", "name": "a.py"}},
+               {"type": "content", "content": {"type": "image", "mimeType": "image/png", "data": "A" * 4000}}]
+    text = plain(content_parts(content))
+    assert "Verdict: safe to run" in text and "file:///w/a.py" in text and "[image image/png, 2.9 KB]" in text
+    assert plain([locations_line([{"path": "a.py", "line": 3}, {"path": "b.py"}])]).strip() == "at a.py:3, b.py"
+    # Claude's Bash: the console copy of the output is not shown twice, the description is
+    bash = {"title": "ls", "kind": "execute", "shell": {"stdout": "x"}, "input": {"raw_input": {"command": "ls"}},
+            "content": [{"type": "content", "content": {"type": "text", "text": "List it"}},
+                        {"type": "content", "content": {"type": "text", "text": "```console\nx\n```"}}]}
+    assert plain(call_parts(bash, False)[1]).count("x") == 1 and "List it" in plain(call_parts(bash, False)[1])
+
+
+# -- the real sessions in the app ---------------------------------------------------------------------------------
+
+
+async def test_claudes_recorded_session_shows_edits_as_cards_with_their_diffs(tmp_path):
+    from kandev_tui.widgets.edit_card import EditCard
+
+    app = replay_app(tmp_path, CLAUDE)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        cards = list(app.view.query(EditCard))
+        assert [c.item.payload["title"] for c in cards] == ["Write probe/notes.txt", "Edit probe/notes.txt"]
+        edit = cards[1]
+        shown = "\n".join(edit.render_line(y).text for y in range(edit.size.height))
+        assert "+1 −1" not in shown and "+2 −2" in shown and "@@ -9," in shown and "m: " in shown
+        edit.focus()
+        await pilot.press("m")
+        await pilot.pause(0.1)
+        assert "more line" not in "\n".join(edit.render_line(y).text for y in range(edit.size.height))
+
+
+async def test_edits_fold_into_the_group_when_the_setting_says_so(tmp_path):
+    from kandev_tui.widgets.edit_card import EditCard
+    from kandev_tui.widgets.tool_group import ToolGroup
+
+    app = replay_app(tmp_path, CLAUDE, edits_inline=False)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        assert not list(app.view.query(EditCard))
+        assert any("edit" in g.summary for g in app.view.query(ToolGroup))
+
+
+async def test_a_waiting_edit_request_shows_the_change_and_every_option_at_45_columns(tmp_path):
+    from kandev_tui.transcript import Item
+    from kandev_tui.widgets.permission import PermissionRequest
+
+    from .app_helpers import stored_app
+
+    options = [{"optionId": "allow_always", "name": "Always Allow all Edit for the rest of this session",
+                "kind": "allow_always"}, {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+               {"optionId": "reject", "name": "Reject", "kind": "reject_once"}]
+    tool_call = {"toolCallId": "t1", "title": "Edit app.py", "kind": "edit",
+                 "content": [{"type": "diff", "path": "app.py", "oldText": "x = 1\n", "newText": "x = 2\n"}]}
+    item = Item("permission:1", "permission", 1, {"tool_call": tool_call, "options": options}, status="pending")
+    app = stored_app(tmp_path, [item])
+    async with app.run_test(size=(45, 30)) as pilot:
+        await settle(pilot)
+        request = app.view.query_one(PermissionRequest)
+        drawn = "\n".join(w.render_line(y).text for w in request.walk_children() if w.size.area
+                          for y in range(w.size.height))
+        assert "asks to edit" in drawn and "- x = 1" in drawn and "+ x = 2" in drawn
+        from textual.widgets import Button
+
+        for button in request.query(Button):
+            assert button.region.right <= 45 and button.region.width > 0  # nothing pushed off the screen
+        assert "rest of this session" in drawn  # the long label wraps, whole
+
+
+async def test_codex_commands_show_their_output_in_colour_and_their_exit_codes(tmp_path):
+    from kandev_tui.widgets.tool_call import ToolCallView
+    from kandev_tui.widgets.tool_group import ToolGroup
+
+    app = replay_app(tmp_path, CODEX)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        group = app.view.query(ToolGroup).first()
+        group.action_toggle()
+        await pilot.pause(0.3)
+        views = list(group.query(ToolCallView))
+        colored = next(v for v in views if "red" in str(v.item.payload.get("shell", {}).get("stdout")))
+        strips = [colored.render_line(y) for y in range(colored.size.height)]
+        red = [seg for strip in strips for seg in strip if seg.text == "red"]
+        assert red and red[0].style.color is not None  # the SGR colour kept
+        assert not any("\x1b" in seg.text for strip in strips for seg in strip)
+        failing = next(v for v in views if v.item.status == "error")
+        assert "exit code 2" in "\n".join(failing.render_line(y).text for y in range(failing.size.height))
+
+
+def test_recorded_real_sessions_carry_their_diffs_and_output_as_data():
+    from kandev_tui.transcript.frames import read_recording
+
+    claude = items_from_frames(read_recording(CLAUDE))
+    edit = next(i for i in claude if i.kind == "tool_call" and i.payload.get("title") == "Edit probe/notes.txt")
+    assert [d["added"] for d in edit.payload["diffs"]] == [1, 1]
+    codex = items_from_frames(read_recording(CODEX))
+    shells = [i.payload["shell"] for i in codex if i.kind == "tool_call" and i.payload.get("shell")]
+    assert any(s.get("exit_code") == 2 for s in shells) and any("\x1b[31m" in (s.get("stdout") or "") for s in shells)
+    json.dumps([i.to_json() for i in claude + codex])  # JSON lines can carry them
+
+
+async def test_a_big_diff_is_computed_off_the_event_loop_and_drawn_when_done(tmp_path, monkeypatch):
+    """An edit rewriting a big file: the card says it is computing, the diff is computed in a thread (never on the
+    event loop), then drawn; the expanded view is bounded."""
+    import threading
+
+    from kandev_tui.transcript import Item
+    from kandev_tui.widgets.calls import diff as diff_view
+    from kandev_tui.widgets.edit_card import EditCard
+
+    from .app_helpers import stored_app
+
+    threads = []
+    compute = diff_view.file_diff
+
+    def recording(*args, **kwargs):
+        threads.append(threading.current_thread() is threading.main_thread())
+        return compute(*args, **kwargs)
+
+    monkeypatch.setattr(diff_view, "file_diff", recording)
+    old = "".join(f"row {n} = {n}\n" for n in range(30_000))
+    new = old.replace(" = ", " == ")
+    payload = {"tool_call_id": "e", "name": "edit", "kind": "edit", "title": "Edit rows.py", "status": "complete",
+               "input": {"kind": "edit", "raw_input": {}}, "output": None,
+               "content": [{"type": "diff", "path": "rows.py", "oldText": old, "newText": new}]}
+    app = stored_app(tmp_path, [Item("tool:e", "tool_call", 1, payload, status="complete", tool_call_id="e", final=True)])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        card = app.view.query_one(EditCard)
+
+        def text() -> str:
+            return "\n".join(card.render_line(y).text for y in range(card.size.height))
+
+        for _ in range(300):
+            if "+30000 −30000" in text():
+                break
+            await pilot.pause(0.05)
+        assert "+30000 −30000" in text() and threads == [False]  # computed once, in a thread
+        card.focus()
+        await pilot.press("m")
+        await pilot.pause(0.2)
+        assert "o opens the file: " in text()  # bounded: 2,000 lines, the rest in the viewer
+
+
+async def test_o_opens_an_edits_file_at_its_first_changed_line(tmp_path):
+    from kandev_tui.screens.file_viewer import FileViewerScreen
+    from kandev_tui.transcript import Item
+    from kandev_tui.widgets.edit_card import EditCard
+
+    from .app_helpers import stored_app
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    text = "".join(f"line {n}\n" for n in range(1, 60))
+    (workspace / "notes.txt").write_text(text.replace("line 40\n", "line forty\n"))
+    payload = {"tool_call_id": "e", "name": "edit", "kind": "edit", "title": "Edit notes.txt", "status": "complete",
+               "input": {"kind": "edit", "raw_input": {}}, "output": None,
+               "content": [{"type": "diff", "path": str(workspace / "notes.txt"), "oldText": text,
+                            "newText": text.replace("line 40\n", "line forty\n")}]}
+    app = stored_app(tmp_path, [Item("tool:e", "tool_call", 1, payload, status="complete", tool_call_id="e",
+                                     final=True)], workspace=str(workspace))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app.view.query_one(EditCard).focus()
+        await pilot.press("o")
+        await pilot.pause(0.5)
+        assert isinstance(app.screen, FileViewerScreen)
+        assert app.screen.path == "notes.txt" and app.screen.line == 40 and "line forty" in app.screen.text
+
+
+def test_side_by_side_pairs_removed_lines_with_the_lines_that_replace_them():
+    old = "".join(f"line {n}\n" for n in range(1, 12))
+    new = old.replace("line 3\n", "line three\n").replace("line 8\n", "")
+    view, parts = call_parts({"content": [{"type": "diff", "path": "a.py", "oldText": old, "newText": new}]}, False,
+                             side=True)
+    rows = [line for line in plain(parts, 100).splitlines() if line.strip()]
+    three = next(r for r in rows if "line three" in r)
+    assert "3 - line 3" in three and "3 + line three" in three  # one row: the old beside its replacement
+    eight = next(r for r in rows if "line 8" in r)
+    assert "8 - line 8" in eight and "+" not in eight  # removed, nothing beside it
+
+
+async def test_s_toggles_side_by_side_where_the_width_allows(tmp_path):
+    from kandev_tui.widgets.edit_card import EditCard
+
+    for width, expected in ((120, True), (80, False)):
+        (tmp_path / str(width)).mkdir()
+        app = replay_app(tmp_path / str(width), CLAUDE)
+        async with app.run_test(size=(width, 40)) as pilot:
+            await settle(pilot)
+            card = list(app.view.query(EditCard))[-1]
+            card.focus()
+            await pilot.press("s")
+            await pilot.pause(0.1)
+            assert card.side_by_side is expected

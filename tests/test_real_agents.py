@@ -1,0 +1,185 @@
+"""The real Claude Code and Codex ACP adapters, pinned, through kandev-tui, against scripted model servers.
+
+Only the model's HTTP API is scripted (:mod:`tests.model_servers`); the adapters, their tools (Write, Edit,
+Bash, exec_command) and their MCP calls to ``kandev-tui mcp`` are real, each run in a network namespace that has
+only loopback (:mod:`tests.real_agents`). CI installs the adapters; elsewhere a machine without npm or
+namespaces skips with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from .real_agents import Run, Unavailable, keep_fixture, run_agent
+
+CHART = {"version": 1, "title": "Probe results", "blocks": [
+    {"type": "metrics", "items": [{"label": "Files written", "value": "1"}, {"label": "Commands", "value": "2"}]},
+    {"type": "chart", "chart_type": "bar", "title": "Tests by module", "summary": "Module b fails most.",
+     "labels": ["a", "b", "c"], "series": [{"label": "Passed", "values": [12, 7, 9]},
+                                           {"label": "Failed", "values": [1, 4, 0]}]}]}
+ORIGINAL = "".join(f"line {n}\n" for n in range(1, 15))
+EDITED_OLD = "".join(f"line {n}\n" for n in range(2, 13))
+EDITED_NEW = EDITED_OLD.replace("line 2\n", "line two\n").replace("line 12\n", "line twelve\n")
+
+
+def real(name: str, script, tmp_path, prompt: str, **kwargs) -> Run:
+    try:
+        return run_agent(name, script, tmp_path, prompt, **kwargs)
+    except Unavailable as exc:
+        if os.environ.get("CI"):  # CI must run these: installing the adapters is part of the job
+            raise
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="module")
+def claude_run(tmp_path_factory) -> Run:
+    """Claude Code writes a new file, edits it (two hunks), runs a command with ANSI colours and calls
+    show_rich_output_kandev; every permission allowed once."""
+    tmp = tmp_path_factory.mktemp("claude")
+    path = str(tmp / "workspace" / "probe" / "notes.txt")
+    script = [
+        [{"thinking": "Write the file first."}, {"text": "I'll write the file."},
+         {"tool": "Write", "input": {"file_path": path, "content": ORIGINAL}}],
+        [{"tool": "Edit", "input": {"file_path": path, "old_string": EDITED_OLD, "new_string": EDITED_NEW}}],
+        [{"tool": "Bash", "input": {"command": "printf '\\033[32mgreen\\033[0m ok\\n'; wc -l probe/notes.txt",
+                                    "description": "Count the lines"}}],
+        [{"tool": "mcp__kandev__show_rich_output_kandev", "input": CHART}],
+        [{"text": "Done: **one file**, one edit, one command and a chart."}],
+    ]
+    run = real("claude", script, tmp, "Write notes, edit them, count them, chart it")
+    keep_fixture(run, tmp, "claude-real")
+    return run
+
+
+@pytest.fixture(scope="module")
+def codex_run(tmp_path_factory) -> Run:
+    """Codex (read-only mode: approvals come to the client) runs a command with colours, one that fails, and
+    calls show_rich_output_kandev through its MCP namespace."""
+    tmp = tmp_path_factory.mktemp("codex")
+    script = [
+        [{"text": "Running the checks."},
+         {"tool": "exec_command", "input": {"cmd": "printf '\\033[31mred\\033[0m text\\n'; echo second line"}}],
+        [{"tool": "exec_command", "input": {"cmd": "ls /no/such/directory"}}],
+        [{"tool": "exec_command", "input": {"cmd": "mkdir -p probe && echo hello > probe/out.txt",
+                                            "sandbox_permissions": "require_escalated",
+                                            "justification": "write the probe file"}}],
+        [{"tool": "show_rich_output_kandev", "namespace": "mcp__kandev", "input": CHART}],
+        [{"text": "All checks ran."}],
+    ]
+    run = real("codex", script, tmp, "Run the checks and chart them")
+    keep_fixture(run, tmp, "codex-real")
+    return run
+
+
+def test_codex_with_a_model_it_knows_edits_with_apply_patch_and_finds_mcp_tools(tmp_path):
+    """gpt-5.5: Codex edits with its freeform apply_patch (so its edits come with diffs) and reaches kandev's MCP
+    tool through tool_search (workspace-write mode: read-only cannot write even an approved patch)."""
+    script = [
+        [{"text": "Creating it."}, {"custom": "apply_patch", "input": "*** Begin Patch\n*** Add File: probe/hello.py\n"
+                                    "+def greet(name):\n+    return 'Hello, ' + name\n*** End Patch\n"}],
+        [{"custom": "apply_patch", "input": "*** Begin Patch\n*** Update File: probe/hello.py\n@@\n def greet(name):\n"
+                                           "-    return 'Hello, ' + name\n+    return f'Hello, {name}!'\n*** End Patch\n"}],
+        [{"tool_search": {"query": "kandev show rich output", "limit": 4}}],
+        [{"tool": "show_rich_output_kandev", "namespace": "mcp__kandev", "input": CHART}],
+        [{"text": "Done."}],
+    ]
+    run = real("codex", script, tmp_path, "Write and fix hello.py, then chart it", model="gpt-5.5",
+               mode="workspace-write")
+    assert run.code == 0, run.stderr
+    assert (run.workspace / "probe" / "hello.py").read_text() == "def greet(name):\n    return f'Hello, {name}!'\n"
+    edits = [i for i in run.kinds("tool_call") if i["payload"].get("diffs")]
+    assert [(e["payload"]["diffs"][0]["new_file"], e["payload"]["diffs"][0]["added"], e["payload"]["diffs"][0]["removed"])
+            for e in edits] == [(True, 2, 0), (False, 1, 1)]
+    rich = next(i for i in run.kinds("tool_call") if "show_rich_output_kandev" in i["payload"]["name"])
+    assert rich["status"] == "complete"
+    posts = [r["body"] for r in run.requests if r["method"] == "POST"]
+    assert {t.get("name") or t.get("type") for t in posts[0]["tools"]} >= {"apply_patch", "tool_search"}
+    assert any(i.get("type") == "tool_search_output" for i in posts[-1]["input"])  # Codex answered the look-up
+
+
+def test_claude_session_headless(claude_run):
+    run = claude_run
+    assert run.code == 0, run.stderr
+    assert run.items[-1]["kind"] == "turn_end" and run.items[-1]["payload"]["stop_reason"] == "end_turn"
+    assert (run.workspace / "probe" / "notes.txt").read_text() == ORIGINAL.replace("line 2\n", "line two\n").replace(
+        "line 12\n", "line twelve\n")
+    write, edit = run.tool("Write"), run.tool("Edit")
+    assert write["payload"]["diffs"] == [{"path": write["payload"]["diffs"][0]["path"], "new_file": True,
+                                          "added": 14, "removed": 0}]
+    # the finished edit: one diff block per hunk, with context, and its line in locations
+    assert [d["added"] for d in edit["payload"]["diffs"]] == [1, 1] and len(edit["payload"]["locations"]) == 2
+    assert all(isinstance(loc.get("line"), int) for loc in edit["payload"]["locations"])
+    bash = run.tool("printf")
+    assert "\x1b[32mgreen\x1b[0m ok" in bash["payload"]["shell"]["stdout"]  # the raw escapes, kept as data
+    assert bash["status"] == "complete"
+    rich = run.tool("show_rich_output_kandev")  # Claude names the call in its title, mcp__kandev__…
+    assert rich["status"] == "complete" and "Rich output accepted" in str(rich["payload"]["output"])
+    assert len(run.kinds("permission")) >= 3  # Write, Edit, the MCP tool (not every Bash call asks)
+    assert run.kinds("thought") and run.kinds("usage")
+    messages = [r for r in run.requests if r["method"] == "POST" and r["path"].startswith("/v1/messages")]
+    assert len(messages) >= 5  # one request per scripted step, each answered
+
+
+def test_codex_session_headless(codex_run):
+    run = codex_run
+    assert run.code == 0, run.stderr
+    commands = [i for i in run.kinds("tool_call") if i["payload"].get("shell")]
+    colored = next(i for i in commands if "red" in (i["payload"]["shell"].get("stdout") or ""))
+    assert "\x1b[31mred\x1b[0m text\nsecond line" in colored["payload"]["shell"]["stdout"]
+    assert colored["payload"]["shell"]["exit_code"] == 0 and colored["status"] == "complete"
+    failing = next(i for i in commands if i is not colored and i["payload"]["shell"].get("exit_code"))
+    assert failing["payload"]["shell"]["exit_code"] != 0 and failing["status"] == "error"
+    rich = next(i for i in run.kinds("tool_call") if "show_rich_output_kandev" in i["payload"]["name"])
+    assert rich["status"] == "complete" and "Rich output accepted" in str(rich["payload"]["output"])
+    assert run.kinds("permission")  # read-only mode: approvals come to kandev-tui
+    assert (run.workspace / "probe" / "out.txt").read_text() == "hello\n"  # approved, so it ran
+    posts = [r for r in run.requests if r["method"] == "POST"]
+    tools = {t.get("name") for t in posts[0]["body"].get("tools", [])}
+    assert {"exec_command", "mcp__kandev"} <= tools  # the MCP server kandev-tui offered reached the model
+
+
+def test_claude_in_the_app_in_a_real_terminal(tmp_path):
+    """The real Claude Code adapter in the app, in tmux: the write's permission request shows the new file's diff,
+    1 allows it, and the edit is a card of its own with its diff."""
+    import shlex
+    import shutil
+    import time
+
+    from .real_agents import KANDEV, NETNS_RUN, adapter, agent_env, unshare_command
+    from .test_tmux import Tmux
+
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    try:
+        binary, unshare = adapter("claude"), unshare_command()
+    except Unavailable as exc:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(str(exc))
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    script = [[{"text": "Writing it."}, {"tool": "Write", "input": {"file_path": str(workspace / "hello.py"),
+                                                                    "content": "print('hello from the agent')\n"}}],
+              [{"text": "Written."}]]
+    (tmp_path / "script.json").write_text(__import__("json").dumps(script))
+    _server, env = agent_env("claude", tmp_path / "home")
+    command = [*unshare, sys.executable, NETNS_RUN, "--server", "anthropic", "--script", str(tmp_path / "script.json"),
+               "--requests", str(tmp_path / "requests.json"), *[f"--env={e}" for e in env], "--", KANDEV, "run",
+               "--prompt", "write hello.py", "--workspace", str(workspace), "--db", str(tmp_path / "s.db"), "--",
+               str(binary)]
+    tmux = Tmux(100, 40, " ".join(shlex.quote(part) for part in command),
+                {"TERM": "xterm-256color", "KANDEV_TUI_CONFIG": str(tmp_path / "c.toml"), "PYTHONHASHSEED": "0"})
+    try:
+        screen = tmux.wait_for("asks to edit", 90)
+        assert "+ print('hello from the agent')" in screen and "(new file)" in screen  # what is being approved
+        tmux.keys("2")  # "Allow" (1 is Claude's "Always Allow")
+        screen = tmux.wait_for("Written.", 90)
+        assert "hello.py" in screen and "+1 −0" in screen  # the edit's card with its counts
+        assert (workspace / "hello.py").read_text() == "print('hello from the agent')\n"
+        tmux.keys("C-q")
+        time.sleep(1.0)
+    finally:
+        tmux.close()
