@@ -24,6 +24,8 @@ sys.path.insert(0, str(ROOT))
 
 
 async def main(chunks: int, tools: int) -> None:
+    from keytimer import KeyTimer
+
     from kandev_tui.acp import AgentOptions
     from kandev_tui.app import KandevApp
     from kandev_tui.screens.help import HelpScreen
@@ -38,36 +40,7 @@ async def main(chunks: int, tools: int) -> None:
     app = KandevApp(lambda on_items, on_state: LiveSource(agent, store, on_items, on_state),
                     settings_store=settings_at(tmp, chart_animation=False))
     app.animation_level = "none"
-    frames = {"count": 0, "help_drawn": None, "transcript_drawn": None}
-    display = app._display
-
-    def counting_display(screen, renderable):
-        if renderable is not None:
-            frames["count"] += 1
-            key = "help_drawn" if isinstance(screen, HelpScreen) else "transcript_drawn"
-            if frames[key] is None:
-                frames[key] = time.perf_counter()
-        return display(screen, renderable)
-
-    def send_key(key: str) -> None:
-        from textual import events
-
-        event = events.Key(key, None)
-        event.set_sender(app)
-        app._driver.send_message(event)
-
-    async def key_to_screen(key: str, drawn: str) -> float | None:
-        """Deliver ``key`` as the terminal driver would; the time until a frame shows its effect."""
-        frames[drawn] = None
-        pressed = time.perf_counter()
-        send_key(key)
-        while frames[drawn] is None:
-            if time.perf_counter() - pressed > 60:
-                return None
-            await asyncio.sleep(0.0005)
-        return frames[drawn] - pressed
-
-    app._display = counting_display
+    timer = KeyTimer(app, HelpScreen)
     latencies: list[float] = []
     by_key: dict[str, list[float]] = {"f1": [], "escape": []}
     lost = 0  # keys whose effect was never drawn (the run stops at the first)
@@ -75,10 +48,10 @@ async def main(chunks: int, tools: int) -> None:
         while app.source.state != "idle":
             await pilot.pause(0.01)
         app.transcript_screen.prompt.focus()
-        frames["count"] = 0
+        timer.count = 0
         start = time.perf_counter()
         await pilot.press(*"go")
-        send_key("enter")  # as the terminal would: pilot.press would wait for the app to be idle, i.e. the end
+        timer.send_key("enter")  # as the terminal would: pilot.press would wait for the app to be idle, i.e. the end
         while app.source.state == "idle" and not any(e.key.startswith("turn_end") for e in app.view.entries):
             await asyncio.sleep(0.001)  # the turn has started (or, if tiny, already ended)
         lags: list[float] = []
@@ -98,10 +71,7 @@ async def main(chunks: int, tools: int) -> None:
             await asyncio.sleep(0.25)
             if not busy():
                 break
-            opened = await key_to_screen("f1", "help_drawn")
-            while not isinstance(app.screen, HelpScreen):
-                await asyncio.sleep(0.001)
-            closed = await key_to_screen("escape", "transcript_drawn")
+            opened, closed = await timer.help_and_back()
             if opened is None or closed is None:
                 lost += 1
                 print("a key never reached the screen within 60 s", file=sys.stderr)
@@ -121,7 +91,7 @@ async def main(chunks: int, tools: int) -> None:
     text = "".join(i.payload.get("text", "") for i in items if i.kind == "agent_message")
     stored_chunks = text.count("c")
     calls = sum(1 for i in items if i.kind == "tool_call")
-    print(f"{chunks:,} chunks + {tools:,} tool calls: idle after {elapsed:.1f} s, {frames['count']:,} frames drawn, "
+    print(f"{chunks:,} chunks + {tools:,} tool calls: idle after {elapsed:.1f} s, {timer.count:,} frames drawn, "
           f"{pipeline.commits:,} store commits for {pipeline.frames:,} frames")
     print(f"stored: {stored_chunks:,} chunks, {calls:,} tool calls; at the end {mounted[0]} entries mounted "
           f"({mounted[1]:,} widgets), following: {mounted[2]}")
