@@ -119,7 +119,10 @@ def test_the_whole_hostile_corpus_through_every_new_field_shows_nothing_but_styl
                    "locations": [{"path": hostile, "line": 3}]}
         diff = {"content": [{"type": "diff", "path": hostile or "p", "oldText": hostile, "newText": hostile + "x"}],
                 "locations": [{"path": hostile, "line": 1}]}
+        read = {"kind": "read", "input": {"kind": "read", "raw_input": {"path": hostile}}, "output": hostile or "x"}
+        search = {"kind": "search", "input": {"kind": "search", "raw_input": {"query": hostile}}, "output": hostile or "x"}
         for parts in (call_parts(payload, False)[1], call_parts(payload, True)[1], call_parts(diff, False)[1],
+                      call_parts(diff, False, side=True)[1], call_parts(read, False)[1], call_parts(search, True)[1],
                       content_parts(payload["content"])):
             console = Console(width=80, force_terminal=True, color_system="truecolor", record=True)
             for part in parts:
@@ -366,3 +369,17 @@ async def test_s_toggles_side_by_side_where_the_width_allows(tmp_path):
             await pilot.press("s")
             await pilot.pause(0.1)
             assert card.side_by_side is expected
+
+
+def test_a_read_shows_an_excerpt_and_a_search_its_matches():
+    read = {"kind": "read", "title": "Read a.py", "input": {"kind": "read", "raw_input": {"path": "a.py"}},
+            "output": "".join(f"line {n}\n" for n in range(40))}
+    view, parts = call_parts(read, True)
+    text = plain(parts)
+    assert view == "read" and "line 11" in text and "line 12" not in text and "m: 28 more lines" in text
+    search = {"kind": "search", "title": "Search TODO", "input": {"kind": "search", "raw_input": {"query": "TODO"}},
+              "output": [{"type": "text", "text": "a.py:3: # TODO one\nb.py:9: # todo two\n"}]}
+    view, parts = call_parts(search, False)
+    assert view == "search" and "2 matches for TODO" in plain(parts) and "b.py:9" in plain(parts)
+    structured = {**read, "output": {"lines": 3}}  # not text: the generic view (arguments and output as sent)
+    assert call_parts(structured, True)[0] is None

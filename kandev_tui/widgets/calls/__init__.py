@@ -6,6 +6,7 @@ A call inside a tool group, an inline edit card and a permission request all dra
 - **edit** (ACP ``diff`` content): a unified diff (:mod:`.diff`);
 - **execute**, and any call with command output (``rawOutput``, Codex's ``_meta.terminal_output_delta``): the
   command and its output with its colours, and the exit code or signal (:mod:`.output`);
+- **read**: the file's excerpt; **search**: its matches (:mod:`.excerpt`), when the result is text;
 - **other** content blocks (text as inert Markdown, resource links as paths, images as a line), and
   ``locations`` as ``path:line`` (:mod:`.content`);
 - anything else: the arguments and the output as the agent sent them (JSON).
@@ -18,6 +19,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .content import content_parts, locations_line
+from .excerpt import read_parts, search_parts
 from kandev_tui.transcript.diffs import diff_blocks
 
 from .diff import compute_diffs, diff_parts, file_diffs
@@ -34,8 +36,17 @@ def _output(payload: dict[str, Any], compact: bool, wait: bool, side: bool) -> l
     return output_parts(payload, compact) if has_output(payload) else None
 
 
-# in order: the first view that has something to show draws the call's body
-VIEWS: list[tuple[str, View]] = [("diff", _diff), ("output", _output)]
+def _read(payload: dict[str, Any], compact: bool, wait: bool, side: bool) -> list[Any] | None:
+    return read_parts(payload, compact) if payload.get("kind") == "read" and not payload.get("mcp") else None
+
+
+def _search(payload: dict[str, Any], compact: bool, wait: bool, side: bool) -> list[Any] | None:
+    return search_parts(payload, compact) if payload.get("kind") == "search" and not payload.get("mcp") else None
+
+
+# in order: the first view that has something to show draws the call's body (command output before a read's
+# excerpt: codex-acp calls some commands "read")
+VIEWS: list[tuple[str, View]] = [("diff", _diff), ("output", _output), ("read", _read), ("search", _search)]
 
 
 def call_parts(payload: dict[str, Any], compact: bool, *, wait: bool = True,
