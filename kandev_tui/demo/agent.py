@@ -412,20 +412,23 @@ class DemoAgent:
 
     async def _ask_to_write(self, session_id: str, cwd: Path) -> None:
         call_id = "edit-1"
+        summary = "# Build summary\n\n3 failing tests.\n"
+        old = (cwd / "reports" / "summary.md").read_text() if (cwd / "reports" / "summary.md").is_file() else None
+        diff = [helpers.tool_diff_content("reports/summary.md", summary, old)]  # the change, as real agents send it
         await self._send(session_id, helpers.start_tool_call(
-            call_id, "Write reports/summary.md", kind="edit", status="pending",
-            raw_input={"path": "reports/summary.md", "content": "# Build summary\n\n3 failing tests.\n"}))
+            call_id, "Write reports/summary.md", kind="edit", status="pending", content=diff,
+            raw_input={"path": "reports/summary.md", "content": summary}))
         options = [
             PermissionOption(option_id="allow", name="Allow once", kind="allow_once"),
             PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
         ]
         response = await self._conn.request_permission(
             session_id=session_id, options=options,
-            tool_call=ToolCallUpdate(tool_call_id=call_id, title="Write reports/summary.md", kind="edit"))
+            tool_call=ToolCallUpdate(tool_call_id=call_id, title="Write reports/summary.md", kind="edit", content=diff))
         outcome = getattr(response.outcome, "option_id", None)
         if outcome == "allow":
             (cwd / "reports").mkdir(exist_ok=True)
-            (cwd / "reports" / "summary.md").write_text("# Build summary\n\n3 failing tests.\n")
+            (cwd / "reports" / "summary.md").write_text(summary)
             await self._send(session_id, helpers.update_tool_call(call_id, status="completed", raw_output="Wrote reports/summary.md"))
         else:
             await self._send(session_id, helpers.update_tool_call(
