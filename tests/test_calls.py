@@ -314,7 +314,10 @@ async def test_a_big_diff_is_computed_off_the_event_loop_and_drawn_when_done(tmp
         assert "+30000 −30000" in text() and threads == [False]  # computed once, in a thread
         card.focus()
         await pilot.press("m")
-        await pilot.pause(0.2)
+        for _ in range(300):  # laid out in a thread
+            if "o opens the file: " in text():
+                break
+            await pilot.pause(0.05)
         assert "o opens the file: " in text()  # bounded: 2,000 lines, the rest in the viewer
 
 

@@ -41,7 +41,7 @@ class EditCard(ToolCallView):
             self.notify(f"Side by side needs {self.SIDE_BY_SIDE_FROM} columns.", timeout=2)
             return
         self.side_by_side = not self.side_by_side
-        self.update(self._content())
+        self.redraw()
 
     def action_open(self) -> None:
         payload = self.item.payload

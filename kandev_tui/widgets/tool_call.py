@@ -13,7 +13,7 @@ from kandev_tui.transcript.items import Item
 from kandev_tui.transcript.tools import call_output, summarize
 
 from .base import SearchHit, safe_text
-from .calls import call_parts, do_pending_work, pending_work
+from .calls import call_parts, do_pending_work, heavy_view, pending_work
 
 STATUS = {"pending": ("○", "dim"), "in_progress": ("◐", "yellow"), "complete": ("✔", "green"),
           "error": ("✖", "red"), "cancelled": ("⊘", "dim")}
@@ -50,6 +50,22 @@ def call_title(payload: dict[str, Any]) -> str:
     return safe_text(str(title), keep_newlines=False)
 
 
+class LaidOut:
+    """Lines laid out elsewhere (a thread), drawn as they are."""
+
+    def __init__(self, lines, width: int) -> None:
+        self.lines = lines
+        self.width = width
+
+    def __rich_console__(self, console, options):
+        from rich.segment import Segment
+
+        newline = Segment.line()
+        for line in self.lines:
+            yield from line
+            yield newline
+
+
 class ToolCallView(SearchHit, Static):
     """One tool call in full: title, status, arguments and output, bounded with a way to see more."""
 
@@ -62,6 +78,7 @@ class ToolCallView(SearchHit, Static):
     """
 
     side_by_side = False  # a diff's old and new side by side (an edit card toggles it)
+    _laid_out_width = 0  # the width a big view was last laid out at (in a thread)
 
     def __init__(self, item: Item) -> None:
         super().__init__()
@@ -71,15 +88,38 @@ class ToolCallView(SearchHit, Static):
 
     def update_item(self, item: Item) -> None:
         self.item = item
-        self.update(self._content())
+        self.redraw()
 
     def action_more(self) -> None:
         self.expanded = not self.expanded
+        self.redraw()
+
+    def redraw(self) -> None:
+        """Draw the call again. The whole of a big view (an expanded diff of a big file: 2,000 highlighted lines)
+        is built and laid out in a thread, and only its lines are handed to the screen: the keys never wait."""
+        if self.expanded and self.is_mounted and heavy_view(self.item.payload):
+            self.run_worker(self._lay_out_in_thread, thread=True, group="call-layout", exclusive=True)
+            return
         self.update(self._content())
+
+    def _lay_out_in_thread(self) -> None:
+        do_pending_work(self.item.payload)
+        width = self._laid_out_width = self.content_region.width
+        console = self.app.console
+        lines = console.render_lines(self._content(), console.options.update(width=width, height=None), pad=False)
+        self.app.call_from_thread(self._show_laid_out, LaidOut(lines, width))
+
+    def _show_laid_out(self, laid_out: "LaidOut") -> None:
+        if self.is_attached and self.expanded:
+            self.update(laid_out)
+
+    def on_resize(self, event) -> None:
+        if self.expanded and heavy_view(self.item.payload) and self._laid_out_width != self.content_region.width:
+            self.redraw()  # laid out again at the new width
 
     def _do_pending_work(self) -> None:
         do_pending_work(self.item.payload)
-        self.app.call_from_thread(lambda: self.update(self._content()) if self.is_attached else None)
+        self.app.call_from_thread(lambda: self.redraw() if self.is_attached else None)
 
     def _highlight(self, parts: list[Any]) -> None:
         if self.hit_needle:
@@ -92,7 +132,7 @@ class ToolCallView(SearchHit, Static):
         super().show_hit(needle)
         if needle:
             self.expanded = True
-        self.update(self._content())
+        self.redraw()
 
     def _content(self):
         payload = self.item.payload

@@ -22,6 +22,7 @@ from .content import content_parts, locations_line
 from .excerpt import read_parts, search_parts
 from kandev_tui.transcript.diffs import diff_blocks
 
+from .diff import big_diff
 from .diff import compute_diffs, diff_parts, file_diffs
 from .output import has_output, output_parts
 
@@ -74,3 +75,8 @@ def pending_work(payload: dict[str, Any]) -> bool:
 
 def do_pending_work(payload: dict[str, Any]) -> None:
     compute_diffs(payload.get("content"), payload.get("locations"))
+
+
+def heavy_view(payload: dict[str, Any]) -> bool:
+    """Whether the call's whole view is big enough to be laid out off the event loop (a diff of a big file)."""
+    return any(big_diff(block) for block in diff_blocks(payload.get("content")))

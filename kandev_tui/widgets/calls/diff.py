@@ -28,7 +28,7 @@ _done: "OrderedDict[tuple, FileDiff]" = OrderedDict()  # computed diffs, by thei
 _lock = threading.Lock()
 
 
-def _big(block: dict[str, Any]) -> bool:
+def big_diff(block: dict[str, Any]) -> bool:
     return max(len(block.get("oldText") or ""), len(block.get("newText") or "")) > BIG_CHARS
 
 
@@ -43,7 +43,7 @@ def file_diffs(content: Any, locations: Any = None, *, wait: bool = True) -> lis
         with _lock:
             known = _done.get(key)
         if known is None:
-            if not wait and _big(block):
+            if not wait and big_diff(block):
                 return None
             known = file_diff(block["path"], block.get("oldText"), block.get("newText"), first_line=line)
             with _lock:
