@@ -294,6 +294,11 @@ class KandevApp(App[int]):
             self.notify(visible(str(exc)), title="Not sent", severity="warning", markup=False)
 
     @property
+    def settled(self) -> bool:
+        """Every item the source delivered is on screen: no batch waiting, none being put there."""
+        return not self._pending and self._flush_timer is None and not self.view.settling
+
+    @property
     def turn_running(self) -> bool:
         """A turn runs that the user can cancel (escape, the palette)."""
         return self.source.can_cancel and self.source.state in ("running", "waiting")

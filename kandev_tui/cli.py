@@ -226,6 +226,28 @@ def build_parser() -> argparse.ArgumentParser:
                     "exactly as a live run stores them.")
     transcript.add_argument("file", metavar="FILE", help="a recording (JSON lines)")
 
+    snapshot = commands.add_parser(
+        "snapshot", help="draw what the app shows of a recording or a stored session to .svg, .png or .txt",
+        description="Render what the app would show of a recording (made with --record) or a stored session, "
+                    "without a terminal, to an SVG, a PNG (no browser needed) or the screen's text (for diffs in CI "
+                    "logs). The same input gives the same bytes; animations are off. Charts in view are plotted.",
+        epilog="examples:\n  kandev-tui snapshot session.jsonl -o session.svg\n"
+               "  kandev-tui snapshot 84dc --size 80x24 --at top -o start.txt\n"
+               "  kandev-tui snapshot session.jsonl --all -o screens.png   # screens-01.png, screens-02.png…")
+    snapshot.add_argument("source", metavar="RECORDING|SESSION", help="a recording file, or a stored session's id "
+                                                                      "(a unique prefix is enough)")
+    snapshot.add_argument("-o", "--output", metavar="FILE", required=True,
+                          help="where to write: .svg, .png or .txt (with --all, FILE-01.svg, FILE-02.svg…)")
+    snapshot.add_argument("--size", default="120x40", metavar="WxH", help="the screen's size (default: 120x40)")
+    snapshot.add_argument("--theme", default="textual-dark", metavar="NAME",
+                          help="a theme (default: textual-dark; see the settings screen for the others)")
+    where = snapshot.add_mutually_exclusive_group()
+    where.add_argument("--at", default="end", metavar="top|end|N",
+                       help="where the transcript is scrolled: its top, its end (default: as a finished session is "
+                            "left) or row N")
+    where.add_argument("--all", action="store_true", help="one file per screen, from the top to the end")
+    _add_db_option(snapshot)
+
     validate = commands.add_parser(
         "validate",
         help="check rich-output arguments or a stored call (for agent authors and CI)",
@@ -548,6 +570,62 @@ def _recording_problem(command: str, file: str) -> tuple[str, int] | None:
     return (f"{where}: {problem}", EXIT_FAIL) if problem else None
 
 
+def cmd_snapshot(args: argparse.Namespace) -> int:
+    import tempfile
+    from dataclasses import replace
+
+    from kandev_tui.settings import THEMES, SettingsStore
+    from kandev_tui.snapshot import FORMATS, Shot, SnapshotError, parse_at, parse_size, snapshot
+
+    try:
+        shot = Shot(parse_size(args.size), parse_at(args.at), args.all, args.theme)
+    except SnapshotError as exc:
+        return _fail(f"kandev-tui snapshot: {exc}", EXIT_USAGE)
+    if args.theme not in THEMES:
+        return _fail(f"kandev-tui snapshot: --theme {args.theme!r} is not one of {', '.join(THEMES)}", EXIT_USAGE)
+    output = Path(args.output).expanduser()
+    if output.suffix.lower() not in FORMATS:
+        return _fail(f"kandev-tui snapshot: -o {args.output}: write .svg, .png or .txt", EXIT_USAGE)
+    recording = Path(args.source).expanduser()
+    store = None
+    if recording.exists():
+        problem = _recording_problem("snapshot", args.source)
+        if problem:
+            return _fail(*problem)
+        from kandev_tui.sources import ReplaySource
+
+        def source(on_items: Any, on_state: Any) -> Any:
+            return ReplaySource(recording, on_items, on_state)
+    else:
+        store = _open_store(args, create=False)
+        if isinstance(store, str):
+            return _fail(store, EXIT_USAGE)
+        session = _find_session("snapshot", store, args.source)
+        if isinstance(session, str):
+            if store is not None:
+                store.close()
+            return _fail(f"{session}; nor is {args.source!r} a recording file")
+        from kandev_tui.sources import StoredSource
+
+        def source(on_items: Any, on_state: Any) -> Any:
+            return StoredSource(store, session, on_items, on_state)
+    from kandev_tui.app import KandevApp
+
+    with tempfile.TemporaryDirectory(prefix="kandev-snapshot-") as scratch:
+        settings = SettingsStore(Path(scratch) / "config.toml")  # the user's settings are not the picture's
+        settings.settings = replace(settings.settings, theme=args.theme, chart_animation=False)
+        try:
+            written = snapshot(lambda: KandevApp(source, settings_store=settings), shot, output)
+        except SnapshotError as exc:
+            return _fail(f"kandev-tui snapshot: {exc}")
+        finally:
+            if store is not None:
+                store.close()
+    for path in written:
+        print(path)
+    return EXIT_OK
+
+
 def _live_source(options: Any, store: Any, on_items: Any, on_state: Any, record: Path | None = None) -> Any:
     from kandev_tui.sources import LiveSource
 
@@ -713,7 +791,7 @@ def cmd_attach(args: argparse.Namespace) -> int:
         url, session_id, on_items, on_state, token=token, store=store, page_size=args.page_size))
 
 
-COMMANDS = {"attach": cmd_attach, "demo": cmd_demo, "open": cmd_open, "replay": cmd_replay, "run": cmd_run, "sessions": cmd_sessions, "export": cmd_export, "transcript": cmd_transcript,
+COMMANDS = {"snapshot": cmd_snapshot, "attach": cmd_attach, "demo": cmd_demo, "open": cmd_open, "replay": cmd_replay, "run": cmd_run, "sessions": cmd_sessions, "export": cmd_export, "transcript": cmd_transcript,
             "validate": cmd_validate, "guidance": cmd_guidance, "mcp": cmd_mcp}
 
 

@@ -1,0 +1,127 @@
+"""``kandev-tui snapshot``: what the app shows of a recording or a stored session, drawn without a terminal.
+
+The real app runs headless at the given size (animations off, the cursor still), the transcript scrolled to the
+top, the end or a row, every chart in view plotted; then the screen is written as SVG (Textual's screenshot),
+PNG (that SVG rasterised by cairosvg: no browser) or text. The same input gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+FORMATS = (".svg", ".png", ".txt")
+MIN_SIZE = (40, 12)  # the smallest screen the transcript can be drawn on
+
+
+class SnapshotError(Exception):
+    """The snapshot cannot be made; ``str()`` is one line saying why."""
+
+
+@dataclass
+class Shot:
+    size: tuple[int, int]
+    at: str  # "top", "end" or a row number
+    every: bool  # one file per screen, top to end
+    theme: str
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    width, sep, height = text.lower().partition("x")
+    if not sep or not width.isdigit() or not height.isdigit():
+        raise SnapshotError(f"--size takes WIDTHxHEIGHT (like 120x40), got {text!r}")
+    size = int(width), int(height)
+    if size[0] < MIN_SIZE[0] or size[1] < MIN_SIZE[1]:
+        raise SnapshotError(f"--size {text} is too small to draw the transcript (at least {MIN_SIZE[0]}x{MIN_SIZE[1]})")
+    if size[0] > 1000 or size[1] > 1000:
+        raise SnapshotError(f"--size {text} is too large (at most 1000x1000)")
+    return size
+
+
+def parse_at(text: str) -> str:
+    if text in ("top", "end") or text.isdigit():
+        return text
+    raise SnapshotError(f"--at takes top, end or a row number, got {text!r}")
+
+
+def render(format_: str, svg: str, text: str) -> bytes:
+    if format_ == ".svg":
+        return svg.encode()
+    if format_ == ".txt":
+        return "\n".join(line.rstrip() for line in text.splitlines()).rstrip("\n").encode() + b"\n"
+    try:
+        import cairosvg
+    except (ImportError, OSError) as exc:  # OSError: the cairo library itself is missing
+        raise SnapshotError(f"PNG needs cairosvg and the cairo library ({exc}); install kandev-tui[png], "
+                            "or write .svg or .txt") from None
+    return cairosvg.svg2png(bytestring=svg.encode())
+
+
+def outputs(output: Path, count: int) -> list[Path]:
+    """The files of ``--all``: ``out-01.svg``, ``out-02.svg``…"""
+    digits = max(2, len(str(count)))
+    return [output.with_name(f"{output.stem}-{n:0{digits}}{output.suffix}") for n in range(1, count + 1)]
+
+
+async def _shoot(app: Any, shot: Shot) -> list[tuple[str, str]]:
+    """Run the app headless; (svg, text) of each screen asked for."""
+    from kandev_tui.textual_hooks import screen_text
+
+    screens: list[tuple[str, str]] = []
+    async with app.run_test(size=shot.size) as pilot:
+        for _ in range(500):  # everything delivered and on screen
+            await pilot.pause(0.02)
+            if app.source.state in ("stored", "replayed", "error") and app.settled:
+                break
+        app.transcript_screen.prompt.cursor_blink = False
+        view = app.view
+
+        async def still() -> None:
+            for _ in range(3):
+                view.check_charts()
+                await pilot.pause(0.05)
+
+        async def take() -> None:
+            await still()
+            screens.append((app.export_screenshot(title="kandev-tui"), screen_text(app)))
+
+        if shot.every:
+            view.jump_to_first()
+            await still()
+            view.scroll_home(animate=False, immediate=True)
+            while True:
+                await take()
+                if view.scroll_y >= view.max_scroll_y or len(screens) >= 1000:
+                    break
+                view.scroll_relative(y=view.size.height, animate=False, immediate=True)
+        else:
+            if shot.at == "top":
+                view.jump_to_first()
+                await still()
+                view.scroll_home(animate=False, immediate=True)
+            elif shot.at == "end":
+                view.jump_to_latest()
+                await still()
+                view.scroll_end(animate=False, immediate=True)
+            else:
+                view.jump_to_first()
+                await still()
+                view.scroll_to(y=int(shot.at), animate=False, immediate=True)
+            await take()
+    return screens
+
+
+def snapshot(make_app: Callable[[], Any], shot: Shot, output: Path) -> list[Path]:
+    """Draw and write the snapshot(s); the files written."""
+    format_ = output.suffix.lower()
+    if format_ not in FORMATS:
+        raise SnapshotError(f"-o {output}: write .svg, .png or .txt")
+    app = make_app()
+    app.animation_level = "none"
+    screens = asyncio.run(_shoot(app, shot))
+    paths = outputs(output, len(screens)) if shot.every else [output]
+    for path, (svg, text) in zip(paths, screens):
+        path.write_bytes(render(format_, svg, text))
+    return paths

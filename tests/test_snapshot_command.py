@@ -1,0 +1,119 @@
+"""``kandev-tui snapshot``: the app's screen without a terminal, as SVG, PNG or text, the same bytes every time."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .app_helpers import DEMO_RECORDING, FIXTURES
+
+CLAUDE = FIXTURES / "recordings" / "claude-real.jsonl"
+
+
+def snap(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "KANDEV_TUI_DB"}
+    return subprocess.run([sys.executable, "-m", "kandev_tui", "snapshot", *args], capture_output=True, text=True,
+                          timeout=120, env=env, cwd=cwd, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize("size", ["80x24", "120x40"])
+def test_the_demo_recordings_text_and_svg_are_what_the_app_draws(tmp_path, size, snapshot):
+    """Stored: the text of the screen, and the SVG, of the demo recording at its end (as a finished session is
+    left); compared with the snapshots in tests/__snapshots__."""
+    text, svg = tmp_path / "end.txt", tmp_path / "end.svg"
+    assert snap(str(DEMO_RECORDING), "--size", size, "-o", str(text)).returncode == 0
+    assert snap(str(DEMO_RECORDING), "--size", size, "-o", str(svg)).returncode == 0
+    shown = text.read_text()
+    assert len(shown.splitlines()) == int(size.split("x")[1])
+    assert "end of turn" in shown and "Read-only" in shown
+    assert shown == snapshot(name="text")
+    assert svg.read_text() == snapshot(name="svg")
+
+
+def test_the_same_input_gives_the_same_bytes_and_at_chooses_the_place(tmp_path):
+    first, second, top = tmp_path / "a.svg", tmp_path / "b.svg", tmp_path / "top.txt"
+    assert snap(str(CLAUDE), "-o", str(first)).returncode == 0
+    assert snap(str(CLAUDE), "-o", str(second)).returncode == 0
+    assert first.read_bytes() == second.read_bytes()
+    assert snap(str(CLAUDE), "--at", "top", "--size", "80x24", "-o", str(top)).returncode == 0
+    assert "Write notes, edit them, count them, chart it" in top.read_text()  # the first prompt, at the top
+
+
+def test_all_writes_one_file_per_screen_with_charts_plotted(tmp_path):
+    result = snap(str(CLAUDE), "--all", "--size", "80x24", "-o", str(tmp_path / "screen.txt"))
+    assert result.returncode == 0, result.stderr
+    files = sorted(tmp_path.glob("screen-*.txt"))
+    assert [p.name for p in files][:2] == ["screen-01.txt", "screen-02.txt"] and len(files) >= 3
+    assert result.stdout.split() == [str(p) for p in files]
+    texts = [p.read_text() for p in files]
+    assert len(set(texts)) == len(texts)  # each screen its own
+    whole = "".join(texts)
+    assert "Write probe/notes.txt" in whole and "Tests by module" in whole and "┤" in whole  # the chart, plotted
+
+
+def test_a_png_is_the_size_of_the_screen_and_not_blank(tmp_path):
+    from PIL import Image
+
+    out = tmp_path / "end.png"
+    result = snap(str(CLAUDE), "--size", "80x24", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    image = Image.open(out)
+    assert image.width > 600 and image.height > 300
+    darkest, brightest = image.convert("L").getextrema()
+    assert brightest - darkest > 100  # drawn, not one colour
+
+
+def test_a_stored_session_by_its_id(tmp_path):
+    db = tmp_path / "s.db"
+    run = subprocess.run([sys.executable, "-m", "kandev_tui", "run", "--headless", "--prompt", "hi", "--permission",
+                          "allow-once", "--db", str(db), "--", sys.executable, "-m", "kandev_tui.demo.agent"],
+                         capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    listed = subprocess.run([sys.executable, "-m", "kandev_tui", "sessions", "--json", "--db", str(db)],
+                            capture_output=True, text=True, timeout=60).stdout
+    session = __import__("json").loads(listed.splitlines()[0])["id"]
+    out = tmp_path / "s.txt"
+    assert snap(session[:6], "--db", str(db), "-o", str(out)).returncode == 0
+    assert "end of turn" in out.read_text()
+
+
+@pytest.mark.parametrize("args,code,words", [
+    (["nothing-like-this"], 1, "nor is 'nothing-like-this' a recording file"),
+    (["--size", "10x5"], 2, "too small"),
+    (["--size", "big"], 2, "WIDTHxHEIGHT"),
+    (["--at", "middle"], 2, "top, end or a row number"),
+    (["--theme", "neon"], 2, "is not one of"),
+], ids=["no-source", "tiny", "size-words", "at-words", "theme"])
+def test_bad_input_is_one_line(tmp_path, args, code, words):
+    source = [] if args[0] == "nothing-like-this" else [str(CLAUDE)]
+    result = snap(*source, *args, "-o", str(tmp_path / "x.svg"), "--db", str(tmp_path / "none.db")) \
+        if args[0] != "nothing-like-this" else snap(*args, "-o", str(tmp_path / "x.svg"))
+    assert result.returncode == code and words in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert not (tmp_path / "x.svg").exists()
+
+
+def test_not_a_recording_and_a_wrong_format(tmp_path):
+    junk = tmp_path / "junk.txt"
+    junk.write_text("junk\n")
+    result = snap(str(junk), "-o", str(tmp_path / "x.svg"))
+    assert result.returncode == 1 and "line 1 is not JSON" in result.stderr
+    result = snap(str(CLAUDE), "-o", str(tmp_path / "x.jpg"))
+    assert result.returncode == 2 and ".svg, .png or .txt" in result.stderr
+
+
+def test_a_hostile_recording_is_as_inert_in_the_picture_as_on_screen(tmp_path):
+    from .hostile_corpus import NEVER_SHOWN
+    from .test_tmux import hostile_recording
+
+    recording = hostile_recording(tmp_path / "hostile.jsonl")
+    for name in ("h.txt", "h.svg"):
+        assert snap(str(recording), "--all", "--size", "100x30", "-o", str(tmp_path / name)).returncode == 0
+    for path in tmp_path.glob("h-*"):
+        drawn = path.read_text()
+        assert not any(char in drawn for char in NEVER_SHOWN), path.name
+    assert all("<script" not in p.read_text().lower() for p in tmp_path.glob("h-*.svg"))
