@@ -425,6 +425,20 @@ def _find_session(command: str, store: Any, wanted: str) -> dict[str, Any] | str
     return f"kandev-tui {command}: {wanted!r} matches {len(rows)} sessions: {shown}{more}; give more of the id"
 
 
+def _stored_session(command: str, args: argparse.Namespace, wanted: str) -> tuple[Any, Any]:
+    """(store, session) of the stored session ``wanted`` names, or (None, (line, exit status)) saying why not;
+    the store is the caller's to close."""
+    store = _open_store(args, create=False)
+    if isinstance(store, str):
+        return None, (store, EXIT_USAGE)
+    session = _find_session(command, store, wanted)
+    if isinstance(session, str):
+        if store is not None:
+            store.close()
+        return None, (session, EXIT_FAIL)
+    return store, session
+
+
 NOTHING_STORED = "No stored sessions yet. Start one with: kandev-tui run --headless --prompt TEXT -- AGENT_CMD"
 
 
@@ -597,14 +611,10 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
         def source(on_items: Any, on_state: Any) -> Any:
             return ReplaySource(recording, on_items, on_state)
     else:
-        store = _open_store(args, create=False)
-        if isinstance(store, str):
-            return _fail(store, EXIT_USAGE)
-        session = _find_session("snapshot", store, args.source)
-        if isinstance(session, str):
-            if store is not None:
-                store.close()
-            return _fail(f"{session}; nor is {args.source!r} a recording file")
+        store, session = _stored_session("snapshot", args, args.source)
+        if store is None:
+            line, code = session
+            return _fail(f"{line}; nor is {args.source!r} a recording file" if code == EXIT_FAIL else line, code)
         from kandev_tui.sources import StoredSource
 
         def source(on_items: Any, on_state: Any) -> Any:
@@ -720,14 +730,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    store = _open_store(args, create=False)
-    if isinstance(store, str):
-        return _fail(store, EXIT_USAGE)
-    session = _find_session("open", store, args.session)
-    if isinstance(session, str):
-        if store is not None:
-            store.close()
-        return _fail(session)
+    store, session = _stored_session("open", args, args.session)
+    if store is None:
+        return _fail(*session)
     from kandev_tui.sources import StoredSource
 
     return _run_app(args, store, lambda on_items, on_state: StoredSource(store, session, on_items, on_state))
