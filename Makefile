@@ -4,15 +4,22 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-fast bench fuzz reliability kandev-runtime clean
+.PHONY: setup demo test test-fast bench fuzz reliability kandev-runtime lock clean
 
 setup: $(STAMP)
 
-# (Re)install when pyproject.toml changes; editable, with the test extras.
-$(STAMP): pyproject.toml
+# (Re)install when pyproject.toml or the lock changes; editable, with the test extras, at the locked versions.
+$(STAMP): pyproject.toml requirements.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[test]"
+	$(PY) -m pip install --quiet --disable-pip-version-check -c requirements.lock -e ".[test]"
 	@touch $(STAMP)
+
+# requirements.lock: every dependency (and test dependency) resolved afresh in a scratch venv, pinned.
+lock:
+	rm -rf .lock-venv && $(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/python -m pip install --quiet --disable-pip-version-check ".[test]"
+	{ sed -n '1,3p' requirements.lock; .lock-venv/bin/python -m pip freeze --exclude-editable | grep -vi '^kandev'; } > requirements.lock.new
+	mv requirements.lock.new requirements.lock && rm -rf .lock-venv
 
 demo: $(STAMP)
 	$(VENV)/bin/kandev-tui demo

@@ -1,0 +1,71 @@
+"""The install anyone can reproduce: the wheel, built from this checkout, in a fresh venv at the locked versions."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+from .app_helpers import DEMO_RECORDING
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.timeout(600)
+def test_the_wheel_installs_in_a_clean_venv_and_runs(tmp_path):
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
+                            str(tmp_path / "dist"), str(ROOT)], capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr[-2000:]
+    wheel = next((tmp_path / "dist").glob("kandev_tui-*.whl"))
+    venv.create(tmp_path / "venv", with_pip=True)
+    pip = [str(tmp_path / "venv" / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    installed = subprocess.run([*pip, "-c", str(ROOT / "requirements.lock"), str(wheel)], capture_output=True,
+                               text=True, timeout=600)
+    assert installed.returncode == 0, installed.stderr[-2000:]
+    kandev = str(tmp_path / "venv" / "bin" / "kandev-tui")
+    from kandev_tui import __version__
+
+    version = subprocess.run([kandev, "--version"], capture_output=True, text=True, timeout=60)
+    assert version.stdout.strip() == f"kandev-tui {__version__}"
+    assert "demo" in subprocess.run([kandev, "demo", "--help"], capture_output=True, text=True, timeout=60).stdout
+    out = tmp_path / "demo.txt"
+    shot = subprocess.run([kandev, "snapshot", str(DEMO_RECORDING), "--size", "80x24", "-o", str(out)],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert shot.returncode == 0, shot.stderr
+    assert "end of turn" in out.read_text()  # the installed package has its styles, demo workspace and renderers
+    listed = subprocess.run([str(tmp_path / "venv" / "bin" / "python"), "-c",
+                             "from kandev_tui.renderers import Registry; print(sorted(r.id for r in "
+                             "Registry.from_entry_points().renderers)[:3])"], capture_output=True, text=True, timeout=60)
+    assert "edit" in listed.stdout  # the entry points came with the wheel
+
+
+@pytest.mark.timeout(900)
+def test_pipx_and_uv_tool_install_give_a_working_command(tmp_path):
+    """``pipx install`` and ``uv tool install`` of the wheel (pipx and uv themselves from PyPI, into a scratch venv),
+    at the locked versions: each gives a kandev-tui that runs."""
+    import os
+
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"),
+                            str(ROOT)], capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr[-2000:]
+    wheel = str(next((tmp_path / "dist").glob("kandev_tui-*.whl")))
+    venv.create(tmp_path / "tools", with_pip=True)
+    tools = tmp_path / "tools" / "bin"
+    got = subprocess.run([str(tools / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check", "pipx",
+                          "uv"], capture_output=True, text=True, timeout=600)
+    assert got.returncode == 0, got.stderr[-2000:]
+    lock = str(ROOT / "requirements.lock")
+    env = {**os.environ, "PIPX_HOME": str(tmp_path / "pipx"), "PIPX_BIN_DIR": str(tmp_path / "pipx-bin"),
+           "UV_TOOL_DIR": str(tmp_path / "uv-tools"), "UV_TOOL_BIN_DIR": str(tmp_path / "uv-bin"),
+           "UV_CACHE_DIR": str(tmp_path / "uv-cache")}
+    for command, binary in (([str(tools / "pipx"), "install", "--pip-args", f"-c {lock}", wheel], "pipx-bin"),
+                            ([str(tools / "uv"), "tool", "install", "--constraints", lock, wheel], "uv-bin")):
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
+        assert done.returncode == 0, (command[0], done.stderr[-2000:])
+        kandev = str(tmp_path / binary / "kandev-tui")
+        assert subprocess.run([kandev, "--version"], capture_output=True, text=True, timeout=60).stdout.startswith(
+            "kandev-tui ")
+        assert "snapshot" in subprocess.run([kandev, "--help"], capture_output=True, text=True, timeout=60).stdout
