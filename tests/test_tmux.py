@@ -194,6 +194,13 @@ def test_attach_in_a_real_terminal(tmp_path, backend):
         tmux.wait_for("tmux attach")  # the picker lists the new session (newest first: the first row)
         tmux.keys("Enter")
         tmux.wait_for("○ ready", 60)  # attached; the agent is waiting for input
+        # Kandev boots its mock agent around then, and the session can be "running" for a moment (the prompt
+        # disabled, keys dropped as a disabled box drops them): type once "ready" has held for a second
+        for _ in range(30):
+            time.sleep(1.0)
+            if "○ ready" in tmux.screen() and "Message the agent" in tmux.screen():
+                break
+            tmux.wait_for("○ ready", 60)
         tmux.keys("-l", "Show me the build times")
         tmux.wait_for("│ Show me the build times")  # typed, then sent as a person would (not in the same read)
         tmux.keys("Enter")
