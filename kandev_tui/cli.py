@@ -526,17 +526,13 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from kandev_tui.jsonutil import dumps
 
-    store = _open_store(args, create=False)
-    if isinstance(store, str):
-        return _fail(store, EXIT_USAGE)
+    store, session = _stored_session("export", args, args.session)
+    if store is None:
+        return _fail(*session)
     try:
-        session = _find_session("export", store, args.session)
-        if isinstance(session, str):
-            return _fail(session)
         items = store.items(session["id"])
     finally:
-        if store is not None:
-            store.close()
+        store.close()
     if args.format == "json":
         text = dumps({"session": session, "items": [i.to_json() for i in items]}, indent=2) + "\n"
     elif args.format == "jsonl":

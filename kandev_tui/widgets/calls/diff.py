@@ -105,9 +105,7 @@ def diff_lines(diff: FileDiff, limit: int | None = None) -> tuple[list[Text], in
         for line in hunk.lines:
             if limit is not None and len(out) >= limit:
                 break
-            code = syntax.highlight(visible(line.text, keep_newlines=False))
-            code.rstrip()
-            _no_backgrounds(code)
+            code = _code(syntax, line.text)
             old = f"{line.old:>{width}}" if line.old else " " * width
             new = f"{line.new:>{width}}" if line.new else " " * width
             sign_style = ADDED if line.sign == "+" else REMOVED if line.sign == "-" else Style(dim=True)
@@ -130,9 +128,7 @@ def side_by_side(diff: FileDiff, limit: int) -> tuple[list[Any], int]:
     def cell(line, sign: str) -> Text:
         if line is None:
             return Text("")
-        code = syntax.highlight(visible(line.text, keep_newlines=False))
-        code.rstrip()
-        _no_backgrounds(code)
+        code = _code(syntax, line.text)
         number = line.old if sign == "-" else line.new
         row = Text.assemble((f"{number or '':>5} ", "dim"), (sign + " " if line.sign != " " else "  ",
                                                             ADDED if sign == "+" else REMOVED), code)
@@ -177,6 +173,14 @@ def side_by_side(diff: FileDiff, limit: int) -> tuple[list[Any], int]:
         rows += shown
         parts.append(table)
     return parts, more
+
+
+def _code(syntax: Syntax, text: str) -> Text:
+    """One line of code, inert and highlighted, in token colours only."""
+    code = syntax.highlight(visible(text, keep_newlines=False))
+    code.rstrip()
+    _no_backgrounds(code)
+    return code
 
 
 def _no_backgrounds(code: Text) -> None:
