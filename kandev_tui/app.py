@@ -8,11 +8,12 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from textual import events
+from textual import events, on
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.color import Color
 from textual.message import Message
+from textual.messages import ExitApp
 from textual.screen import Screen
 
 from kandev_tui import stats
@@ -81,6 +82,7 @@ class KandevApp(App[int]):
         self.gc_policy = GcPolicy()
         self._workspace = None
         self._preloaded = False
+        self._source_closed = False
         self.exit_code = 0  # what the command exits with when the user quits: 1 once the session failed
         self.failure = ""  # why, said on stderr after the app closes (the screen is gone by then)
 
@@ -100,10 +102,10 @@ class KandevApp(App[int]):
         self.transcript_screen.status.title = self.source.title
         self.transcript_screen.set_prompt_enabled(False, "starting…")
         self.set_interval(1.0, self._collect_garbage_when_quiet)
-        if hasattr(self.source, "sessions") and not self.source.session_id:  # attach without a session: pick one
-            from kandev_tui.screens.kandev_picker import KandevPickerScreen
+        if self.source.can_pick_session and not self.source.session_id:  # no session named: pick one
+            from kandev_tui.screens.session_picker import SessionPickerScreen
 
-            self.push_screen(KandevPickerScreen(self.source), self._picked)
+            self.push_screen(SessionPickerScreen(self.source), self._picked)
             return
         # the first frame comes first: starting an agent imports the ACP SDK (over a second, in a thread that
         # still competes with the event loop for the interpreter)
@@ -149,7 +151,16 @@ class KandevApp(App[int]):
         """Exit with :attr:`exit_code`, as the process's status too (Textual's return code; a crash makes it 1)."""
         self.exit(self.exit_code, return_code=self.exit_code)
 
+    @on(ExitApp)
+    async def _closing(self) -> None:
+        """However the app is asked to exit (a quit key, or a browser that went away under ``kandev-tui serve``,
+        whose web driver posts ExitApp), the source is closed first: the store has everything, the agent stops."""
+        await self._close_source()
+
     async def _close_source(self) -> None:
+        if self._source_closed:
+            return
+        self._source_closed = True
         try:
             await self.source.close()
         except Exception:  # noqa: BLE001

@@ -8,6 +8,7 @@ when it runs, so ``kandev-tui --help`` and ``--version`` stay fast (no Textual,
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -142,8 +143,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_app_options(demo)
 
     open_ = commands.add_parser("open", help="open a stored session in the app (read-only)",
-                                description="Open a stored session (see 'kandev-tui sessions') read-only.")
-    open_.add_argument("session", metavar="ID", help="a session id (a unique prefix is enough)")
+                                description="Open a stored session (see 'kandev-tui sessions') read-only; without "
+                                            "an ID, pick one from a list of the stored sessions, newest first.")
+    open_.add_argument("session", metavar="ID", nargs="?", default=None,
+                       help="a session id (a unique prefix is enough); omitted: pick from the list")
     _add_app_options(open_)
 
     replay = commands.add_parser("replay", help="replay a recording in the app",
@@ -247,6 +250,27 @@ def build_parser() -> argparse.ArgumentParser:
                             "left) or row N")
     where.add_argument("--all", action="store_true", help="one file per screen, from the top to the end")
     _add_db_option(snapshot)
+
+    serve = commands.add_parser(
+        "serve", help="serve kandev-tui in a web browser (textual-serve)",
+        description="Serve kandev-tui to web browsers with textual-serve: each browser tab that opens the address runs "
+                    "its own kandev-tui (by default the picker of stored sessions; or any command given after --), "
+                    "which ends when the tab closes. Charts, keys, the mouse, links and files work as in a terminal. "
+                    "textual-serve has no authentication: it listens on loopback unless --public is given; from "
+                    "another machine, forward the port over SSH (ssh -L 8000:127.0.0.1:8000 HOST).",
+        epilog="examples:\n  kandev-tui serve\n  kandev-tui serve -- replay session.jsonl\n"
+               "  kandev-tui serve --port 8080 -- run -- npx -y @agentclientprotocol/claude-agent-acp\n"
+               "  kandev-tui serve -- attach ws://devbox:38429/ws")
+    serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="the port to listen on (default: 8000)")
+    serve.add_argument("--public", action="store_true",
+                       help="allow a --host that is not loopback (anyone who reaches it controls the app: put it "
+                            "behind SSH port forwarding or an authenticating proxy)")
+    serve.add_argument("--public-url", metavar="URL", help="the address browsers reach the server at, when it is "
+                                                           "not http://HOST:PORT (a proxy)")
+    serve.add_argument("app_command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]",
+                       help=f"the kandev-tui command each browser runs: one of {', '.join(APP_COMMANDS)} "
+                            "(default: open, the picker of stored sessions)")
 
     validate = commands.add_parser(
         "validate",
@@ -666,6 +690,8 @@ def _no_terminal() -> str | None:
     """Why the app cannot open here (no terminal), or None."""
     if sys.stdout.isatty() or os.environ.get("KANDEV_TUI_FORCE_APP"):
         return None
+    if os.environ.get("TEXTUAL_DRIVER", "").endswith(":WebDriver"):  # kandev-tui serve: a browser, over pipes
+        return None
     return ("kandev-tui: the app needs a terminal; for scripts and CI use "
             "'kandev-tui run --headless' or 'kandev-tui transcript'")
 
@@ -725,12 +751,33 @@ def cmd_demo(args: argparse.Namespace) -> int:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+class _NoStore:
+    """Where a command has nothing stored to close (a replay, a picker over a database not made yet)."""
+
+    path = None
+
+    def close(self) -> None:
+        pass
+
+    def sessions(self) -> list[Any]:
+        return []
+
+    def session(self, session_id: str) -> None:
+        return None
+
+
 def cmd_open(args: argparse.Namespace) -> int:
+    from kandev_tui.sources import StoredSource
+
+    if args.session is None:  # the picker (read-only: a database that does not exist yet is not made)
+        store = _open_store(args, create=False)
+        if isinstance(store, str):
+            return _fail(store, EXIT_USAGE)
+        store = store if store is not None else _NoStore()
+        return _run_app(args, store, lambda on_items, on_state: StoredSource(store, None, on_items, on_state))
     store, session = _stored_session("open", args, args.session)
     if store is None:
         return _fail(*session)
-    from kandev_tui.sources import StoredSource
-
     return _run_app(args, store, lambda on_items, on_state: StoredSource(store, session, on_items, on_state))
 
 
@@ -742,10 +789,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if problem:
         return _fail(*problem)
     from kandev_tui.sources import ReplaySource
-
-    class _NoStore:
-        def close(self) -> None:
-            pass
 
     return _run_app(args, _NoStore(), lambda on_items, on_state: ReplaySource(path, on_items, on_state, args.speed))
 
@@ -792,7 +835,100 @@ def cmd_attach(args: argparse.Namespace) -> int:
         url, session_id, on_items, on_state, token=token, store=store, page_size=args.page_size))
 
 
-COMMANDS = {"snapshot": cmd_snapshot, "attach": cmd_attach, "demo": cmd_demo, "open": cmd_open, "replay": cmd_replay, "run": cmd_run, "sessions": cmd_sessions, "export": cmd_export, "transcript": cmd_transcript,
+APP_COMMANDS = ("open", "demo", "replay", "run", "attach")
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def _serve_problem(args: argparse.Namespace, app_args: list[str]) -> str | None:
+    """Why ``serve`` cannot start as asked, as one line, or None: checked before the server listens, so that a
+    mistake is said here rather than in every browser tab."""
+    if not app_args:
+        return None
+    command = app_args[0]
+    if command not in APP_COMMANDS:
+        return (f"kandev-tui serve: {command!r} does not open the app; serve one of {', '.join(APP_COMMANDS)} "
+                "(e.g. kandev-tui serve -- replay FILE)")
+    if "--headless" in app_args[1:app_args.index("--") if "--" in app_args else len(app_args)]:
+        return "kandev-tui serve: --headless has no screen to serve; leave it out"
+    try:
+        nested, extra = build_parser().parse_known_args(app_args)
+    except SystemExit:
+        return f"kandev-tui serve: the command after -- is not valid (see kandev-tui {command} --help)"
+    if extra:
+        return f"kandev-tui serve: {command}: unrecognized arguments: {' '.join(extra)}"
+    problem = _output_paths_problem(nested)
+    if problem:
+        return problem
+    if command == "replay":
+        found = _recording_problem("replay", nested.file)
+        return found[0] if found else None
+    if command == "open" and nested.session:
+        store, session = _stored_session("open", nested, nested.session)
+        if store is None:
+            return session[0]
+        store.close()
+    return None
+
+
+def _port_problem(host: str, port: int) -> str | None:
+    """Why the server could not listen on host:port (in use, not an address here), or None."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        return f"kandev-tui serve: --host {host}: {exc.strerror or exc}"
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as aiohttp listens: TIME_WAIT is no conflict
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return f"kandev-tui serve: port {port} is in use on {host}; choose another with --port"
+            return f"kandev-tui serve: cannot listen on {host}:{port}: {exc.strerror or exc}"
+    return None
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import shlex
+
+    app_args = list(args.app_command)
+    if app_args and app_args[0] == "--":
+        app_args = app_args[1:]
+    if not 0 < args.port < 65536:
+        return _fail("kandev-tui serve: --port must be between 1 and 65535", EXIT_USAGE)
+    if args.host not in LOOPBACK and not args.public:
+        return _fail(f"kandev-tui serve: --host {args.host} is reachable from other machines and textual-serve has "
+                     "no authentication; serve on 127.0.0.1 and use ssh -L, or add --public behind an "
+                     "authenticating proxy", EXIT_USAGE)
+    problem = _serve_problem(args, app_args) or _port_problem(args.host, args.port)
+    if problem:
+        return _fail(problem, EXIT_USAGE)
+    try:
+        from textual_serve.server import Server
+    except ImportError:
+        return _fail("kandev-tui serve: textual-serve is missing from this install; reinstall kandev-tui "
+                     "(pip install --force-reinstall kandev-tui)", EXIT_USAGE)
+    shown_host = f"[{args.host}]" if ":" in args.host else args.host
+    url = args.public_url or f"http://{shown_host}:{args.port}"
+    if args.public:
+        print(f"kandev-tui serve: warning: {url} has no authentication: anyone who reaches it can read your "
+              "sessions and drive your agents; keep it behind SSH port forwarding or an authenticating proxy",
+              file=sys.stderr)
+    # textual-serve runs this through a shell: exec leaves one process per tab, the app, which ends with its tab
+    command = "exec " + shlex.join([sys.executable, "-m", "kandev_tui", *(app_args or ["open"])])
+    print(f"kandev-tui serve: open {url} in a browser (each tab runs its own app; ctrl+c stops)", file=sys.stderr)
+    server = Server(command, host=args.host, port=args.port, title=f"kandev-tui {' '.join(app_args[:1]) or 'open'}",
+                    public_url=url)
+    try:
+        server.serve()
+    except OSError as exc:  # lost the race for the port, or the address went away
+        return _fail(f"kandev-tui serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
+    return EXIT_OK
+
+
+COMMANDS = {"serve": cmd_serve, "snapshot": cmd_snapshot, "attach": cmd_attach, "demo": cmd_demo, "open": cmd_open, "replay": cmd_replay, "run": cmd_run, "sessions": cmd_sessions, "export": cmd_export, "transcript": cmd_transcript,
             "validate": cmd_validate, "guidance": cmd_guidance, "mcp": cmd_mcp}
 
 

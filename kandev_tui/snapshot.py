@@ -65,7 +65,7 @@ def outputs(output: Path, count: int) -> list[Path]:
     return [output.with_name(f"{output.stem}-{n:0{digits}}{output.suffix}") for n in range(1, count + 1)]
 
 
-async def _shoot(app: Any, shot: Shot) -> list[tuple[str, str]]:
+async def shoot(app: Any, shot: Shot) -> list[tuple[str, str]]:
     """Run the app headless; (svg, text) of each screen asked for."""
     from kandev_tui.textual_hooks import screen_text
 
@@ -120,7 +120,7 @@ def snapshot(make_app: Callable[[], Any], shot: Shot, output: Path) -> list[Path
         raise SnapshotError(f"-o {output}: write .svg, .png or .txt")
     app = make_app()
     app.animation_level = "none"
-    screens = asyncio.run(_shoot(app, shot))
+    screens = asyncio.run(shoot(app, shot))
     paths = outputs(output, len(screens)) if shot.every else [output]
     for path, (svg, text) in zip(paths, screens):
         path.write_bytes(render(format_, svg, text))

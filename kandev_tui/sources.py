@@ -51,6 +51,12 @@ class Source:
     can_cancel: bool = False  # whether cancel() can stop a running turn (a live agent, a Kandev session)
     read_only_reason: str = ""
     session_id: str | None = None
+    # a source that can list sessions to choose from (attach with no session, open with no id): the app shows the
+    # picker while session_id is None, sets session_id to the one chosen, then starts the source
+    can_pick_session: bool = False
+    picker_title: tuple[str, str] = ("Pick a session", "")  # (what, where)
+    picker_loading: str = "Loading sessions…"
+    picker_empty: str = "There are no sessions yet."
 
     def __init__(self, on_items: ItemsCallback, on_state: StateCallback) -> None:
         self.on_items = on_items
@@ -76,6 +82,10 @@ class Source:
 
     async def close(self) -> None:
         """Stop everything the source started."""
+
+    async def sessions(self) -> list[Any]:
+        """The sessions to pick from (:class:`kandev_tui.kandev.catalog.SessionEntry`), newest first."""
+        return []
 
 
 class LiveSource(Source):
@@ -199,20 +209,49 @@ class LiveSource(Source):
 
 
 class StoredSource(Source):
-    """A session from the store, read-only (the agents we start cannot be resumed)."""
+    """A session from the store, read-only (the agents we start cannot be resumed); without one, the stored
+    sessions are offered to pick from."""
 
     read_only_reason = "a stored session is read-only; start a new one with kandev-tui run"
+    can_pick_session = True
+    picker_loading = "Reading the stored sessions…"
+    picker_empty = "No sessions are stored yet: start one with kandev-tui run or kandev-tui demo."
 
-    def __init__(self, store: Store, session: dict[str, Any], on_items: ItemsCallback, on_state: StateCallback) -> None:
+    def __init__(self, store: Store, session: dict[str, Any] | None, on_items: ItemsCallback,
+                 on_state: StateCallback) -> None:
         super().__init__(on_items, on_state)
         self.store = store
+        self.session: dict[str, Any] = {}
+        self.picker_title = ("Open a stored session", str(getattr(store, "path", None) or ""))
+        if session is not None:
+            self._take(session)
+
+    def _take(self, session: dict[str, Any]) -> None:
         self.session = session
         self.session_id = session["id"]
         self.title = session.get("title") or "session"
         self.agent_name = agent_display_name(session.get("agent_command") or [])
         self.workspace = Path(session["workspace"]) if session.get("workspace") else None
 
+    async def sessions(self) -> list[Any]:
+        from datetime import datetime, timezone
+
+        from kandev_tui.kandev.catalog import SessionEntry
+
+        return [SessionEntry(workspace_id="", workspace=row["workspace"] or "", task_id="",
+                             task=row["title"] or "session", session_id=row["id"], state=(row["state"] or "").upper(),
+                             updated_at=datetime.fromtimestamp(row["updated"] or row["created"], timezone.utc)
+                             .astimezone().isoformat(timespec="minutes"),
+                             agent=f"{agent_display_name(row['agent_command'] or [])} · {row['items']} items")
+                for row in self.store.sessions()]
+
     async def start(self) -> None:
+        if self.session.get("id") != self.session_id:  # picked
+            session = self.store.session(self.session_id or "")
+            if session is None:
+                self._set_state("error", f"no stored session {self.session_id}")
+                return
+            self._take(session)
         # one batch: the view places every item, then mounts only its window, once
         self.on_items(self.store.packed_items(self.session_id))  # payloads parsed when used: a long session stays small
         self._set_state("stored", self.session.get("state", ""))
@@ -256,6 +295,9 @@ class KandevSource(Source):
     """A session of a running Kandev backend (``kandev-tui attach``): cached, paged, live, reconnecting."""
 
     can_cancel = True
+    can_pick_session = True
+    picker_loading = "Loading sessions from Kandev…"
+    picker_empty = "Kandev has no sessions yet: start a task in Kandev, then press r."
 
     def __init__(self, url: str, session_id: str | None, on_items: ItemsCallback, on_state: StateCallback, *,
                  token: str | None = None, store: Store | None = None, page_size: int = 100) -> None:
@@ -263,6 +305,7 @@ class KandevSource(Source):
         from kandev_tui.kandev import backend_key
 
         self.url = url
+        self.picker_title = ("Attach to a Kandev session", url)
         self.token = token
         self.store = store
         self.page_size = page_size

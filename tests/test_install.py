@@ -36,10 +36,32 @@ def test_the_wheel_installs_in_a_clean_venv_and_runs(tmp_path):
                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert shot.returncode == 0, shot.stderr
     assert "end of turn" in out.read_text()  # the installed package has its styles, demo workspace and renderers
+    assert "--public" in subprocess.run([kandev, "serve", "--help"], capture_output=True, text=True, timeout=60).stdout
+    _serves_a_page(kandev, tmp_path)
     listed = subprocess.run([str(tmp_path / "venv" / "bin" / "python"), "-c",
                              "from kandev_tui.renderers import Registry; print(sorted(r.id for r in "
                              "Registry.from_entry_points().renderers)[:3])"], capture_output=True, text=True, timeout=60)
     assert "edit" in listed.stdout  # the entry points came with the wheel
+
+
+def _serves_a_page(kandev: str, tmp_path: Path) -> None:
+    """``kandev-tui serve`` of the installed wheel listens and serves its page (textual-serve came with it)."""
+    import os
+    import signal
+    import urllib.request
+
+    from .browser import free_port, wait_for_port
+
+    port = free_port()
+    server = subprocess.Popen([kandev, "serve", "--port", str(port), "--", "replay", str(DEMO_RECORDING)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        wait_for_port(port)
+        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30).read().decode()
+        assert "kandev-tui replay" in page and "/ws" in page
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(30)
 
 
 @pytest.mark.timeout(900)

@@ -321,12 +321,12 @@ async def test_the_app_prompts_answers_a_permission_and_renders_kandev_charts(ba
 
 
 async def test_the_picker_lists_sessions_and_attaches_the_chosen_one(backend, finished, tmp_path):
-    from kandev_tui.screens.kandev_picker import KandevPickerScreen
+    from kandev_tui.screens.session_picker import SessionPickerScreen
 
     _, session_id, rows = finished
     app = attached_app(backend, None, tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, KandevPickerScreen) and app.screen.entries)
+        await until(pilot, lambda: isinstance(app.screen, SessionPickerScreen) and app.screen.entries)
         picker = app.screen
         ids = [e.session_id for e in picker.entries]
         assert session_id in ids

@@ -21,7 +21,7 @@ class FileViewerScreen(DrawsInputAtOnce, Screen[None]):
     """A workspace file, full screen: scroll, search with /, escape back."""
 
     BINDINGS = [Binding("escape", "back", "Back"), Binding("slash", "search", "Search"),
-                Binding("n", "next_hit", "Next hit")]
+                Binding("n", "next_hit", "Next hit"), Binding("w", "download", "Download")]
     DEFAULT_CSS = """
     FileViewerScreen > .title { height: 1; background: $panel; padding: 0 1; }
     FileViewerScreen Input { display: none; }
@@ -77,6 +77,27 @@ class FileViewerScreen(DrawsInputAtOnce, Screen[None]):
         if self.line:
             self.call_after_refresh(lambda: self.query_one(VerticalScroll).scroll_to(y=max(0, self.line - 3),
                                                                                      animate=False))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "download":  # in a browser (kandev-tui serve) the file can be had whole; a terminal has it
+            return self.app.is_web and bool(self.text)
+        return True
+
+    def action_download(self) -> None:
+        """The whole file, as the browser's download (textual-serve delivers it; the viewer shows the first MiB)."""
+        from kandev_tui.workspace import WorkspaceError
+
+        workspace = getattr(self.app, "workspace", None)
+        try:
+            path = workspace.resolve(self.path, self.repo) if workspace is not None else None
+        except WorkspaceError as exc:
+            self.notify(f"Cannot download: {exc}", severity="error", markup=False)
+            return
+        if path is None or not path.is_file():
+            self.notify("Cannot download: the file is not in the workspace any more", severity="error", markup=False)
+            return
+        self.app.deliver_binary(path, save_filename=path.name)
+        self.notify(f"Downloading {safe_text(path.name, keep_newlines=False)}", timeout=3, markup=False)
 
     def action_back(self) -> None:
         if self.has_class("searching"):

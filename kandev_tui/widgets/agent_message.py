@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from rich.cells import cell_len
+from textual import events
 from rich.style import Style
 from textual.color import Color
 from textual.geometry import Size
@@ -49,6 +50,14 @@ class AgentMessage(EntryWidget):
         self.item = item
         self._document = MarkdownLines(safe_text(item.payload.get("text", "")))
         self._drawn: tuple[tuple[int, str], list[Strip]] | None = None  # ((width, theme), the document's lines)
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on a link opens it: in the system's browser, or, under ``kandev-tui serve``, in a new tab of the
+        browser the app is shown in (Textual's ``open_url``). Only http(s) links carry a target here."""
+        link = event.style.link
+        if link and link.startswith(("http://", "https://")):
+            event.stop()
+            self.app.open_url(link)
 
     def update_item(self, item: Item) -> None:
         self.item = item

@@ -1,4 +1,6 @@
-"""Pick a Kandev session to attach to: workspaces, their tasks and sessions, newest first."""
+"""Pick a session: a Kandev backend's (workspaces, their tasks and sessions) or the stored ones, newest first.
+
+The source says what to list (:meth:`kandev_tui.sources.Source.sessions`) and how to title it."""
 
 from __future__ import annotations
 
@@ -17,21 +19,23 @@ from kandev_tui.widgets.key_footer import KeyFooter
 
 STATE_LABELS = {"WAITING_FOR_INPUT": ("○ waiting for input", "green"), "RUNNING": ("● running", "yellow"),
                 "STARTING": ("◌ starting", "yellow"), "FAILED": ("✖ failed", "red"), "COMPLETED": ("■ completed", "dim"),
-                "CANCELLED": ("■ cancelled", "dim")}
+                "CANCELLED": ("■ cancelled", "dim"),
+                # a stored session's last state (kandev_tui.sources)
+                "IDLE": ("■ ended", "dim"), "ENDED": ("■ agent exited", "dim"), "ERROR": ("✖ failed", "red")}
 
 
 def _when(stamp: str) -> str:
     return stamp[:16].replace("T", " ") if stamp else ""
 
 
-class KandevPickerScreen(DrawsInputAtOnce, Screen[str | None]):
-    """Lists every session of the backend; Enter attaches, Escape quits, r reloads."""
+class SessionPickerScreen(DrawsInputAtOnce, Screen[str | None]):
+    """Lists the source's sessions; Enter opens one, Escape quits, r reloads."""
 
     DEFAULT_CSS = """
-    KandevPickerScreen { layout: vertical; }
-    KandevPickerScreen #picker-title { height: auto; padding: 0 1; background: $panel; text-style: bold; }
-    KandevPickerScreen #picker-status { height: auto; padding: 0 1; color: $text-muted; }
-    KandevPickerScreen OptionList { height: 1fr; border: none; padding: 0 1; }
+    SessionPickerScreen { layout: vertical; }
+    SessionPickerScreen #picker-title { height: auto; padding: 0 1; background: $panel; text-style: bold; }
+    SessionPickerScreen #picker-status { height: auto; padding: 0 1; color: $text-muted; }
+    SessionPickerScreen OptionList { height: 1fr; border: none; padding: 0 1; }
     """
     BINDINGS = [Binding("escape", "quit", "Quit"), Binding("r", "reload", "Reload")]
 
@@ -40,11 +44,11 @@ class KandevPickerScreen(DrawsInputAtOnce, Screen[str | None]):
         self.source = source
         self.entries: list[Any] = []
         self.options = OptionList(id="picker-list")
-        self.status = Static("Loading sessions from Kandev…", id="picker-status")
+        self.status = Static(source.picker_loading, id="picker-status")
 
     def compose(self) -> ComposeResult:
-        yield Static(Text.assemble("Attach to a Kandev session  ", (safe_text(self.source.url, keep_newlines=False), "dim")),
-                     id="picker-title")
+        heading, where = self.source.picker_title
+        yield Static(Text.assemble(f"{heading}  ", (safe_text(where, keep_newlines=False), "dim")), id="picker-title")
         yield self.status
         yield self.options
         yield KeyFooter()
@@ -53,7 +57,7 @@ class KandevPickerScreen(DrawsInputAtOnce, Screen[str | None]):
         self.action_reload()
 
     def action_reload(self) -> None:
-        self.status.update("Loading sessions from Kandev…")
+        self.status.update(self.source.picker_loading)
         self.run_worker(self._load(), exclusive=True, group="picker")
 
     async def _load(self) -> None:
@@ -70,10 +74,10 @@ class KandevPickerScreen(DrawsInputAtOnce, Screen[str | None]):
             return
         self.options.clear_options()
         if not self.entries:
-            self.status.update("Kandev has no sessions yet: start a task in Kandev, then press r.")
+            self.status.update(self.source.picker_empty)
             return
         count = len(self.entries)
-        self.status.update(f"{count} session{'s' if count != 1 else ''}, newest first · enter attaches · r reloads")
+        self.status.update(f"{count} session{'s' if count != 1 else ''}, newest first · enter opens · r reloads")
         options = []
         for entry in self.entries:
             label, style = STATE_LABELS.get(entry.state, (entry.state.lower().replace("_", " ") or "unknown", ""))

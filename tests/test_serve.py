@@ -1,0 +1,179 @@
+"""`kandev-tui serve`: the app in a real headless browser (Debian's Chromium over the DevTools protocol), one app
+process per browser tab, and the errors said before anything listens."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kandev_tui.transcript import Store
+
+from .app_helpers import DEMO_RECORDING
+from .browser import CHROMIUM, Browser, free_port, wait_for_port
+
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs it)")
+KANDEV_TUI = [sys.executable, "-m", "kandev_tui"]
+
+
+def app_processes(marker: str) -> list[int]:
+    """The kandev-tui apps textual-serve started whose command line holds ``marker`` (not the server itself)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            words = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        line = b" ".join(words).decode(errors="replace")
+        if marker in line and "-m kandev_tui" in line and " serve" not in line:
+            found.append(int(entry.name))
+    return found
+
+
+def wait_until(condition, timeout: float = 60, what: str = "") -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"waited {timeout} s for {what}"
+        time.sleep(0.1)
+
+
+class Served:
+    def __init__(self, tmp_path: Path, *command: str) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self.log = tmp_path / "serve.log"
+        env = dict(os.environ, KANDEV_TUI_DB=str(tmp_path / "sessions.db"), KANDEV_TUI_CONFIG=str(tmp_path / "config.toml"))
+        self.process = subprocess.Popen([*KANDEV_TUI, "serve", "--port", str(self.port), "--", *command], env=env,
+                                        stdout=self.log.open("wb"), stderr=subprocess.STDOUT, start_new_session=True)
+        wait_for_port(self.port)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+
+
+def open_page(served: Served, expect: str) -> Browser:
+    browser = Browser()
+    browser.navigate(served.url)
+    browser.wait_for(lambda: expect in browser.text_received(), 60, f"{expect!r} in the page")
+    return browser
+
+
+def test_a_replay_in_a_real_browser_draws_the_transcript_takes_keys_and_runs_one_app_per_tab(tmp_path):
+    from PIL import Image
+
+    recording = tmp_path / "served-demo.jsonl"  # a path of its own: the apps started for it are told apart by it
+    recording.write_bytes(DEMO_RECORDING.read_bytes())
+    served = Served(tmp_path, "replay", str(recording))
+    first = second = None
+    try:
+        first = open_page(served, "end of turn")
+        assert "Build summary" in first.text_received()  # the demo's metric panel, drawn in the page
+        assert len(app_processes(str(recording))) == 1
+
+        second = open_page(served, "end of turn")  # another tab: its own app, independent of the first
+        assert len(app_processes(str(recording))) == 2
+        second.close()
+        second = None
+        wait_until(lambda: len(app_processes(str(recording))) == 1, 30, "the closed tab's app to end")
+
+        shot = first.screenshot(tmp_path / "transcript.png")
+        image = Image.open(io.BytesIO(shot)).convert("RGB")
+        assert image.size[0] >= 1000 and len(image.resize((160, 100)).getcolors(16000)) > 20  # drawn, not blank
+
+        first.click(600, 300)  # the terminal takes the keyboard focus, as a user's first click gives it
+        before = len(first.received)
+        first.key("F1", "F1", key_code=112)
+        first.wait_for(lambda: "F1 to close" in first.received[before:].decode("utf-8", "replace"), 30, "the help")
+        first.screenshot(tmp_path / "help.png")
+        before = len(first.received)
+        first.key("Escape", "Escape", key_code=27)
+        first.wait_for(lambda: "Build summary" in first.received[before:].decode("utf-8", "replace"), 30,
+                       "the transcript again")
+    finally:
+        for browser in (first, second):
+            if browser is not None:
+                browser.close()
+        wait_until(lambda: not app_processes(str(recording)), 30, "every app to end with its tab")
+        served.stop()
+
+
+def test_a_browser_that_goes_away_mid_session_ends_its_app_and_loses_nothing(tmp_path):
+    served = Served(tmp_path, "demo")
+    browser = None
+    try:
+        browser = open_page(served, "Build summary")  # the demo agent is live and has sent its panel
+        apps = app_processes("kandev_tui demo")
+        assert len(apps) == 1
+        browser.close()  # the tab goes away in the middle of the session
+        browser = None
+        wait_until(lambda: not app_processes("kandev_tui demo"), 30, "the app to end with its tab")
+    finally:
+        if browser is not None:
+            browser.close()
+        served.stop()
+    store = Store(tmp_path / "sessions.db", create=False)
+    try:
+        (session,) = store.sessions()
+        assert session["state"] != "running"  # closed as a quit closes it
+        kinds = {item.kind for item in store.items(session["id"])}
+        assert {"user_message", "agent_message", "tool_call"} <= kinds
+    finally:
+        store.close()
+
+
+def run_serve(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, KANDEV_TUI_DB=str(tmp_path / "sessions.db"))
+    return subprocess.run([*KANDEV_TUI, "serve", *args], capture_output=True, text=True, timeout=60, env=env)
+
+
+@pytest.mark.parametrize("args, said", [
+    (("--host", "0.0.0.0"), "--host 0.0.0.0 is reachable from other machines"),
+    (("--", "sessions"), "'sessions' does not open the app"),
+    (("--", "run", "--headless", "--prompt", "x", "--", "agent"), "--headless has no screen to serve"),
+    (("--", "replay", "missing.jsonl"), "missing.jsonl: no such file"),
+    (("--", "open", "nosuchid"), "sessions.db does not exist"),
+    (("--port", "0"), "--port must be between 1 and 65535"),
+])
+def test_serve_says_what_is_wrong_before_it_listens(args, said, tmp_path):
+    done = run_serve(*args, tmp_path=tmp_path)
+    assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = run_serve("--port", str(port), tmp_path=tmp_path)
+    assert done.returncode == 2 and done.stderr.strip() == \
+        f"kandev-tui serve: port {port} is in use on 127.0.0.1; choose another with --port"
+
+
+def test_public_serving_warns_that_there_is_no_authentication(tmp_path):
+    port = free_port()
+    env = dict(os.environ, KANDEV_TUI_DB=str(tmp_path / "sessions.db"))
+    process = subprocess.Popen([*KANDEV_TUI, "serve", "--public", "--port", str(port)], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        wait_for_port(port)
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        _, stderr = process.communicate(timeout=20)
+    assert "has no authentication" in stderr and "SSH port forwarding" in stderr

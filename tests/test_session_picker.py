@@ -1,0 +1,93 @@
+"""`kandev-tui open` without an id: the stored sessions to pick from (what `kandev-tui serve` shows by default); and
+links in the agent's Markdown open on a click."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kandev_tui import app as app_module
+from kandev_tui.app import KandevApp
+from kandev_tui.screens.session_picker import SessionPickerScreen
+from kandev_tui.sources import StoredSource
+from kandev_tui.transcript import Store
+
+from .app_helpers import message_item, settings_at, settle, stored_app
+
+
+async def until(pilot, condition, rounds: int = 400) -> None:
+    for _ in range(rounds):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    assert condition()
+
+
+def picker_app(tmp_path, store) -> KandevApp:
+    app = KandevApp(lambda on_items, on_state: StoredSource(store, None, on_items, on_state),
+                    settings_store=settings_at(tmp_path))
+    app.animation_level = "none"
+    return app
+
+
+async def test_the_stored_sessions_are_listed_newest_first_and_enter_opens_one(tmp_path):
+    store = Store(tmp_path / "sessions.db")
+    older = store.create_session(title="Fix the flaky test", agent_command=["claude-agent-acp"], workspace="/w", state="idle")
+    store.upsert_items(older, [message_item(1, "The older session's answer.")])
+    newer = store.create_session(title="Chart the build times", agent_command=["codex-acp"], workspace="/w", state="ended")
+    store.upsert_items(newer, [message_item(1, "The newer session's answer.")])
+    app = picker_app(tmp_path, store)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, SessionPickerScreen) and app.screen.entries)
+        picker = app.screen
+        assert [entry.task for entry in picker.entries] == ["Chart the build times", "Fix the flaky test"]
+        assert "2 sessions, newest first" in str(picker.status.render())
+        assert "claude-agent-acp · 1 items" in picker.entries[1].agent
+        await pilot.press("down", "enter")
+        await until(pilot, lambda: app.source.state == "stored")
+        await settle(pilot)
+        assert app.source.session_id == older and app.transcript_screen.status.title == "Fix the flaky test"
+        assert "The older session's answer." in app.view.layout_model.items["message:1"].payload["text"]
+        assert app.transcript_screen.prompt.disabled  # read-only, as `open ID` is
+    store.close()
+
+
+async def test_with_nothing_stored_the_picker_says_how_to_start_and_escape_quits(tmp_path):
+    from kandev_tui.cli import _NoStore
+
+    app = picker_app(tmp_path, _NoStore())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, SessionPickerScreen)
+                    and "No sessions are stored yet" in str(app.screen.status.render()))
+        await pilot.press("escape")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+class LinkRecordingApp(KandevApp):
+    """The app with the one boundary it cannot cross here, the system's browser, written down instead."""
+
+    CSS_PATH = Path(app_module.__file__).parent / KandevApp.CSS_PATH  # the app's, not next to this test
+    opened: list[str]
+
+    def open_url(self, url: str, *, new_tab: bool = True) -> None:
+        self.opened.append(url)
+
+
+async def test_a_click_on_a_link_in_the_agents_markdown_opens_it(tmp_path):
+    from kandev_tui.widgets.agent_message import AgentMessage
+
+    source = stored_app(tmp_path, [message_item(1, "See [the build log](https://ci.example.com/build/42) "
+                                                   "and [a file](file:///etc/passwd).")]).source
+    app = LinkRecordingApp(lambda on_items, on_state: source.__class__(source.store, source.session, on_items,
+                                                                       on_state), settings_store=settings_at(tmp_path))
+    app.opened = []
+    async with app.run_test(size=(100, 20)) as pilot:
+        await settle(pilot)
+        message = app.query_one(AgentMessage)
+        line = message.render_line(0).text
+        at = line.index("the build log")
+        await pilot.click(message, offset=(at + 3, 0))
+        at_file = line.index("a file")
+        await pilot.click(message, offset=(at_file + 1, 0))
+        await pilot.pause()
+    assert app.opened == ["https://ci.example.com/build/42"]  # the file: link is text only
