@@ -65,7 +65,7 @@ async def main(chunks: int, tools: int) -> None:
         watcher = asyncio.ensure_future(watch_loop())
 
         def busy() -> bool:  # the turn runs, or what it sent is still being put on screen
-            return app.source.state != "idle" or bool(app._pending) or app._flush_timer is not None
+            return app.source.state != "idle" or not app.settled
 
         while busy():
             await asyncio.sleep(0.25)
@@ -79,7 +79,7 @@ async def main(chunks: int, tools: int) -> None:
             latencies += [opened, closed]
             by_key["f1"].append(opened)
             by_key["escape"].append(closed)
-        while app._pending or app._flush_timer is not None:
+        while not app.settled:
             await pilot.pause(0.01)
         elapsed = time.perf_counter() - start
         watcher.cancel()

@@ -26,7 +26,7 @@ from kandev_tui.screens.help import HelpScreen
 from kandev_tui.screens.settings import SettingsScreen
 from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.settings import SettingsStore
-from kandev_tui.sources import Source
+from kandev_tui.session import Batcher, Source, SessionState, prompt_state
 from kandev_tui.transcript.items import USAGE, SESSION_INFO, Item
 from kandev_tui.widgets import markdown_lines
 from kandev_tui.widgets.file_preview import FilePreview
@@ -35,9 +35,6 @@ from kandev_tui.widgets.prompt_input import PromptInput
 from kandev_tui.widgets.transcript_view import TranscriptView
 
 log = logging.getLogger("kandev_tui.app")
-FLUSH_SECONDS = 1 / 30  # item updates are drawn in batches, at most this often
-SETTLE_AT_MOST = 1.0  # a batch waits at most this long for the last one to be on screen
-COVERED_POLL = 0.25  # while another screen covers the transcript, updates wait; it catches up when shown again
 # what counts as the user's input: the agent's output waits a moment after each (pacing.py)
 INPUT_EVENTS = (events.Key, events.MouseDown, events.MouseUp, events.MouseScrollDown, events.MouseScrollUp)
 SourceFactory = Callable[[Callable[[list[Item]], None], Callable[[str, str], None]], Source]
@@ -66,19 +63,16 @@ class KandevApp(App[int]):
         if not self.settings_store.settings.edits_inline:  # edits fold into the tool group, as other calls do
             self.registry = self.registry.without("edit")
         self.stats_path = stats_path
-        self.source = source_factory(self._receive_items, self._receive_state)
-        if hasattr(self.source, "on_reset"):  # a source whose items can arrive out of order (kandev-tui attach)
-            self.source.on_reset = self._reset_items
+        self.source = source_factory(self.receive_items, self.receive_state)
+        self.source.on_reset = self._reset_items  # items out of order (older history arrived under attach)
+        self.source.input_gate = USER  # a live agent's transport yields to the user's input (pacing.py)
         self.view = TranscriptView(self.registry, self.settings_store.settings.card_limit)
         self.transcript_screen = TranscriptScreen(self.view)
-        self._pending: dict[str, Item] = {}
+        self.batch = Batcher()  # item updates on their way to the screen (kandev_tui/session/batch.py)
         self._flush_timer = None
         self._animated: set[str] = set()
         self._interrupt_at = 0.0
         self._focus_prompt = False
-        self._apply_seconds = 0.0  # how long the last batch took to apply
-        self._items_at = 0.0  # when the source last delivered items
-        self._flushed_at = 0.0  # when the last batch was applied
         self.gc_policy = GcPolicy()
         self._workspace = None
         self._preloaded = False
@@ -131,14 +125,14 @@ class KandevApp(App[int]):
             await self.source.start()
         except Exception as exc:  # noqa: BLE001 - never a traceback on screen
             log.exception("source failed")
-            self._receive_state("error", f"{type(exc).__name__}: {exc}")
+            self.receive_state(SessionState.ERROR, f"{type(exc).__name__}: {exc}")
             return
         self.gc_policy.start()  # full collections wait for quiet moments (kandev_tui/gcpolicy.py)
-        if self.initial_prompt and self.source.can_prompt and self.source.state == "idle":
+        if self.initial_prompt and self.source.can_prompt and self.source.state == SessionState.IDLE:
             self.run_worker(self._send(self.initial_prompt), name="turn", group="turn")
 
     def _collect_garbage_when_quiet(self) -> None:
-        self.gc_policy.tick(max(USER.at, self._items_at))
+        self.gc_policy.tick(max(USER.at, self.batch.received_at))
 
     def on_unmount(self) -> None:
         self.gc_policy.stop()
@@ -178,14 +172,18 @@ class KandevApp(App[int]):
 
     # -- items and state from the source ---------------------------------------
 
-    def _receive_items(self, items: list[Item]) -> None:
-        self._items_at = time.monotonic()
-        for item in items:
-            self._pending[item.key] = item
+    class ItemsApplied(Message):
+        """A batch of items is in the transcript (their widgets placed; a test's or a tool's signal to look)."""
+
+        def __init__(self, keys: list[str]) -> None:
+            super().__init__()
+            self.keys = keys
+
+    def receive_items(self, items: list[Item]) -> None:
+        """The source's ``on_items``: the items wait in the batch, merged by key, until the policy lets them on."""
+        self.batch.add(items)
         if self._flush_timer is None:
-            # at most about a third of the time goes to putting items on screen: the rest stays free for keys
-            # and repaints, however fast the agent is (pending items coalesce by key meanwhile)
-            self._flush_timer = self.set_timer(max(FLUSH_SECONDS, 2 * self._apply_seconds), self._flush_items)
+            self._flush_timer = self.set_timer(self.batch.first_wait(), self._flush_items)
 
     def post_message(self, message: Message) -> bool:
         # the terminal's input arrives here (noted at the driver already, when there is one): the agent's output
@@ -203,34 +201,26 @@ class KandevApp(App[int]):
 
     def _flush_items(self) -> None:
         self._flush_timer = None
-        if not self._pending:
-            return
-        # the user comes first: what they pressed is drawn before more of the agent's output is (a batch and its
-        # layout can take longer than a frame), and a covered transcript waits (help, settings, a file)
-        wait = USER.holding()
-        if self.screen is not self.transcript_screen:
-            wait = max(wait, COVERED_POLL)
-        # one batch on its way to the screen at a time: the next waits (and grows, coalescing by key) until the
-        # last one's widgets are mounted and parsed, which is most of a batch's cost (for a second at most)
-        elif not wait and self.view.settling and time.monotonic() - self._flushed_at < SETTLE_AT_MOST:
-            wait = FLUSH_SECONDS
+        wait = self.batch.wait(holding=USER.holding(), covered=self.screen is not self.transcript_screen,
+                               settling=self.view.settling)
         if wait > 0:
             self._flush_timer = self.set_timer(wait, self._flush_items)
             return
-        self._flushed_at = time.monotonic()
-        batch = list(self._pending.values())
-        self._pending.clear()
+        if not self.batch:
+            return
+        batch = self.batch.take()
         started = time.perf_counter()
         self.view.apply(batch)
-        self._apply_seconds = min(1.0, time.perf_counter() - started)
+        self.batch.applied(time.perf_counter() - started)
+        self.post_message(self.ItemsApplied([item.key for item in batch]))
 
     def _reset_items(self, items: list[Item]) -> None:
         """Every item again, in order (older history arrived): the pending batch is part of it."""
-        self._pending.clear()
+        self.batch.clear()
         if self._flush_timer is not None:
             self._flush_timer.stop()
             self._flush_timer = None
-        self.view.reset(items, more_at_source=bool(getattr(self.source, "more_above", False)))
+        self.view.reset(items, more_at_source=self.source.more_above)
         self.transcript_screen.status.title = self.source.title
         self.call_after_refresh(self._fill_screen)
 
@@ -240,15 +230,16 @@ class KandevApp(App[int]):
     async def _load_older(self) -> None:
         loaded = await self.source.load_older()
         if not loaded:
-            self.view.set_more_at_source(bool(getattr(self.source, "more_above", False)))
+            self.view.set_more_at_source(self.source.more_above)
 
     def _fill_screen(self) -> None:
         """History shorter than the screen cannot be scrolled up: ask for the next page at once."""
         if self.view.more_at_source and self.view.lo == 0 and self.view.max_scroll_y <= 1:
             self.view.ask_for_older()
 
-    def _receive_state(self, state: str, detail: str) -> None:
-        if state == "notice":  # something the user should know that changes nothing else
+    def receive_state(self, state: str, detail: str) -> None:
+        """The source's ``on_state``: the status line, the prompt box and the footer follow the session's state."""
+        if state == SessionState.NOTICE:  # something the user should know that changes nothing else
             self.notify(visible(detail), severity="warning", markup=False)
             return
         screen = self.transcript_screen
@@ -256,20 +247,13 @@ class KandevApp(App[int]):
         screen.status.state = state
         screen.status.title = self.source.title
         screen.status.agent = self.source.agent_name
-        if state == "error":
+        if state == SessionState.ERROR:
             self.exit_code, self.failure = 1, detail or "the session failed"
             self.notify(visible(detail or "error"), title="The agent stopped", severity="error", timeout=10, markup=False)
-        prompting = self.source.can_prompt and state in ("idle",)
-        read_only = not self.source.can_prompt and state not in ("starting", "connecting", "reconnecting")
-        if state in ("connecting", "reconnecting"):
-            reason = visible(detail) if detail else "connecting to Kandev…"
-        elif read_only:
-            reason = self.source.read_only_reason
-        elif state in ("running", "waiting", "cancelling"):
-            reason = "a turn is running · escape cancels"
-        else:
-            reason = "starting the agent…" if state == "starting" else ""
-        screen.set_prompt_enabled(prompting, reason, read_only)
+        prompt = prompt_state(state, visible(detail), can_prompt=self.source.can_prompt,
+                              read_only_reason=self.source.read_only_reason)
+        prompting = prompt.enabled
+        screen.set_prompt_enabled(prompting, prompt.reason, prompt.read_only)
         screen.refresh_bindings()  # escape cancels only while a turn runs: the footer says so
         if prompting and (self.focused is None or self._focus_prompt
                           or isinstance(self.focused, (PermissionRequest, TranscriptView))):
@@ -277,9 +261,8 @@ class KandevApp(App[int]):
             # chart, a group); the transcript itself only has focus because the disabled prompt lost it
             self._focus_prompt = False
             screen.prompt.focus()
-        waiting = getattr(self.source, "waiting_for", set())
-        self.view.set_permissions_answerable(bool(waiting))
-        more = bool(getattr(self.source, "more_above", False))
+        self.view.set_permissions_answerable(bool(self.source.waiting_for))
+        more = self.source.more_above
         if more != self.view.more_at_source:
             self.view.set_more_at_source(more)
             self.call_after_refresh(self._fill_screen)
@@ -307,12 +290,12 @@ class KandevApp(App[int]):
     @property
     def settled(self) -> bool:
         """Every item the source delivered is on screen: no batch waiting, none being put there."""
-        return not self._pending and self._flush_timer is None and not self.view.settling
+        return not self.batch and self._flush_timer is None and not self.view.settling
 
     @property
     def turn_running(self) -> bool:
         """A turn runs that the user can cancel (escape, the palette)."""
-        return self.source.can_cancel and self.source.state in ("running", "waiting")
+        return self.source.can_cancel and self.source.state in (SessionState.RUNNING, SessionState.WAITING)
 
     def cancel_turn(self) -> None:
         if self.turn_running:
@@ -392,9 +375,8 @@ class KandevApp(App[int]):
     def app_visible(self) -> bool:
         return bool(self.app_focus)
 
-    def _watch_app_focus(self, focus: bool) -> None:
-        super()._watch_app_focus(focus)
-        if focus and self.is_mounted:
+    def on_app_focus(self, event: events.AppFocus) -> None:
+        if self.is_mounted:  # charts that came into view while the terminal was in the background are plotted now
             self.call_after_refresh(self.view.check_charts)
 
     @property

@@ -1,6 +1,6 @@
-"""Where a transcript comes from: a live agent, the store, or a recording (headless).
+"""Where a transcript comes from: a live agent, the store, a recording, a Kandev backend (headless).
 
-Each source delivers item batches to ``on_items`` and state changes to
+Each is a :class:`kandev_tui.session.Source`: it delivers item batches to ``on_items`` and state changes to
 ``on_state``; the app draws what it is given. None of this imports Textual.
 """
 
@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from kandev_tui.acp import AgentClient, AgentError, AgentOptions
 from kandev_tui.transcript import Item, RecordingWriter, Store, read_recording
 from kandev_tui.transcript.items import SESSION_INFO
 from kandev_tui.transcript.pipeline import Pipeline
-
-ItemsCallback = Callable[[list[Item]], None]
-StateCallback = Callable[[str, str], None]  # (state, detail)
+from kandev_tui.session.source import ItemsCallback, Source, StateCallback
+from kandev_tui.session.state import SessionState
 
 
 LAUNCHERS = ("python", "python3", "node", "npx", "uvx", "bunx", "pnpm", "deno")
@@ -41,53 +40,6 @@ def agent_display_name(command: list[str]) -> str:
     return first
 
 
-class Source:
-    """The common surface the app uses."""
-
-    title: str = ""
-    agent_name: str = ""
-    workspace: Path | None = None
-    can_prompt: bool = False
-    can_cancel: bool = False  # whether cancel() can stop a running turn (a live agent, a Kandev session)
-    read_only_reason: str = ""
-    session_id: str | None = None
-    # a source that can list sessions to choose from (attach with no session, open with no id): the app shows the
-    # picker while session_id is None, sets session_id to the one chosen, then starts the source
-    can_pick_session: bool = False
-    picker_title: tuple[str, str] = ("Pick a session", "")  # (what, where)
-    picker_loading: str = "Loading sessions…"
-    picker_empty: str = "There are no sessions yet."
-
-    def __init__(self, on_items: ItemsCallback, on_state: StateCallback) -> None:
-        self.on_items = on_items
-        self.on_state = on_state
-        self.state = "idle"
-        self.repos: dict[str, Path] = {}
-
-    def _set_state(self, state: str, detail: str = "") -> None:
-        self.state = state
-        self.on_state(state, detail)
-
-    async def start(self) -> None:
-        """Begin delivering items."""
-
-    async def send(self, text: str) -> None:
-        raise AgentError(self.read_only_reason or "this session does not take prompts")
-
-    async def cancel(self) -> None:
-        """Cancel the running turn, if any."""
-
-    def answer(self, permission_key: str, option_id: str) -> bool:
-        return False
-
-    async def close(self) -> None:
-        """Stop everything the source started."""
-
-    async def sessions(self) -> list[Any]:
-        """The sessions to pick from (:class:`kandev_tui.kandev.catalog.SessionEntry`), newest first."""
-        return []
-
-
 class LiveSource(Source):
     """An ACP agent started by kandev-tui; every frame recorded, normalised and stored first."""
 
@@ -101,7 +53,7 @@ class LiveSource(Source):
         self.store = store
         self.record = record
         self.title = title or "new session"
-        self.state = "starting"  # until start() has the agent's answer (the app starts it after its first frame)
+        self.state = SessionState.STARTING  # until start() has the agent's answer (the app starts it after its first frame)
         self.agent_name = agent_display_name(options.command)
         self.workspace = options.workspace
         self.repos = dict(options.repos)
@@ -118,7 +70,7 @@ class LiveSource(Source):
             self.options.log_path = self.store.path.parent / "logs" / f"{self.session_id}.log"
         self.pipeline = Pipeline(self.store, self.session_id, recording=RecordingWriter(self.record) if self.record else None,
                                  listener=self._items)
-        self.client = AgentClient(self.options, self.pipeline.feed, self._ask)
+        self.client = AgentClient(self.options, self.pipeline.feed, self._ask, input_gate=self.input_gate)
         try:
             await self.client.start()
         except AgentError as exc:
@@ -312,7 +264,6 @@ class KandevSource(Source):
         self.session_id = session_id
         self.agent_name = f"kandev {backend_key(url)}"
         self.title = "Kandev session"
-        self.on_reset: ItemsCallback | None = None
         self.attachment: Any = None
         self._runner: asyncio.Task[None] | None = None
         self._detail = ""

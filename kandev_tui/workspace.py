@@ -16,10 +16,11 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from kandev_tui.presentation.errors import SourceReadError
 from kandev_tui.presentation.paths import path_problem
 
 
-class WorkspaceError(Exception):
+class WorkspaceError(SourceReadError):
     """A read the workspace refused or could not do; ``str()`` is for users."""
 
     reason = "unreadable"

@@ -51,7 +51,7 @@ async def settle(pilot, rounds: int = 200) -> None:
     app = pilot.app
     for _ in range(rounds):
         await pilot.pause(0.02)
-        if app.source.state in ("stored", "replayed", "idle", "error", "ended") and not app._pending and app._flush_timer is None:
+        if app.source.state in ("stored", "replayed", "idle", "error", "ended") and app.settled:
             break
     await pilot.pause(0.05)
     await pilot.pause()

@@ -76,7 +76,7 @@ async def test_a_flood_of_chunks_keeps_the_ui_answering_and_loses_nothing(tmp_pa
             answered_while_streaming += await keys_answered(pilot)
         assert answered_while_streaming >= 1  # the keys were answered while the flood was still arriving
         assert await wait_for(pilot, lambda: app.source.state == "idle")
-        assert await wait_for(pilot, lambda: not app._pending)
+        assert await wait_for(pilot, lambda: not app.batch)
         assert len(app.view.widgets) <= WINDOW_MAX
         assert await keys_answered(pilot)
         await app.action_quit()

@@ -8,7 +8,7 @@ import sys
 CORE = ["kandev_tui.presentation", "kandev_tui.workspace", "kandev_tui.mcp_server", "kandev_tui.sanitize",
         "kandev_tui.transcript", "kandev_tui.transcript.pipeline", "kandev_tui.transcript.export",
         "kandev_tui.transcript.replay", "kandev_tui.acp", "kandev_tui.runner", "kandev_tui.kandev",
-        "kandev_tui.kandev.headless", "kandev_tui.kandev.catalog"]
+        "kandev_tui.kandev.headless", "kandev_tui.kandev.catalog", "kandev_tui.session", "kandev_tui.sources"]
 
 
 def test_core_imports_no_textual_in_a_fresh_interpreter():

@@ -100,7 +100,7 @@ async def test_agent_that_cannot_start_shows_an_error(tmp_path):
 async def test_a_crash_in_the_app_never_exits_0(tmp_path, capsys):
     """An exception Textual cannot recover from ends the app with a traceback: the command's status is not 0."""
     from kandev_tui.cli import app_exit_status
-    from kandev_tui.sources import Source
+    from kandev_tui.session import Source
 
     class Broken(Source):
         @property

@@ -49,12 +49,12 @@ async def test_a_covered_transcript_catches_up_when_shown_again(tmp_path):
         count = len(app.view.entries)
         await pilot.press("f1")
         assert isinstance(app.screen, HelpScreen)
-        app._receive_items([message_item(100, "Arrived while the help was open.")])
+        app.receive_items([message_item(100, "Arrived while the help was open.")])
         await pilot.pause(0.6)  # several flush periods
-        assert len(app.view.entries) == count and app._pending  # nothing built behind the help screen
+        assert len(app.view.entries) == count and app.batch  # nothing built behind the help screen
         await pilot.press("escape")
         await settle(pilot)
-        assert len(app.view.entries) == count + 1 and not app._pending
+        assert len(app.view.entries) == count + 1 and not app.batch
 
 
 async def test_output_waits_for_what_the_user_just_did(tmp_path):
@@ -67,9 +67,9 @@ async def test_output_waits_for_what_the_user_just_did(tmp_path):
         assert USER.at > before  # a key counts as input
         USER.at = time.monotonic() + 3600  # as if the user were pressing keys all along
         try:
-            app._receive_items([message_item(100, "New output.")])
+            app.receive_items([message_item(100, "New output.")])
             await pilot.pause(0.3)
-            assert len(app.view.entries) == count and app._pending
+            assert len(app.view.entries) == count and app.batch
         finally:
             USER.at = float("-inf")  # the user stops
         await settle(pilot)
@@ -82,19 +82,34 @@ async def test_the_agents_frames_wait_while_a_key_is_served():
     import asyncio
 
     from kandev_tui.acp.transport import LineTransport
+    from kandev_tui.pacing import UserInput
 
     reader = asyncio.StreamReader()
     reader.feed_data(b'{"jsonrpc":"2.0","method":"a"}\n{"jsonrpc":"2.0","method":"b"}\n')
     frames = []
-    transport = LineTransport(reader, None, frames.append)  # type: ignore[arg-type]  # only reads
-    USER.at = time.monotonic() + 3600  # input that never stops (a held key)
+    gate = UserInput()  # the app's input gate, handed to the transport (the app hands it kandev_tui.pacing.USER)
+    transport = LineTransport(reader, None, frames.append, gate=gate)  # type: ignore[arg-type]  # only reads
+    gate.at = time.monotonic() + 3600  # input that never stops (a held key)
+    pending = asyncio.ensure_future(transport.receive())
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert not pending.done() and frames == []  # the frame is there, but waits
+    assert (await pending)["method"] == "a"  # for a moment only: the agent is never stopped for good
+    assert (await transport.receive())["method"] == "b" and len(frames) == 2
+
+
+async def test_a_headless_transport_has_no_gate_and_reads_at_once():
+    """``run --headless`` has no screen: the transport is given no input gate, and the app's input is not its."""
+    import asyncio
+
+    from kandev_tui.acp.transport import LineTransport
+
+    reader = asyncio.StreamReader()
+    reader.feed_data(b'{"jsonrpc":"2.0","method":"a"}\n')
+    USER.at = time.monotonic() + 3600  # the process-wide input of an app, were there one
     try:
-        pending = asyncio.ensure_future(transport.receive())
-        for _ in range(20):
-            await asyncio.sleep(0)
-        assert not pending.done() and frames == []  # the frame is there, but waits
-        assert (await pending)["method"] == "a"  # for a moment only: the agent is never stopped for good
-        assert (await transport.receive())["method"] == "b" and len(frames) == 2
+        transport = LineTransport(reader, None, [].append)  # type: ignore[arg-type]
+        assert (await asyncio.wait_for(transport.receive(), 0.5))["method"] == "a"
     finally:
         USER.at = float("-inf")
 
@@ -134,16 +149,16 @@ async def test_one_batch_at_a_time_on_its_way_to_the_screen(tmp_path, monkeypatc
         busy = True
         monkeypatch.setattr(TranscriptView, "settling", property(lambda self: busy))
         count = len(view.entries)
-        app._receive_items([message_item(100, "First version.")])
-        app._receive_items([message_item(100, "Second version.")])
+        app.receive_items([message_item(100, "First version.")])
+        app.receive_items([message_item(100, "Second version.")])
         await pilot.pause(0.3)
-        assert len(view.entries) == count and list(app._pending) == ["message:100"]  # waits, coalesced
+        assert len(view.entries) == count and app.batch.keys == ["message:100"]  # waits, coalesced
         busy = False
         await settle(pilot)
         assert len(view.entries) == count + 1 and view.widgets["message:100"].searchable_text == "Second version."
         busy = True  # a batch that never settles holds the next one a second at most
-        app._flushed_at -= 10
-        app._receive_items([message_item(101, "Not held for ever.")])
+        app.batch.taken_at -= 10
+        app.receive_items([message_item(101, "Not held for ever.")])
         await pilot.pause(0.3)
         assert len(view.entries) == count + 2
 

@@ -154,7 +154,7 @@ async def test_following_a_flood_keeps_only_the_last_screens_mounted(tmp_path):
         await settle(pilot)
         view = app.view
         for batch in range(10):  # live batches, as the pipeline delivers them
-            app._receive_items([message_item(1000 + batch * 50 + i, f"Live {batch}-{i}.") for i in range(50)])
+            app.receive_items([message_item(1000 + batch * 50 + i, f"Live {batch}-{i}.") for i in range(50)])
             await settle(pilot)
         assert view.following and view.hi == len(view.entries)
         assert MIN_FOLLOW <= len(view.widgets) < 60

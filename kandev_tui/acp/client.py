@@ -123,8 +123,9 @@ class AgentClient:
     """One agent process and one ACP session with it."""
 
     def __init__(self, options: AgentOptions, on_frame: Callable[[Frame], None],
-                 ask_permission: PermissionHandler | None = None) -> None:
+                 ask_permission: PermissionHandler | None = None, input_gate: Any = None) -> None:
         self.options = options
+        self._input_gate = input_gate  # the UI's (LineTransport.gate); None when headless
         self._on_frame = on_frame
         self._ask_permission = ask_permission
         self.process: asyncio.subprocess.Process | None = None
@@ -174,7 +175,7 @@ class AgentClient:
             self._local(message, ends_turn=True)
             raise AgentError(message) from None
         assert self.process.stdout is not None and self.process.stdin is not None
-        transport = LineTransport(self.process.stdout, self.process.stdin, self._on_frame)
+        transport = LineTransport(self.process.stdout, self.process.stdin, self._on_frame, gate=self._input_gate)
         self._conn = Connection(self._handle, transport)
         try:
             response = await asyncio.wait_for(self._conn.send_request("initialize", {

@@ -12,9 +12,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
-from kandev_tui.pacing import INPUT_FIRST, USER
 from kandev_tui.transcript.frames import IN, OUT, RAW_PREFIX, Frame
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
@@ -23,11 +22,23 @@ YIELD_EVERY = 16  # frames handed over before the event loop gets a turn (the SD
 READ_BETWEEN_HOLDS = 0.05  # seconds of reading, at least, between two holds for the user's input
 
 
+class InputGate(Protocol):
+    """What a screen's user input asks of the transport (the app's :data:`kandev_tui.pacing.USER`): while
+    ``holding()`` is above 0, reading waits for ``wait_turn()``. The transport knows nothing else of a UI."""
+
+    def holding(self) -> float: ...
+
+    async def wait_turn(self) -> None: ...
+
+
 class LineTransport:
-    """An ``acp`` message transport over asyncio byte streams."""
+    """An ``acp`` message transport over asyncio byte streams; ``gate``, when given, holds reading for a moment
+    after the user's input (headless runs have none)."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                 on_frame: Callable[[Frame], None], max_line: int = MAX_LINE_BYTES) -> None:
+                 on_frame: Callable[[Frame], None], max_line: int = MAX_LINE_BYTES,
+                 gate: InputGate | None = None) -> None:
+        self._gate = gate
         self._reader = reader
         self._writer = writer
         self._on_frame = on_frame
@@ -54,13 +65,14 @@ class LineTransport:
             # The SDK handles each notification in a task of its own, queued behind the ones before it: a turn
             # comes every YIELD_EVERY frames too, so a key (queued behind them) waits for a few, not hundreds.
             # For a moment after the user's input, no frame is read at all: the input's effect is drawn first
-            # (pacing.py). Input that never stops (a held key) holds reading at most 3/4 of the time.
+            # (the gate: kandev_tui/pacing.py). Input that never stops (a held key) holds reading at most 3/4 of the time.
             now = time.perf_counter()
-            hold = USER.holding() > 0 and now - self._released > READ_BETWEEN_HOLDS
+            gate = self._gate
+            hold = gate is not None and gate.holding() > 0 and now - self._released > READ_BETWEEN_HOLDS
             if hold or self._turn_frames >= YIELD_EVERY or now - self._turn_started > YIELD_AFTER:
                 await asyncio.sleep(0)
                 if hold:
-                    await USER.wait_turn(limit=INPUT_FIRST)
+                    await gate.wait_turn()  # type: ignore[union-attr]
                     self._released = time.perf_counter()
                 self._turn_started = time.perf_counter()
                 self._turn_frames = 0

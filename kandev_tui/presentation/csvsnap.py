@@ -5,14 +5,17 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from .errors import PresentationError, short_quote
+from .errors import PresentationError, SourceReadError, short_quote
 from .models import MAX_CSV_BYTES, MAX_CSV_ROWS, MAX_SNAPSHOT_BYTES, ChartBlock, Presentation
 from .validate import encoded_size
 
-if TYPE_CHECKING:  # the workspace module is only needed when a CSV is read
-    from kandev_tui.workspace import Workspace
+class FileSource(Protocol):
+    """What CSV charts are read from (a :class:`kandev_tui.workspace.Workspace`): ``read_bytes`` returns a read
+    with ``data`` and ``truncated``, or raises :class:`SourceReadError`."""
+
+    def read_bytes(self, path: str, limit: int, repo: str | None = None) -> Any: ...
 
 
 class CsvSourceError(PresentationError):
@@ -209,7 +212,7 @@ def _strict_utf8(data: bytes, truncated: bool) -> str | None:
         return None
 
 
-def resolve_csv(presentation: Presentation, workspace: "Workspace") -> dict[str, Any] | None:
+def resolve_csv(presentation: Presentation, workspace: FileSource) -> dict[str, Any] | None:
     """Resolve every CSV chart of a validated presentation into the v1 snapshot.
 
     Each (repo, path) pair is read and parsed once, even when several charts
@@ -218,8 +221,6 @@ def resolve_csv(presentation: Presentation, workspace: "Workspace") -> dict[str,
     :class:`CsvSourceError` with the spec's message on the first problem; the
     snapshot keeps nothing of a file but the charted labels and values.
     """
-    from kandev_tui.workspace import WorkspaceError
-
     tables: dict[tuple[str, str], CsvTable] = {}
     charts = []
     for index in presentation.csv_block_indexes:
@@ -231,7 +232,7 @@ def resolve_csv(presentation: Presentation, workspace: "Workspace") -> dict[str,
         if table is None:
             try:
                 read = workspace.read_bytes(source.path, MAX_CSV_BYTES, source.repo)
-            except WorkspaceError as exc:
+            except SourceReadError as exc:
                 raise CsvSourceError(f"could not read CSV source {source.path}: {exc}") from None
             text = decode_csv_bytes(read.data, read.truncated)
             try:

@@ -19,6 +19,13 @@ class PresentationError(ValueError):
         super().__init__(f"{path}: {message}" if path else message)
 
 
+class SourceReadError(Exception):
+    """A file behind a presentation (a CSV source) could not be read; ``str()`` says why, for users.
+
+    What reads the files (:class:`kandev_tui.workspace.Workspace`) raises its errors as subclasses of this, so the
+    contract reads a workspace without importing it."""
+
+
 def short_quote(value: object, limit: int = 24) -> str:
     """A short, sanitised, quoted prefix of ``value`` for an error message.
 

@@ -1,0 +1,87 @@
+"""The protocol between a source of items and the app that shows them.
+
+A source delivers item batches to ``on_items`` and state changes to ``on_state(state, detail)``. Everything the
+app may ask of a source is declared here, with what a source without the capability answers, so the app never
+has to guess with ``hasattr``:
+
+- prompting: ``can_prompt``, ``send``, ``read_only_reason``; cancelling: ``can_cancel``, ``cancel``;
+- permission requests: ``waiting_for`` (the keys still waiting), ``answer``;
+- paging (``kandev-tui attach``): ``more_above``, ``load_older``; and ``on_reset``, which the app sets when it can
+  take every item again in order (older history arrived);
+- picking a session: ``can_pick_session``, ``sessions()``, the picker's titles; while ``session_id`` is None the
+  app shows the picker, then sets ``session_id`` and starts the source;
+- ``input_gate``: set by the app, the UI's input (:class:`kandev_tui.acp.transport.InputGate`) that a live agent's
+  transport yields to; None when headless.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from kandev_tui.transcript.items import Item
+
+from .state import SessionState
+
+ItemsCallback = Callable[[list[Item]], None]
+StateCallback = Callable[[str, str], None]  # (state: a SessionState, detail)
+
+
+class Source:
+    """The common surface the app uses; a source overrides what it can do."""
+
+    title: str = ""
+    agent_name: str = ""
+    workspace: Path | None = None
+    can_prompt: bool = False
+    can_cancel: bool = False  # whether cancel() can stop a running turn (a live agent, a Kandev session)
+    read_only_reason: str = ""
+    session_id: str | None = None
+    can_pick_session: bool = False
+    picker_title: tuple[str, str] = ("Pick a session", "")  # (what, where)
+    picker_loading: str = "Loading sessions…"
+    picker_empty: str = "There are no sessions yet."
+    more_above: bool = False  # older items exist that load_older() fetches
+    input_gate: Any = None
+    on_reset: ItemsCallback | None = None
+
+    def __init__(self, on_items: ItemsCallback, on_state: StateCallback) -> None:
+        self.on_items = on_items
+        self.on_state = on_state
+        self.state = SessionState.IDLE
+        self.repos: dict[str, Path] = {}
+
+    def _set_state(self, state: str, detail: str = "") -> None:
+        self.state = SessionState(state)
+        self.on_state(self.state, detail)
+
+    async def start(self) -> None:
+        """Begin delivering items."""
+
+    async def send(self, text: str) -> None:
+        from kandev_tui.acp import AgentError
+
+        raise AgentError(self.read_only_reason or "this session does not take prompts")
+
+    async def cancel(self) -> None:
+        """Cancel the running turn, if any."""
+
+    @property
+    def waiting_for(self) -> set[str]:
+        """The permission requests still waiting for the user's answer (by item key)."""
+        return set()
+
+    def answer(self, permission_key: str, option_id: str) -> bool:
+        """Answer a waiting permission request; False when it waits no more."""
+        return False
+
+    async def load_older(self) -> int:
+        """Fetch older items (delivered through ``on_reset``); how many came."""
+        return 0
+
+    async def sessions(self) -> list[Any]:
+        """The sessions to pick from (:class:`kandev_tui.kandev.catalog.SessionEntry`), newest first."""
+        return []
+
+    async def close(self) -> None:
+        """Stop everything the source started."""

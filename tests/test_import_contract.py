@@ -1,0 +1,144 @@
+"""The import contract: kandev_tui's layers, checked on the import graph read statically from the sources, so that an
+import inside a function (a lazy one) counts as much as one at the top of a module.
+
+Each module belongs to one layer; it may import kandev_tui modules of its own layer or of a layer below, never of
+one above. The headless layers (everything below ``ui``) import neither Textual nor Rich nor plotext, and the ACP
+transport knows nothing of the UI (the app hands it its input gate). ``renderers``' registry and entry layout are
+headless; the renderer packs (rich output, edits, fleet) sit in ``ui``, above the widgets, which never import them.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "kandev_tui"
+
+# lowest first; a module's layer is that of the longest prefix listed
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("foundation", ("kandev_tui", "kandev_tui.jsonutil", "kandev_tui.sanitize", "kandev_tui.userpaths",
+                    "kandev_tui.stats", "kandev_tui.settings", "kandev_tui.gcpolicy")),
+    ("presentation", ("kandev_tui.presentation",)),
+    ("workspace", ("kandev_tui.workspace",)),
+    ("transcript", ("kandev_tui.transcript",)),
+    ("agents", ("kandev_tui.acp", "kandev_tui.kandev", "kandev_tui.mcp_server", "kandev_tui.demo")),
+    ("session", ("kandev_tui.session", "kandev_tui.runner", "kandev_tui.sources")),
+    ("registry", ("kandev_tui.renderers", "kandev_tui.renderers.registry", "kandev_tui.renderers.layout")),
+    ("ui", ("kandev_tui.pacing", "kandev_tui.ansi", "kandev_tui.charts", "kandev_tui.textual_hooks",
+            "kandev_tui.widgets", "kandev_tui.screens", "kandev_tui.renderers.rich_output",
+            "kandev_tui.renderers.edits", "kandev_tui.renderers.fleet")),
+    ("app", ("kandev_tui.app", "kandev_tui.snapshot", "kandev_tui.testing")),
+    ("command line", ("kandev_tui.cli", "kandev_tui.__main__")),
+]
+HEADLESS = {name for name, _ in LAYERS[:[n for n, _ in LAYERS].index("ui")]}
+UI_LIBRARIES = ("textual", "rich", "plotext")
+# within ui, the packs are above the widgets and screens: these never import them
+PACKS = ("kandev_tui.renderers.rich_output", "kandev_tui.renderers.edits", "kandev_tui.renderers.fleet")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(path: Path) -> list[tuple[int, str]]:
+    name = module_name(path)
+    return imports_in(path.read_text(encoding="utf-8"), name if path.name == "__init__.py" else name.rpartition(".")[0])
+
+
+def imports_in(source: str, package: str) -> list[tuple[int, str]]:
+    """(line, module) of every import in ``source`` (a module of ``package``), wherever it stands: in functions too,
+    relative ones resolved; those under ``if TYPE_CHECKING:`` never run and are left out."""
+    tree = ast.parse(source)
+    type_only: set[int] = set()
+    for node in ast.walk(tree):  # `if TYPE_CHECKING:` imports never run
+        if isinstance(node, ast.If) and getattr(node.test, "id", getattr(node.test, "attr", "")) == "TYPE_CHECKING":
+            type_only.update(id(child) for stmt in node.body for child in ast.walk(stmt))
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in type_only:
+            continue
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found.append((node.lineno, target))
+            found += [(node.lineno, f"{target}.{alias.name}") for alias in node.names if alias.name != "*"]
+    return found
+
+
+def known_modules() -> set[str]:
+    return {module_name(path) for path in PACKAGE.rglob("*.py")}
+
+
+def layer_of(module: str) -> int:
+    best, layer = -1, None
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+                best, layer = len(prefix), index
+    assert layer is not None, f"{module} is in no layer of the contract: add it to LAYERS"
+    return layer
+
+
+def graph() -> list[tuple[str, int, str]]:
+    """(importer, line, imported) for every import of a kandev_tui module or a UI library."""
+    modules = known_modules()
+    edges = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        importer = module_name(path)
+        for line, target in imports(path):
+            if target.split(".")[0] in UI_LIBRARIES:
+                edges.append((importer, line, target.split(".")[0]))
+            elif target.startswith("kandev_tui"):
+                while target not in modules:  # `from kandev_tui.x import name`: the module is kandev_tui.x
+                    target = target.rpartition(".")[0]
+                if target != importer:
+                    edges.append((importer, line, target))
+    return edges
+
+
+def test_every_module_has_a_layer():
+    for module in known_modules():
+        layer_of(module)
+
+
+def test_no_module_imports_a_layer_above_its_own():
+    wrong = []
+    for importer, line, target in graph():
+        if target in UI_LIBRARIES:
+            continue
+        if layer_of(target) > layer_of(importer):
+            wrong.append(f"{importer}:{line} imports {target} "
+                         f"({LAYERS[layer_of(importer)][0]} -> {LAYERS[layer_of(target)][0]})")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_headless_layers_import_no_ui_library():
+    wrong = [f"{importer}:{line} imports {target}" for importer, line, target in graph()
+             if target in UI_LIBRARIES and LAYERS[layer_of(importer)][0] in HEADLESS]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_widgets_and_screens_never_import_the_renderer_packs():
+    wrong = [f"{importer}:{line} imports {target}" for importer, line, target in graph()
+             if importer.startswith(("kandev_tui.widgets", "kandev_tui.screens")) and target.startswith(PACKS)]
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("def f():\n    from kandev_tui.app import KandevApp\n", {"kandev_tui.app", "kandev_tui.app.KandevApp"}),
+    ("class A:\n    def f(self):\n        import textual.widgets\n", {"textual.widgets"}),
+    ("from ..widgets import base\n", {"kandev_tui.widgets", "kandev_tui.widgets.base"}),
+    ("from . import items\n", {"kandev_tui.transcript", "kandev_tui.transcript.items"}),
+    ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from kandev_tui.app import App\n", {"typing",
+                                                                                               "typing.TYPE_CHECKING"}),
+])
+def test_the_reader_counts_lazy_and_relative_imports_and_not_type_only_ones(source, expected):
+    assert {target for _, target in imports_in(source, "kandev_tui.transcript")} == expected
