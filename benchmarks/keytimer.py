@@ -1,7 +1,6 @@
 """Key-to-screen latency, as the benchmarks measure it: a key delivered as the terminal driver delivers one, and
 the time until the first frame the app writes for the screen that shows its effect (the help for F1, the
-transcript again for escape). Uses the app's private ``_display`` and ``_driver``: a benchmark's hook, not the
-product's."""
+transcript again for escape), through kandev_tui.textual_hooks' watch_frames and send_as_terminal."""
 
 from __future__ import annotations
 
@@ -10,6 +9,8 @@ import time
 
 from textual import events
 
+from kandev_tui.textual_hooks import send_as_terminal, watch_frames
+
 
 class KeyTimer:
     def __init__(self, app, help_screen: type) -> None:
@@ -17,21 +18,16 @@ class KeyTimer:
         self.help_screen = help_screen
         self.frames = {"help_drawn": None, "transcript_drawn": None}
         self.count = 0  # frames drawn
-        self._display = app._display
-        app._display = self._counting_display
+        watch_frames(app, self._frame)
 
-    def _counting_display(self, screen, renderable):
-        if renderable is not None:
-            self.count += 1
-            key = "help_drawn" if isinstance(screen, self.help_screen) else "transcript_drawn"
-            if self.frames[key] is None:
-                self.frames[key] = time.perf_counter()
-        return self._display(screen, renderable)
+    def _frame(self, screen) -> None:
+        self.count += 1
+        key = "help_drawn" if isinstance(screen, self.help_screen) else "transcript_drawn"
+        if self.frames[key] is None:
+            self.frames[key] = time.perf_counter()
 
     def send_key(self, key: str) -> None:
-        event = events.Key(key, None)
-        event.set_sender(self.app)
-        self.app._driver.send_message(event)
+        send_as_terminal(self.app, events.Key(key, None))
 
     async def key_to_screen(self, key: str, drawn: str, limit: float = 60) -> float | None:
         """Deliver ``key``; the seconds until a frame shows its effect (None past ``limit``)."""

@@ -23,12 +23,12 @@ import asyncio, time
 
 async def print_first_frame(app, start, quit_after=None):
     # the time from the script's start to the first frame the app writes to the terminal (its driver's output)
-    display, drawn = app._display, []
-    def first_frame(screen, renderable):
-        if renderable is not None and not drawn:
+    from kandev_tui.textual_hooks import watch_frames
+    drawn = []
+    def first_frame(screen):
+        if not drawn:
             drawn.append(time.perf_counter() - start)
-        return display(screen, renderable)
-    app._display = first_frame
+    watch_frames(app, first_frame)
     async with app.run_test(size=(120, 40)):
         while not drawn:
             await asyncio.sleep(0.001)

@@ -18,7 +18,7 @@ from textual.screen import Screen
 
 from kandev_tui import stats
 from kandev_tui.gcpolicy import GcPolicy
-from kandev_tui.pacing import USER, note_input_at
+from kandev_tui.pacing import USER
 from kandev_tui.renderers import Registry
 from kandev_tui.sanitize import visible
 from kandev_tui.screens.file_viewer import FileViewerScreen
@@ -26,6 +26,7 @@ from kandev_tui.screens.help import HelpScreen
 from kandev_tui.screens.settings import SettingsScreen
 from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.settings import SettingsStore
+from kandev_tui.textual_hooks import mount_screen_ahead, note_input_at_driver
 from kandev_tui.session import Batcher, Source, SessionState, prompt_state
 from kandev_tui.transcript.items import USAGE, SESSION_INFO, Item
 from kandev_tui.widgets import markdown_lines
@@ -86,8 +87,7 @@ class KandevApp(App[int]):
         return self.transcript_screen
 
     def on_mount(self) -> None:
-        if self._driver is not None:
-            note_input_at(self._driver, INPUT_EVENTS)
+        note_input_at_driver(self, INPUT_EVENTS, USER.note)
         theme = self.settings_store.settings.theme
         self.theme = theme if theme in self.available_themes else "textual-dark"
         for warning in self.settings_store.warnings + self.registry.errors:
@@ -146,7 +146,7 @@ class KandevApp(App[int]):
         self.exit(self.exit_code, return_code=self.exit_code)
 
     @on(ExitApp)
-    async def _closing(self) -> None:
+    async def _close_on_exit(self) -> None:
         """However the app is asked to exit (a quit key, or a browser that went away under ``kandev-tui serve``,
         whose web driver posts ExitApp), the source is closed first: the store has everything, the agent stops."""
         await self._close_source()
@@ -319,11 +319,10 @@ class KandevApp(App[int]):
     def _prepare_help(self) -> None:
         """Install the help screen and have it composed and mounted, not shown: the first F1 of a session (often
         while an agent is streaming) then only draws it, 40 ms sooner. Textual mounts an installed screen that is
-        not running when it is first fetched for showing (``App._get_screen``); this fetches it ahead of time."""
+        not running when it is first fetched for showing; this has it mounted ahead of time."""
         if not self.is_screen_installed("help"):
             self.install_screen(HelpScreen(), "help")
-        if not self.get_screen("help").is_running:
-            self._get_screen("help")
+        mount_screen_ahead(self, "help")
 
     def action_settings(self) -> None:
         self.push_screen(SettingsScreen())

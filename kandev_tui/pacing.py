@@ -8,7 +8,7 @@ is drawn first. Nothing is dropped: the agent's frames wait in its pipe, the ite
 input that never stops (a held key) holds the transport at most 3/4 of the time, so the agent is
 slowed, never stopped.
 
-An input is noted when the terminal driver hands it over (:func:`note_input_at`), a few turns of the
+An input is noted when the terminal driver hands it over (:func:`kandev_tui.textual_hooks.note_input_at_driver`), a few turns of the
 event loop before the app dispatches it; until then, it is *waiting*, and the transcript does not start
 drawing a frame (which can take tens of milliseconds during a flood): the frame after the input shows both
 (at most :data:`FRAME_WAITS_AT_MOST` later).
@@ -52,16 +52,3 @@ class UserInput:
 
 
 USER = UserInput()
-
-
-def note_input_at(driver, kinds: tuple[type, ...]) -> None:
-    """Note each input of ``kinds`` as the terminal driver hands it to the app (in the driver's input thread, for a
-    real terminal), not when its turn in the app's queue comes."""
-    send = driver.send_message
-
-    def send_message(message) -> None:
-        if isinstance(message, kinds):
-            USER.note()
-        send(message)
-
-    driver.send_message = send_message

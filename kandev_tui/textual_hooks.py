@@ -1,18 +1,41 @@
-"""The one place for Textual's private names (see ../shared/ARCHITECTURE.md): each use says what public behaviour
-it stands in for, and ``tests/test_textual_hooks.py`` fails when it stops working on an upgrade.
+"""The one place for Textual's private names (see ../shared/ARCHITECTURE.md).
 
-(Older hooks still live where they were written: the footer's ``_bindings_ready``, the screens' frame loop,
-``App._get_screen``, the driver's ``send_message``; moving them here is the structure issue's work.)
+Each hook says what public behaviour it works around; ``tests/test_textual_hooks.py`` fails when an upgrade breaks
+one, and ``pyproject.toml`` pins Textual to the minor version those tests passed on. Nothing else in kandev_tui
+names a private attribute of Textual (the import contract's neighbour, ``tests/test_textual_hooks.py``, checks
+that too).
+
+- :func:`screen_text`: the screen as text (Textual only exports SVG);
+- :func:`note_input_at_driver`: an input noted when the terminal's driver hands it over, not when the app's queue
+  reaches it;
+- :func:`mount_screen_ahead`: an installed screen composed and mounted before it is first shown;
+- :class:`DrawsInputAtOnce`: a screen drawn at its first idle moment after an input, instead of at the next tick of
+  its 60 Hz timer, with a lost update mended; and a screen that can hold a frame (``frame_hold``);
+- :func:`layout_changes`: the widgets a screen's next layout will measure again;
+- for tests and benchmarks: :func:`watch_frames` (each frame written to the terminal) and :func:`send_as_terminal`
+  (input delivered as the terminal's driver delivers it).
+
+(Upstream, these are Textual behaviours worth a public API: a pre-dispatch input hook, a public "prepare screen",
+an "update now" for a screen, and a screen's update lost when it goes idle during an open batch.)
 """
 
 from __future__ import annotations
 
 import io
+import time
+from typing import Any, Callable
 
 from rich.console import Console
+from textual import events
+from textual.app import ScreenStackError
+
+from kandev_tui.pacing import USER
+
+INPUT_DRAWN_WITHIN = 0.2  # seconds after an input during which its screen draws at once when idle
+BATCH_RECHECK = 1 / 60  # seconds between looks at a screen that went idle with something to draw during a batch
 
 
-def screen_text(app) -> str:
+def screen_text(app: Any) -> str:
     """The text of the screen as it is drawn now, one line per row (what ``App.export_screenshot`` draws as SVG).
 
     Textual has no public way to read the screen as text; ``export_screenshot`` renders the screen's compositor
@@ -24,3 +47,132 @@ def screen_text(app) -> str:
     update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
     console.print(update)
     return console.export_text(styles=False)
+
+
+def note_input_at_driver(app: Any, kinds: tuple[type, ...], note: Callable[[], None]) -> bool:
+    """Call ``note()`` for each input of ``kinds`` as the terminal driver hands it to the app (in the driver's input
+    thread, for a real terminal), not when its turn in the app's queue comes; False when the app has no driver.
+
+    The driver posts input with ``send_message`` through ``asyncio.run_coroutine_threadsafe``: ``App.post_message``
+    sees it only when the event loop gets round to it, which during a flood is several frames later. Textual has
+    no public hook at the moment input arrives.
+    """
+    driver = app._driver
+    if driver is None:
+        return False
+    send = driver.send_message
+
+    def send_message(message: Any) -> None:
+        if isinstance(message, kinds):
+            note()
+        send(message)
+
+    driver.send_message = send_message
+    return True
+
+
+def mount_screen_ahead(app: Any, name: str) -> None:
+    """Have the installed screen ``name`` composed and mounted now, not shown.
+
+    Textual mounts an installed screen when it is first fetched for showing (``App._get_screen``), so the first
+    push of a screen with much to compose (the help) costs its compose and mount on the key that shows it. There is
+    no public way to prepare it ahead of time.
+    """
+    if not app.get_screen(name).is_running:
+        app._get_screen(name)
+
+
+def layout_changes(screen: Any) -> dict[Any, set[Any]]:
+    """The widgets the screen's next layout measures again, by parent (changed in place by the caller).
+
+    Textual's stream layout reuses the placement of each child up to the first one the screen lists as changed, and
+    the screen lists a widget only when the change is in it or one level down; there is no public way to say that
+    a child deeper down changed its parent's size. ``Widget.pre_layout`` (public) is where it is said.
+    """
+    return screen._layout_widgets
+
+
+def watch_frames(app: Any, on_frame: Callable[[Any], None]) -> None:
+    """Call ``on_frame(screen)`` for each frame the app writes to its terminal (tests and benchmarks: the time to a
+    first frame, key-to-screen latency). Textual has no public event for a frame written: ``App._display`` is where
+    every update of the screen goes to the driver."""
+    display = app._display
+
+    def counting(screen: Any, renderable: Any) -> Any:
+        if renderable is not None:
+            on_frame(screen)
+        return display(screen, renderable)
+
+    app._display = counting
+
+
+def send_as_terminal(app: Any, message: Any) -> None:
+    """Deliver ``message`` (a key, a click) as the terminal's driver does, through its ``send_message`` (tests and
+    benchmarks: the pilot's ``press`` also waits for the screen to be drawn, which hides what the app does itself)."""
+    message.set_sender(app)
+    app._driver.send_message(message)
+
+
+def covered(screen: Any) -> bool:
+    """Whether another screen hides ``screen`` entirely (an opaque one on top): Textual still lays out and draws
+    a screen beneath the top one, in case it shows through, but nothing of an opaque screen's does."""
+    try:
+        top = screen.app.screen
+    except ScreenStackError:  # the app is closing
+        return False
+    return top is not screen and top.styles.background.a >= 1
+
+
+class DrawsInputAtOnce:
+    """A mixin for a :class:`textual.screen.Screen` (put it first among the bases): what the user just did is drawn
+    at once, not at the next tick of a 60 Hz timer.
+
+    Textual draws a screen when its update timer ticks, every 1/60 s on a fixed grid; a screen shown for the first
+    time waits a whole period before its first frame. Between a key and the frame that shows its effect that is up
+    to 17 ms more. A screen with this mixin draws on its first idle moment after an input has been dispatched
+    (:data:`kandev_tui.pacing.USER`), when the input's work is done and something is waiting to be drawn; other
+    frames still come from the timer.
+
+    It also mends a lost update: Textual's screen starts its update timer when it goes idle with something to draw,
+    except while a batch of updates is open (a footer rebuilding its keys, a recompose), and when the batch closes
+    it prompts only the app, not the screen. A screen that went idle meanwhile and gets no further message (the
+    help, just shown) was never drawn; here it looks again once the batch is over.
+
+    A screen may hold a frame: :meth:`frame_hold` says, at each tick, ``"wait"`` (the timer calls again after one
+    period), ``"pause"`` (the timer stops until the screen is shown again) or None (draw).
+    """
+
+    _input_drawn_at = float("-inf")  # the input (USER.served_at) last drawn at once
+    _looking_again = False
+
+    def frame_hold(self) -> str | None:
+        """Whether this tick's frame waits ("wait"), stops until the screen is shown again ("pause"), or is drawn."""
+        return None
+
+    async def _on_idle(self, event: events.Idle) -> None:
+        pending = self._layout_required or self._scroll_required or self._repaint_required or self._dirty_widgets  # type: ignore[attr-defined]
+        if not pending or not self.is_current:  # type: ignore[attr-defined]
+            return
+        if self.app._batch_count:  # type: ignore[attr-defined]
+            if not self._looking_again:
+                self._looking_again = True
+                self.set_timer(BATCH_RECHECK, self._look_again)  # type: ignore[attr-defined]
+            return
+        served = USER.served_at
+        if served <= self._input_drawn_at or time.monotonic() - served > INPUT_DRAWN_WITHIN or covered(self):
+            return
+        self._input_drawn_at = served
+        self._on_timer_update()  # what the timer's tick does, now
+
+    def _look_again(self) -> None:
+        self._looking_again = False
+        self.check_idle()  # type: ignore[attr-defined]  # an idle event, once the batch is over (else again later)
+
+    def _on_timer_update(self) -> None:
+        hold = self.frame_hold()
+        if hold == "wait":
+            return  # the update timer is still running: it calls again after one period
+        if hold == "pause":
+            self._update_timer.pause()  # type: ignore[attr-defined]  # resumed when the screen is shown again
+            return
+        super()._on_timer_update()  # type: ignore[misc]

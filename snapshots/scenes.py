@@ -62,7 +62,7 @@ async def plot_visible(pilot) -> None:
 async def park(pilot, widget) -> None:
     """The deterministic last step of a scene: the widget at the top of the view, nothing moving."""
     view = pilot.app.view
-    view._set_following(False)
+    view.set_following(False)
     for _ in range(2):
         await pilot.pause(0.05)
         view.scroll_to_widget(widget, animate=False, top=True, immediate=True)

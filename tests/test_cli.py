@@ -160,6 +160,7 @@ from kandev_tui.app import KandevApp
 from kandev_tui.demo import agent_command, prepare_workspace
 from kandev_tui.settings import SettingsStore
 from kandev_tui.sources import LiveSource
+from kandev_tui.textual_hooks import watch_frames
 from kandev_tui.transcript import Store
 
 async def main():
@@ -167,12 +168,11 @@ async def main():
     store = Store(tmp / "s.db")
     options = AgentOptions(command=agent_command(), workspace=prepare_workspace(tmp / "ws"))
     app = KandevApp(lambda i, s: LiveSource(options, store, i, s), settings_store=SettingsStore(tmp / "c.toml"))
-    display, seen = app._display, []
-    def first_frame(screen, renderable):
-        if renderable is not None and not seen:
+    seen = []
+    def first_frame(screen):
+        if not seen:
             seen.append([m for m in ("acp", "mcp", "pydantic", "plotext", "markdown_it") if m in sys.modules])
-        return display(screen, renderable)
-    app._display = first_frame
+    watch_frames(app, first_frame)
     async with app.run_test(size=(80, 24)) as pilot:
         for _ in range(600):  # the agent started: the SDK came after the first frame
             if seen and getattr(app.source, "client", None) is not None and app.source.state == "idle":

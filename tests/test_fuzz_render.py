@@ -101,7 +101,7 @@ async def render_all(tmp_path, items: list[Item]) -> int:
         drawn = len(drawn_text(app).splitlines())
         failed = [c.key for c in view.query(ToolCard) if c.failed]
         assert failed == [], failed  # a renderer raised: a bug (fallback on an odd shape is fine)
-        assert app.is_running and app._exception is None
+        assert app.is_running  # (an exception in a handler ends the app, and run_test raises it)
     return drawn
 
 

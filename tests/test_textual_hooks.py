@@ -5,7 +5,11 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from kandev_tui.textual_hooks import screen_text
+from kandev_tui.pacing import USER
+from kandev_tui.screens.help import HelpScreen
+from kandev_tui.textual_hooks import screen_text, send_as_terminal, watch_frames
+
+from .app_helpers import message_item, settle, stored_app
 
 
 class Two(App[None]):
@@ -21,3 +25,203 @@ async def test_screen_text_is_what_the_screen_shows():
         text = screen_text(app)
     lines = text.splitlines()
     assert len(lines) == 5 and lines[0].rstrip() == "first line of the screen" and lines[1].rstrip() == "second line"
+
+
+# -- nothing outside kandev_tui/textual_hooks.py names a private attribute of Textual ---------------------------
+
+def textual_private_names(cls: type) -> set[str]:
+    """The private names ``cls`` has from Textual: its Textual bases' methods and class attributes, and what their
+    instances set (for the bases that can be made bare)."""
+    from textual.containers import VerticalScroll
+    from textual.screen import Screen
+    from textual.widget import Widget
+    from textual.widgets import Footer, Input, OptionList, Static
+
+    bases = [base for base in cls.__mro__ if base.__module__.split(".")[0] == "textual"]
+    names = {name for base in bases for name in vars(base)}
+    for bare in (App, Screen, Widget, Footer, Static, Input, VerticalScroll, OptionList):
+        if bare in bases:
+            names |= set(vars(_bare(bare)))
+    return {name for name in names if name.startswith("_") and not name.startswith("__")}
+
+
+_BARE: dict[type, object] = {}
+
+
+def _bare(cls: type) -> object:
+    if cls not in _BARE:
+        _BARE[cls] = cls()
+    return _BARE[cls]
+
+
+def test_no_module_but_the_hooks_names_textuals_private_attributes():
+    """In a class built on Textual's (a widget, a screen, the app), no ``self._name`` or method that its Textual
+    bases have (using one, or overriding it by accident: a method named like an attribute Textual sets is replaced
+    by it on the instance); and nowhere an ``….app._name``, ``….screen._name`` or ``._driver``."""
+    import ast
+    import importlib
+    from pathlib import Path
+
+    from textual.app import App as TextualApp
+    from textual.dom import DOMNode
+    from textual.screen import Screen
+
+    app_or_screen = textual_private_names(TextualApp) | textual_private_names(Screen)
+    package = Path(__file__).resolve().parent.parent / "kandev_tui"
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        if path.name == "textual_hooks.py":
+            continue
+        source = path.read_text(encoding="utf-8")
+        if "textual" not in source:
+            continue
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
+        module = importlib.import_module(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+        tree = ast.parse(source)
+        for node in ast.walk(tree):  # app._x, screen._x, self.app._x, x._driver anywhere
+            if not isinstance(node, ast.Attribute):
+                continue
+            owner = getattr(node.value, "attr", None) or getattr(node.value, "id", None)
+            if (node.attr in app_or_screen and owner in ("app", "screen")) or node.attr == "_driver":
+                found.append(f"{path.name}:{node.lineno} {ast.unparse(node)}")
+        for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+            runtime = getattr(module, cls.name, None)
+            if not (isinstance(runtime, type) and issubclass(runtime, DOMNode)):
+                continue
+            private = textual_private_names(runtime)
+            for node in ast.walk(cls):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in private:
+                    found.append(f"{path.name}:{node.lineno} {cls.name}.{node.name} (defined)")
+                elif (isinstance(node, ast.Attribute) and node.attr in private and isinstance(node.value, ast.Name)
+                      and node.value.id == "self"):
+                    found.append(f"{path.name}:{node.lineno} {cls.name}: self.{node.attr}")
+    assert not found, "\n".join(sorted(set(found)))
+
+
+# -- the hooks' behaviour: each of these fails when Textual's internals change under a hook -------------------
+
+async def test_an_input_is_noted_when_the_driver_hands_it_over(tmp_path):
+    """Before the app's queue reaches it: from then on the agent's output and the transcript's frames wait for it."""
+    from textual import events
+
+    app = stored_app(tmp_path, [message_item(i, f"Message {i}.") for i in range(5)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        USER.at = USER.served_at = float("-inf")
+        send_as_terminal(app, events.Key("pageup", None))  # as the terminal's input thread does
+        assert USER.holding() > 0 and USER.waiting()  # noted at once, before any turn of the event loop
+        await settle(pilot)
+        assert not USER.waiting()  # dispatched: frames go on
+
+
+async def test_a_frame_waits_for_an_input_on_its_way_but_not_for_long(tmp_path):
+    app = stored_app(tmp_path, [message_item(i, f"Message {i}.") for i in range(5)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.transcript_screen
+        try:
+            screen.refresh(layout=True)
+            USER.note()  # a key on its way: the frame waits
+            screen._on_timer_update()
+            assert screen._layout_required
+            USER.at -= 1  # noted a second ago and still not dispatched: the frame no longer waits for it
+            screen._on_timer_update()
+            assert not screen._layout_required
+            screen.refresh(layout=True)
+            USER.note()
+            USER.served()  # dispatched: drawn at once
+            screen._on_timer_update()
+            assert not screen._layout_required
+        finally:
+            USER.at = USER.served_at = float("-inf")
+
+
+async def test_what_the_user_did_is_drawn_at_once_not_at_the_next_tick(tmp_path, monkeypatch):
+    """Closing the help draws the transcript as soon as the screen is idle, not at the next tick of Textual's
+    60 Hz update timer (up to 17 ms later); the help is mounted ahead of the first F1."""
+    import asyncio
+    import traceback
+
+    from textual import events
+
+    from kandev_tui.screens.transcript import TranscriptScreen
+
+    app = stored_app(tmp_path, [message_item(i, f"Message {i}.") for i in range(5)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        help_screen = app.get_screen("help")
+        assert isinstance(help_screen, HelpScreen) and help_screen.is_running  # composed before it is asked for
+        await pilot.press("f1")
+        assert app.screen is help_screen
+        await settle(pilot)
+        how: list[str] = []
+        update = TranscriptScreen._on_timer_update
+
+        def drawing(self):
+            how.append("timer" if any(f.name == "_tick" for f in traceback.extract_stack()) else "at once")
+            return update(self)
+
+        monkeypatch.setattr(TranscriptScreen, "_on_timer_update", drawing)
+        send_as_terminal(app, events.Key("escape", None))  # (the pilot would draw the screen itself)
+        for _ in range(500):
+            await asyncio.sleep(0.002)
+            if how:
+                break
+        assert app.screen is app.transcript_screen and how and how[0] == "at once"
+
+
+async def test_a_transcript_under_the_help_is_not_laid_out_until_shown_again(tmp_path, monkeypatch):
+    """Textual lays out and paints the screen beneath the top one in case it shows through; the help is opaque, so
+    the transcript beneath it does no work for frames nobody sees, and is drawn when it is shown again."""
+    from textual.screen import Screen
+
+    app = stored_app(tmp_path, [message_item(i, f"Message {i}.") for i in range(5)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        await settle(pilot)
+        laid_out: list[str] = []
+        refresh_layout = Screen._refresh_layout
+
+        def counting(self, *args, **kwargs):
+            laid_out.append(type(self).__name__)
+            return refresh_layout(self, *args, **kwargs)
+
+        monkeypatch.setattr(Screen, "_refresh_layout", counting)
+        app.view.apply([message_item(100, "Changed behind the help.")])  # straight in (the app would hold it)
+        await pilot.pause(0.2)
+        assert "TranscriptScreen" not in laid_out and app.transcript_screen._layout_required
+        await pilot.press("escape")
+        await settle(pilot)
+        assert "TranscriptScreen" in laid_out and "message:100" in app.view.widgets
+        assert app.view.widgets["message:100"].size.height > 0
+
+
+async def test_a_screen_shown_during_a_batch_of_updates_is_drawn_when_the_batch_ends(tmp_path):
+    """Textual skips a screen's update while a batch is open (a footer rebuilding its keys) and then prompts only the
+    app: the help, shown meanwhile and getting no further message, was never drawn (1 F1 in 4 under a flood, in
+    stream.py). It is drawn once the batch is over."""
+    import asyncio
+
+    from textual import events
+
+    app = stored_app(tmp_path, [message_item(i, f"Message {i}.") for i in range(5)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        drawn: list[str] = []
+        watch_frames(app, lambda screen: drawn.append(type(screen).__name__))
+        app._begin_batch()  # as a recomposing widget holds it across its awaits
+        send_as_terminal(app, events.Key("f1", None))
+        for _ in range(100):
+            await asyncio.sleep(0.002)
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        assert help_screen._layout_required or help_screen._repaint_required  # not laid out or drawn in full yet
+        before = drawn.count("HelpScreen")
+        app._end_batch()
+        for _ in range(250):
+            await asyncio.sleep(0.002)
+            if not (help_screen._layout_required or help_screen._repaint_required):
+                break
+        assert not (help_screen._layout_required or help_screen._repaint_required or help_screen._dirty_widgets)
+        assert drawn.count("HelpScreen") > before

@@ -9,7 +9,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from kandev_tui.screens.input_first import DrawsInputAtOnce
+from kandev_tui.textual_hooks import DrawsInputAtOnce
 from kandev_tui.widgets.base import safe_text
 from kandev_tui.widgets.file_preview import lexer_for
 from kandev_tui.widgets.key_footer import KeyFooter

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from kandev_tui.screens.input_first import DrawsInputAtOnce
+from kandev_tui.textual_hooks import DrawsInputAtOnce
 
 KEYS = [
     ("Everywhere", [("ctrl+q", "quit (or ctrl+c twice)"), ("F1", "this help (F1 again closes it)"), ("F2", "settings"),

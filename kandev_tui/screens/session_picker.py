@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from kandev_tui.screens.input_first import DrawsInputAtOnce
+from kandev_tui.textual_hooks import DrawsInputAtOnce
 from kandev_tui.widgets.base import safe_text
 from kandev_tui.widgets.key_footer import KeyFooter
 

@@ -7,7 +7,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Select, Static, Switch
 
-from kandev_tui.screens.input_first import DrawsInputAtOnce
+from kandev_tui.textual_hooks import DrawsInputAtOnce
 from kandev_tui.settings import THEMES
 from kandev_tui.widgets.key_footer import KeyFooter
 

@@ -11,7 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from kandev_tui.pacing import USER
-from kandev_tui.screens.input_first import DrawsInputAtOnce, covered
+from kandev_tui.textual_hooks import DrawsInputAtOnce, covered
 from kandev_tui.widgets.key_footer import KeyFooter
 from kandev_tui.widgets.permission import PermissionRequest
 from kandev_tui.widgets.prompt_input import PromptInput
@@ -52,18 +52,17 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         yield self.prompt
         yield KeyFooter()
 
-    def _on_timer_update(self) -> None:
+    def frame_hold(self) -> str | None:
         # A frame of a busy transcript can take tens of milliseconds. While an input is on its way to the app, the
         # frame waits (one screen-update period at a time, 50 ms at most): the frame after it shows the input's
         # effect too, instead of the input waiting behind it (pacing.py). It also waits while the transcript draws
         # new messages ahead of it, a few milliseconds per event-loop turn (50 ms at most), so that it does not draw
         # them all at once
         if USER.waiting() or self.view.predrawing:
-            return  # the update timer is still running: it calls again after one period
+            return "wait"
         if covered(self):  # under the help (opaque): nothing shows, and when it is shown again it is drawn then
-            self._update_timer.pause()
-            return
-        super()._on_timer_update()
+            return "pause"
+        return None
 
     def on_mount(self) -> None:
         self.badge.display = False

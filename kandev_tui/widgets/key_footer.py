@@ -44,7 +44,7 @@ class KeyFooter(Footer):
     def bindings_changed(self, screen: Screen) -> None:
         if self.is_attached and screen is self.screen and screen.app.app_focus:
             shown = (self.size.width, self._signature(screen))
-            if shown == self._shown and self._bindings_ready:
+            if shown == self._shown:  # (set only on the way to Footer.bindings_changed: its keys were built)
                 return
             self._shown = shown
         super().bindings_changed(screen)

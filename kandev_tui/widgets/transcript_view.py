@@ -29,6 +29,7 @@ from textual.widgets import Static
 from kandev_tui.renderers import Registry
 from kandev_tui.renderers.layout import Entry, Layout
 from kandev_tui.transcript import items as K
+from kandev_tui.textual_hooks import layout_changes
 from kandev_tui.transcript.items import Item
 
 from .agent_message import AgentMessage
@@ -195,7 +196,7 @@ class TranscriptView(VerticalScroll):
         tool group's calls mount two levels down, so an expanded group kept its one-line height (and a streamed
         Markdown block is two levels down too). Each changed widget's entry is added here.
         """
-        pending = self.screen._layout_widgets
+        pending = layout_changes(self.screen)
         if not pending:
             return
         mine = pending.setdefault(self, set())
@@ -342,7 +343,7 @@ class TranscriptView(VerticalScroll):
             new_hi = self.lo + WINDOW_MAX
             self._unmount_range(new_hi, self.hi)
             self.hi = new_hi
-            self._set_following(False)
+            self.set_following(False)
         self._show_sentinels()
 
         def keep_place() -> None:
@@ -439,7 +440,7 @@ class TranscriptView(VerticalScroll):
             self._unmount_range(self.lo, self.hi)
             self.lo = max(0, index - LOAD_STEP)
             self.hi = self.lo
-            self._set_following(False)
+            self.set_following(False)
             stop = min(len(self.entries), self.lo + 2 * LOAD_STEP)
             self.mount_all([self._build(e) for e in self.entries[self.lo:stop]], before=self.bottom)
             self.hi = stop
@@ -515,9 +516,9 @@ class TranscriptView(VerticalScroll):
         super().watch_scroll_y(old, new)
         at_bottom = new >= self.max_scroll_y - 1
         if new < old and not at_bottom:
-            self._set_following(False)
+            self.set_following(False)
         elif at_bottom and self.hi == len(self.entries):
-            self._set_following(True)
+            self.set_following(True)
         if not self._loading:
             if new <= 1 and self.lo == 0 and self.more_at_source:
                 self.ask_for_older()
@@ -532,13 +533,14 @@ class TranscriptView(VerticalScroll):
         if self.following:
             self.call_after_refresh(self._follow)
 
-    def _set_following(self, following: bool) -> None:
+    def set_following(self, following: bool) -> None:
+        """Follow the latest output (or stop following) without moving: the view scrolls when output comes."""
         if following != self.following:
             self.following = following
             self.post_message(self.FollowChanged(following))
 
     def jump_to_latest(self) -> None:
-        self._set_following(True)
+        self.set_following(True)
         if self.hi < len(self.entries):
             self._extend_to_end()
             self._show_sentinels()
@@ -547,7 +549,7 @@ class TranscriptView(VerticalScroll):
     def jump_to_first(self) -> None:
         if self.lo > 0:
             self.show_entry(0)
-        self._set_following(False)
+        self.set_following(False)
         self.call_after_refresh(lambda: self.scroll_home(animate=False, immediate=True))
 
     def on_resize(self) -> None:
