@@ -58,10 +58,10 @@ async def settle(pilot, rounds: int = 200) -> None:
 
 
 async def scroll_to_top_until(pilot, view, done, *, rounds: int = 400, pause: float = 0.03, each=None) -> None:
-    """Scroll to the top again and again (each time more loads above) until ``done()`` holds: a condition, not a
-    number of rounds, since a loaded machine is slower."""
+    """Scroll to the top again and again, as the user's home key does (each time more loads above), until ``done()``
+    holds: a condition, not a number of rounds, since a loaded machine is slower."""
     for _ in range(rounds):
-        view.scroll_home(animate=False)
+        view.action_scroll_home()
         await pilot.pause(pause)
         if each is not None:
             each()

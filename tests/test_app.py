@@ -45,7 +45,7 @@ async def test_following_and_unfollowing(tmp_path):
         await settle(pilot)
         view = app.view
         assert view.following and view.scroll_y >= view.max_scroll_y - 1
-        view.scroll_to(y=0, animate=False)
+        view.action_scroll_home()  # the user's home key (the view's own moves never stop the following)
         await pilot.pause()
         assert not view.following and app.transcript_screen.badge.display
         assert any(isinstance(m, TranscriptView.FollowChanged) and not m.following for m in messages)

@@ -37,7 +37,7 @@ async def _load_everything(pilot, view):
     for _ in range(1000):  # until it holds it, not a fixed number of rounds: a loaded machine is slower
         if view.lo == 0:
             break
-        view.scroll_home(animate=False)
+        view.action_scroll_home()  # as the user's home key does
         await pilot.pause(0.05)
     assert view.lo == 0
 

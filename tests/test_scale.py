@@ -224,3 +224,61 @@ async def test_no_match_is_said_in_the_search_box(tmp_path):
         await pilot.press("ctrl+f", *"nothing like this", "enter")
         await pilot.pause(0.3)
         assert "no match" in app.transcript_screen.search_box.border_subtitle and not list(app.screen.query("Toast"))
+
+
+async def test_following_survives_a_flood_that_moves_the_window_under_charts(tmp_path):
+    """While output floods in, the view mounts new entries at the bottom and unmounts old ones at the top (the
+    window), and charts grow as they are plotted; none of that is the user scrolling up. Found by
+    benchmarks/terminal.py: after 20,000 chunks with 1,000 tools and 200 charts the view had stopped following
+    ("new output below") without a key pressed, and the end of the stream never showed."""
+    from .app_helpers import bar_chart, rich_item
+
+    app = stored_app(tmp_path, [message_item(i, f"Old {i}.") for i in range(20)])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        view = app.view
+        assert view.following
+        n = 1000
+        for batch in range(12):
+            items = []
+            for i in range(200):  # more than the window: it starts afresh at the end (scroll_y back at 0)
+                n += 1
+                items.append(message_item(n, " ".join(f"c{n}-{w}" for w in range(60))))
+                if i % 4 == 3:
+                    items.append(rich_item(f"r{n}", bar_chart(f"Chart {n}")))
+            app.receive_items(items)
+            await pilot.pause(0.005)
+            assert view.following, f"stopped following at batch {batch}"
+        await settle(pilot)
+        assert view.following and view.hi == len(view.entries)
+        assert view.scroll_y >= view.max_scroll_y - 1
+
+
+async def test_only_the_user_stops_the_following(tmp_path):
+    """The view's own moves (its window unmounting entries above, starting afresh at the end, keeping its place as
+    entries mount above) change scroll_y; only a wheel turn, a key or the scrollbar moving up stop the following."""
+    from textual import events
+
+    from kandev_tui.textual_hooks import send_as_terminal
+
+    app = stored_app(tmp_path, [message_item(i, " ".join(f"w{i}-{n}" for n in range(80))) for i in range(60)])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        view = app.view
+        assert view.following and view.scroll_y > 10
+        view.scroll_to(y=0, animate=False, immediate=True)  # as the view moves itself (no user input)
+        await pilot.pause(0.1)
+        assert view.following
+        view.jump_to_latest()
+        await settle(pilot)
+        region = view.region
+        send_as_terminal(app, events.MouseScrollUp(None, region.x + 5, region.y + 5, 0, -1, 0, False, False, False,
+                                                   screen_x=region.x + 5, screen_y=region.y + 5))
+        await pilot.pause(0.1)
+        assert not view.following  # the user turned the wheel up
+        view.jump_to_latest()
+        await settle(pilot)
+        assert view.following
+        await pilot.press("pageup")
+        await pilot.pause(0.1)
+        assert not view.following  # and pageup

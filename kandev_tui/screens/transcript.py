@@ -89,7 +89,7 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
 
     def action_page(self, direction: int) -> None:
         if direction < 0:
-            self.view.scroll_page_up(animate=False)
+            self.view.page_up()
         else:
             self.view.scroll_page_down(animate=False)
 

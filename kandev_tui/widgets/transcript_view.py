@@ -21,8 +21,10 @@ import time
 from typing import Iterable
 
 from rich.text import Text
+from textual import events
 from textual.containers import VerticalScroll
 from textual.message import Message
+from textual.scrollbar import ScrollTo, ScrollUp
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -512,14 +514,43 @@ class TranscriptView(VerticalScroll):
         if self.following:
             self.scroll_end(animate=False, immediate=True)
 
+    # Only the user stops the following: a wheel turn, a key or the scrollbar moving up. The view's own moves (its
+    # window unmounting entries above, starting afresh at the end, keeping its place as entries mount) change
+    # scroll_y too, and a following view that read those as the user scrolling up stopped following in a flood.
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self.set_following(False)
+
+    def on_scroll_up(self, message: ScrollUp) -> None:  # the scrollbar's track, above the thumb
+        self.set_following(False)
+
+    def on_scroll_to(self, message: ScrollTo) -> None:  # the scrollbar's thumb, dragged
+        if message.y is not None and message.y < self.scroll_y:
+            self.set_following(False)
+
+    def action_scroll_up(self) -> None:
+        self.set_following(False)
+        super().action_scroll_up()
+
+    def action_page_up(self) -> None:
+        self.set_following(False)
+        super().action_page_up()
+
+    def action_scroll_home(self) -> None:
+        self.set_following(False)
+        super().action_scroll_home()
+
+    def page_up(self) -> None:
+        """A page up, as the user asked for it (the screen's pageup)."""
+        self.set_following(False)
+        self.scroll_page_up(animate=False)
+
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
         at_bottom = new >= self.max_scroll_y - 1
-        if new < old and not at_bottom:
-            self.set_following(False)
-        elif at_bottom and self.hi == len(self.entries):
+        if at_bottom and self.hi == len(self.entries):
             self.set_following(True)
-        if not self._loading:
+        if not self._loading and not self.following:  # at the top only because the view moved: nothing to load
             if new <= 1 and self.lo == 0 and self.more_at_source:
                 self.ask_for_older()
             elif new <= 1 and self.lo > 0:

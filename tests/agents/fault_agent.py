@@ -2,7 +2,9 @@
 
 usage: python fault_agent.py MODE
 modes: exit-mid-turn, garbage, no-init, huge-line, ignore-cancel, slow-stream [N], flood [N], hang-tool,
-       mixed CHUNKS TOOLS (benchmarks/stream.py: chunks with tool calls spread among them)
+       mixed CHUNKS TOOLS (benchmarks/stream.py: chunks with tool calls spread among them),
+       burst CHUNKS TOOLS RICH STAMP (benchmarks/terminal.py: the same with RICH rich-output charts among them,
+       then a last chunk "END-OF-STREAM"; the wall-clock times of its first and last frames go to the file STAMP)
 """
 
 import json
@@ -20,6 +22,27 @@ def send(message):
 def chunk(session, text):
     send({"jsonrpc": "2.0", "method": "session/update",
           "params": {"sessionId": session, "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}}})
+
+
+def tool(session, call, index):
+    send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": {
+        "sessionUpdate": "tool_call", "toolCallId": call, "title": f"Read src/m{index}.py", "kind": "read",
+        "status": "pending", "rawInput": {"path": f"src/m{index}.py"}}}})
+    send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": {
+        "sessionUpdate": "tool_call_update", "toolCallId": call, "status": "completed", "rawOutput": "x = 1\n" * 20}}})
+
+
+def chart(session, call, index):
+    """A show_rich_output_kandev call as Claude Code reports it: a bar chart of 8 values."""
+    presentation = {"version": 1, "title": f"Chart {index}", "blocks": [{
+        "type": "chart", "chart_type": "bar", "title": f"Build times {index}", "summary": "Seconds per stage.",
+        "labels": [f"s{n}" for n in range(8)], "series": [{"label": "seconds", "values": [n + index % 7 for n in range(8)]}]}]}
+    send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": {
+        "sessionUpdate": "tool_call", "toolCallId": call, "title": "mcp__kandev__show_rich_output_kandev",
+        "kind": "other", "status": "pending", "rawInput": presentation}}})
+    send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": {
+        "sessionUpdate": "tool_call_update", "toolCallId": call, "status": "completed",
+        "rawOutput": "Rich output accepted."}}})
 
 
 def main():
@@ -70,6 +93,20 @@ def main():
                         send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": {
                             "sessionUpdate": "tool_call_update", "toolCallId": call, "status": "completed",
                             "rawOutput": "x = 1\n" * 20}}})
+            if MODE == "burst":
+                chunks, tools, rich, stamp = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+                began = time.time()
+                every = max(1, chunks // max(1, tools))
+                every_rich = max(1, chunks // max(1, rich))
+                for index in range(chunks):
+                    chunk(session, f"c{index} " + ("\n\n" if index % 40 == 39 else ""))
+                    if index % every == every - 1 and index // every < tools:
+                        tool(session, f"t{index // every}", index)
+                    if index % every_rich == every_rich - 1 and index // every_rich < rich:
+                        chart(session, f"r{index // every_rich}", index)
+                chunk(session, "\n\nEND-OF-STREAM")
+                with open(stamp, "w") as out:
+                    out.write(f"{began!r} {time.time()!r}")  # the first frame's and the last frame's times
             if MODE == "hang-tool":  # a tool call that never ends; the turn ends only when cancelled
                 chunk(session, "Running the migration. ")
                 send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": {
