@@ -119,6 +119,10 @@ def _tail(path: Path | None, lines: int = 12) -> list[str]:
     return [line for line in data.splitlines() if line.strip()][-lines:]
 
 
+# notifications whose frame is all kandev-tui needs (the normaliser reads it): never dispatched through the SDK
+OBSERVED_ONLY = frozenset({"session/update"})
+
+
 class AgentClient:
     """One agent process and one ACP session with it."""
 
@@ -175,7 +179,8 @@ class AgentClient:
             self._local(message, ends_turn=True)
             raise AgentError(message) from None
         assert self.process.stdout is not None and self.process.stdin is not None
-        transport = LineTransport(self.process.stdout, self.process.stdin, self._on_frame, gate=self._input_gate)
+        transport = LineTransport(self.process.stdout, self.process.stdin, self._on_frame, gate=self._input_gate,
+                                  observed_only=OBSERVED_ONLY)
         self._conn = Connection(self._handle, transport)
         try:
             response = await asyncio.wait_for(self._conn.send_request("initialize", {

@@ -37,8 +37,11 @@ class LineTransport:
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                  on_frame: Callable[[Frame], None], max_line: int = MAX_LINE_BYTES,
-                 gate: InputGate | None = None) -> None:
+                 gate: InputGate | None = None, observed_only: frozenset[str] = frozenset()) -> None:
         self._gate = gate
+        # notifications of these methods are handed to on_frame only, not to the SDK: all there is to do with them
+        # is done there (session/update: normalised from the frame), and the SDK's dispatch costs a task each
+        self._observed_only = observed_only
         self._reader = reader
         self._writer = writer
         self._on_frame = on_frame
@@ -91,7 +94,9 @@ class LineTransport:
                     message = None
             if isinstance(message, dict):
                 self._on_frame(Frame.now(IN, message))
-                return message
+                if "id" in message or message.get("method") not in self._observed_only:
+                    return message
+                continue
             self._on_frame(Frame.now(IN, raw=text[:RAW_PREFIX], size=size))
 
     async def _read_line(self) -> tuple[bytes | None, int]:
