@@ -33,6 +33,7 @@ from kandev_tui.widgets import markdown_lines
 from kandev_tui.widgets.file_preview import FilePreview
 from kandev_tui.widgets.permission import PermissionRequest
 from kandev_tui.widgets.prompt_input import PromptInput
+from kandev_tui.widgets.context import DrawContext
 from kandev_tui.widgets.transcript_view import TranscriptView
 
 log = logging.getLogger("kandev_tui.app")
@@ -68,6 +69,10 @@ class KandevApp(App[int]):
         self.source.on_reset = self._reset_items  # items out of order (older history arrived under attach)
         self.source.input_gate = USER  # a live agent's transport yields to the user's input (pacing.py)
         self.view = TranscriptView(self.registry, self.settings_store.settings.card_limit)
+        self.view.draw_context = DrawContext(  # what the transcript's widgets draw with (widgets/context.py)
+            series_colors=self.series_colors, should_animate=self.should_animate,
+            animations_enabled=self.animations_enabled, workspace=lambda: self.workspace,
+            visible=lambda: self.app_visible)
         self.transcript_screen = TranscriptScreen(self.view)
         self.batch = Batcher()  # item updates on their way to the screen (kandev_tui/session/batch.py)
         self._flush_timer = None
@@ -254,7 +259,7 @@ class KandevApp(App[int]):
                               read_only_reason=self.source.read_only_reason)
         prompting = prompt.enabled
         screen.set_prompt_enabled(prompting, prompt.reason, prompt.read_only)
-        screen.refresh_bindings()  # escape cancels only while a turn runs: the footer says so
+        screen.set_turn_running(self.turn_running)
         if prompting and (self.focused is None or self._focus_prompt
                           or isinstance(self.focused, (PermissionRequest, TranscriptView))):
             # the session takes prompts (again): typing goes to the prompt, unless the user is busy elsewhere (a
@@ -306,7 +311,14 @@ class KandevApp(App[int]):
             self.notify("That request is no longer waiting for an answer.", severity="warning")
 
     def on_file_preview_open_file(self, event: FilePreview.OpenFile) -> None:
-        self.push_screen(FileViewerScreen(event.path, event.repo, event.title, line=event.line))
+        self.push_screen(FileViewerScreen(event.path, event.repo, event.title, line=event.line,
+                                          workspace=self.workspace))
+
+    def on_transcript_screen_cancel_turn(self, event: TranscriptScreen.CancelTurn) -> None:
+        self.cancel_turn()
+
+    def on_permission_request_answered(self, event: PermissionRequest.Answered) -> None:
+        self.answer_permission(event.key, event.option_id)
 
     def action_help(self) -> None:
         """F1 shows the keys, and hides them again. The screen is made once and kept: showing it again only draws it."""

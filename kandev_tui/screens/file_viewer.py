@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from rich.syntax import Syntax
 from rich.text import Text
 from textual import work
@@ -28,8 +30,9 @@ class FileViewerScreen(DrawsInputAtOnce, Screen[None]):
     FileViewerScreen.searching Input { display: block; }
     """
 
-    def __init__(self, path: str, repo: str | None, title: str, line: int | None = None) -> None:
+    def __init__(self, path: str, repo: str | None, title: str, line: int | None = None, workspace: Any = None) -> None:
         super().__init__()
+        self.workspace = workspace  # the kandev_tui.workspace.Workspace the file is read from (None: none)
         self.path, self.repo, self.file_title = path, repo, title
         self.line = line  # scrolled to when the file is shown (an edit's first changed line)
         self.text = ""
@@ -52,7 +55,7 @@ class FileViewerScreen(DrawsInputAtOnce, Screen[None]):
     def _load(self) -> None:
         from kandev_tui.workspace import WorkspaceError
 
-        workspace = getattr(self.app, "workspace", None)
+        workspace = self.workspace
         message = "Preview unavailable."
         text = None
         if workspace is not None:
@@ -87,7 +90,7 @@ class FileViewerScreen(DrawsInputAtOnce, Screen[None]):
         """The whole file, as the browser's download (textual-serve delivers it; the viewer shows the first MiB)."""
         from kandev_tui.workspace import WorkspaceError
 
-        workspace = getattr(self.app, "workspace", None)
+        workspace = self.workspace
         try:
             path = workspace.resolve(self.path, self.repo) if workspace is not None else None
         except WorkspaceError as exc:

@@ -7,13 +7,13 @@ import asyncio
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from kandev_tui.pacing import USER
 from kandev_tui.textual_hooks import DrawsInputAtOnce, covered
 from kandev_tui.widgets.key_footer import KeyFooter
-from kandev_tui.widgets.permission import PermissionRequest
 from kandev_tui.widgets.prompt_input import PromptInput
 from kandev_tui.widgets.status_line import StatusLine
 from kandev_tui.widgets.transcript_view import TranscriptView, find_entries
@@ -32,6 +32,8 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         Binding("ctrl+f", "search", "Search"),
         Binding("f3", "next_hit", "Next hit", show=False),
     ]
+
+    turn_running = False  # a turn runs that escape can cancel (set by the app: set_turn_running)
 
     def __init__(self, view: TranscriptView) -> None:
         super().__init__()
@@ -99,11 +101,19 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         if action == "close_search":
             return self.search_box.display
         if action == "cancel_turn":
-            return not self.search_box.display and self.app.screen is self and self.app.turn_running
+            return not self.search_box.display and self.app.screen is self and self.turn_running
         return True
 
+    class CancelTurn(Message):
+        """The user asked to cancel the running turn (escape)."""
+
+    def set_turn_running(self, running: bool) -> None:
+        """Whether a turn runs that can be cancelled: the app says so as the session's state changes."""
+        self.turn_running = running
+        self.refresh_bindings()  # escape cancels only while a turn runs: the footer says so
+
     def action_cancel_turn(self) -> None:
-        self.app.cancel_turn()
+        self.post_message(self.CancelTurn())
 
     def action_close_search(self) -> None:
         self.close_search()
@@ -164,5 +174,3 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         self.view.reveal(index, key, self._searched[0].strip() if self._searched else None)
         self._say_hits(f"match {self.hit + 1} of {len(self.hits)} · enter: next")
 
-    def on_permission_request_answered(self, event: PermissionRequest.Answered) -> None:
-        self.app.answer_permission(event.key, event.option_id)

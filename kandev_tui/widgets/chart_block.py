@@ -22,6 +22,7 @@ from textual.widgets import Static
 from kandev_tui.charts import LEGEND_MARKS, ChartData, full_value, inspection, plot
 
 from .base import mount_into, safe_text
+from .context import context_of
 
 ANIMATION_FRAMES = 8
 ANIMATION_SECONDS = 0.5
@@ -177,7 +178,7 @@ class ChartBlock(Widget):
     # -- colours & size -------------------------------------------------------
 
     def _colors(self) -> tuple[tuple[int, int, int], ...] | None:
-        return getattr(self.app, "series_colors", lambda: None)()
+        return context_of(self).series_colors()
 
     def _color_names(self) -> list[str] | None:
         colors = self._colors()
@@ -194,7 +195,7 @@ class ChartBlock(Widget):
         if self.plotted:
             return
         self.plotted = True
-        if getattr(self.app, "should_animate", lambda key: False)(self.data.key):
+        if context_of(self).should_animate(self.data.key):
             self.frame = 1.0 / ANIMATION_FRAMES
             self._timer = self.set_interval(ANIMATION_SECONDS / ANIMATION_FRAMES, self._next_frame)
         else:

@@ -11,6 +11,7 @@ from textual.binding import Binding
 from kandev_tui.transcript.diffs import diff_blocks, first_lines
 
 from .calls.diff import file_diffs
+from .context import context_of
 from .file_preview import FilePreview
 from .tool_call import ToolCallView
 
@@ -52,6 +53,6 @@ class EditCard(ToolCallView):
         diffs = file_diffs(payload.get("content"), payload.get("locations"), wait=False)  # None: still computing
         line = diffs[0].first_changed_line if diffs else first_lines(blocks, payload.get("locations"))[0]
         path = blocks[0]["path"]
-        workspace = getattr(self.app, "workspace", None)
+        workspace = context_of(self).workspace()
         root = str(workspace.root) if workspace is not None else None
         self.post_message(FilePreview.OpenFile(workspace_relative(path, root), None, path, line=line))

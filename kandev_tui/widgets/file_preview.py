@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # the contract's models (pydantic) load with the first card, 
     from kandev_tui.presentation.models import FileBlock
 
 from .base import safe_text
+from .context import context_of
 
 PREVIEW_CHARS = 2000
 CLIPPED = "Preview clipped."
@@ -132,7 +133,7 @@ class FilePreview(Widget):
 
     @work(thread=True, exclusive=True, group="preview")
     def _load(self) -> None:
-        workspace = getattr(self.app, "workspace", None)
+        workspace = context_of(self).workspace()
         self.reads += 1
         result = load_preview(workspace, self.block.path, self.block.repo)
         self.app.call_from_thread(self._loaded_result, result)

@@ -13,6 +13,7 @@ from kandev_tui.presentation import State, StoredPresentation, read_stored_call
 from kandev_tui.transcript.items import Item
 
 from .base import EntryWidget, mount_into, safe_text
+from .context import context_of
 from .chart_block import ChartBlock
 from .file_preview import FilePreview
 from .metrics_block import MetricsBlock
@@ -97,7 +98,7 @@ class PresentationCard(EntryWidget):
         state = result.state
         if state in (State.PENDING, State.RUNNING):
             self._show_row()
-            if self._timer is None and getattr(self.app, "animations_enabled", lambda: False)():
+            if self._timer is None and context_of(self).animations_enabled():
                 self._timer = self.set_interval(0.1, self._tick)
             self._draw_spinner()
             return

@@ -32,6 +32,7 @@ from kandev_tui.renderers import Registry
 from kandev_tui.renderers.layout import Entry, Layout
 from kandev_tui.transcript import items as K
 from kandev_tui.textual_hooks import layout_changes
+from kandev_tui.widgets.context import GivesDrawContext
 from kandev_tui.transcript.items import Item
 
 from .agent_message import AgentMessage
@@ -106,7 +107,7 @@ class Sentinel(Static):
             self.update(Text(f"{arrow} {count:,} {where} entr{'y' if count == 1 else 'ies'} · scroll to load", style="dim"))
 
 
-class TranscriptView(VerticalScroll):
+class TranscriptView(GivesDrawContext, VerticalScroll):
     """See the module docstring."""
 
     BLANK = True  # a container without content or border of its own: its lines are blanks, not rendered
@@ -590,7 +591,7 @@ class TranscriptView(VerticalScroll):
 
     def check_charts(self) -> None:
         """Plot the charts of entries within one screen height of the visible region."""
-        if not getattr(self.app, "app_visible", True):
+        if not self.draw_context.visible():
             return
         height = self.size.height
         if not height:

@@ -1,0 +1,54 @@
+"""What the transcript's widgets draw with, given to them instead of looked up on the app.
+
+The app gives the transcript view a :class:`DrawContext` (the series colours of the theme, whether a chart
+animates, the workspace files are read from, whether the terminal is in view); a widget in the transcript asks
+:func:`context_of` for the one of its nearest ancestor that gives one, and gets the defaults outside any (a card
+drawn on its own in a test, a renderer pack's own app). Nothing here reaches for attributes of the app.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+
+def _no_colors() -> tuple[tuple[int, int, int], ...] | None:
+    return None
+
+
+def _never(key: str = "") -> bool:
+    return False
+
+
+def _always() -> bool:
+    return True
+
+
+def _nothing() -> Any:
+    return None
+
+
+@dataclass
+class DrawContext:
+    series_colors: Callable[[], tuple[tuple[int, int, int], ...] | None] = _no_colors  # by series index; None: none
+    should_animate: Callable[[str], bool] = _never  # a chart (by key) animates in: once per run, as settings allow
+    animations_enabled: Callable[[], bool] = _never  # spinners and other motion
+    workspace: Callable[[], Any] = _nothing  # the kandev_tui.workspace.Workspace files are read from, or None
+    visible: Callable[[], bool] = _always  # the terminal is in view (charts are plotted only then)
+
+
+DEFAULT = DrawContext()
+
+
+class GivesDrawContext:
+    """A widget whose descendants draw with :attr:`draw_context` (the transcript view)."""
+
+    draw_context: DrawContext = DEFAULT
+
+
+def context_of(widget: Any) -> DrawContext:
+    """The draw context of ``widget``'s nearest ancestor that gives one (itself included), else the defaults."""
+    for node in widget.ancestors_with_self:
+        if isinstance(node, GivesDrawContext):
+            return node.draw_context
+    return DEFAULT
