@@ -178,6 +178,8 @@ class StoredSource(Source):
         if session is not None:
             self._take(session)
 
+        self.state = SessionState.LOADING  # until its items are read (start)
+
     def _take(self, session: dict[str, Any]) -> None:
         self.session = session
         self.session_id = session["id"]
@@ -195,7 +197,7 @@ class StoredSource(Source):
                              updated_at=datetime.fromtimestamp(row["updated"] or row["created"], timezone.utc)
                              .astimezone().isoformat(timespec="minutes"),
                              agent=f"{agent_display_name(row['agent_command'] or [])} · {row['items']} items")
-                for row in self.store.sessions()]
+                for row in await asyncio.to_thread(self.store.sessions)]
 
     async def start(self) -> None:
         if self.session.get("id") != self.session_id:  # picked
@@ -204,8 +206,11 @@ class StoredSource(Source):
                 self._set_state("error", f"no stored session {self.session_id}")
                 return
             self._take(session)
-        # one batch: the view places every item, then mounts only its window, once
-        self.on_items(self.store.packed_items(self.session_id))  # payloads parsed when used: a long session stays small
+        self._set_state(SessionState.LOADING, "reading the stored session")
+        # read in a thread (the screen keeps drawing and taking keys meanwhile: 50,000 items take a second), then one
+        # batch: the view places every item, then mounts only its window, once; payloads are parsed when used
+        items = await asyncio.to_thread(self.store.packed_items, self.session_id or "")
+        self.on_items(items)
         self._set_state("stored", self.session.get("state", ""))
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from kandev_tui import stats
 from kandev_tui.renderers import Registry, Renderer
-from kandev_tui.renderers.layout import Layout
+from kandev_tui.session.layout import Layout
 from kandev_tui.renderers.rich_output import RENDERER as RICH
 from kandev_tui.settings import SettingsStore
 from kandev_tui.transcript import Item

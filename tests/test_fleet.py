@@ -17,7 +17,7 @@ from kandev_tui.renderers import Registry, ResultShapeError, renderer_id_of
 from kandev_tui.renderers.fleet import PACK, PLUMBING, RENDERERS
 from kandev_tui.renderers.fleet import draw as D
 from kandev_tui.renderers.fleet import models as M
-from kandev_tui.renderers.layout import Layout
+from kandev_tui.session.layout import Layout
 from kandev_tui.widgets.tool_call import ToolCallView
 from kandev_tui.widgets.tool_card import ToolCard
 from kandev_tui.widgets.tool_group import ToolGroup

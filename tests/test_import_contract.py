@@ -3,8 +3,9 @@ import inside a function (a lazy one) counts as much as one at the top of a modu
 
 Each module belongs to one layer; it may import kandev_tui modules of its own layer or of a layer below, never of
 one above. The headless layers (everything below ``ui``) import neither Textual nor Rich nor plotext, and the ACP
-transport knows nothing of the UI (the app hands it its input gate). ``renderers``' registry and entry layout are
-headless; the renderer packs (rich output, edits, fleet) sit in ``ui``, above the widgets, which never import them.
+transport knows nothing of the UI (the app hands it its input gate). ``renderers``' registry is
+headless and below the session model, whose entry layout uses it; the renderer packs (rich output, edits, fleet)
+sit in ``ui``, above the widgets, which never import them.
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("presentation", ("kandev_tui.presentation",)),
     ("workspace", ("kandev_tui.workspace",)),
     ("transcript", ("kandev_tui.transcript",)),
+    ("registry", ("kandev_tui.renderers", "kandev_tui.renderers.registry")),
     ("agents", ("kandev_tui.acp", "kandev_tui.kandev", "kandev_tui.mcp_server", "kandev_tui.demo")),
     ("session", ("kandev_tui.session", "kandev_tui.runner", "kandev_tui.sources")),
-    ("registry", ("kandev_tui.renderers", "kandev_tui.renderers.registry", "kandev_tui.renderers.layout")),
     ("ui", ("kandev_tui.pacing", "kandev_tui.ansi", "kandev_tui.charts", "kandev_tui.textual_hooks",
             "kandev_tui.widgets", "kandev_tui.screens", "kandev_tui.renderers.rich_output",
             "kandev_tui.renderers.edits", "kandev_tui.renderers.fleet")),

@@ -18,7 +18,7 @@ import pytest
 from kandev_tui.kandev import Attachment
 from kandev_tui.presentation.stored import State, read_stored_call
 from kandev_tui.renderers import Registry
-from kandev_tui.renderers.layout import Layout
+from kandev_tui.session.layout import Layout
 from kandev_tui.transcript import Store
 from kandev_tui.transcript import items as K
 

@@ -121,7 +121,7 @@ async def test_fleet_scenario_live_matches_the_stored_session(tmp_path, monkeypa
     __renderer id), the error and empty states, the folded host checks; reopened from the store it
     lays out the same."""
     from kandev_tui.renderers import Registry
-    from kandev_tui.renderers.layout import Layout
+    from kandev_tui.session.layout import Layout
     from kandev_tui.widgets.tool_card import ToolCard
 
     monkeypatch.setenv(DELAY_ENV, "0")

@@ -70,6 +70,7 @@ def test_nothing_waiting_needs_no_wait():
     ("ended", False, False, "the agent has exited", True),
     ("stored", False, False, "the agent has exited", True),
     ("starting", False, False, "starting the agent…", False),  # not read-only yet: it may still take prompts
+    ("loading", False, False, "the agent has exited", True),  # a stored session being read: read-only already
 ])
 def test_the_prompt_follows_the_state(state, can_prompt, enabled, reason, read_only):
     prompt = prompt_state(state, "", can_prompt=can_prompt, read_only_reason="the agent has exited")

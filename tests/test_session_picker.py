@@ -91,3 +91,32 @@ async def test_a_click_on_a_link_in_the_agents_markdown_opens_it(tmp_path):
         await pilot.click(message, offset=(at_file + 1, 0))
         await pilot.pause()
     assert app.opened == ["https://ci.example.com/build/42"]  # the file: link is text only
+
+
+async def test_a_stored_session_is_read_off_the_event_loop(tmp_path):
+    """The store is read in a thread: the screen keeps drawing and taking keys while a long session loads."""
+    import threading
+
+    reads = []
+
+    class Watched(Store):
+        def packed_items(self, session_id):
+            reads.append(threading.current_thread() is threading.main_thread())
+            return super().packed_items(session_id)
+
+        def sessions(self):
+            reads.append(threading.current_thread() is threading.main_thread())
+            return super().sessions()
+
+    store = Watched(tmp_path / "sessions.db")
+    session = store.create_session(title="Long", agent_command=["a"], workspace="/w", state="ended")
+    store.upsert_items(session, [message_item(n, f"Answer {n}.") for n in range(50)])
+    app = picker_app(tmp_path, store)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, SessionPickerScreen) and app.screen.entries)
+        await pilot.press("enter")
+        await until(pilot, lambda: app.source.state == "stored")
+        await settle(pilot)
+        assert len(app.view.entries) == 50
+    store.close()
+    assert reads == [False, False]  # the list and the items, each read off the main thread

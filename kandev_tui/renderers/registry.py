@@ -22,7 +22,7 @@ log = logging.getLogger("kandev_tui.renderers")
 GROUP = "kandev_tui.renderers"
 
 
-def _leaf(name: str) -> str:
+def leaf_name(name: str) -> str:
     """``mcp__ops__get_entity`` / ``ops/get_entity`` / ``ops.get_entity`` → ``get_entity``."""
     for mark in ("/", "."):
         name = name.rsplit(mark, 1)[-1]
@@ -56,7 +56,7 @@ class Renderer:
         if self.matches is not None:
             return bool(self.matches(call))
         for candidate in (call.get("name"), call.get("title")):
-            if isinstance(candidate, str) and candidate.strip() and _leaf(candidate.strip()) in self.tool_names:
+            if isinstance(candidate, str) and candidate.strip() and leaf_name(candidate.strip()) in self.tool_names:
                 return True
         return False
 

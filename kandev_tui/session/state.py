@@ -20,6 +20,7 @@ class SessionState(StrEnum):
     CANCELLING = "cancelling"  # a cancel was sent; the turn has not ended yet
     ENDED = "ended"  # the agent exited
     ERROR = "error"  # the session failed (the agent never started, say)
+    LOADING = "loading"  # a stored session being read
     STORED = "stored"  # a stored session, read-only
     REPLAYED = "replayed"  # a recording, played to its end
     NOTICE = "notice"  # not a state: something the user should know that changes nothing else

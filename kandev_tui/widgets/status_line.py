@@ -9,7 +9,7 @@ from .base import safe_text
 STATE_STYLE = {"running": ("● working", "yellow"), "waiting": ("? waiting for you", "bold yellow"),
                "cancelling": ("◌ cancelling", "yellow"), "idle": ("○ ready", "green"), "starting": ("◌ starting", "yellow"),
                "error": ("✖ error", "red"), "ended": ("■ agent exited", "dim"), "stored": ("■ stored", "dim"),
-               "replayed": ("■ replayed", "dim"), "connecting": ("◌ connecting", "yellow"),
+               "replayed": ("■ replayed", "dim"), "loading": ("◌ loading", "yellow"), "connecting": ("◌ connecting", "yellow"),
                "reconnecting": ("◌ reconnecting", "bold yellow")}
 
 

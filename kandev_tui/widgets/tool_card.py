@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Static
 
-from kandev_tui.renderers.registry import ResultShapeError, _leaf
+from kandev_tui.renderers.registry import ResultShapeError, leaf_name
 from kandev_tui.transcript.items import Item
 
 from .base import EntryWidget, mount_into, safe_text
@@ -54,7 +54,7 @@ class StateRow(Static):
     def show(self, item: Item, state: str) -> None:
         title = name = call_title(item.payload)
         if name.startswith("mcp__") or (" " not in name and ("/" in name or "." in name)):
-            name = _leaf(name)  # mcp__fleet__get_entity / fleet/get_entity → get_entity
+            name = leaf_name(name)  # mcp__fleet__get_entity / fleet/get_entity → get_entity
         mark, style = status_mark(item.status)
         self.set_class(state == "error", "error")
         if state == "skeleton":

@@ -1,7 +1,7 @@
 """The scrolling transcript.
 
 Items arrive (live, from a replay or from the store) and are placed by the
-headless :class:`~kandev_tui.renderers.layout.Layout`, which holds every entry of
+headless :class:`~kandev_tui.session.layout.Layout`, which holds every entry of
 the session. Only a *window* of entries is mounted as widgets (at most
 ``WINDOW_MAX``): the rest wait in the layout, and two sentinels at the top and the
 bottom say how many there are. Scrolling into a sentinel mounts the next
@@ -29,7 +29,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from kandev_tui.renderers import Registry
-from kandev_tui.renderers.layout import Entry, Layout
+from kandev_tui.session.layout import Entry, Layout
 from kandev_tui.transcript import items as K
 from kandev_tui.textual_hooks import layout_changes
 from kandev_tui.widgets.context import GivesDrawContext

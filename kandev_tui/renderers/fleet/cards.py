@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from kandev_tui.renderers import ResultShapeError, tool_result
-from kandev_tui.renderers.registry import _leaf
+from kandev_tui.renderers.registry import leaf_name
 from kandev_tui.transcript.items import Item
 
 from . import draw as D
@@ -72,7 +72,7 @@ class FleetCard(Static):
         name = payload.get("name") if payload.get("mcp") else None
         if not isinstance(name, str) or not name.strip():
             name = payload.get("title") if isinstance(payload.get("title"), str) else payload.get("name")
-        return D.plain(_leaf(name.strip()) if isinstance(name, str) and name.strip() else "tool", 60)
+        return D.plain(leaf_name(name.strip()) if isinstance(name, str) and name.strip() else "tool", 60)
 
     def on_mount(self) -> None:
         self.redraw()

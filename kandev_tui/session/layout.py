@@ -16,7 +16,7 @@ from typing import Any
 from kandev_tui.transcript import items as K
 from kandev_tui.transcript.items import Item
 
-from .registry import Registry, Renderer, _leaf
+from kandev_tui.renderers.registry import Registry, Renderer, leaf_name
 
 NOT_IN_FLOW = {K.SESSION_INFO, K.USAGE}
 
@@ -35,11 +35,11 @@ class Entry:
 def tool_label(payload: dict[str, Any]) -> str:
     """A short name for a tool in a group summary: ``read``, ``execute``, an MCP tool's name."""
     if payload.get("mcp") and isinstance(payload.get("name"), str):
-        return _leaf(payload["name"])
+        return leaf_name(payload["name"])
     kind = payload.get("kind") or payload.get("name") or "tool"
     if kind == "other" and isinstance(payload.get("title"), str) and payload["title"].strip():
         title = payload["title"].strip()
-        return _leaf(title) if title.startswith("mcp__") or "/" in title else title.split()[0][:24]
+        return leaf_name(title) if title.startswith("mcp__") or "/" in title else title.split()[0][:24]
     return str(kind)
 
 
