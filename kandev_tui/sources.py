@@ -196,7 +196,7 @@ class StoredSource(Source):
                              task=row["title"] or "session", session_id=row["id"], state=(row["state"] or "").upper(),
                              updated_at=datetime.fromtimestamp(row["updated"] or row["created"], timezone.utc)
                              .astimezone().isoformat(timespec="minutes"),
-                             agent=f"{agent_display_name(row['agent_command'] or [])} · {row['items']} items")
+                             agent=agent_display_name(row["agent_command"] or []), items=row["items"])
                 for row in await asyncio.to_thread(self.store.sessions)]
 
     async def start(self) -> None:

@@ -57,6 +57,15 @@ async def settle(pilot, rounds: int = 200) -> None:
     await pilot.pause()
 
 
+async def until(pilot, condition, rounds: int = 1200) -> None:
+    """Wait, a turn of the pilot at a time, until ``condition()`` holds (a minute at most); fail if it never does."""
+    for _ in range(rounds):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    assert condition()
+
+
 async def scroll_to_top_until(pilot, view, done, *, rounds: int = 400, pause: float = 0.03, each=None) -> None:
     """Scroll to the top again and again, as the user's home key does (each time more loads above), until ``done()``
     holds: a condition, not a number of rounds, since a loaded machine is slower."""

@@ -22,6 +22,7 @@ from kandev_tui.session.layout import Layout
 from kandev_tui.transcript import Store
 from kandev_tui.transcript import items as K
 
+from .app_helpers import until
 from .kandev_backend import Backend, Client, Proxy, is_row
 
 pytestmark = pytest.mark.timeout(300)
@@ -279,14 +280,6 @@ def attached_app(backend: Backend, session_id: str | None, tmp_path: Path):
                     settings_store=settings_at(tmp_path, chart_animation=False))
     app.animation_level = "none"
     return app
-
-
-async def until(pilot, condition, rounds: int = 1200) -> None:
-    for _ in range(rounds):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    assert condition()
 
 
 async def test_the_app_prompts_answers_a_permission_and_renders_kandev_charts(backend, tmp_path):

@@ -11,15 +11,7 @@ from kandev_tui.screens.session_picker import SessionPickerScreen
 from kandev_tui.sources import StoredSource
 from kandev_tui.transcript import Store
 
-from .app_helpers import message_item, settings_at, settle, stored_app
-
-
-async def until(pilot, condition, rounds: int = 400) -> None:
-    for _ in range(rounds):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    assert condition()
+from .app_helpers import message_item, settings_at, settle, stored_app, until
 
 
 def picker_app(tmp_path, store) -> KandevApp:
@@ -41,7 +33,9 @@ async def test_the_stored_sessions_are_listed_newest_first_and_enter_opens_one(t
         picker = app.screen
         assert [entry.task for entry in picker.entries] == ["Chart the build times", "Fix the flaky test"]
         assert "2 sessions, newest first" in str(picker.status.render())
-        assert "claude-agent-acp · 1 items" in picker.entries[1].agent
+        assert picker.entries[1].agent == "claude-agent-acp" and picker.entries[1].items == 1
+        shown = str(picker.options.get_option_at_index(1).prompt)
+        assert "claude-agent-acp · " in shown and shown.endswith(" · 1 item")  # whole, however long the agent's name
         await pilot.press("down", "enter")
         await until(pilot, lambda: app.source.state == "stored")
         await settle(pilot)

@@ -30,9 +30,10 @@ class SessionEntry:
     state: str
     updated_at: str
     agent: str = ""
+    items: int | None = None  # a stored session's item count (Kandev's list does not say)
 
     def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return {key: value for key, value in self.__dict__.items() if key != "items" or value is not None}
 
 
 def get_json(url: str, token: str | None, timeout: float = 10) -> dict[str, Any]:

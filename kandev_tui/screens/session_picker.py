@@ -84,7 +84,8 @@ class SessionPickerScreen(DrawsInputAtOnce, Screen[str | None]):
             text = Text.assemble((safe_text(entry.task, keep_newlines=False)[:80], "bold"), "  ", (label, style))
             text.append(f"\n  {safe_text(entry.workspace, keep_newlines=False)[:40]} · "
                         f"{safe_text(entry.agent, keep_newlines=False)[:30] or 'agent'} · {_when(entry.updated_at)} · "
-                        f"{entry.session_id[:8]}", style="dim")
+                        f"{entry.session_id[:8]}" + (f" · {entry.items} item{'s' if entry.items != 1 else ''}"
+                                                    if entry.items is not None else ""), style="dim")
             options.append(Option(text, id=entry.session_id))
         self.options.add_options(options)
         self.options.highlighted = 0
