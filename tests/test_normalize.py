@@ -311,3 +311,54 @@ def test_a_permission_request_knows_the_kind_of_the_call_it_is_for():
                   "sessionId": "s", "toolCall": {"toolCallId": "x9", "title": "Run ls", "kind": "execute"}, "options": []}})]
     permissions = [i for i in items_from_frames(frames) if i.kind == "permission"]
     assert [p.payload["tool_call"].get("kind") for p in permissions] == ["edit", "execute"]
+
+
+# -- items are immutable: a version handed out never changes --------------------------------------------------
+
+def _recorded_frames() -> list[list[Frame]]:
+    from kandev_tui.transcript import read_recording
+
+    from .conftest import FIXTURES
+
+    sessions = [list(read_recording(path)) for path in sorted((FIXTURES / "recordings").glob("*.jsonl"))]
+    names = [path.name for path in sorted((FIXTURES / "acp").glob("*.json"))
+             if isinstance(load_fixture(f"acp/{path.name}"), dict) and "frames" in load_fixture(f"acp/{path.name}")]
+    return sessions + [frames_of(name) for name in names]
+
+
+def test_no_item_version_changes_after_it_is_handed_out():
+    """The normaliser makes a new version for every change (a streamed chunk, an answer, a command's output, the end
+    of a turn): a version kept by the store's writer, a widget or a search thread reads the same forever. Checked on
+    every recorded session and frame fixture: each version, as it was when handed out, against itself at the end."""
+    import copy
+
+    sessions = _recorded_frames()
+    assert len(sessions) >= 10
+    handed_out = 0
+    for frames in sessions:
+        normalizer = Normalizer()
+        seen: list[tuple[object, dict]] = []
+        for frame in frames:
+            for item in normalizer.feed(frame):
+                seen.append((item, copy.deepcopy({**item.to_json(), "final": item.final})))
+        for item, then in seen:
+            assert {**item.to_json(), "final": item.final} == then, f"{item.key} changed after it was handed out"
+        by_version: dict[int, object] = {}
+        for item, _ in seen:  # one version number, one object (an item handed out twice is the same version)
+            assert by_version.setdefault(item.version, item) is item
+        handed_out += len(seen)
+    assert handed_out > 200
+
+
+def test_an_item_is_frozen_and_a_change_is_a_new_version():
+    from dataclasses import FrozenInstanceError
+
+    from kandev_tui.transcript import Item
+
+    item = Item("message:1", "agent_message", 1, {"text": "Hel"})
+    with pytest.raises(FrozenInstanceError):
+        item.final = True  # type: ignore[misc]
+    newer = item.but(payload={"text": "Hello"}, final=True)
+    assert (item.payload, item.final) == ({"text": "Hel"}, False) and (newer.payload, newer.final) == ({"text": "Hello"}, True)
+    assert newer.key == item.key and newer.version > item.version
+    assert item.but() == item and item.but().version != item.version  # equal in what it says, another version

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from kandev_tui.transcript import Item
 from kandev_tui.widgets.agent_message import AgentMessage
-from kandev_tui.widgets.transcript_view import WINDOW_MAX, find_entries
+from kandev_tui.session import search
+from kandev_tui.widgets.transcript_view import WINDOW_MAX
 
-from .app_helpers import message_item, scroll_to_top_until, settle, stored_app, tool_item
+from .app_helpers import message_item, scroll_to_top_until, settle, stored_app, tool_item, until
 
 
 def long_session(count: int) -> list[Item]:
@@ -89,15 +90,14 @@ async def test_enter_again_goes_to_the_next_hit_without_searching_again(tmp_path
     """Search runs in a thread over a snapshot; enter with the same words steps through the hits, and wraps."""
     items = long_session(3000)
     items[2500] = message_item(2500, "A second NEEDLE, much later.")
-    from kandev_tui.screens import transcript
-
     searches = []
+    find = search.find
 
     def counted(snapshot, needle):
         searches.append(needle)
-        return find_entries(snapshot, needle)
+        return find(snapshot, needle)
 
-    monkeypatch.setattr(transcript, "find_entries", counted)
+    monkeypatch.setattr(search, "find", counted)
     app = stored_app(tmp_path, items)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -116,33 +116,42 @@ async def test_enter_again_goes_to_the_next_hit_without_searching_again(tmp_path
         assert searches == ["needle", "needl"] and [i for i, _ in screen.hits] == [3, 2500] and screen.hit == 1
 
 
-async def test_a_search_the_thread_could_not_finish_is_done_on_the_event_loop(tmp_path, monkeypatch):
-    """A live item can change while the search thread reads it (a dict changing size under json.dumps): the search
-    is then done again where items change, and finds what it should."""
+async def test_the_search_reads_item_versions_in_a_thread_while_the_session_changes(tmp_path, monkeypatch):
+    """The search reads a snapshot of item versions in a thread; the transcript goes on changing meanwhile (a newer
+    version of an item in the snapshot arrives): the thread reads the versions it was given, whole, and finds the
+    hit; nothing is searched again on the event loop."""
     import threading
 
-    from kandev_tui.screens import transcript
+    threads = []
+    find = search.find
+    arrived = threading.Event()
 
-    def racy(snapshot, needle):
-        if threading.current_thread() is not threading.main_thread():
-            raise RuntimeError("dictionary changed size during iteration")
-        return find_entries(snapshot, needle)
+    def slow(snapshot, needle):
+        threads.append(threading.current_thread() is threading.main_thread())
+        assert arrived.wait(5)  # the newer version is in the transcript before the thread reads
+        return find(snapshot, needle)
 
-    monkeypatch.setattr(transcript, "find_entries", racy)
-    app = stored_app(tmp_path, long_session(300))
+    monkeypatch.setattr(search, "find", slow)
+    items = long_session(300)
+    app = stored_app(tmp_path, items)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+f", *"needle", "enter")
-        await pilot.pause(0.3)
-        assert app.transcript_screen.hits == [(3, "message:3")] and "message:3" in app.view.widgets
+        await pilot.pause(0.05)
+        app.view.apply([items[3].but(payload={"text": "Rewritten: no longer a hit."})])
+        arrived.set()
+        await until(pilot, lambda: app.transcript_screen.hits)
+        assert threads == [False] and app.transcript_screen.hits == [(3, "message:3")]
+        assert app.view.layout_model.items["message:3"].payload["text"] == "Rewritten: no longer a hit."
 
 
 async def test_search_in_tool_arguments_and_no_match(tmp_path):
     app = stored_app(tmp_path, long_session(500))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        assert app.view.search("Read file 9") and app.view.search("read FILE 499")
-        assert app.view.search("nothing like this") == []
+        snapshot = search.snapshot(app.view.layout_model)
+        assert search.find(snapshot, "Read file 9") and search.find(snapshot, "read FILE 499")
+        assert search.find(snapshot, "nothing like this") == []
 
 
 async def test_following_a_flood_keeps_only_the_last_screens_mounted(tmp_path):
@@ -174,7 +183,7 @@ async def test_an_opened_session_keeps_its_payloads_packed(tmp_path):
         await settle(pilot)
         view = app.view
         assert all(isinstance(item, PackedItem) for item in view.layout_model.items.values())
-        assert view.search("needle is in an early message") == [(3, "message:3")]  # read from the packed payloads
+        assert search.find(search.snapshot(view.layout_model), "needle is in an early message") == [(3, "message:3")]  # read from the packed payloads
         assert _unpack.cache_info().currsize <= _unpack.cache_info().maxsize < 3000
 
 

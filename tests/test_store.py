@@ -195,7 +195,7 @@ def test_packed_items_read_back_as_the_items_themselves(tmp_path):
 def test_a_packed_item_rules_out_only_what_it_cannot_mention(text, title, start, size, other, tool):
     """Search skips a packed item only when its stored JSON cannot hold the needle: never a real match missed."""
     from kandev_tui.transcript.items import PackedItem
-    from kandev_tui.widgets.transcript_view import item_texts
+    from kandev_tui.session.search import item_texts
 
     payload = {"text": text, "title": title} if not tool else {"name": "read", "input": {"path": title},
                                                                 "output": text}

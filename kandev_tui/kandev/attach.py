@@ -120,9 +120,8 @@ class Attachment:
     def item(self, rid: str) -> Item | None:
         item = row_item(self.rows[rid])
         if item is not None and item.kind == K.PERMISSION and item.status == "pending" and self._moved_on(rid):
-            item.status = "cancelled"  # Kandev leaves an unanswered request as it was when the turn ends
-            item.payload["answer"] = {"outcome": "cancelled"}
-            item.final = True
+            # Kandev leaves an unanswered request as it was when the turn ends
+            item = item.but(status="cancelled", payload={**item.payload, "answer": {"outcome": "cancelled"}}, final=True)
         return item
 
     def _track(self, items: list[Item]) -> None:

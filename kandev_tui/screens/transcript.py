@@ -16,7 +16,8 @@ from kandev_tui.textual_hooks import DrawsInputAtOnce, covered
 from kandev_tui.widgets.key_footer import KeyFooter
 from kandev_tui.widgets.prompt_input import PromptInput
 from kandev_tui.widgets.status_line import StatusLine
-from kandev_tui.widgets.transcript_view import TranscriptView, find_entries
+from kandev_tui.session import search
+from kandev_tui.widgets.transcript_view import TranscriptView
 
 
 class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
@@ -148,15 +149,13 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         if searched == self._searched and self.hits:  # the same search again: the next hit
             self.action_next_hit()
             return
-        # a thread reads a snapshot of every item (50,000 take a few hundred ms): the screen keeps drawing
-        snapshot = self.view.search_snapshot()
+        # a thread reads a snapshot of every item version (50,000 take a few hundred ms): the screen keeps drawing,
+        # and the session keeps growing (new versions; the ones in the snapshot never change)
+        snapshot = search.snapshot(self.view.layout_model)
         self.run_worker(self._search(snapshot, searched), group="search", exclusive=True)
 
-    async def _search(self, snapshot: tuple[list[int], list], searched: tuple[str, int]) -> None:
-        try:
-            hits = await asyncio.to_thread(find_entries, snapshot, searched[0])
-        except RuntimeError:  # a live item changed while the thread read it: read them all here instead
-            hits = find_entries(snapshot, searched[0])
+    async def _search(self, snapshot: search.Snapshot, searched: tuple[str, int]) -> None:
+        hits = await asyncio.to_thread(search.find, snapshot, searched[0])
         self._searched = searched
         if hits != self.hits:
             self.hits, self.hit = hits, -1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import zlib
@@ -29,9 +30,17 @@ PENDING, IN_PROGRESS, COMPLETE, FAILED, CANCELLED = "pending", "in_progress", "c
 TERMINAL = frozenset({COMPLETE, FAILED, CANCELLED})
 
 
-@dataclass
+_versions = itertools.count(1)  # every item version made in this process has its own number (thread-safe: one C call)
+
+
+@dataclass(frozen=True)
 class Item:
-    """One transcript item, keyed stably so that updates replace it in place.
+    """One version of a transcript item, keyed stably so that a newer version replaces it in place.
+
+    Items are immutable: a change is a new version (:meth:`but`), with a new :attr:`version` number, and nothing
+    changes the ``payload`` of a version that has been handed out. So a version can be read anywhere (a search in a
+    thread, the store's writer, a widget) while newer ones are made, and what is derived from it (a parsed
+    presentation, say) can be cached by ``(key, version)``.
 
     ``payload`` is plain JSON. For a tool call it is the provider-neutral form
     ``{name, input, output, status, title, kind, parent_id, ...}``. ``final``
@@ -45,6 +54,18 @@ class Item:
     status: str | None = None
     tool_call_id: str | None = None
     final: bool = False
+    # unique in the process (two versions of one item, or two sessions' items with one key, never share one); not
+    # part of equality, which is about what the item says
+    version: int = field(default_factory=lambda: next(_versions), init=False, compare=False, repr=False)
+
+    __hash__ = None  # type: ignore[assignment]  # a payload is a dict: an item is no dictionary key
+
+    def but(self, **changes: Any) -> "Item":
+        """A new version of this item with ``changes`` (``payload``, ``status``, ``final``…)."""
+        fields = {"key": self.key, "kind": self.kind, "turn": self.turn, "payload": self.payload,
+                  "status": self.status, "tool_call_id": self.tool_call_id, "final": self.final}
+        fields.update(changes)
+        return Item(**fields)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"key": self.key, "kind": self.kind, "turn": self.turn}
@@ -87,25 +108,21 @@ class PackedItem(Item):
     Opening a long session places every item, but builds widgets only for a window of them. Kept
     as a tree of parsed JSON, the payloads were most of the memory of a 50,000-item session (about
     16 objects per item); packed, each costs its compressed text. The last few hundred payloads
-    parsed are kept, so placing an item or building its widget parses it once. The payload is read-only:
-    nothing changes a stored item (the widgets never write to a payload).
+    parsed are kept, so placing an item or building its widget parses it once. Like every item, it never
+    changes.
     """
 
     def __init__(self, key: str, kind: str, turn: int, payload_json: str | bytes, *, status: str | None = None,
                  tool_call_id: str | None = None, final: bool = True) -> None:
-        self.key, self.kind, self.turn = key, kind, turn
-        self.status, self.tool_call_id, self.final = status, tool_call_id, final
         raw = payload_json.encode("utf-8", "surrogatepass") if isinstance(payload_json, str) else payload_json
-        self._packed = zlib.compress(raw, 1)
+        for name, value in (("key", key), ("kind", kind), ("turn", turn), ("status", status),
+                            ("tool_call_id", tool_call_id), ("final", final), ("version", next(_versions)),
+                            ("_packed", zlib.compress(raw, 1))):
+            object.__setattr__(self, name, value)  # a frozen dataclass's fields, set once
 
     @property  # type: ignore[override]
     def payload(self) -> dict[str, Any]:
         return _unpack(self._packed)
-
-    @payload.setter
-    def payload(self, value: dict[str, Any]) -> None:
-        self._packed = zlib.compress(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode(
-            "utf-8", "surrogatepass"), 1)
 
     def may_mention(self, needle: str) -> bool:
         """False when no text of the payload can contain ``needle`` (casefolded), read from the stored JSON

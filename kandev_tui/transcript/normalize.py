@@ -95,8 +95,7 @@ class Normalizer:
         for attr in ("_message", "_thought", "_user"):
             item = getattr(self, attr)
             if item is not None:
-                item.final = True
-                closed.append(item)
+                closed.append(item.but(final=True))
                 setattr(self, attr, None)
         return closed
 
@@ -167,10 +166,8 @@ class Normalizer:
                 if isinstance(option, dict) and option.get("optionId") == option_id:
                     answer["name"] = option.get("name")
                     answer["option_kind"] = option.get("kind")
-        item.payload["answer"] = answer
-        item.status = "answered" if answer["outcome"] == "selected" else "cancelled"
-        item.final = True
-        return [item]
+        return [item.but(payload={**item.payload, "answer": answer},
+                         status="answered" if answer["outcome"] == "selected" else "cancelled", final=True)]
 
     # -- incoming ----------------------------------------------------------
 
@@ -241,16 +238,13 @@ class Normalizer:
             if cancel_if_unfinished(call):
                 changed.append(self._tool_item(call))
         self._tools.clear()
-        for key, item in list(self._permissions.items()):
-            item.status = "cancelled"
-            item.payload["answer"] = {"outcome": "cancelled"}
-            item.final = True
-            changed.append(item)
+        for item in self._permissions.values():
+            changed.append(item.but(payload={**item.payload, "answer": {"outcome": "cancelled"}}, status="cancelled",
+                                    final=True))
         self._permissions.clear()
         self._requests_in.clear()
         if self._plan is not None:
-            self._plan.final = True
-            changed.append(self._plan)
+            changed.append(self._plan.but(final=True))
             self._plan = None
         self.turn_open = False
         return changed
@@ -310,22 +304,21 @@ class Normalizer:
         # a message of one kind closes the open text of the others
         for other in ("_message", "_thought", "_user"):
             if other != attr and getattr(self, other) is not None:
-                item = getattr(self, other)
-                item.final = True
-                changed.append(item)
+                changed.append(getattr(self, other).but(final=True))
                 setattr(self, other, None)
         current: Item | None = getattr(self, attr)
         message_id = update.get("messageId")
         if current is not None and isinstance(message_id, str) and current.payload.get("message_id") != message_id:
-            current.final = True
-            changed.append(current)
+            changed.append(current.but(final=True))
             current = None
         if current is None:
-            current = Item(self._next(prefix), kind, self.turn, {"text": ""})
+            payload: dict[str, Any] = {"text": text}
             if isinstance(message_id, str):
-                current.payload["message_id"] = message_id
-            setattr(self, attr, current)
-        current.payload["text"] += text
+                payload["message_id"] = message_id
+            current = Item(self._next(prefix), kind, self.turn, payload)
+        else:
+            current = current.but(payload={**current.payload, "text": current.payload["text"] + text})
+        setattr(self, attr, current)
         changed.append(current)
         return changed
 
@@ -365,11 +358,11 @@ class Normalizer:
         return changed
 
     def _set_plan(self, entries: list[dict[str, Any]]) -> Item:
-        if self._plan is None:
-            self._plan = Item(self._next("plan"), K.PLAN, self.turn, {})
-        self._plan.payload = {"entries": [
+        payload = {"entries": [
             {"content": str(e.get("content", e.get("text", ""))), "priority": e.get("priority"), "status": e.get("status")}
             for e in entries]}
+        self._plan = (Item(self._next("plan"), K.PLAN, self.turn, payload) if self._plan is None
+                      else self._plan.but(payload=payload))
         return self._plan
 
     # -- local events --------------------------------------------------------

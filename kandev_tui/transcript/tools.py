@@ -118,9 +118,8 @@ def terminal_meta(call: dict[str, Any], meta: Any) -> bool:
     ended = meta.get("terminal_exit")
     if not any(isinstance(part, dict) for part in (delta, info, ended)):
         return False
-    shell = call.setdefault("shell", {})
-    if not isinstance(shell, dict):
-        shell = call["shell"] = {}
+    # a new dict, not the one in place: an item version handed out earlier shares it (items never change)
+    shell = call["shell"] = dict(call["shell"]) if isinstance(call.get("shell"), dict) else {}
     if isinstance(delta, dict) and isinstance(delta.get("data"), str):
         previous = shell.get("stdout")
         shell["stdout"] = (previous if isinstance(previous, str) else "") + delta["data"]
@@ -143,7 +142,7 @@ def whole(value: Any) -> int:
 def bound_output(call: dict[str, Any]) -> None:
     """Keep the last OUTPUT_TAIL characters of a command's output (from a line start), counting the lines cut in
     ``shell.cut_lines``: a command that prints 100,000 lines costs a bounded item, and the view says what was cut."""
-    shell = call["shell"]
+    shell = call["shell"] = dict(call["shell"])  # a new dict: earlier item versions share the old one
     for key in ("stdout", "stderr"):
         text = shell.get(key)
         if isinstance(text, str) and len(text) > OUTPUT_TAIL:

@@ -7,9 +7,9 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from kandev_tui import stats
 from kandev_tui.charts import ChartData
-from kandev_tui.presentation import State, StoredPresentation, read_stored_call
+from kandev_tui.presentation import State, StoredPresentation
+from kandev_tui.session.parsed import presentation_of
 from kandev_tui.transcript.items import Item
 
 from .base import EntryWidget, mount_into, safe_text
@@ -52,8 +52,6 @@ class PresentationCard(EntryWidget):
         super().__init__(classes="entry presentation")
         self.key = item.key
         self._item = item
-        self._version = 0
-        self._parsed_version = -1
         self.result: StoredPresentation | None = None
         self._spin = 0
         self._timer = None
@@ -69,28 +67,11 @@ class PresentationCard(EntryWidget):
 
     def update_item(self, item: Item) -> None:
         self._item = item
-        self._version += 1
         if self.is_mounted:
             self._apply()
 
     def _parse(self) -> StoredPresentation:
-        if self._parsed_version != self._version or self.result is None:
-            item = self._item
-            payload = item.payload
-            # once per item version, not per widget: a card rebuilt when the transcript's window comes back to it
-            # reuses the result kept on the item (an update brings a new item, or a new payload or status)
-            cached = getattr(item, "_presentation", None)
-            if cached is not None and cached[0] is payload and cached[1] == item.status:
-                self.result = cached[2]
-            else:
-                self.result = read_stored_call(payload.get("name"), payload.get("title"), item.status,
-                                               payload.get("input"), payload.get("output"))
-                stats.bump("presentations_parsed")
-                try:
-                    item._presentation = (payload, item.status, self.result)  # type: ignore[attr-defined]
-                except AttributeError:
-                    pass
-            self._parsed_version = self._version
+        self.result = presentation_of(self._item)  # once per item version (kandev_tui/session/parsed.py)
         return self.result
 
     def _apply(self) -> None:

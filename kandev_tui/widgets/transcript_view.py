@@ -16,7 +16,6 @@ Charts plot only when they come within one screen of the viewport.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from typing import Iterable
 
@@ -57,38 +56,6 @@ SCREENS_STEP = 2  # screens of entries mounted per scroll step (as many unmounte
 LOAD_STEP = 40  # entries around a jump target (search)
 PREDRAW_WAITS_AT_MOST = 0.05  # seconds a frame waits for the messages being drawn ahead of it
 PREDRAW_SLICE = 0.004  # seconds of drawing ahead in one event-loop turn (at least one message)
-
-
-def item_texts(item: Item) -> list[str]:
-    """The searchable texts of an item: what it says, its title, its arguments and output (as the store writes
-    its JSON, so a packed item can rule itself out from its stored text: :meth:`PackedItem.may_mention`)."""
-    payload = item.payload
-    parts = [payload.get("text"), payload.get("title"), payload.get("name"), payload.get("message")]
-    if item.kind in (K.TOOL, K.PLAN, K.PERMISSION):
-        parts.append(json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)[:20000])
-    return [p for p in parts if isinstance(p, str)]
-
-
-def item_mentions(item: Item, needle: str) -> bool:
-    """Whether one of the item's texts contains ``needle`` (already casefolded)."""
-    quick = getattr(item, "may_mention", None)
-    if quick is not None and not quick(needle):
-        return False
-    return any(needle in text.casefold() for text in item_texts(item))
-
-
-def find_entries(snapshot: tuple[list[int], list[Item]], needle: str) -> list[tuple[int, str]]:
-    """The hits of ``needle`` (case-insensitive), from a snapshot (each item with its entry's index, in order):
-    ``(entry index, item key)`` of each item that mentions it, so a hit inside a tool group names its call. Reads
-    only what it is given, so it can run in a thread while the transcript grows."""
-    needle = needle.casefold().strip()
-    hits: list[tuple[int, str]] = []
-    if not needle:
-        return hits
-    for index, item in zip(*snapshot):
-        if item_mentions(item, needle):
-            hits.append((index, item.key))
-    return hits
 
 
 class Sentinel(Static):
@@ -451,20 +418,6 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
         return self.widgets.get(self.entries[index].key)
 
     # -- search ---------------------------------------------------------------
-
-    def search(self, needle: str) -> list[tuple[int, str]]:
-        """``(entry index, item key)`` of the items that mention ``needle`` (case-insensitive), built or not."""
-        return find_entries(self.search_snapshot(), needle)
-
-    def search_snapshot(self) -> tuple[list[int], list[Item]]:
-        """Every item now in the transcript, in order, with its entry's index: what :func:`find_entries` reads, in
-        a thread if need be (two flat lists: 50,000 items cost under a megabyte)."""
-        items, indexes, found = self.layout_model.items, [], []
-        for entry in self.entries:
-            for key in entry.item_keys:
-                indexes.append(entry.index)
-                found.append(items[key])
-        return indexes, found
 
     def reveal(self, index: int, key: str | None = None, needle: str | None = None) -> Widget | None:
         """Mount the entry (and its neighbourhood) if needed, scroll it to the top and return its widget.

@@ -1,0 +1,54 @@
+"""What is derived from an item version, worked out once: cached by the item's ``(key, version)``.
+
+Items never change (a change is a new version with a new number, :class:`kandev_tui.transcript.items.Item`), so a
+result derived from one version is good for as long as anyone holds that version: a card rebuilt when the
+transcript's window comes back to it, or drawn again at another width, reuses it. The caches are bounded (the
+newest few hundred versions); a version pushed out is simply worked out again.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Callable, Generic, Hashable, TypeVar
+
+from kandev_tui import stats
+from kandev_tui.presentation import StoredPresentation, read_stored_call
+from kandev_tui.transcript.items import Item
+
+T = TypeVar("T")
+
+
+class VersionCache(Generic[T]):
+    """``derive(item)`` once per item version, the newest ``size`` kept."""
+
+    def __init__(self, derive: Callable[[Item], T], size: int = 512) -> None:
+        self._derive = derive
+        self._size = size
+        self._kept: OrderedDict[Hashable, T] = OrderedDict()
+
+    def __call__(self, item: Item) -> T:
+        key = (item.key, item.version)
+        try:
+            self._kept.move_to_end(key)
+            return self._kept[key]
+        except KeyError:
+            pass
+        value = self._kept[key] = self._derive(item)
+        if len(self._kept) > self._size:
+            self._kept.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        self._kept.clear()
+
+
+def _read_presentation(item: Item) -> StoredPresentation:
+    payload = item.payload
+    stats.bump("presentations_parsed")
+    return read_stored_call(payload.get("name"), payload.get("title"), item.status, payload.get("input"),
+                            payload.get("output"))
+
+
+presentation_of: VersionCache[StoredPresentation] = VersionCache(_read_presentation)
+"""A rich-output call's presentation (:func:`kandev_tui.presentation.read_stored_call`: re-validated, its snapshot
+merged, the status gate applied), once per item version."""
