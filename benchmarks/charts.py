@@ -53,7 +53,7 @@ async def main():
     app = stored_app(Path(tempfile.mkdtemp()), items)
     start = time.perf_counter()
     async with app.run_test(size=(120, 40)) as pilot:
-        while not (app.source.state == "stored" and app.settled):
+        while not (app.source.state == "stored" and app.session.settled):
             await pilot.pause(0.01)
         await pilot.pause()
         print(time.perf_counter() - start)

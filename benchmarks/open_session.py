@@ -58,7 +58,7 @@ async def main():
     async with app.run_test(size=(120, 40)) as pilot:
         while True:
             await pilot.pause(0.01)
-            if app.source.state == "stored" and app.settled:
+            if app.source.state == "stored" and app.session.settled:
                 await pilot.pause()
                 first_paint = time.perf_counter() - start
                 widgets = len(list(app.view.walk_children()))

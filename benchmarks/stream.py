@@ -66,7 +66,7 @@ async def main(chunks: int, tools: int) -> None:
         watcher = asyncio.ensure_future(watch_loop())
 
         def busy() -> bool:  # the turn runs, or what it sent is still being put on screen
-            return app.source.state != "idle" or not app.settled
+            return app.source.state != "idle" or not app.session.settled
 
         while busy():
             await asyncio.sleep(0.25)
@@ -80,7 +80,7 @@ async def main(chunks: int, tools: int) -> None:
             latencies += [opened, closed]
             by_key["f1"].append(opened)
             by_key["escape"].append(closed)
-        while not app.settled:
+        while not app.session.settled:
             await pilot.pause(0.01)
         elapsed = time.perf_counter() - start
         drained_at = time.time()

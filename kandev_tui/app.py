@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from textual import events, on
-from textual.app import App, SystemCommand
+from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding
 from textual.color import Color
 from textual.message import Message
@@ -27,7 +28,9 @@ from kandev_tui.screens.settings import SettingsScreen
 from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.settings import SettingsStore
 from kandev_tui.textual_hooks import mount_screen_ahead, note_input_at_driver
-from kandev_tui.session import Batcher, Source, SessionState, prompt_state
+from kandev_tui.session import SessionState
+from kandev_tui.session.changes import ChangeSet
+from kandev_tui.session.model import SessionModel, SourceFactory, StateChange
 from kandev_tui.transcript.items import USAGE, SESSION_INFO, Item
 from kandev_tui.widgets import markdown_lines
 from kandev_tui.widgets.file_preview import FilePreview
@@ -39,11 +42,11 @@ from kandev_tui.widgets.transcript_view import TranscriptView
 log = logging.getLogger("kandev_tui.app")
 # what counts as the user's input: the agent's output waits a moment after each (pacing.py)
 INPUT_EVENTS = (events.Key, events.MouseDown, events.MouseUp, events.MouseScrollDown, events.MouseScrollUp)
-SourceFactory = Callable[[Callable[[list[Item]], None], Callable[[str, str], None]], Source]
 
 
 class KandevApp(App[int]):
-    """kandev-tui's app. ``source_factory(on_items, on_state)`` makes the session source."""
+    """kandev-tui's app: the wiring between a headless :class:`~kandev_tui.session.model.SessionModel` (made over the
+    source ``source_factory(on_items, on_state)`` makes) and the screens and widgets that show it."""
 
     TITLE = "kandev-tui"
     CSS_PATH = "styles/app.tcss"
@@ -65,17 +68,15 @@ class KandevApp(App[int]):
         if not self.settings_store.settings.edits_inline:  # edits fold into the tool group, as other calls do
             self.registry = self.registry.without("edit")
         self.stats_path = stats_path
-        self.source = source_factory(self.receive_items, self.receive_state)
-        self.source.on_reset = self._reset_items  # items out of order (older history arrived under attach)
-        self.source.input_gate = USER  # a live agent's transport yields to the user's input (pacing.py)
-        self.view = TranscriptView(self.registry, self.settings_store.settings.card_limit)
+        # the session, headless: its source, the batches on their way, the transcript's entries (kandev_tui/session/)
+        self.session = SessionModel(source_factory, self.registry, self.settings_store.settings.card_limit)
+        self.source = self.session.source
+        self.view = TranscriptView(self.session.transcript)
         self.view.draw_context = DrawContext(  # what the transcript's widgets draw with (widgets/context.py)
             series_colors=self.series_colors, should_animate=self.should_animate,
             animations_enabled=self.animations_enabled, workspace=lambda: self.workspace,
             visible=lambda: self.app_visible)
         self.transcript_screen = TranscriptScreen(self.view)
-        self.batch = Batcher()  # item updates on their way to the screen (kandev_tui/session/batch.py)
-        self._flush_timer = None
         self._animated: set[str] = set()
         self._interrupt_at = 0.0
         self._focus_prompt = False
@@ -83,8 +84,16 @@ class KandevApp(App[int]):
         self._workspace = None
         self._preloaded = False
         self._source_closed = False
-        self.exit_code = 0  # what the command exits with when the user quits: 1 once the session failed
-        self.failure = ""  # why, said on stderr after the app closes (the screen is gone by then)
+
+    @property
+    def exit_code(self) -> int:
+        """What the command exits with when the user quits: 1 once the session failed."""
+        return self.session.exit_code
+
+    @property
+    def failure(self) -> str:
+        """Why the session failed, said on stderr after the app closes (the screen is gone by then)."""
+        return self.session.failure
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -93,6 +102,7 @@ class KandevApp(App[int]):
 
     def on_mount(self) -> None:
         note_input_at_driver(self, INPUT_EVENTS, USER.note)
+        self.session.attach(self, asyncio.get_running_loop())
         theme = self.settings_store.settings.theme
         self.theme = theme if theme in self.available_themes else "textual-dark"
         for warning in self.settings_store.warnings + self.registry.errors:
@@ -130,16 +140,17 @@ class KandevApp(App[int]):
             await self.source.start()
         except Exception as exc:  # noqa: BLE001 - never a traceback on screen
             log.exception("source failed")
-            self.receive_state(SessionState.ERROR, f"{type(exc).__name__}: {exc}")
+            self.session.receive_state(SessionState.ERROR, f"{type(exc).__name__}: {exc}")
             return
         self.gc_policy.start()  # full collections wait for quiet moments (kandev_tui/gcpolicy.py)
         if self.initial_prompt and self.source.can_prompt and self.source.state == SessionState.IDLE:
             self.run_worker(self._send(self.initial_prompt), name="turn", group="turn")
 
     def _collect_garbage_when_quiet(self) -> None:
-        self.gc_policy.tick(max(USER.at, self.batch.received_at))
+        self.gc_policy.tick(max(USER.at, self.session.batch.received_at))
 
     def on_unmount(self) -> None:
+        self.session.detach()
         self.gc_policy.stop()
 
     async def action_quit(self) -> None:
@@ -161,7 +172,7 @@ class KandevApp(App[int]):
             return
         self._source_closed = True
         try:
-            await self.source.close()
+            await self.session.close()
         except Exception:  # noqa: BLE001
             log.exception("closing the source failed")
         if self.stats_path is not None:
@@ -175,7 +186,7 @@ class KandevApp(App[int]):
         self._interrupt_at = now
         self.notify("Press ctrl+c again to quit (ctrl+q quits at once).", timeout=2)
 
-    # -- items and state from the source ---------------------------------------
+    # -- what the session model asks of its UI (kandev_tui/session/model.py: SessionUI) -----------------
 
     class ItemsApplied(Message):
         """A batch of items is in the transcript (their widgets placed; a test's or a tool's signal to look)."""
@@ -184,11 +195,64 @@ class KandevApp(App[int]):
             super().__init__()
             self.keys = keys
 
-    def receive_items(self, items: list[Item]) -> None:
-        """The source's ``on_items``: the items wait in the batch, merged by key, until the policy lets them on."""
-        self.batch.add(items)
-        if self._flush_timer is None:
-            self._flush_timer = self.set_timer(self.batch.first_wait(), self._flush_items)
+    def apply_changes(self, changes: ChangeSet) -> None:
+        self.view.apply(changes)
+        self._show_status_items(changes.status)
+        self.post_message(self.ItemsApplied(changes.keys))
+
+    def reset_transcript(self, items: list[Item]) -> None:
+        """Every item again, in order (older history arrived under attach)."""
+        self._show_status_items(self.view.reset(items, more_at_source=self.source.more_above).status)
+        self.transcript_screen.status.title = self.source.title
+        self.call_after_refresh(self._fill_screen)
+
+    def holding(self) -> float:
+        return USER.holding()
+
+    def covered(self) -> bool:
+        try:
+            return self.screen is not self.transcript_screen
+        except ScreenStackError:  # the app is closing: nothing is shown any more
+            return True
+
+    def settling(self) -> bool:
+        return self.view.settling
+
+    def notice(self, text: str) -> None:
+        self.notify(visible(text), severity="warning", markup=False)
+
+    def show_state(self, change: StateChange) -> None:
+        """The status line, the prompt box and the footer follow the session's state."""
+        screen = self.transcript_screen
+        log.info("state %s (%s)", change.state, change.detail)
+        screen.status.state = change.state
+        screen.status.title = self.source.title
+        screen.status.agent = self.source.agent_name
+        if change.state == SessionState.ERROR:
+            self.notify(visible(change.detail or "error"), title="The agent stopped", severity="error", timeout=10,
+                        markup=False)
+        prompt = change.prompt
+        screen.set_prompt_enabled(prompt.enabled, visible(prompt.reason), prompt.read_only)
+        screen.set_turn_running(change.turn_running)
+        if prompt.enabled and (self.focused is None or self._focus_prompt
+                               or isinstance(self.focused, (PermissionRequest, TranscriptView))):
+            # the session takes prompts (again): typing goes to the prompt, unless the user is busy elsewhere (a
+            # chart, a group); the transcript itself only has focus because the disabled prompt lost it
+            self._focus_prompt = False
+            screen.prompt.focus()
+        self.view.set_permissions_answerable(change.answerable)
+        if change.more_above != self.view.more_at_source:
+            self.view.set_more_at_source(change.more_above)
+            self.call_after_refresh(self._fill_screen)
+
+    def _show_status_items(self, items: list[Item]) -> None:
+        """Items that are not in the flow: the session's usage and title, for the status line."""
+        status = self.transcript_screen.status
+        for item in items:
+            if item.kind == USAGE:
+                status.usage = dict(item.payload)
+            elif item.kind == SESSION_INFO and item.payload.get("title"):
+                status.title = str(item.payload["title"])
 
     def post_message(self, message: Message) -> bool:
         # the terminal's input arrives here (noted at the driver already, when there is one): the agent's output
@@ -204,31 +268,6 @@ class KandevApp(App[int]):
             if isinstance(event, INPUT_EVENTS):
                 USER.served()  # dispatched: the transcript's frames go on (pacing.py)
 
-    def _flush_items(self) -> None:
-        self._flush_timer = None
-        wait = self.batch.wait(holding=USER.holding(), covered=self.screen is not self.transcript_screen,
-                               settling=self.view.settling)
-        if wait > 0:
-            self._flush_timer = self.set_timer(wait, self._flush_items)
-            return
-        if not self.batch:
-            return
-        batch = self.batch.take()
-        started = time.perf_counter()
-        self.view.apply(batch)
-        self.batch.applied(time.perf_counter() - started)
-        self.post_message(self.ItemsApplied([item.key for item in batch]))
-
-    def _reset_items(self, items: list[Item]) -> None:
-        """Every item again, in order (older history arrived): the pending batch is part of it."""
-        self.batch.clear()
-        if self._flush_timer is not None:
-            self._flush_timer.stop()
-            self._flush_timer = None
-        self.view.reset(items, more_at_source=self.source.more_above)
-        self.transcript_screen.status.title = self.source.title
-        self.call_after_refresh(self._fill_screen)
-
     def on_transcript_view_older_wanted(self, event: TranscriptView.OlderWanted) -> None:
         self.run_worker(self._load_older(), name="older", group="older", exclusive=True)
 
@@ -242,43 +281,6 @@ class KandevApp(App[int]):
         if self.view.more_at_source and self.view.lo == 0 and self.view.max_scroll_y <= 1:
             self.view.ask_for_older()
 
-    def receive_state(self, state: str, detail: str) -> None:
-        """The source's ``on_state``: the status line, the prompt box and the footer follow the session's state."""
-        if state == SessionState.NOTICE:  # something the user should know that changes nothing else
-            self.notify(visible(detail), severity="warning", markup=False)
-            return
-        screen = self.transcript_screen
-        log.info("state %s (%s)", state, detail)
-        screen.status.state = state
-        screen.status.title = self.source.title
-        screen.status.agent = self.source.agent_name
-        if state == SessionState.ERROR:
-            self.exit_code, self.failure = 1, detail or "the session failed"
-            self.notify(visible(detail or "error"), title="The agent stopped", severity="error", timeout=10, markup=False)
-        prompt = prompt_state(state, visible(detail), can_prompt=self.source.can_prompt,
-                              read_only_reason=self.source.read_only_reason)
-        prompting = prompt.enabled
-        screen.set_prompt_enabled(prompting, prompt.reason, prompt.read_only)
-        screen.set_turn_running(self.turn_running)
-        if prompting and (self.focused is None or self._focus_prompt
-                          or isinstance(self.focused, (PermissionRequest, TranscriptView))):
-            # the session takes prompts (again): typing goes to the prompt, unless the user is busy elsewhere (a
-            # chart, a group); the transcript itself only has focus because the disabled prompt lost it
-            self._focus_prompt = False
-            screen.prompt.focus()
-        self.view.set_permissions_answerable(bool(self.source.waiting_for))
-        more = self.source.more_above
-        if more != self.view.more_at_source:
-            self.view.set_more_at_source(more)
-            self.call_after_refresh(self._fill_screen)
-
-    def on_transcript_view_session_state(self, event: TranscriptView.SessionState) -> None:
-        status = self.transcript_screen.status
-        if event.item.kind == USAGE:
-            status.usage = dict(event.item.payload)
-        elif event.item.kind == SESSION_INFO and event.item.payload.get("title"):
-            status.title = str(event.item.payload["title"])
-
     # -- user actions ------------------------------------------------------------
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
@@ -288,26 +290,20 @@ class KandevApp(App[int]):
 
     async def _send(self, text: str) -> None:
         try:
-            await self.source.send(text)
+            await self.session.send(text)
         except Exception as exc:  # noqa: BLE001
             self.notify(visible(str(exc)), title="Not sent", severity="warning", markup=False)
 
     @property
-    def settled(self) -> bool:
-        """Every item the source delivered is on screen: no batch waiting, none being put there."""
-        return not self.batch and self._flush_timer is None and not self.view.settling
-
-    @property
     def turn_running(self) -> bool:
-        """A turn runs that the user can cancel (escape, the palette)."""
-        return self.source.can_cancel and self.source.state in (SessionState.RUNNING, SessionState.WAITING)
+        return self.session.turn_running
 
     def cancel_turn(self) -> None:
         if self.turn_running:
-            self.run_worker(self.source.cancel(), name="cancel", group="cancel")
+            self.run_worker(self.session.cancel(), name="cancel", group="cancel")
 
     def answer_permission(self, key: str, option_id: str) -> None:
-        if not self.source.answer(key, option_id):
+        if not self.session.answer(key, option_id):
             self.notify("That request is no longer waiting for an answer.", severity="warning")
 
     def on_file_preview_open_file(self, event: FilePreview.OpenFile) -> None:
@@ -354,7 +350,7 @@ class KandevApp(App[int]):
         if "theme" in changes and settings.theme in self.available_themes:
             self.theme = settings.theme
         if "card_limit" in changes:
-            self.view.layout_model.card_limit = settings.card_limit
+            self.session.set_card_limit(settings.card_limit)
 
     def watch_theme(self, theme: str) -> None:
         if self.is_mounted:

@@ -1,22 +1,18 @@
 """The user goes first: for a moment after a key, a click or a wheel turn, the agent's output waits.
 
-A fast agent can keep the event loop busy with its frames and with putting them on screen; a key
-pressed meanwhile would wait behind that work. :data:`USER` records the last input (the app calls
-:meth:`UserInput.note` for every key and mouse event); for :data:`INPUT_FIRST` seconds after it, the
-agent's transport reads no further frame and the transcript applies no batch, so the key's effect
-is drawn first. Nothing is dropped: the agent's frames wait in its pipe, the items in the batch; and
-input that never stops (a held key) holds the transport at most 3/4 of the time, so the agent is
-slowed, never stopped.
+:data:`USER` records the terminal's last input (the app notes every key and mouse event). For :data:`INPUT_FIRST`
+seconds after it the session model puts no batch on screen (``SessionUI.holding``: the one place output waits for
+the user), so the key's effect is drawn first. Nothing is dropped or slowed down: the agent is read, normalised and
+stored on a loop of its own meanwhile, and its items wait in the batch, merged by key.
 
-An input is noted when the terminal driver hands it over (:func:`kandev_tui.textual_hooks.note_input_at_driver`), a few turns of the
-event loop before the app dispatches it; until then, it is *waiting*, and the transcript does not start
-drawing a frame (which can take tens of milliseconds during a flood): the frame after the input shows both
+An input is noted when the terminal driver hands it over (:func:`kandev_tui.textual_hooks.note_input_at_driver`), a
+few turns of the event loop before the app dispatches it; until then it is *waiting*, and the transcript does not
+start drawing a frame (which can take tens of milliseconds during a flood): the frame after the input shows both
 (at most :data:`FRAME_WAITS_AT_MOST` later).
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 INPUT_FIRST = 0.15  # seconds after an input during which the agent's output waits
@@ -43,12 +39,6 @@ class UserInput:
     def holding(self) -> float:
         """Seconds the agent's output still waits for the last input (0 when it need not)."""
         return max(0.0, min(INPUT_FIRST, self.at + INPUT_FIRST - time.monotonic()))
-
-    async def wait_turn(self, limit: float = INPUT_FIRST) -> None:
-        """Return once no input is being served (at once, mostly), or after ``limit`` seconds at the latest."""
-        deadline = time.monotonic() + limit
-        while (left := min(self.holding(), deadline - time.monotonic())) > 0:
-            await asyncio.sleep(left)
 
 
 USER = UserInput()

@@ -73,7 +73,7 @@ async def shoot(app: Any, shot: Shot) -> list[tuple[str, str]]:
     async with app.run_test(size=shot.size) as pilot:
         for _ in range(500):  # everything delivered and on screen
             await pilot.pause(0.02)
-            if app.source.state in ("stored", "replayed", "error") and app.settled:
+            if app.source.state in ("stored", "replayed", "error") and app.session.settled:
                 break
         app.transcript_screen.prompt.cursor_blink = False
         view = app.view

@@ -14,6 +14,7 @@ from kandev_tui.acp import AgentClient, AgentError, AgentOptions
 from kandev_tui.transcript import Item, RecordingWriter, Store, read_recording
 from kandev_tui.transcript.items import SESSION_INFO
 from kandev_tui.transcript.pipeline import Pipeline
+from kandev_tui.session.background import Background
 from kandev_tui.session.source import ItemsCallback, Source, StateCallback
 from kandev_tui.session.state import SessionState
 
@@ -41,7 +42,11 @@ def agent_display_name(command: list[str]) -> str:
 
 
 class LiveSource(Source):
-    """An ACP agent started by kandev-tui; every frame recorded, normalised and stored first."""
+    """An ACP agent started by kandev-tui; every frame recorded, normalised and stored first.
+
+    The agent is read, and its frames normalised and stored, on a loop of its own in a thread
+    (:class:`~kandev_tui.session.background.Background`); the app's calls come from its loop and run there.
+    """
 
     can_prompt = True
     can_cancel = True
@@ -57,11 +62,24 @@ class LiveSource(Source):
         self.agent_name = agent_display_name(options.command)
         self.workspace = options.workspace
         self.repos = dict(options.repos)
-        self._futures: dict[str, asyncio.Future[str | None]] = {}
+        self._futures: dict[str, asyncio.Future[str | None]] = {}  # the permission questions, on the agent's loop
+        self._waiting: frozenset[str] = frozenset()  # their keys while unanswered (read from the app's loop)
         self.client: AgentClient | None = None
         self.pipeline: Pipeline | None = None
+        self._background: Background | None = None
+
+    async def _there(self, coroutine: Any) -> Any:
+        """Run ``coroutine`` on the agent's loop (it is not started, or gone: nothing to do there)."""
+        if self._background is None or not self._background.running:
+            coroutine.close()
+            return None
+        return await self._background.run(coroutine)
 
     async def start(self) -> None:
+        self._background = Background(f"kandev-tui agent {self.agent_name}")
+        await self._there(self._start())
+
+    async def _start(self) -> None:
         self._set_state("starting", "starting the agent")
         self.session_id = self.store.create_session(title=self.title, agent_command=self.options.command,
                                                     workspace=str(self.options.workspace),
@@ -70,7 +88,7 @@ class LiveSource(Source):
             self.options.log_path = self.store.path.parent / "logs" / f"{self.session_id}.log"
         self.pipeline = Pipeline(self.store, self.session_id, recording=RecordingWriter(self.record) if self.record else None,
                                  listener=self._items)
-        self.client = AgentClient(self.options, self.pipeline.feed, self._ask, input_gate=self.input_gate)
+        self.client = AgentClient(self.options, self.pipeline.feed, self._ask)
         try:
             await self.client.start()
         except AgentError as exc:
@@ -99,7 +117,11 @@ class LiveSource(Source):
     async def send(self, text: str) -> None:
         if self.client is None or not self.can_prompt:
             raise AgentError(self.read_only_reason or "the agent is not running")
-        if self.client.turn_running:
+        await self._there(self._send(text))
+
+    async def _send(self, text: str) -> None:
+        assert self.client is not None
+        if self.client.turn_running:  # on the agent's loop: a second send waits its turn here, and is refused
             raise AgentError("a turn is already running (Escape cancels it)")
         if self.title in ("", "new session"):
             from kandev_tui.runner import session_title
@@ -117,11 +139,15 @@ class LiveSource(Source):
             self._set_state("idle", stop)
 
     async def cancel(self) -> None:
+        await self._there(self._cancel())
+
+    async def _cancel(self) -> None:
         if self.client is not None and self.client.turn_running:
             self._set_state("cancelling", "")
             for future in self._futures.values():
                 if not future.done():
                     future.set_result(None)
+            self._waiting = frozenset()
             await self.client.cancel()
 
     async def _ask(self, params: dict[str, Any]) -> str | None:
@@ -132,26 +158,40 @@ class LiveSource(Source):
             return None
         future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
         self._futures[key] = future
+        self._waiting = self._waiting | {key}
         self._set_state("waiting", "the agent asks for permission")
         try:
             return await future
         finally:
             self._futures.pop(key, None)
+            self._waiting = self._waiting - {key}
             if self.state == "waiting":
                 self._set_state("running", "")
 
     def answer(self, permission_key: str, option_id: str) -> bool:
-        future = self._futures.get(permission_key)
-        if future is None or future.done():
+        if permission_key not in self._waiting or self._background is None:
             return False
-        future.set_result(option_id)
+        self._waiting = self._waiting - {permission_key}  # answered: the question is taken back at once
+        self._background.call(self._resolve, permission_key, option_id)
         return True
+
+    def _resolve(self, permission_key: str, option_id: str) -> None:
+        future = self._futures.get(permission_key)
+        if future is not None and not future.done():
+            future.set_result(option_id)
 
     @property
     def waiting_for(self) -> set[str]:
-        return {key for key, future in self._futures.items() if not future.done()}
+        return set(self._waiting)
 
     async def close(self) -> None:
+        try:
+            await self._there(self._close())
+        finally:
+            if self._background is not None:
+                self._background.stop()
+
+    async def _close(self) -> None:
         if self.client is not None:
             await self.client.close()
         if self.pipeline is not None:
@@ -215,7 +255,8 @@ class StoredSource(Source):
 
 
 class ReplaySource(Source):
-    """A recording played back through the same normaliser, at full speed or ``speed`` times real time."""
+    """A recording played back through the same normaliser, at full speed or ``speed`` times real time; read and
+    normalised on a loop of its own, in a thread (:class:`~kandev_tui.session.background.Background`)."""
 
     read_only_reason = "a replay is read-only"
 
@@ -226,8 +267,13 @@ class ReplaySource(Source):
         self.title = path.name
         self.agent_name = "replay"
         self.pipeline = Pipeline(None, None, listener=on_items, recorded=True)  # every frame replayed is in the file
+        self._background: Background | None = None
 
     async def start(self) -> None:
+        self._background = Background("kandev-tui replay")
+        await self._background.run(self._play())
+
+    async def _play(self) -> None:
         self._set_state("running", "replaying")
         previous = None
         batch = []
@@ -246,6 +292,10 @@ class ReplaySource(Source):
                 await asyncio.sleep(0)
         self.pipeline.feed_many(batch)
         self._set_state("replayed", "end of recording")
+
+    async def close(self) -> None:
+        if self._background is not None:
+            self._background.stop()
 
 
 class KandevSource(Source):

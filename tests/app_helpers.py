@@ -51,7 +51,7 @@ async def settle(pilot, rounds: int = 200) -> None:
     app = pilot.app
     for _ in range(rounds):
         await pilot.pause(0.02)
-        if app.source.state in ("stored", "replayed", "idle", "error", "ended") and app.settled:
+        if app.source.state in ("stored", "replayed", "idle", "error", "ended") and app.session.settled:
             break
     await pilot.pause(0.05)
     await pilot.pause()
@@ -129,3 +129,8 @@ def fleet_item(call_id: str, tool: str, result=None, *, arguments=None, status="
                    "title": f"mcp__fleet__{tool}", "input": {"kind": "other", "raw_input": arguments or {}},
                    "output": output, "status": status, "parent_id": None, "turn": turn}
     return Item(f"tool:{call_id}", "tool_call", turn, payload, status=status, tool_call_id=call_id, final=True)
+
+
+def apply_now(app, items) -> None:
+    """Put items on screen at once, past the batch policy (the session model's transcript, then the view)."""
+    app.apply_changes(app.session.transcript.apply(items))

@@ -14,7 +14,7 @@ from kandev_tui.app import KandevApp
 from kandev_tui.screens.help import HelpScreen
 from kandev_tui.sources import LiveSource
 from kandev_tui.transcript import Store
-from kandev_tui.widgets.transcript_view import WINDOW_MAX
+from kandev_tui.session.window import WINDOW_MAX
 
 from .app_helpers import settings_at
 
@@ -38,14 +38,32 @@ async def wait_for(pilot, condition, rounds: int = 1200) -> bool:
     return condition()
 
 
+def press(app, key: str) -> None:
+    """A key as the terminal's driver delivers it: the pilot's ``press`` also waits for the app to go idle, which it
+    does not while an agent floods it (the agent's thread keeps the process busy)."""
+    from textual import events
+
+    from kandev_tui.textual_hooks import send_as_terminal
+
+    send_as_terminal(app, events.Key(key, key if len(key) == 1 else None))
+
+
 async def keys_answered(pilot) -> bool:
     """F1 opens help and escape closes it, each within a few turns of the event loop."""
     app = pilot.app
-    await pilot.press("f1")
+    press(app, "f1")
     opened = await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), rounds=40)
-    await pilot.press("escape")
+    press(app, "escape")
     closed = await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen), rounds=40)
     return opened and closed
+
+
+async def send(pilot, text: str) -> None:
+    app = pilot.app
+    assert await wait_for(pilot, lambda: app.source.state == "idle")
+    app.transcript_screen.prompt.focus()
+    for key in [*text, "enter"]:
+        press(app, key)
 
 
 def stored_text(store: Store) -> str:
@@ -60,11 +78,11 @@ async def send(pilot, text: str) -> None:
     await pilot.press(*text, "enter")
 
 
-@pytest.mark.reliability("Agent faults", "a flood of chunks as fast as the pipe takes them", cases=60_000,
+@pytest.mark.reliability("Agent faults", "a flood of chunks as fast as the pipe takes them", cases=100_000,
                          held="keys answered while streaming; window bounded; every chunk stored in order")
 async def test_a_flood_of_chunks_keeps_the_ui_answering_and_loses_nothing(tmp_path):
-    count = 60_000  # as fast as the pipe takes them: faster than any agent streams (and long enough to still run when
-    # the enter that starts it has been served)
+    count = 100_000  # as fast as the pipe takes them: faster than any agent streams, and long enough to still run
+    # while keys are pressed
     app, store = fault_app(tmp_path, "flood", str(count))
     async with app.run_test(size=(100, 30)) as pilot:
         await send(pilot, "flood")
@@ -76,7 +94,7 @@ async def test_a_flood_of_chunks_keeps_the_ui_answering_and_loses_nothing(tmp_pa
             answered_while_streaming += await keys_answered(pilot)
         assert answered_while_streaming >= 1  # the keys were answered while the flood was still arriving
         assert await wait_for(pilot, lambda: app.source.state == "idle")
-        assert await wait_for(pilot, lambda: not app.batch)
+        assert await wait_for(pilot, lambda: not app.session.batch)
         assert len(app.view.widgets) <= WINDOW_MAX
         assert await keys_answered(pilot)
         await app.action_quit()

@@ -50,7 +50,7 @@ async def test_following_and_unfollowing(tmp_path):
         assert not view.following and app.transcript_screen.badge.display
         assert any(isinstance(m, TranscriptView.FollowChanged) and not m.following for m in messages)
         new = Item("message:999", "agent_message", 2, {"text": "late output"})
-        app.receive_items([new])
+        app.session.receive_items([new])
         await settle(pilot)
         assert view.scroll_y < 5  # not dragged down while the user reads
         await pilot.press("ctrl+end")
@@ -311,7 +311,7 @@ async def test_card_lifecycle_states_drawn_by_the_host(tmp_path):
         assert cards["tool:c"].inner is not None and cards["tool:c"].inner.display
         assert cards["tool:p"].inner is None  # the renderer is only asked for the finished card
         done = tool_item("p", name="probe", kind="other", title="probe", status="complete", output={"ok": 2})
-        app.receive_items([done])
+        app.session.receive_items([done])
         await settle(pilot)
         assert cards["tool:p"].state == "card" and cards["tool:p"].inner is not None and cards["tool:p"].inner.display
 

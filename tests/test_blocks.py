@@ -72,7 +72,7 @@ async def test_deferred_plotting_and_memoisation(tmp_path):
         assert parsed == 60
 
         before = dict(stats.COUNTERS)
-        app.receive_items([message_item(999, "an unrelated new message")])
+        app.session.receive_items([message_item(999, "an unrelated new message")])
         await settle(pilot)
         await _scroll_through(pilot, view, step=25)
         assert stats.COUNTERS == before  # nothing re-plotted or re-parsed
@@ -97,7 +97,7 @@ async def test_a_scrollbar_appearing_plots_nothing_again(tmp_path):
         view, chart = app.view, app.view.query_one(ChartBlock)
         assert chart.plotted and view.max_scroll_y == 0  # no scrollbar yet
         width, plotted = chart.size.width, stats.COUNTERS["charts_plotted"]
-        app.receive_items([message_item(100 + n, f"More output {n}.") for n in range(10)])  # (within the window)
+        app.session.receive_items([message_item(100 + n, f"More output {n}.") for n in range(10)])  # (within the window)
         await settle(pilot)
         await pilot.pause(0.2)
         assert view.max_scroll_y > 0  # now there is one

@@ -22,7 +22,7 @@ from kandev_tui.widgets.tool_call import ToolCallView
 from kandev_tui.widgets.tool_card import ToolCard
 from kandev_tui.widgets.tool_group import ToolGroup
 
-from .app_helpers import fleet_item, message_item, settle, stored_app
+from .app_helpers import apply_now, fleet_item, message_item, settle, stored_app
 
 RESULTS: dict = {}
 for _step in demo.STEPS:  # the first demo result of each renderer
@@ -337,10 +337,10 @@ async def test_promotion_rebuilds_the_mounted_group_as_a_card(tmp_path):
     app = stored_app(tmp_path, [message_item(1, "hi")], registry=Registry.from_entry_points())
     async with app.run_test(size=(80, 30)) as pilot:
         await settle(pilot)
-        app.view.apply(started)
+        apply_now(app, started)
         await pilot.pause()
         assert len(app.view.query_one(ToolGroup).items) == 2 and not app.view.query(ToolCard)
-        app.view.apply(finished)
+        apply_now(app, finished)
         await pilot.pause()
         card = app.view.query_one(ToolCard)
         assert card.key == "tool:d" and card.renderer.id == "health_summary" and card.state == "card"

@@ -3,7 +3,7 @@ import inside a function (a lazy one) counts as much as one at the top of a modu
 
 Each module belongs to one layer; it may import kandev_tui modules of its own layer or of a layer below, never of
 one above. The headless layers (everything below ``ui``) import neither Textual nor Rich nor plotext, and the ACP
-transport knows nothing of the UI (the app hands it its input gate). ``renderers``' registry is
+transport knows nothing of the UI (it runs on a loop of its own). ``renderers``' registry is
 headless and below the session model, whose entry layout uses it; the renderer packs (rich output, edits, fleet)
 sit in ``ui``, above the widgets, which never import them.
 """

@@ -326,7 +326,8 @@ async def test_the_picker_lists_sessions_and_attaches_the_chosen_one(backend, fi
         picker.options.highlighted = ids.index(session_id)
         await pilot.press("enter")
         view = app.view
-        await until(pilot, lambda: app.screen is app.transcript_screen and app.source.state == "idle")
+        await until(pilot, lambda: app.screen is app.transcript_screen and app.source.state == "idle"
+                    and app.session.settled)
         assert app.source.session_id == session_id
         assert app.focused is app.transcript_screen.prompt  # typing goes to the prompt
         assert app.transcript_screen.status.title == "finished turn"  # the task's title

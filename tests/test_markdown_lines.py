@@ -11,7 +11,7 @@ from kandev_tui.transcript.items import Item
 from kandev_tui.widgets.agent_message import AgentMessage
 from kandev_tui.widgets.markdown_lines import SPLIT_PARAGRAPH_AT, MarkdownLines
 
-from .app_helpers import message_item, settle, stored_app
+from .app_helpers import apply_now, message_item, settle, stored_app
 
 DOCUMENT = """# Build report
 
@@ -141,12 +141,12 @@ async def test_a_streaming_message_in_the_app_grows_in_place(tmp_path, monkeypat
         text = ""
         for index in range(30):
             text += f"Paragraph {index}.\n\n"
-            app.view.apply([Item("message:1", "agent_message", 1, {"text": text}, final=False)])
+            apply_now(app, [Item("message:1", "agent_message", 1, {"text": text}, final=False)])
             await settle(pilot)
         message = app.view.widgets["message:1"]
         assert message.size.height == 2 * 30 - 1
         assert sum(1 for piece in drawn if piece.startswith("Paragraph 0.")) == 1  # drawn once, not per update
-        app.view.apply([Item("message:1", "agent_message", 1, {"text": text}, final=True)])
+        apply_now(app, [Item("message:1", "agent_message", 1, {"text": text}, final=True)])
         await settle(pilot)
         replayed = MarkdownLines(text)
         assert message.size.height == len(plain(replayed, message.content_region.width))

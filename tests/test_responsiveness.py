@@ -10,7 +10,7 @@ from kandev_tui.gcpolicy import FULL_AT_LEAST_EVERY, NO_AUTOMATIC_FULL, GcPolicy
 from kandev_tui.pacing import USER
 from kandev_tui.screens.help import HelpScreen
 
-from .app_helpers import message_item, settle, stored_app, tool_item
+from .app_helpers import apply_now, message_item, settle, stored_app, tool_item
 
 
 def test_full_collections_wait_for_a_quiet_moment_but_not_for_ever():
@@ -49,12 +49,12 @@ async def test_a_covered_transcript_catches_up_when_shown_again(tmp_path):
         count = len(app.view.entries)
         await pilot.press("f1")
         assert isinstance(app.screen, HelpScreen)
-        app.receive_items([message_item(100, "Arrived while the help was open.")])
+        app.session.receive_items([message_item(100, "Arrived while the help was open.")])
         await pilot.pause(0.6)  # several flush periods
-        assert len(app.view.entries) == count and app.batch  # nothing built behind the help screen
+        assert len(app.view.entries) == count and app.session.batch  # nothing built behind the help screen
         await pilot.press("escape")
         await settle(pilot)
-        assert len(app.view.entries) == count + 1 and not app.batch
+        assert len(app.view.entries) == count + 1 and not app.session.batch
 
 
 async def test_output_waits_for_what_the_user_just_did(tmp_path):
@@ -67,35 +67,52 @@ async def test_output_waits_for_what_the_user_just_did(tmp_path):
         assert USER.at > before  # a key counts as input
         USER.at = time.monotonic() + 3600  # as if the user were pressing keys all along
         try:
-            app.receive_items([message_item(100, "New output.")])
+            app.session.receive_items([message_item(100, "New output.")])
             await pilot.pause(0.3)
-            assert len(app.view.entries) == count and app.batch
+            assert len(app.view.entries) == count and app.session.batch
         finally:
             USER.at = float("-inf")  # the user stops
         await settle(pilot)
         assert len(app.view.entries) == count + 1
 
 
-async def test_the_agents_frames_wait_while_a_key_is_served():
-    """Right after an input, the transport reads no frame (they wait in the pipe); then it reads them all, in order,
-    even while input goes on."""
-    import asyncio
+async def test_a_live_agent_is_read_normalised_and_stored_off_the_ui_thread(tmp_path, monkeypatch):
+    """The agent's frames are read, normalised and stored on a loop in a thread of the source's own; the UI's loop
+    only takes merged batches (the session model's batch, from that thread) and puts them on screen."""
+    import threading
 
-    from kandev_tui.acp.transport import LineTransport
-    from kandev_tui.pacing import UserInput
+    from kandev_tui.acp import AgentOptions
+    from kandev_tui.app import KandevApp
+    from kandev_tui.demo import agent_command, prepare_workspace
+    from kandev_tui.session.model import SessionModel
+    from kandev_tui.sources import LiveSource
+    from kandev_tui.transcript import Store
+    from kandev_tui.transcript.normalize import Normalizer
 
-    reader = asyncio.StreamReader()
-    reader.feed_data(b'{"jsonrpc":"2.0","method":"a"}\n{"jsonrpc":"2.0","method":"b"}\n')
-    frames = []
-    gate = UserInput()  # the app's input gate, handed to the transport (the app hands it kandev_tui.pacing.USER)
-    transport = LineTransport(reader, None, frames.append, gate=gate)  # type: ignore[arg-type]  # only reads
-    gate.at = time.monotonic() + 3600  # input that never stops (a held key)
-    pending = asyncio.ensure_future(transport.receive())
-    for _ in range(20):
-        await asyncio.sleep(0)
-    assert not pending.done() and frames == []  # the frame is there, but waits
-    assert (await pending)["method"] == "a"  # for a moment only: the agent is never stopped for good
-    assert (await transport.receive())["method"] == "b" and len(frames) == 2
+    from .app_helpers import settings_at, until
+
+    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
+    threads: dict[str, set[str]] = {"normalised": set(), "stored": set(), "handed over": set()}
+    feed, upsert, receive = Normalizer.feed, Store.upsert_items, SessionModel.receive_items
+
+    def seen(what, original):
+        def wrapper(self, *args, **kwargs):
+            threads[what].add(threading.current_thread().name)
+            return original(self, *args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(Normalizer, "feed", seen("normalised", feed))
+    monkeypatch.setattr(Store, "upsert_items", seen("stored", upsert))
+    monkeypatch.setattr(SessionModel, "receive_items", seen("handed over", receive))
+    store = Store(tmp_path / "s.db")
+    options = AgentOptions(command=agent_command(), workspace=prepare_workspace(tmp_path / "ws"))
+    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state),
+                    settings_store=settings_at(tmp_path, chart_animation=False), initial_prompt="Check the build")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: any(e.key.startswith("turn_end") for e in app.view.entries) or app.source.waiting_for)
+        ui = threading.current_thread().name
+        assert all(names and ui not in names for names in threads.values()), threads
+        await app.action_quit()
 
 
 async def test_a_headless_transport_has_no_gate_and_reads_at_once():
@@ -149,16 +166,16 @@ async def test_one_batch_at_a_time_on_its_way_to_the_screen(tmp_path, monkeypatc
         busy = True
         monkeypatch.setattr(TranscriptView, "settling", property(lambda self: busy))
         count = len(view.entries)
-        app.receive_items([message_item(100, "First version.")])
-        app.receive_items([message_item(100, "Second version.")])
+        app.session.receive_items([message_item(100, "First version.")])
+        app.session.receive_items([message_item(100, "Second version.")])
         await pilot.pause(0.3)
-        assert len(view.entries) == count and app.batch.keys == ["message:100"]  # waits, coalesced
+        assert len(view.entries) == count and app.session.batch.keys == ["message:100"]  # waits, coalesced
         busy = False
         await settle(pilot)
         assert len(view.entries) == count + 1 and view.widgets["message:100"].searchable_text == "Second version."
         busy = True  # a batch that never settles holds the next one a second at most
-        app.batch.taken_at -= 10
-        app.receive_items([message_item(101, "Not held for ever.")])
+        app.session.batch.taken_at -= 10
+        app.session.receive_items([message_item(101, "Not held for ever.")])
         await pilot.pause(0.3)
         assert len(view.entries) == count + 2
 
@@ -260,7 +277,7 @@ async def test_repaints_use_kept_lines_and_blank_containers(tmp_path, monkeypatc
         await settle(pilot)
         group = app.view.query_one(ToolGroup)
         assert not group.children  # collapsed: one widget
-        app.view.apply([tool_item("c3")])  # the group's line changes
+        apply_now(app, [tool_item("c3")])  # the group's line changes
         await settle(pilot)
         assert len(group.items) == 3 and rendered.count("ToolGroup") == 1  # its one line was drawn again
         group.focus()
@@ -268,10 +285,10 @@ async def test_repaints_use_kept_lines_and_blank_containers(tmp_path, monkeypatc
         await settle(pilot)
         assert group.expanded and len(group.children) == 2
         painted.clear(), rendered.clear()
-        app.view.apply([tool_item("c4")])  # the expanded group's line changes
+        apply_now(app, [tool_item("c4")])  # the expanded group's line changes
         await settle(pilot)
         assert "Static" in rendered and "ToolGroup" not in rendered  # drawn by its header
-        app.view.apply([message_item(100, "One more."), tool_item("c5")])  # a new group comes on screen
+        apply_now(app, [message_item(100, "One more."), tool_item("c5")])  # a new group comes on screen
         await settle(pilot)
         assert len(app.view.query(ToolGroup)) == 2
         assert not containers & set(rendered)
@@ -338,7 +355,7 @@ async def test_new_messages_are_drawn_ahead_of_their_frame(tmp_path, monkeypatch
         turns = []
         predraw_next = app.view._predraw_next
         monkeypatch.setattr(app.view, "_predraw_next", lambda: (turns.append(1), predraw_next()))
-        app.view.apply([message_item(n, f"**Message {n}** with `code` and words. " * 3) for n in range(1, 11)])
+        apply_now(app, [message_item(n, f"**Message {n}** with `code` and words. " * 3) for n in range(1, 11)])
         await settle(pilot)
         assert len(drawn) == 10 and not any(frame for frame, _ in drawn)  # each once, none in a frame
         widths = {w.content_region.width for w in app.view.widgets.values() if type(w).__name__ == "AgentMessage"}

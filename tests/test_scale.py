@@ -5,9 +5,9 @@ from __future__ import annotations
 from kandev_tui.transcript import Item
 from kandev_tui.widgets.agent_message import AgentMessage
 from kandev_tui.session import search
-from kandev_tui.widgets.transcript_view import WINDOW_MAX
+from kandev_tui.session.window import WINDOW_MAX
 
-from .app_helpers import message_item, scroll_to_top_until, settle, stored_app, tool_item, until
+from .app_helpers import apply_now, message_item, scroll_to_top_until, settle, stored_app, tool_item, until
 
 
 def long_session(count: int) -> list[Item]:
@@ -138,7 +138,7 @@ async def test_the_search_reads_item_versions_in_a_thread_while_the_session_chan
         await settle(pilot)
         await pilot.press("ctrl+f", *"needle", "enter")
         await pilot.pause(0.05)
-        app.view.apply([items[3].but(payload={"text": "Rewritten: no longer a hit."})])
+        apply_now(app, [items[3].but(payload={"text": "Rewritten: no longer a hit."})])
         arrived.set()
         await until(pilot, lambda: app.transcript_screen.hits)
         assert threads == [False] and app.transcript_screen.hits == [(3, "message:3")]
@@ -156,14 +156,14 @@ async def test_search_in_tool_arguments_and_no_match(tmp_path):
 
 async def test_following_a_flood_keeps_only_the_last_screens_mounted(tmp_path):
     """While following, many new entries replace the mounted ones: a screen and a half stays, not WINDOW_MAX."""
-    from kandev_tui.widgets.transcript_view import MIN_FOLLOW
+    from kandev_tui.session.window import MIN_FOLLOW
 
     app = stored_app(tmp_path, long_session(150))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         view = app.view
         for batch in range(10):  # live batches, as the pipeline delivers them
-            app.receive_items([message_item(1000 + batch * 50 + i, f"Live {batch}-{i}.") for i in range(50)])
+            app.session.receive_items([message_item(1000 + batch * 50 + i, f"Live {batch}-{i}.") for i in range(50)])
             await settle(pilot)
         assert view.following and view.hi == len(view.entries)
         assert MIN_FOLLOW <= len(view.widgets) < 60
@@ -255,7 +255,7 @@ async def test_following_survives_a_flood_that_moves_the_window_under_charts(tmp
                 items.append(message_item(n, " ".join(f"c{n}-{w}" for w in range(60))))
                 if i % 4 == 3:
                     items.append(rich_item(f"r{n}", bar_chart(f"Chart {n}")))
-            app.receive_items(items)
+            app.session.receive_items(items)
             await pilot.pause(0.005)
             assert view.following, f"stopped following at batch {batch}"
         await settle(pilot)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kandev_tui.session import Batcher, SessionState, Source, prompt_state
-from kandev_tui.session.batch import COVERED_POLL, FLUSH_SECONDS, SETTLE_AT_MOST
+from kandev_tui.session.batch import BUSY_WAIT_AT_MOST, COVERED_POLL, FLUSH_SECONDS, SETTLE_AT_MOST
 
 from .app_helpers import message_item
 
@@ -20,7 +20,7 @@ class Clock:
 
 
 def test_updates_merge_by_key_and_leave_in_the_order_their_key_first_came():
-    batch = Batcher(Clock())
+    batch = Batcher(Clock(), Clock())
     batch.add([message_item(1, "a"), message_item(2, "b")])
     batch.add([message_item(1, "a, longer"), message_item(3, "c")])
     assert batch.keys == ["message:1", "message:2", "message:3"]
@@ -29,7 +29,7 @@ def test_updates_merge_by_key_and_leave_in_the_order_their_key_first_came():
 
 
 def test_the_users_input_and_a_covering_screen_hold_the_batch():
-    batch = Batcher(Clock())
+    batch = Batcher(Clock(), Clock())
     batch.add([message_item(1, "a")])
     assert batch.wait() == 0  # nothing holds it: it goes now
     assert batch.wait(holding=0.1) == 0.1  # the input's effect is drawn first
@@ -39,26 +39,50 @@ def test_the_users_input_and_a_covering_screen_hold_the_batch():
 
 def test_one_batch_on_its_way_at_a_time_but_never_held_for_ever():
     clock = Clock()
-    batch = Batcher(clock)
+    batch = Batcher(clock, Clock())
     batch.add([message_item(1, "a")])
     batch.take()
     batch.add([message_item(2, "b")])
+    clock.now += 2 * FLUSH_SECONDS  # its turn has come
     assert batch.wait(settling=True) == FLUSH_SECONDS  # the last batch is still being put on screen
     clock.now += SETTLE_AT_MOST + 0.01
     assert batch.wait(settling=True) == 0  # waited long enough: it goes
 
 
-def test_the_first_look_waits_longer_after_a_slow_batch():
-    batch = Batcher(Clock())
-    assert batch.first_wait() == FLUSH_SECONDS
-    batch.applied(0.2)
-    assert batch.first_wait() == pytest.approx(0.4)  # at most about a third of the time goes to applying
-    batch.applied(30.0)  # a pause (a suspended laptop), not the cost of a batch
-    assert batch.first_wait() == 2.0
+def test_a_lone_update_goes_at_once_and_a_stream_at_most_every_frame_or_so():
+    clock = Clock()
+    batch = Batcher(clock, Clock())
+    assert batch.first_wait() == 0  # nothing went on screen lately
+    batch.add([message_item(1, "a")])
+    batch.take()
+    assert batch.first_wait() == pytest.approx(FLUSH_SECONDS)  # just taken: the next waits its turn
+    clock.now += FLUSH_SECONDS / 2
+    assert batch.first_wait() == pytest.approx(FLUSH_SECONDS / 2)
+    clock.now += 1
+    assert batch.first_wait() == 0
+
+
+def test_while_updates_stream_the_ui_thread_works_at_most_a_third_of_the_time():
+    """The UI thread's processor time since the last batch (putting it on screen, and anything else) decides when
+    the next may go: 20 ms of work waits for 60 ms since, so that two thirds stay free for keys and for the agent's
+    thread; a UI busy with something else holds a batch back for BUSY_WAIT_AT_MOST after the last at most."""
+    clock, ui = Clock(), Clock()
+    batch = Batcher(clock, ui)
+    batch.add([message_item(1, "a")])
+    batch.take()
+    ui.now += 0.020  # the batch cost the UI 20 ms
+    clock.now += 0.040
+    batch.add([message_item(1, "ab")])
+    assert batch.wait() == pytest.approx(0.020)  # 60 ms after the last batch
+    clock.now += 0.020
+    assert batch.wait() == 0
+    ui.now += 5.0  # the UI was busy with something else for a long time
+    clock.now -= 0.040
+    assert batch.wait() == pytest.approx(BUSY_WAIT_AT_MOST - 0.020)
 
 
 def test_nothing_waiting_needs_no_wait():
-    assert Batcher(Clock()).wait(holding=1.0) == 0
+    assert Batcher(Clock(), Clock()).wait(holding=1.0) == 0
 
 
 @pytest.mark.parametrize("state, can_prompt, enabled, reason, read_only", [
@@ -103,3 +127,285 @@ async def test_a_source_declares_what_it_cannot_do():
 
     with pytest.raises(AgentError):
         await source.send("hello")
+
+
+# -- the window arithmetic (kandev_tui/session/window.py) -------------------------------------------------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from kandev_tui.renderers import Registry  # noqa: E402
+from kandev_tui.session import window as W  # noqa: E402
+from kandev_tui.session.changes import TranscriptModel  # noqa: E402
+from kandev_tui.session.layout import Entry  # noqa: E402
+from kandev_tui.session.window import Window  # noqa: E402
+
+from .app_helpers import bar_chart, rich_item, tool_item  # noqa: E402
+
+
+def entries(count: int) -> list[Entry]:
+    return [Entry(f"e{i}", "item", 1, i, [f"e{i}"], index=i) for i in range(count)]
+
+
+def lines(n: int):
+    return lambda entry: n
+
+
+def test_opening_mounts_a_small_session_whole_and_a_large_one_from_its_end():
+    assert W.at_end(Window(), entries(80), True, 40, lines(4)) == Window(0, 80)
+    opened = W.at_end(Window(), entries(5000), True, 40, lines(4))
+    assert opened == Window(5000 - 30, 5000)  # three screens of 40 lines, 4 lines an entry
+
+
+def test_following_keeps_a_screen_and_a_half_and_a_window_scrolled_up_in_waits_at_its_limit():
+    assert W.at_end(Window(4000, 4030), entries(5000), True, 40, lines(4)) == Window(5000 - 15, 5000)
+    assert W.at_end(Window(4000, 4030), entries(5000), True, 40, lines(40)) == Window(5000 - W.MIN_FOLLOW, 5000)
+    # scrolled up (not following): the window keeps its top and grows to WINDOW_MAX; the rest waits below
+    assert W.at_end(Window(4000, 4030), entries(5000), False, 40, lines(4)) == Window(4000, 4000 + W.WINDOW_MAX)
+    assert W.at_end(Window(4000, 4030), entries(4100), False, 40, lines(4)) == Window(4000, 4100)
+
+
+def test_scrolling_mounts_two_screens_and_keeps_the_window_bounded():
+    full = Window(1000, 1000 + W.WINDOW_MAX)
+    assert W.earlier(full, entries(5000), 40, lines(4)) == Window(980, 980 + W.WINDOW_MAX)
+    assert W.later(full, entries(5000), 40, lines(4)) == Window(1020, 1020 + W.WINDOW_MAX)
+    assert W.earlier(Window(5, 20), entries(100), 40, lines(4)) == Window(0, 20)
+    assert W.later(Window(90, 95), entries(100), 40, lines(4)) == Window(90, 100)
+    assert W.around(3, 5000) == Window(0, 2 * W.LOAD_STEP) and W.around(2500, 2510) == Window(2460, 2510)
+
+
+def test_the_height_of_an_entry_is_estimated_from_its_text_at_the_width():
+    viewport = W.Viewport(80, 40)
+    items = {"m": message_item(1, "a line\n" * 9 + "x" * 148)}
+    message = Entry("m", "item", 1, 1, ["m"])
+    assert viewport.entry_height(message, items) == 2 + 9 + (9 * 7 + 148) // 74
+    assert viewport.entry_height(Entry("g", "group", 1, 1, []), items) == 2
+    assert viewport.entry_height(Entry("c", "card", 1, 1, []), items) == 24
+
+
+windows = st.builds(lambda lo, size: Window(lo, lo + size), st.integers(0, 300), st.integers(0, 200))
+
+
+@given(windows, windows)
+def test_moves_take_the_mounted_entries_exactly_from_one_window_to_the_other(old, new):
+    moves = W.moves(old, new)
+    mounted = set(range(old.lo, old.hi))
+    for gone in moves.unmount:
+        assert set(gone) <= mounted
+        mounted -= set(gone)
+    above, below = set(moves.mount_above), set(moves.mount_below)
+    assert not (above & mounted or below & mounted or above & below)
+    assert mounted | above | below == set(range(new.lo, new.hi))
+    assert all(i < min(mounted) for i in above) if mounted else True  # above what stays, in order
+    assert all(i > max(mounted) for i in below) if mounted else True
+
+
+@settings(max_examples=200)
+@given(st.lists(st.sampled_from(["end", "end-unfollowed", "earlier", "later", "around"]), max_size=30),
+       st.integers(1, 3000), st.integers(1, 30))
+def test_the_window_stays_in_the_session_and_never_mounts_more_than_its_limit(steps, total, height):
+    session, window = entries(total), Window()
+    for step in steps:
+        if step.startswith("end"):
+            window = W.at_end(window, session, step == "end", 40, lines(height))
+        elif step == "earlier":
+            window = W.earlier(window, session, 40, lines(height))
+        elif step == "later":
+            window = W.later(window, session, 40, lines(height))
+        else:
+            window = W.around(total // 2, total)
+        assert 0 <= window.lo <= window.hi <= total and len(window) <= max(W.WINDOW_MAX, W.OPEN_ALL)
+
+
+# -- change sets (kandev_tui/session/changes.py) -------------------------------------------------------------------
+
+def test_a_change_set_says_what_is_new_what_changed_and_what_is_for_the_status_line():
+    from kandev_tui.transcript import Item
+
+    model = TranscriptModel(Registry.from_entry_points())
+    first = model.apply([message_item(1, "Hel"), tool_item("a", status="in_progress")])
+    assert first.new_entries == 2 and not first.updated and first.keys == ["message:1", "tool:a"]
+    assert first.summaries == {"group:tool:a": "1 tool: read"}
+    grown = message_item(1, "Hello")
+    later = model.apply([grown, tool_item("b"), Item("usage", "usage", 1, {"used": 5})])
+    assert later.new_entries == 0 and later.updated == {"message:1": grown, "tool:b": later.updated["tool:b"]}
+    assert later.summaries == {"group:tool:a": "2 tools: read"} and [i.kind for i in later.status] == ["usage"]
+    card = model.apply([message_item(2, "And a chart:"), rich_item("r", bar_chart("Load"))])
+    assert card.new_entries == 2 and [e.kind for e in model.entries] == ["item", "group", "item", "card"]
+
+
+def test_a_grouped_call_promoted_to_a_card_is_rebuilt():
+    """A call whose result names a renderer (``__renderer``) leaves its group for a card: the widget is rebuilt."""
+    from kandev_tui.demo import fleet as demo
+
+    from .app_helpers import fleet_item
+
+    model = TranscriptModel(Registry.from_entry_points())
+    model.apply([fleet_item("d", "fleet_digest", status="pending")])
+    changes = model.apply([fleet_item("d", "fleet_digest", demo.STEPS[14][3])])
+    assert [(old, entry.key, entry.kind) for old, entry in changes.rebuilt] == [("group:tool:d", "tool:d", "card")]
+
+
+def test_a_reset_places_everything_anew():
+    model = TranscriptModel(Registry.from_entry_points())
+    model.apply([message_item(5, "newest")])
+    changes = model.reset([message_item(1, "older"), message_item(5, "newest")])
+    assert changes.new_entries == 2 and [e.key for e in model.entries] == ["message:1", "message:5"]
+
+
+# -- the session model (kandev_tui/session/model.py): batches, states, threads, with a scripted loop ----------------
+
+class Handle:
+    def __init__(self, callback, args) -> None:
+        self.callback, self.args, self.done = callback, args, False
+
+    def cancel(self) -> None:
+        self.done = True
+
+    def cancelled(self) -> bool:
+        return self.done
+
+
+class Loop:
+    """The parts of an event loop the model uses, run by hand: timers by the injected clock, calls from threads."""
+
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+        self.timers: list[tuple[float, Handle]] = []
+        self.soon: list[tuple[object, tuple]] = []
+
+    def call_later(self, delay, callback, *args) -> Handle:
+        handle = Handle(callback, args)
+        self.timers.append((self.clock.now + delay, handle))
+        return handle
+
+    def call_soon_threadsafe(self, callback, *args) -> None:
+        self.soon.append((callback, args))
+
+    def run(self, seconds: float = 0.0) -> None:
+        """Run what came from threads, then every timer due within ``seconds``."""
+        while self.soon:
+            callback, args = self.soon.pop(0)
+            callback(*args)
+        self.clock.now += seconds
+        due = sorted(((at, h) for at, h in self.timers if at <= self.clock.now and not h.done), key=lambda p: p[0])
+        self.timers = [(at, h) for at, h in self.timers if at > self.clock.now and not h.done]
+        for _, handle in due:
+            handle.done = True
+            handle.callback(*handle.args)
+
+
+class UI:
+    def __init__(self) -> None:
+        self.applied: list = []
+        self.resets: list = []
+        self.states: list = []
+        self.notices: list[str] = []
+        self.hold = 0.0
+
+    def apply_changes(self, changes):
+        self.applied.append(changes)
+
+    def reset_transcript(self, items):
+        self.resets.append([item.key for item in items])
+
+    def show_state(self, change):
+        self.states.append(change)
+
+    def notice(self, text):
+        self.notices.append(text)
+
+    def holding(self):
+        return self.hold
+
+    def covered(self):
+        return False
+
+    def settling(self):
+        return False
+
+
+def session_model(clock: Clock, **source_attrs):
+    from kandev_tui.session.model import SessionModel
+
+    def make(on_items, on_state):
+        source = Source(on_items, on_state)
+        for name, value in source_attrs.items():
+            setattr(source, name, value)
+        return source
+
+    model = SessionModel(make, Registry.from_entry_points(), clock=clock, ui_time=Clock())
+    ui, loop = UI(), Loop(clock)
+    model.attach(ui, loop)  # type: ignore[arg-type]
+    return model, ui, loop
+
+
+def test_items_wait_for_the_users_input_then_go_as_one_batch():
+    clock = Clock()
+    model, ui, loop = session_model(clock)
+    ui.hold = 0.1  # the user just pressed a key
+    model.receive_items([message_item(1, "a")])
+    model.receive_items([message_item(1, "ab"), message_item(2, "c")])
+    loop.run(FLUSH_SECONDS)
+    assert not ui.applied and not model.settled
+    ui.hold = 0.0
+    loop.run(0.1)
+    assert [c.keys for c in ui.applied] == [["message:1", "message:2"]] and model.settled
+    assert model.transcript.items["message:1"].payload["text"] == "ab"
+
+
+def test_items_from_another_thread_wake_the_ui_loop_once_and_wait_there():
+    import threading
+
+    clock = Clock()
+    model, ui, loop = session_model(clock)
+    thread = threading.Thread(target=lambda: [model.receive_items([message_item(n, "x")]) for n in range(50)])
+    thread.start()
+    thread.join()
+    assert len(loop.soon) == 1 and not ui.applied and not model.settled  # one wake for the fifty, nothing applied
+    loop.run()
+    loop.run(FLUSH_SECONDS)
+    assert len(ui.applied) == 1 and ui.applied[0].new_entries == 50 and model.settled
+
+
+def test_a_reset_goes_ahead_of_what_came_after_it_and_replaces_what_came_before():
+    clock = Clock()
+    model, ui, loop = session_model(clock)
+    model.receive_items([message_item(9, "before the reset")])
+    model.receive_reset([message_item(1, "older"), message_item(9, "before the reset")])
+    model.receive_items([message_item(10, "after the reset")])
+    loop.run(FLUSH_SECONDS)
+    assert ui.resets == [["message:1", "message:9"]] and [c.keys for c in ui.applied] == [["message:10"]]
+
+
+def test_states_from_another_thread_reach_the_ui_on_its_loop_and_a_failure_sets_the_exit_status():
+    import threading
+
+    clock = Clock()
+    model, ui, loop = session_model(clock, can_prompt=True, can_cancel=True)
+    model.source.state = SessionState.RUNNING
+    thread = threading.Thread(target=lambda: model.receive_state("running", ""))
+    thread.start()
+    thread.join()
+    assert not ui.states
+    loop.run()
+    assert [(c.state, c.prompt.enabled, c.turn_running) for c in ui.states] == [("running", False, True)]
+    model.receive_state("notice", "older messages could not be loaded")
+    model.source.state = SessionState.ERROR
+    model.receive_state("error", "Could not start the agent")
+    assert ui.notices == ["older messages could not be loaded"] and (model.exit_code, model.failure) == (
+        1, "Could not start the agent")
+    assert ui.states[-1].prompt.enabled is False and not ui.states[-1].turn_running
+
+
+def test_a_change_set_updates_only_entries_that_keep_their_widget():
+    """A promotion rebuilds the group as a card and moves the rest of the group to a new entry: neither is updated
+    in place (each is built from the newest versions), or a widget not yet composed would be told to update."""
+    from kandev_tui.demo import fleet as demo
+
+    from .app_helpers import fleet_item
+
+    model = TranscriptModel(Registry.from_entry_points())
+    model.apply([fleet_item("d", "fleet_digest", status="pending"), fleet_item("p", "ping_service", status="pending")])
+    changes = model.apply([fleet_item("p", "ping_service", {"ok": True}), fleet_item("d", "fleet_digest", demo.STEPS[14][3])])
+    assert [entry.key for _, entry in changes.rebuilt] == ["tool:d"] and changes.new_entries == 1
+    assert changes.updated == {}

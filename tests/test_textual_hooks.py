@@ -9,7 +9,7 @@ from kandev_tui.pacing import USER
 from kandev_tui.screens.help import HelpScreen
 from kandev_tui.textual_hooks import screen_text, send_as_terminal, watch_frames
 
-from .app_helpers import message_item, settle, stored_app
+from .app_helpers import apply_now, message_item, settle, stored_app
 
 
 class Two(App[None]):
@@ -188,7 +188,7 @@ async def test_a_transcript_under_the_help_is_not_laid_out_until_shown_again(tmp
             return refresh_layout(self, *args, **kwargs)
 
         monkeypatch.setattr(Screen, "_refresh_layout", counting)
-        app.view.apply([message_item(100, "Changed behind the help.")])  # straight in (the app would hold it)
+        apply_now(app, [message_item(100, "Changed behind the help.")])  # straight in (the app would hold it)
         await pilot.pause(0.2)
         assert "TranscriptScreen" not in laid_out and app.transcript_screen._layout_required
         await pilot.press("escape")

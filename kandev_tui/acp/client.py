@@ -127,9 +127,8 @@ class AgentClient:
     """One agent process and one ACP session with it."""
 
     def __init__(self, options: AgentOptions, on_frame: Callable[[Frame], None],
-                 ask_permission: PermissionHandler | None = None, input_gate: Any = None) -> None:
+                 ask_permission: PermissionHandler | None = None) -> None:
         self.options = options
-        self._input_gate = input_gate  # the UI's (LineTransport.gate); None when headless
         self._on_frame = on_frame
         self._ask_permission = ask_permission
         self.process: asyncio.subprocess.Process | None = None
@@ -179,8 +178,7 @@ class AgentClient:
             self._local(message, ends_turn=True)
             raise AgentError(message) from None
         assert self.process.stdout is not None and self.process.stdin is not None
-        transport = LineTransport(self.process.stdout, self.process.stdin, self._on_frame, gate=self._input_gate,
-                                  observed_only=OBSERVED_ONLY)
+        transport = LineTransport(self.process.stdout, self.process.stdin, self._on_frame, observed_only=OBSERVED_ONLY)
         self._conn = Connection(self._handle, transport)
         try:
             response = await asyncio.wait_for(self._conn.send_request("initialize", {

@@ -12,33 +12,22 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
 from kandev_tui.transcript.frames import IN, OUT, RAW_PREFIX, Frame
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
 YIELD_AFTER = 0.004  # seconds of reading before the event loop gets a turn
-YIELD_EVERY = 16  # frames handed over before the event loop gets a turn (the SDK starts a task for each)
-READ_BETWEEN_HOLDS = 0.05  # seconds of reading, at least, between two holds for the user's input
-
-
-class InputGate(Protocol):
-    """What a screen's user input asks of the transport (the app's :data:`kandev_tui.pacing.USER`): while
-    ``holding()`` is above 0, reading waits for ``wait_turn()``. The transport knows nothing else of a UI."""
-
-    def holding(self) -> float: ...
-
-    async def wait_turn(self) -> None: ...
+YIELD_EVERY = 16  # frames handed over before the event loop gets a turn
 
 
 class LineTransport:
-    """An ``acp`` message transport over asyncio byte streams; ``gate``, when given, holds reading for a moment
-    after the user's input (headless runs have none)."""
+    """An ``acp`` message transport over asyncio byte streams. It knows nothing of a UI: in the app it runs on a
+    loop of its own, in a thread (:class:`kandev_tui.session.background.Background`)."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                  on_frame: Callable[[Frame], None], max_line: int = MAX_LINE_BYTES,
-                 gate: InputGate | None = None, observed_only: frozenset[str] = frozenset()) -> None:
-        self._gate = gate
+                 observed_only: frozenset[str] = frozenset()) -> None:
         # notifications of these methods are handed to on_frame only, not to the SDK: all there is to do with them
         # is done there (session/update: normalised from the frame), and the SDK's dispatch costs a task each
         self._observed_only = observed_only
@@ -50,7 +39,6 @@ class LineTransport:
         self._closed = False
         self._turn_started = time.perf_counter()
         self._turn_frames = 0  # frames handed over in this turn of the event loop
-        self._released = float("-inf")  # when reading last resumed after the user's input
 
     async def send(self, message: dict[str, Any]) -> None:
         data = (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
@@ -63,20 +51,11 @@ class LineTransport:
 
     async def receive(self) -> dict[str, Any] | None:
         while True:
-            # A fast agent keeps the read buffer full, and reading from a full buffer never waits: give the
-            # event loop a turn every few milliseconds of reading, or keys and repaints wait for the whole flood.
-            # The SDK handles each notification in a task of its own, queued behind the ones before it: a turn
-            # comes every YIELD_EVERY frames too, so a key (queued behind them) waits for a few, not hundreds.
-            # For a moment after the user's input, no frame is read at all: the input's effect is drawn first
-            # (the gate: kandev_tui/pacing.py). Input that never stops (a held key) holds reading at most 3/4 of the time.
-            now = time.perf_counter()
-            gate = self._gate
-            hold = gate is not None and gate.holding() > 0 and now - self._released > READ_BETWEEN_HOLDS
-            if hold or self._turn_frames >= YIELD_EVERY or now - self._turn_started > YIELD_AFTER:
+            # A fast agent keeps the read buffer full, and reading from a full buffer never waits: the loop gets a
+            # turn every few milliseconds and every few frames, for the requests and timers that share it (the
+            # pipeline's commit, the answer to a prompt).
+            if self._turn_frames >= YIELD_EVERY or time.perf_counter() - self._turn_started > YIELD_AFTER:
                 await asyncio.sleep(0)
-                if hold:
-                    await gate.wait_turn()  # type: ignore[union-attr]
-                    self._released = time.perf_counter()
                 self._turn_started = time.perf_counter()
                 self._turn_frames = 0
             self._turn_frames += 1

@@ -3,59 +3,87 @@
 A fast agent sends hundreds of updates a second, most of them to the same few items (a growing message, a running
 tool's output). They wait here, each key keeping only its newest version, and go to the screen as one batch:
 
-- at most every :data:`FLUSH_SECONDS`, or twice as long as the last batch took to apply, so that at most about a
-  third of the time goes to putting items on screen and the rest stays free for keys and repaints;
+- at once when nothing went on screen lately; while updates keep coming, at most every :data:`FLUSH_SECONDS`, and
+  no sooner than the UI's thread has spent at most :data:`UI_SHARE` of the time since the last batch working
+  (putting that batch on screen: mounting, laying out, drawing; or anything else), so that the rest of its time
+  stays free for keys and repaints, and the agent's own thread (which reads, normalises and stores) keeps up;
 - never while the user's input is being served (``holding``: the input's effect is drawn first);
 - not while another screen covers the transcript (help, settings, a file): it catches up when shown again;
 - one batch on its way at a time: while the last one's widgets are still being mounted and parsed (``settling``)
   the next waits and grows, for :data:`SETTLE_AT_MOST` at most.
 
-The clock is injected (``time.monotonic`` by default), so the policy is tested without a terminal or a sleep.
+Both clocks are injected (``time.monotonic`` and the UI thread's ``time.thread_time`` by default), so the policy is
+tested without a terminal or a sleep. Items may be added from any thread (a source reads its agent in a thread of
+its own); the batch is looked at and taken on the UI's. A *reset* (every item again, in order: older history
+arrived) waits in the batch too, ahead of what came after it.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Callable
 
 from kandev_tui.transcript.items import Item
 
 FLUSH_SECONDS = 1 / 30  # item updates are drawn in batches, at most this often
+UI_SHARE = 1 / 3  # while updates stream, the UI's thread works at most this share of the time (the rest is free)
+BUSY_WAIT_AT_MOST = 0.1  # however busy the UI, a batch waits at most this long after the last one
 SETTLE_AT_MOST = 1.0  # a batch waits at most this long for the last one to be on screen
 COVERED_POLL = 0.25  # while another screen covers the transcript, updates wait and look again this often
-APPLY_AT_MOST = 1.0  # an apply time above this counts as this (a pause, not the cost of a batch)
 
 
 class Batcher:
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic,
+                 ui_time: Callable[[], float] = time.thread_time) -> None:
         self.clock = clock
+        self.ui_time = ui_time  # the processor time of the thread that takes batches (called on it)
         self._pending: dict[str, Item] = {}
-        self.apply_seconds = 0.0  # how long the last batch took to apply
+        self._reset: list[Item] | None = None
+        self._lock = threading.Lock()
         self.received_at = float("-inf")  # when items last arrived
         self.taken_at = float("-inf")  # when the last batch was handed over
+        self._taken_ui = 0.0  # the UI thread's processor time then
 
     def add(self, items: list[Item]) -> None:
-        self.received_at = self.clock()
-        for item in items:
-            self._pending[item.key] = item
+        with self._lock:
+            self.received_at = self.clock()
+            for item in items:
+                self._pending[item.key] = item
+
+    def reset(self, items: list[Item]) -> None:
+        """Every item again, in order: what waited before is part of it (and dropped); what comes after waits."""
+        with self._lock:
+            self.received_at = self.clock()
+            self._reset = list(items)
+            self._pending.clear()
 
     @property
     def keys(self) -> list[str]:
         """The keys waiting, in the order they first arrived."""
-        return list(self._pending)
+        with self._lock:
+            return list(self._pending)
 
     def __bool__(self) -> bool:
-        return bool(self._pending)
+        return bool(self._pending) or self._reset is not None
 
     def first_wait(self) -> float:
-        """How long newly arrived items wait before the first look."""
-        return max(FLUSH_SECONDS, 2 * self.apply_seconds)
+        """How long newly arrived items wait before the first look: 0 when nothing went on screen lately, else until
+        the batch's turn comes (:meth:`turn_in`)."""
+        return self.turn_in()
+
+    def turn_in(self) -> float:
+        """Seconds until the next batch's turn: :data:`FLUSH_SECONDS` after the last one, and once the UI's thread
+        has been working at most :data:`UI_SHARE` of the time since (:data:`BUSY_WAIT_AT_MOST` at the longest)."""
+        since = self.clock() - self.taken_at
+        busy = self.ui_time() - self._taken_ui
+        return max(0.0, FLUSH_SECONDS - since, min(BUSY_WAIT_AT_MOST, busy / UI_SHARE) - since)
 
     def wait(self, *, holding: float = 0.0, covered: bool = False, settling: bool = False) -> float:
         """Seconds to wait before looking again; 0 when the batch goes now (nothing waiting: 0 too)."""
-        if not self._pending:
+        if not self:
             return 0.0
-        wait = holding
+        wait = max(holding, self.turn_in())
         if covered:
             wait = max(wait, COVERED_POLL)
         elif not wait and settling and self.clock() - self.taken_at < SETTLE_AT_MOST:
@@ -63,14 +91,22 @@ class Batcher:
         return wait
 
     def take(self) -> list[Item]:
-        """The batch: every waiting item, newest version, in the order its key first arrived."""
-        self.taken_at = self.clock()
-        batch = list(self._pending.values())
-        self._pending.clear()
-        return batch
+        """The batch: every waiting item, newest version, in the order its key first arrived (after the reset, if
+        one waits: :meth:`take_reset` first)."""
+        with self._lock:
+            self.taken_at = self.clock()
+            self._taken_ui = self.ui_time()
+            batch = list(self._pending.values())
+            self._pending.clear()
+            return batch
 
-    def applied(self, seconds: float) -> None:
-        self.apply_seconds = min(APPLY_AT_MOST, seconds)
+    def take_reset(self) -> list[Item] | None:
+        """The items of a waiting reset, or None."""
+        with self._lock:
+            reset, self._reset = self._reset, None
+            return reset
 
     def clear(self) -> None:
-        self._pending.clear()
+        with self._lock:
+            self._pending.clear()
+            self._reset = None

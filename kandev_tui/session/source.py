@@ -9,9 +9,11 @@ has to guess with ``hasattr``:
 - paging (``kandev-tui attach``): ``more_above``, ``load_older``; and ``on_reset``, which the app sets when it can
   take every item again in order (older history arrived);
 - picking a session: ``can_pick_session``, ``sessions()``, the picker's titles; while ``session_id`` is None the
-  app shows the picker, then sets ``session_id`` and starts the source;
-- ``input_gate``: set by the app, the UI's input (:class:`kandev_tui.acp.transport.InputGate`) that a live agent's
-  transport yields to; None when headless.
+  app shows the picker, then sets ``session_id`` and starts the source.
+
+``on_items`` and ``on_state`` may be called from any thread (the app's session model takes them to its loop): a
+source may read its agent in a thread of its own (:class:`kandev_tui.session.background.Background`). What the app
+asks of a source (the methods and attributes above) it asks on its own loop.
 """
 
 from __future__ import annotations
@@ -42,7 +44,6 @@ class Source:
     picker_loading: str = "Loading sessions…"
     picker_empty: str = "There are no sessions yet."
     more_above: bool = False  # older items exist that load_older() fetches
-    input_gate: Any = None
     on_reset: ItemsCallback | None = None
 
     def __init__(self, on_items: ItemsCallback, on_state: StateCallback) -> None:

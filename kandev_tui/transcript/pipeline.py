@@ -5,10 +5,13 @@ for every frame) and by a replay (frames read from a recording), so both
 store and show the same items.
 
 Live frames are recorded and normalised at once, but stored and shown in
-batches: within an event loop, the items a frame changed wait up to
-:data:`BATCH_SECONDS` (or :data:`BATCH_ITEMS` items) and are then committed in
-one transaction, the last state of each item winning. A fast agent's 50,000
-chunks therefore cost a few dozen commits of the growing message, not 50,000.
+batches: within an event loop, the items a frame changed wait until the
+reader has nothing more to read (a turn of the loop passes without a frame:
+the agent's pipe is empty), or at most :data:`BATCH_SECONDS` (or
+:data:`BATCH_ITEMS` items) while frames keep coming, and are then committed in
+one transaction, the last version of each item winning. A fast agent's 50,000
+chunks therefore cost a few dozen commits of the growing message, not 50,000,
+and the last of them is committed as soon as it is read.
 :meth:`Pipeline.flush` commits at once (the live source calls it whenever a
 turn ends or the agent stops).
 """
@@ -44,6 +47,8 @@ class Pipeline:
         self.commits = 0
         self._dirty: dict[str, Item] = {}
         self._timer: asyncio.TimerHandle | None = None
+        self._watching = False  # a look for the loop's first turn without a frame is on its way
+        self._seen = 0  # frames fed when it last looked
 
     def feed(self, frame: Frame) -> list[Item]:
         """One frame: recorded and normalised now; committed and shown with the rest of its batch."""
@@ -61,9 +66,23 @@ class Pipeline:
             loop = None
         if loop is None or len(self._dirty) >= BATCH_ITEMS:
             self.flush()
-        elif self._timer is None:
+            return changed
+        if self._timer is None:
             self._timer = loop.call_later(BATCH_SECONDS, self.flush)
+        if not self._watching:
+            self._watching, self._seen = True, self.frames
+            loop.call_soon(self._flush_when_idle, loop)
         return changed
+
+    def _flush_when_idle(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Once per turn of the loop while frames come; the first turn without one (the reader waits for the agent)
+        commits what is waiting at once, not at the end of the batch's time."""
+        if self.frames != self._seen:
+            self._seen = self.frames
+            loop.call_soon(self._flush_when_idle, loop)
+            return
+        self._watching = False
+        self.flush()
 
     def flush(self) -> None:
         """Commit and show every item changed since the last batch, in one transaction."""

@@ -1,16 +1,13 @@
-"""The scrolling transcript.
+"""The scrolling transcript: what the session model's change sets say, drawn.
 
-Items arrive (live, from a replay or from the store) and are placed by the
-headless :class:`~kandev_tui.session.layout.Layout`, which holds every entry of
-the session. Only a *window* of entries is mounted as widgets (at most
-``WINDOW_MAX``): the rest wait in the layout, and two sentinels at the top and the
-bottom say how many there are. Scrolling into a sentinel mounts the next
-``LOAD_STEP`` entries on that side (the viewport stays where it was) and unmounts
-as many from the far side, so opening or following a session of 10,000 items costs
-about what one of 100 does and memory does not grow with the session. A changed
-item updates its widget in place when mounted, else only the layout. The view follows
-the newest output while the user is at the bottom and stops when they scroll up.
-Charts plot only when they come within one screen of the viewport.
+Every entry of the session is in the headless :class:`~kandev_tui.session.changes.TranscriptModel`; this widget
+mounts a *window* of them (``kandev_tui/session/window.py`` says where it goes) and two sentinels at the top and the
+bottom say how many more there are. Scrolling into a sentinel mounts the next screens on that side (the viewport
+stays where it was) and unmounts as many from the far side, so opening or following a session of 10,000 items costs
+about what one of 100 does and memory does not grow with the session. A change set is applied mechanically: entries
+reshaped are built anew, newer item versions update mounted widgets in place, new entries are mounted when the
+window is at the end. The view follows the newest output while the user is at the bottom and stops when they scroll
+up. Charts plot only when they come within one screen of the viewport.
 """
 
 from __future__ import annotations
@@ -27,8 +24,10 @@ from textual.scrollbar import ScrollTo, ScrollUp
 from textual.widget import Widget
 from textual.widgets import Static
 
-from kandev_tui.renderers import Registry
+from kandev_tui.session import window as W
+from kandev_tui.session.changes import ChangeSet, TranscriptModel
 from kandev_tui.session.layout import Entry, Layout
+from kandev_tui.session.window import Viewport, Window
 from kandev_tui.transcript import items as K
 from kandev_tui.textual_hooks import layout_changes
 from kandev_tui.widgets.context import GivesDrawContext
@@ -46,14 +45,6 @@ from .user_message import UserMessage
 
 ITEM_WIDGETS = {K.USER: UserMessage, K.AGENT: AgentMessage, K.THOUGHT: Thought, K.PLAN: Plan,
                 K.PERMISSION: PermissionRequest, K.ERROR: Notice, K.TURN_END: Notice, K.NOTE: Notice}
-WINDOW_MAX = 150  # entries mounted at most
-MIN_FOLLOW = 12  # entries kept mounted at least while following
-SCREENS_FOLLOW = 1.5  # following a long session, this many screens of entries stay mounted (by estimated height):
-# what a flood scrolls past before it is ever seen is not built (scrolling up mounts more, as at the top of a window)
-OPEN_ALL = 100  # a session of at most this many entries opens fully mounted
-SCREENS_FIRST = 3  # a larger one mounts this many screens of entries (by estimated height), more on scroll
-SCREENS_STEP = 2  # screens of entries mounted per scroll step (as many unmounted on the far side when full)
-LOAD_STEP = 40  # entries around a jump target (search)
 PREDRAW_WAITS_AT_MOST = 0.05  # seconds a frame waits for the messages being drawn ahead of it
 PREDRAW_SLICE = 0.004  # seconds of drawing ahead in one event-loop turn (at least one message)
 
@@ -93,26 +84,18 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
     class OlderWanted(Message):
         """The view is at the very top and the source has older items (a Kandev session's earlier pages)."""
 
-    class SessionState(Message):
-        """Items that are not in the flow (session info, usage) for the status line."""
-
-        def __init__(self, item: Item) -> None:
-            super().__init__()
-            self.item = item
-
-    def __init__(self, registry: Registry, card_limit: int = 16, **kwargs) -> None:
+    def __init__(self, model: TranscriptModel, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.layout_model = Layout(registry, card_limit)
+        self.model = model
         self.widgets: dict[str, Widget] = {}  # entry key → widget
         self.following = True
         self.permissions_answerable = False
         self._recheck_pending = False
-        self.lo = 0  # the mounted window: layout entries [lo, hi)
-        self.hi = 0
+        self.window = Window()  # the mounted entries: [lo, hi) of the model's
         self._loading = False
         self.top = Sentinel(id="earlier")
         self.bottom = Sentinel(id="later")
-        self.more_at_source = False  # the source holds older items than the layout (Kandev history pages)
+        self.more_at_source = False  # the source holds older items than the model (Kandev history pages)
         self._predraws: dict[AgentMessage, None] = {}  # messages to draw ahead of their frame, in order
         self._predraws_since = 0.0
         self._asked_older = False
@@ -124,36 +107,41 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
 
     @property
     def entries(self) -> list[Entry]:
-        return self.layout_model.entries
+        return self.model.entries
 
-    # -- items in ------------------------------------------------------------
+    @property
+    def layout_model(self) -> Layout:
+        return self.model.layout
 
-    def apply(self, items: Iterable[Item]) -> None:
-        """Place or update each item (the last state of each wins); mount what the window shows."""
-        at_end = self.hi == len(self.entries)
-        touched_groups: set[str] = set()
-        for item in items:
-            entry, is_new = self.layout_model.place(item)
-            if entry is None:
-                if item.kind in (K.SESSION_INFO, K.USAGE):
-                    self.post_message(self.SessionState(item))
-                continue
-            if entry.kind == "group":
-                touched_groups.add(entry.key)
-            if self.layout_model.rebuilt:
-                self._rebuild_changed()
-                continue
-            widget = self.widgets.get(entry.key)
-            if widget is not None and not is_new:
+    @property
+    def lo(self) -> int:
+        return self.window.lo
+
+    @property
+    def hi(self) -> int:
+        return self.window.hi
+
+    # -- change sets in -------------------------------------------------------
+
+    def apply(self, changes: ChangeSet) -> None:
+        """Put a change set on screen: reshaped entries built anew, newer versions into mounted widgets, new entries
+        mounted when the window is at the end, group summaries, then following and charts."""
+        at_end = self.hi == len(self.entries) - changes.new_entries  # the window reached the end before the batch
+        for old_key, entry in changes.rebuilt:
+            self._rebuild(old_key, entry)
+        entry_of = self.model.layout.entry_of
+        for key, item in changes.updated.items():
+            widget = self.widgets.get(entry_of[key].key)
+            if widget is not None:
                 widget.update_item(item)
                 self._predraw([widget])
-        if at_end:
-            self._extend_to_end()
+        if at_end and changes.new_entries:
+            self._move(W.at_end(self.window, self.entries, self.following, *self._viewport_height()))
         self._show_sentinels()
-        for key in self._groups_to_refresh(touched_groups):
+        for key, summary in changes.summaries.items():
             group = self.widgets.get(key)
             if isinstance(group, ToolGroup):
-                group.set_summary(self.layout_model.summary(self.layout_model_entry(key)))
+                group.set_summary(summary)
         if self.following:
             self.call_after_refresh(self._follow)
         self.call_after_refresh(self.check_charts)
@@ -184,27 +172,28 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
 
     # -- the mounted window ------------------------------------------------------
 
-    def _extend_to_end(self) -> None:
-        """Mount new entries at the bottom; while following, keep at most WINDOW_MAX mounted."""
-        total = len(self.entries)
-        if self.hi == self.lo:  # opening: everything if small, else a few screens' worth from the end
-            size = total if total <= OPEN_ALL else self._count_for_height(total, -1, SCREENS_FIRST)
-        elif total - self.lo > MIN_FOLLOW:  # following: only the last screen and a half stay mounted (every frame
-            size = max(MIN_FOLLOW, self._count_for_height(total, -1, SCREENS_FOLLOW))  # arranges each mounted
-        else:  # widget; scrolling up mounts more, up to WINDOW_MAX)
-            size = WINDOW_MAX
-        new_lo = max(self.lo, total - size) if self.following else self.lo
-        if new_lo >= self.hi:  # the window moves past everything mounted: start afresh
-            self._unmount_range(self.lo, self.hi)
-            self.lo = self.hi = new_lo
-        elif new_lo > self.lo:
-            self._unmount_range(self.lo, new_lo)
-            self.lo = new_lo
-        widgets = [self._build(entry) for entry in self.entries[self.hi:total]]
-        if widgets:
+    def _viewport_height(self) -> tuple[int, W.Height]:
+        """The viewport's height, and the entries' estimated height at its width (the window's arithmetic)."""
+        viewport = Viewport(self.size.width or self.app.size.width, self.size.height or self.app.size.height)
+        items = self.model.items
+        return viewport.height, lambda entry: viewport.entry_height(entry, items)
+
+    def _move(self, new: Window) -> None:
+        """Mount and unmount what the window's move says (:func:`kandev_tui.session.window.moves`)."""
+        moves = W.moves(self.window, new)
+        for doomed in moves.unmount:
+            self._unmount_range(doomed.start, doomed.stop)
+        entries = self.entries
+        if moves.mount_above:
+            self.mount_all([self._build(entries[i]) for i in moves.mount_above], after=self.top)
+        if moves.mount_below:
+            widgets = [self._build(entries[i]) for i in moves.mount_below]
             self.mount_all(widgets, before=self.bottom)
             self._predraw(widgets)
-        self.hi = total
+        self.window = new
+
+    def _extend_to_end(self) -> None:
+        self._move(W.at_end(self.window, self.entries, self.following, *self._viewport_height()))
 
     def _predraw(self, widgets: Iterable[Widget]) -> None:
         """Draw new and grown messages ahead of the frame that measures them, a few milliseconds per event-loop turn:
@@ -235,37 +224,14 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
         if self._predraws:  # the rest in a turn of its own: input goes between
             asyncio.get_running_loop().call_soon(self._predraw_next)
 
-    def _estimated_height(self, entry: Entry) -> int:
-        """A rough height in lines, only to decide how many entries fill a few screens."""
-        if entry.kind == "group":
-            return 2
-        if entry.kind == "card":
-            return 24
-        item = self.layout_model.items[entry.item_keys[0]]
-        text = item.payload.get("text")
-        if isinstance(text, str):
-            width = max(20, (self.size.width or self.app.size.width) - 6)
-            return 2 + text.count("\n") + len(text) // width
-        return 4
-
-    def _count_for_height(self, start: int, direction: int, screens: float) -> int:
-        """How many entries from ``start`` (going up when ``direction`` is -1) fill ``screens`` screens."""
-        budget = screens * max(10, self.size.height or self.app.size.height)
-        count, index = 0, start + (direction if direction < 0 else 0)
-        while 0 <= index < len(self.entries) and budget > 0 and count < WINDOW_MAX:
-            budget -= self._estimated_height(self.entries[index])
-            count += 1
-            index += direction
-        return max(count, 1)
-
     def _build(self, entry: Entry) -> Widget:
         """A widget for an entry, from the layout's current state of its items."""
-        items = [self.layout_model.items[key] for key in entry.item_keys]
+        items = [self.model.items[key] for key in entry.item_keys]
         if entry.kind == "group":
             widget: Widget = ToolGroup(entry.key)
             for item in items:
                 widget.update_item(item)
-            widget.set_summary(self.layout_model.summary(entry))
+            widget.set_summary(self.model.summary(entry))
         elif entry.kind == "card":
             widget = ToolCard(items[0], entry.renderer)
         else:
@@ -278,16 +244,14 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
         self.widgets[entry.key] = widget
         return widget
 
-    def _rebuild_changed(self) -> None:
-        """Entries the layout reshaped (a grouped call promoted to a card): rebuild the mounted ones in place."""
-        for old_key, entry in self.layout_model.rebuilt:
-            old = self.widgets.pop(old_key, None)
-            if old is None or not old.is_mounted:
-                continue
-            new = self._build(entry)
-            self.mount(new, after=old)
-            old.remove()
-        self.layout_model.rebuilt.clear()
+    def _rebuild(self, old_key: str, entry: Entry) -> None:
+        """An entry the layout reshaped (a grouped call promoted to a card): built anew in place when mounted."""
+        old = self.widgets.pop(old_key, None)
+        if old is None or not old.is_mounted:
+            return
+        new = self._build(entry)
+        self.mount(new, after=old)
+        old.remove()
 
     def _unmount_range(self, start: int, stop: int) -> None:
         doomed = [self.widgets.pop(e.key) for e in self.entries[start:stop] if e.key in self.widgets]
@@ -299,21 +263,16 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
         self.bottom.show_count(len(self.entries) - self.hi, above=False)
 
     def load_earlier(self) -> None:
-        """Mount LOAD_STEP entries above the window; the viewport does not move."""
+        """Mount two screens of entries above the window; the viewport does not move."""
         if self.lo == 0 or self._loading:
             return
         self._loading = True
         first = next((self.widgets[e.key] for e in self.entries[self.lo:self.hi] if e.key in self.widgets), None)
         before_y = first.virtual_region.y if first is not None else 0
-        new_lo = max(0, self.lo - self._count_for_height(self.lo, -1, SCREENS_STEP))
-        widgets = [self._build(entry) for entry in self.entries[new_lo:self.lo]]
-        self.mount_all(widgets, after=self.top)
-        self.lo = new_lo
-        if self.hi - self.lo > WINDOW_MAX:
-            new_hi = self.lo + WINDOW_MAX
-            self._unmount_range(new_hi, self.hi)
-            self.hi = new_hi
+        new = W.earlier(self.window, self.entries, *self._viewport_height())
+        if new.hi < self.hi:  # the window was full: the end is no longer mounted, so nothing new is followed
             self.set_following(False)
+        self._move(new)
         self._show_sentinels()
 
         def keep_place() -> None:
@@ -338,11 +297,9 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
             self._asked_older = True
             self.post_message(self.OlderWanted())
 
-    def reset(self, items: list[Item], more_at_source: bool = False) -> None:
-        """Replace the transcript with ``items``, in order (older history came, or items arrived out of order).
-
-        The entry at the top of the screen stays in place unless the view follows the end.
-        """
+    def reset(self, items: list[Item], more_at_source: bool = False) -> ChangeSet:
+        """Show ``items`` anew, in order (older history came): the model places them all again; the entry at the top
+        of the screen stays in place unless the view follows the end. Returns the model's change set."""
         anchor: str | None = None
         offset = 0
         if not self.following:
@@ -353,17 +310,11 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
                     break
         self._unmount_range(self.lo, self.hi)
         self.widgets.clear()
-        old = self.layout_model
-        self.layout_model = Layout(old.registry, old.card_limit)
-        self.lo = self.hi = 0
+        self.window = Window()
+        changes = self.model.reset(items)
         self.more_at_source = more_at_source
         self._asked_older = False
-        for item in items:
-            entry, _ = self.layout_model.place(item)
-            if entry is None and item.kind in (K.SESSION_INFO, K.USAGE):
-                self.post_message(self.SessionState(item))
-        self.layout_model.rebuilt.clear()
-        target = self.layout_model.entry_of.get(anchor) if anchor is not None else None
+        target = self.model.layout.entry_of.get(anchor) if anchor is not None else None
         if target is None:
             self._extend_to_end()
             self._show_sentinels()
@@ -379,21 +330,16 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
 
             self.call_after_refresh(keep_place)
         self.call_after_refresh(self.check_charts)
+        return changes
 
     def load_later(self) -> None:
-        """Mount LOAD_STEP entries below the window (unmounting as many above when it is full)."""
-        total = len(self.entries)
-        if self.hi >= total or self._loading:
+        """Mount two screens of entries below the window (unmounting as many above when it is full)."""
+        if self.hi >= len(self.entries) or self._loading:
             return
         self._loading = True
         anchor = next((self.widgets[e.key] for e in reversed(self.entries[self.lo:self.hi]) if e.key in self.widgets), None)
         before_y = anchor.virtual_region.y if anchor is not None else 0
-        new_hi = min(total, self.hi + self._count_for_height(self.hi, 1, SCREENS_STEP))
-        self.mount_all([self._build(entry) for entry in self.entries[self.hi:new_hi]], before=self.bottom)
-        self.hi = new_hi
-        if self.hi - self.lo > WINDOW_MAX:
-            self._unmount_range(self.lo, self.hi - WINDOW_MAX)
-            self.lo = self.hi - WINDOW_MAX
+        self._move(W.later(self.window, self.entries, *self._viewport_height()))
         self._show_sentinels()
 
         def keep_place() -> None:
@@ -406,18 +352,11 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
 
     def show_entry(self, index: int) -> Widget | None:
         """Mount a window around entry ``index`` and return its widget (search, jumps)."""
-        if not self.lo <= index < self.hi:
-            self._unmount_range(self.lo, self.hi)
-            self.lo = max(0, index - LOAD_STEP)
-            self.hi = self.lo
+        if index not in self.window:
             self.set_following(False)
-            stop = min(len(self.entries), self.lo + 2 * LOAD_STEP)
-            self.mount_all([self._build(e) for e in self.entries[self.lo:stop]], before=self.bottom)
-            self.hi = stop
+            self._move(W.around(index, len(self.entries)))
             self._show_sentinels()
         return self.widgets.get(self.entries[index].key)
-
-    # -- search ---------------------------------------------------------------
 
     def reveal(self, index: int, key: str | None = None, needle: str | None = None) -> Widget | None:
         """Mount the entry (and its neighbourhood) if needed, scroll it to the top and return its widget.
@@ -425,6 +364,7 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
         With ``key`` and ``needle`` (a search hit): the hit is marked, and unmarked when the next one is; a hit in a
         collapsed tool group expands the group and marks (and unfolds) the call that mentions it.
         """
+        self.set_following(False)  # the user looks at something else: new output does not move the view
         widget = self.show_entry(index)
         if widget is None:
             return None
@@ -454,23 +394,16 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
         if widget is not None:
             widget.show_hit(needle)
 
-    def layout_model_entry(self, key: str) -> Entry:
-        return self.layout_model.by_key[key]
-
-    def _groups_to_refresh(self, touched: set[str]) -> set[str]:
-        """Groups whose summary may have changed: touched ones, and those of runs that got a card."""
-        runs = {e.run for e in self.layout_model.entries[-8:] if e.kind == "card"}
-        return touched | {e.key for e in self.layout_model.entries[-16:] if e.kind == "group" and e.run in runs}
-
     # -- following -------------------------------------------------------------
 
     def _follow(self) -> None:
         if self.following:
             self.scroll_end(animate=False, immediate=True)
 
-    # Only the user stops the following: a wheel turn, a key or the scrollbar moving up. The view's own moves (its
-    # window unmounting entries above, starting afresh at the end, keeping its place as entries mount) change
-    # scroll_y too, and a following view that read those as the user scrolling up stopped following in a flood.
+    # Only the user stops the following (a wheel turn, a key or the scrollbar moving up; a search hit or a jump
+    # elsewhere). The view's own moves (its window unmounting entries above, starting afresh at the end, keeping its
+    # place as entries mount) change scroll_y too, and a following view that read those as the user scrolling up
+    # stopped following in a flood. Scrolling back to the end follows again.
 
     def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
         self.set_following(False)
@@ -525,10 +458,10 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
             self.post_message(self.FollowChanged(following))
 
     def jump_to_latest(self) -> None:
-        self.set_following(True)
-        if self.hi < len(self.entries):
-            self._extend_to_end()
+        if self.hi < len(self.entries):  # the window moves to the end
+            self._move(W.at_end(self.window, self.entries, True, *self._viewport_height()))
             self._show_sentinels()
+        self.set_following(True)
         self.call_after_refresh(self._follow)
 
     def jump_to_first(self) -> None:

@@ -1,0 +1,56 @@
+"""An asyncio event loop in a thread of its own, where a source does its I/O: reads its agent, normalises the
+frames, stores the items. The UI's loop then only puts merged batches on screen (the session model takes them
+there), and a fast agent's frames never queue ahead of a key.
+
+The source's methods stay coroutines on the UI's loop: :meth:`Background.run` runs a coroutine on the background
+loop and awaits its result (cancelling the caller cancels it there); :meth:`Background.call` hands a plain call
+over. :meth:`Background.stop` ends the loop, cancelling whatever still runs on it, and joins the thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any, Awaitable, Callable, TypeVar
+
+T = TypeVar("T")
+
+
+class Background:
+    def __init__(self, name: str = "kandev-tui source") -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._main, name=name, daemon=True)
+        self._thread.start()
+
+    def _main(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        try:
+            self.loop.run_forever()
+        finally:
+            tasks = [task for task in asyncio.all_tasks(self.loop) if not task.done()]
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                self.loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+            self.loop.run_until_complete(self.loop.shutdown_asyncgens())
+            self.loop.close()
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive() and not self.loop.is_closed()
+
+    async def run(self, coroutine: Awaitable[T]) -> T:
+        """Run ``coroutine`` on the background loop; its result (or exception) here."""
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coroutine, self.loop))  # type: ignore[arg-type]
+
+    def call(self, callback: Callable[..., Any], *args: Any) -> None:
+        """Call ``callback(*args)`` on the background loop, soon."""
+        if self.running:
+            self.loop.call_soon_threadsafe(callback, *args)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """End the loop (what still runs on it is cancelled) and wait for the thread."""
+        if self.running:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+        if threading.current_thread() is not self._thread:
+            self._thread.join(timeout)

@@ -1,0 +1,102 @@
+"""The transcript's entries, headless: item batches in, change sets out.
+
+:class:`TranscriptModel` places each batch of item versions with the :class:`~kandev_tui.session.layout.Layout` and
+says what changed as a :class:`ChangeSet`: how many entries are new (appended), which item versions replace older
+ones in entries that existed already, which entries the layout reshaped (a grouped call promoted to a card), the
+group summaries to show again, and the items that are not in the flow (session info, usage: the status line's).
+The transcript widget applies a change set mechanically: it decides nothing about where an item goes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from kandev_tui.transcript import items as K
+from kandev_tui.transcript.items import Item
+from kandev_tui.renderers.registry import Registry
+
+from .layout import Entry, Layout
+
+STATUS_KINDS = (K.SESSION_INFO, K.USAGE)
+
+
+@dataclass
+class ChangeSet:
+    new_entries: int = 0  # entries appended to the layout: its last ``new_entries``
+    updated: dict[str, Item] = field(default_factory=dict)  # item key → newest version, in entries that existed
+    rebuilt: list[tuple[str, Entry]] = field(default_factory=list)  # (old entry key, entry) reshaped: build anew
+    summaries: dict[str, str] = field(default_factory=dict)  # group entry key → its summary
+    status: list[Item] = field(default_factory=list)  # items not in the flow (session info, usage), in order
+    keys: list[str] = field(default_factory=list)  # every item key of the batch, in order
+
+
+class TranscriptModel:
+    """Every entry of the session (the widget mounts a window of them), placed batch by batch."""
+
+    def __init__(self, registry: Registry, card_limit: int = 16) -> None:
+        self.layout = Layout(registry, card_limit)
+
+    @property
+    def entries(self) -> list[Entry]:
+        return self.layout.entries
+
+    @property
+    def items(self) -> dict[str, Item]:
+        return self.layout.items
+
+    @property
+    def card_limit(self) -> int:
+        return self.layout.card_limit
+
+    @card_limit.setter
+    def card_limit(self, limit: int) -> None:
+        self.layout.card_limit = limit  # for the entries placed from now on
+
+    def apply(self, items: Iterable[Item]) -> ChangeSet:
+        """Place each item version (the last of each key wins) and say what changed."""
+        layout = self.layout
+        before = len(layout.entries)
+        changes = ChangeSet()
+        touched_groups: set[str] = set()
+        for item in items:
+            changes.keys.append(item.key)
+            entry, _ = layout.place(item)
+            if entry is None:
+                if item.kind in STATUS_KINDS:
+                    changes.status.append(item)
+                continue
+            if entry.kind == "group":
+                touched_groups.add(entry.key)
+            changes.updated[item.key] = item
+        changes.rebuilt, layout.rebuilt = layout.rebuilt, []
+        changes.new_entries = len(layout.entries) - before
+        # an update is for an entry that was on screen before and keeps its widget: a new entry, or one built anew,
+        # is built from the newest versions anyway
+        rebuilt = {id(entry) for _, entry in changes.rebuilt}
+        for key in list(changes.updated):
+            entry = layout.entry_of[key]
+            if entry.index >= before or id(entry) in rebuilt:
+                del changes.updated[key]
+        for key in self._groups_to_summarise(touched_groups):
+            changes.summaries[key] = layout.summary(layout.by_key[key])
+        return changes
+
+    def reset(self, items: Iterable[Item]) -> ChangeSet:
+        """Every item again, in order, into a new layout (older history arrived): all entries are new."""
+        old = self.layout
+        self.layout = Layout(old.registry, old.card_limit)
+        changes = self.apply(items)
+        changes.updated.clear()
+        changes.rebuilt.clear()
+        return changes
+
+    def summary(self, group: Entry) -> str:
+        return self.layout.summary(group)
+
+    def _groups_to_summarise(self, touched: set[str]) -> set[str]:
+        """Groups whose summary may have changed: touched ones, and those of recent runs that got a card."""
+        entries = self.layout.entries
+        runs = {e.run for e in entries[-8:] if e.kind == "card"}
+        return {key for key in touched if key in self.layout.by_key} | {
+            e.key for e in entries[-16:] if e.kind == "group" and e.run in runs}

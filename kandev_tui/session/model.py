@@ -1,0 +1,203 @@
+"""The session, headless: one source, the item batches on their way to the screen, the transcript's entries, and
+the state the UI shows. The app is its wiring: it gives the model a :class:`SessionUI` and its event loop, and
+draws what it is told.
+
+- Items arrive from the source (from any thread: a live agent is read in a thread of its own) and wait in the
+  :class:`~kandev_tui.session.batch.Batcher`, merged by key. The model looks at the batch on the UI's loop, at
+  most every frame or so, and hands what the policy lets through to the :class:`TranscriptModel`, whose
+  :class:`ChangeSet` the UI applies. The policy's inputs come from the UI: how long the user's last input still
+  holds output (``holding``), whether the transcript is covered, whether the last batch is still being put on
+  screen (``settling``). That is the one place output waits for the user.
+- States arrive from the source too; the model works out what the prompt box is (:func:`prompt_state`), whether a
+  turn can be cancelled, and the exit status of a session that failed, and gives the UI a :class:`StateChange`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable, Protocol
+
+from kandev_tui.renderers.registry import Registry
+from kandev_tui.transcript.items import Item
+
+from .batch import Batcher
+from .changes import ChangeSet, TranscriptModel
+from .source import Source
+from .state import PromptState, SessionState, prompt_state
+
+SourceFactory = Callable[[Callable[[list[Item]], None], Callable[[str, str], None]], Source]
+
+
+@dataclass(frozen=True)
+class StateChange:
+    state: SessionState
+    detail: str
+    prompt: PromptState  # what the prompt box is now
+    turn_running: bool  # a turn runs that the user can cancel
+    answerable: bool  # permission requests wait for the user's answer
+    more_above: bool  # the source holds older items (a Kandev session's earlier pages)
+
+
+class SessionUI(Protocol):
+    """What the session model asks of the UI that shows it (the app)."""
+
+    def apply_changes(self, changes: ChangeSet) -> None:
+        """Put a change set on screen (the transcript model has it already)."""
+
+    def reset_transcript(self, items: list[Item]) -> None:
+        """Show every item again, in order (:meth:`TranscriptModel.reset`), keeping the user's place."""
+
+    def show_state(self, change: StateChange) -> None: ...
+
+    def notice(self, text: str) -> None:
+        """Something the user should know that changes nothing else."""
+
+    def holding(self) -> float:
+        """Seconds the user's last input still holds the agent's output back (0: it need not)."""
+
+    def covered(self) -> bool:
+        """Whether another screen covers the transcript (it catches up when shown again)."""
+
+    def settling(self) -> bool:
+        """Whether the last batch is still being put on screen (mounted, parsed)."""
+
+
+class SessionModel:
+    """See the module docstring. ``clock`` and ``ui_time`` drive the batch policy (injected in tests)."""
+
+    def __init__(self, source_factory: SourceFactory, registry: Registry, card_limit: int = 16, *,
+                 clock: Callable[[], float] = time.monotonic,
+                 ui_time: Callable[[], float] = time.thread_time) -> None:
+        self.batch = Batcher(clock, ui_time)  # ui_time: the UI thread's processor time (the batches are taken on it)
+        self.transcript = TranscriptModel(registry, card_limit)
+        self.source = source_factory(self.receive_items, self.receive_state)
+        self.source.on_reset = self.receive_reset
+        self.exit_code = 0  # what the command exits with: 1 once the session failed
+        self.failure = ""  # why (said on stderr once the screen is gone)
+        self._ui: SessionUI | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread = 0
+        self._timer: asyncio.TimerHandle | None = None
+        self._waking = False  # a look at the batch is on its way from another thread
+        self._lock = threading.Lock()
+
+    def attach(self, ui: SessionUI, loop: asyncio.AbstractEventLoop) -> None:
+        """Show the session on ``ui``, whose event loop is ``loop`` (called on it). Items that came before wait."""
+        self._ui, self._loop, self._thread = ui, loop, threading.get_ident()
+        if self.batch:
+            self._schedule()
+
+    def detach(self) -> None:
+        """The UI is going away: nothing more is put on screen (what waits is in the store already)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._ui = None
+
+    def _on_ui_thread(self) -> bool:
+        return threading.get_ident() == self._thread
+
+    # -- items ---------------------------------------------------------------------
+
+    def receive_items(self, items: list[Item]) -> None:
+        """The source's ``on_items`` (any thread): the items wait in the batch until the policy lets them on."""
+        self.batch.add(items)
+        self._wake()
+
+    def receive_reset(self, items: list[Item]) -> None:
+        """The source's ``on_reset`` (any thread): every item again, in order, ahead of what comes after."""
+        self.batch.reset(items)
+        self._wake()
+
+    def _wake(self) -> None:
+        if self._loop is None:
+            return  # not shown yet: attach() looks
+        if self._on_ui_thread():
+            self._schedule()
+            return
+        with self._lock:
+            if self._waking:
+                return
+            self._waking = True
+        self._loop.call_soon_threadsafe(self._schedule)
+
+    def _schedule(self) -> None:
+        with self._lock:
+            self._waking = False
+        if self._timer is None and self.batch and self._loop is not None:
+            self._timer = self._loop.call_later(self.batch.first_wait(), self._flush)
+
+    def _flush(self) -> None:
+        self._timer = None
+        ui = self._ui
+        if ui is None or self._loop is None:
+            return
+        wait = self.batch.wait(holding=ui.holding(), covered=ui.covered(), settling=ui.settling())
+        if wait > 0:
+            self._timer = self._loop.call_later(wait, self._flush)
+            return
+        reset = self.batch.take_reset()
+        if reset is not None:
+            ui.reset_transcript(reset)
+        items = self.batch.take()
+        if items:
+            ui.apply_changes(self.transcript.apply(items))
+
+    @property
+    def settled(self) -> bool:
+        """Every item the source delivered is on screen: none waiting, none on its way, none being put there."""
+        return (not self.batch and self._timer is None and not self._waking
+                and not (self._ui is not None and self._ui.settling()))
+
+    # -- state -----------------------------------------------------------------------
+
+    def receive_state(self, state: str, detail: str) -> None:
+        """The source's ``on_state`` (any thread): the UI is told on its own loop."""
+        if self._loop is not None and not self._on_ui_thread():
+            self._loop.call_soon_threadsafe(self.receive_state, state, detail)
+            return
+        ui = self._ui
+        if state == SessionState.NOTICE:
+            if ui is not None:
+                ui.notice(detail)
+            return
+        state = SessionState(state)
+        if state == SessionState.ERROR:
+            self.exit_code, self.failure = 1, detail or "the session failed"
+        if ui is not None:
+            ui.show_state(self.state_change(state, detail))
+
+    def state_change(self, state: SessionState, detail: str) -> StateChange:
+        source = self.source
+        return StateChange(state, detail, prompt_state(state, detail, can_prompt=source.can_prompt,
+                                                       read_only_reason=source.read_only_reason),
+                           self.turn_running, bool(source.waiting_for), source.more_above)
+
+    @property
+    def turn_running(self) -> bool:
+        """A turn runs that the user can cancel (escape, the palette)."""
+        return self.source.can_cancel and self.source.state in (SessionState.RUNNING, SessionState.WAITING)
+
+    # -- the user's requests -------------------------------------------------------------
+
+    async def send(self, text: str) -> None:
+        await self.source.send(text)
+
+    async def cancel(self) -> None:
+        if self.turn_running:
+            await self.source.cancel()
+
+    def answer(self, key: str, option_id: str) -> bool:
+        return self.source.answer(key, option_id)
+
+    async def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        await self.source.close()
+
+    def set_card_limit(self, limit: int) -> None:
+        self.transcript.card_limit = limit
