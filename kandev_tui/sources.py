@@ -107,6 +107,10 @@ class LiveSource(Source):
             self.pipeline.flush()  # what led to the new state is stored and shown first
         super()._set_state(state, detail)
 
+    @property
+    def streaming(self) -> bool:  # type: ignore[override]
+        return self.pipeline is not None and self.pipeline.streaming
+
     def _items(self, items: list[Item]) -> None:
         for item in items:
             if item.kind == SESSION_INFO and isinstance(item.payload.get("title"), str) and item.payload["title"]:

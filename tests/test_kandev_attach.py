@@ -294,9 +294,9 @@ async def test_the_app_prompts_answers_a_permission_and_renders_kandev_charts(ba
         assert app.source.title == "Kandev session" or app.source.title
         screen.prompt.focus()
         await pilot.press(*"Show me the build times", "enter")
-        await until(pilot, lambda: any(w.answerable for w in app.query(PermissionRequest)))
+        await until(pilot, lambda: any(w.answerable and w.has_focus for w in app.query(PermissionRequest)))
         assert app.source.state == "waiting" and screen.status.state == "waiting"
-        await pilot.press("1")  # Allow once, from the terminal: permission.respond
+        await pilot.press("1")  # Allow once, from the terminal (the waiting request has focus): permission.respond
         await until(pilot, lambda: app.source.state == "idle" and any(
             LAST_WORDS in str(i.payload.get("text")) for i in app.view.layout_model.items.values()))
         await pilot.press("ctrl+end")

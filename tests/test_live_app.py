@@ -134,8 +134,8 @@ async def test_fleet_scenario_live_matches_the_stored_session(tmp_path, monkeypa
         assert await wait_for(pilot, lambda: app.source.state == "idle")
         app.transcript_screen.prompt.focus()
         await pilot.press(*"why is web slow", "enter")
-        assert await wait_for(pilot, lambda: any(w.answerable for w in app.view.query(PermissionRequest)))
-        await pilot.press("1")
+        assert await wait_for(pilot, lambda: any(w.answerable and w.has_focus for w in app.view.query(PermissionRequest)))
+        await pilot.press("1")  # the waiting request has focus: 1-9 answer it
         assert await wait_for(pilot, lambda: app.source.state == "idle" and "turn_end" in app.view.entries[-1].key)
         live = [(e.kind, e.item_keys, e.renderer.id if e.renderer else None) for e in app.view.entries]
         cards = {card.key: card for card in app.view.query(ToolCard)}

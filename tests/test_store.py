@@ -168,6 +168,35 @@ async def test_live_frames_are_committed_in_batches(tmp_path):
     assert store.items(session)[0].payload["text"] == "".join(f"c{i} " for i in range(10_000))
 
 
+async def test_the_last_frames_of_a_stream_are_committed_as_soon_as_the_reader_waits(tmp_path):
+    """While frames keep coming at every turn of the loop the pipeline is *streaming* and commits by the batch's
+    time; the first turn without a frame (the reader waits for the agent) commits what waits at once."""
+    import asyncio
+
+    from kandev_tui.transcript.frames import IN, Frame
+    from kandev_tui.transcript.pipeline import BATCH_SECONDS, Pipeline
+
+    store = Store(tmp_path / "s.db")
+    session = store.create_session(title="stream")
+    pipeline = Pipeline(store, session)
+
+    def chunk(index: int) -> Frame:
+        return Frame.now(IN, {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": {
+            "sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": f"c{index} "}}}})
+
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    for turn in range(5):  # frames at each of five turns of the loop, as a reader of a full pipe hands them over
+        for index in range(3):
+            pipeline.feed(chunk(3 * turn + index))
+        assert pipeline.streaming and pipeline.commits == 0  # more keep coming: nothing committed yet
+        await asyncio.sleep(0)
+    await asyncio.sleep(0)  # a turn without a frame: what waits is committed now, long before the batch's time
+    assert pipeline.commits == 1 and not pipeline.streaming and loop.time() - started < BATCH_SECONDS
+    assert store.items(session)[0].payload["text"] == "".join(f"c{i} " for i in range(15))
+    pipeline.close()
+
+
 def test_packed_items_read_back_as_the_items_themselves(tmp_path):
     """Opening a session keeps each payload compressed (PackedItem): what it reads back is what was stored."""
     from kandev_tui.transcript.items import PackedItem

@@ -59,9 +59,10 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         # A frame of a busy transcript can take tens of milliseconds. While an input is on its way to the app, the
         # frame waits (one screen-update period at a time, 50 ms at most): the frame after it shows the input's
         # effect too, instead of the input waiting behind it (pacing.py). It also waits while the transcript draws
-        # new messages ahead of it, a few milliseconds per event-loop turn (50 ms at most), so that it does not draw
-        # them all at once
-        if USER.waiting() or self.view.predrawing:
+        # new messages ahead of it, a few milliseconds per event-loop turn, and while the entries a batch brought are
+        # still being mounted (50 ms at most each), so that it does not draw them all at once, nor the window half
+        # empty
+        if USER.waiting() or self.view.predrawing or self.view.mounting:
             return "wait"
         if covered(self):  # under the help (opaque): nothing shows, and when it is shown again it is drawn then
             return "pause"

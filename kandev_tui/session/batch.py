@@ -3,10 +3,11 @@
 A fast agent sends hundreds of updates a second, most of them to the same few items (a growing message, a running
 tool's output). They wait here, each key keeping only its newest version, and go to the screen as one batch:
 
-- at once when nothing went on screen lately; while updates keep coming, at most every :data:`FLUSH_SECONDS`, and
-  no sooner than the UI's thread has spent at most :data:`UI_SHARE` of the time since the last batch working
-  (putting that batch on screen: mounting, laying out, drawing; or anything else), so that the rest of its time
-  stays free for keys and repaints, and the agent's own thread (which reads, normalises and stores) keeps up;
+- at once when nothing went on screen lately, else at most every :data:`FLUSH_SECONDS`; and while the source is
+  *streaming* (taking in output as fast as it can), no sooner than the UI's thread has spent at most
+  :data:`UI_SHARE` of the time since the last batch working (putting that batch on screen: mounting, laying out,
+  drawing; or anything else), so that the rest of its time stays free for keys and repaints, and the source's own
+  thread (which reads, normalises and stores) keeps up. The last batch of a stream goes at once;
 - never while the user's input is being served (``holding``: the input's effect is drawn first);
 - not while another screen covers the transcript (help, settings, a file): it catches up when shown again;
 - one batch on its way at a time: while the last one's widgets are still being mounted and parsed (``settling``)
@@ -67,23 +68,28 @@ class Batcher:
     def __bool__(self) -> bool:
         return bool(self._pending) or self._reset is not None
 
-    def first_wait(self) -> float:
+    def first_wait(self, *, streaming: bool = False) -> float:
         """How long newly arrived items wait before the first look: 0 when nothing went on screen lately, else until
         the batch's turn comes (:meth:`turn_in`)."""
-        return self.turn_in()
+        return self.turn_in(streaming=streaming)
 
-    def turn_in(self) -> float:
-        """Seconds until the next batch's turn: :data:`FLUSH_SECONDS` after the last one, and once the UI's thread
-        has been working at most :data:`UI_SHARE` of the time since (:data:`BUSY_WAIT_AT_MOST` at the longest)."""
+    def turn_in(self, *, streaming: bool = False) -> float:
+        """Seconds until the next batch's turn: :data:`FLUSH_SECONDS` after the last one; while ``streaming``, also
+        once the UI's thread has been working at most :data:`UI_SHARE` of the time since (but
+        :data:`BUSY_WAIT_AT_MOST` after the last batch at the latest)."""
         since = self.clock() - self.taken_at
-        busy = self.ui_time() - self._taken_ui
-        return max(0.0, FLUSH_SECONDS - since, min(BUSY_WAIT_AT_MOST, busy / UI_SHARE) - since)
+        wait = FLUSH_SECONDS - since
+        if streaming:
+            busy = self.ui_time() - self._taken_ui
+            wait = max(wait, min(BUSY_WAIT_AT_MOST, busy / UI_SHARE) - since)
+        return max(0.0, wait)
 
-    def wait(self, *, holding: float = 0.0, covered: bool = False, settling: bool = False) -> float:
+    def wait(self, *, holding: float = 0.0, covered: bool = False, settling: bool = False,
+             streaming: bool = False) -> float:
         """Seconds to wait before looking again; 0 when the batch goes now (nothing waiting: 0 too)."""
         if not self:
             return 0.0
-        wait = max(holding, self.turn_in())
+        wait = max(holding, self.turn_in(streaming=streaming))
         if covered:
             wait = max(wait, COVERED_POLL)
         elif not wait and settling and self.clock() - self.taken_at < SETTLE_AT_MOST:

@@ -128,14 +128,15 @@ class SessionModel:
         with self._lock:
             self._waking = False
         if self._timer is None and self.batch and self._loop is not None:
-            self._timer = self._loop.call_later(self.batch.first_wait(), self._flush)
+            self._timer = self._loop.call_later(self.batch.first_wait(streaming=self.source.streaming), self._flush)
 
     def _flush(self) -> None:
         self._timer = None
         ui = self._ui
         if ui is None or self._loop is None:
             return
-        wait = self.batch.wait(holding=ui.holding(), covered=ui.covered(), settling=ui.settling())
+        wait = self.batch.wait(holding=ui.holding(), covered=ui.covered(), settling=ui.settling(),
+                               streaming=self.source.streaming)
         if wait > 0:
             self._timer = self._loop.call_later(wait, self._flush)
             return

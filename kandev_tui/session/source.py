@@ -6,6 +6,8 @@ has to guess with ``hasattr``:
 
 - prompting: ``can_prompt``, ``send``, ``read_only_reason``; cancelling: ``can_cancel``, ``cancel``;
 - permission requests: ``waiting_for`` (the keys still waiting), ``answer``;
+- ``streaming``: the source is taking in output as fast as it can (a flood); the UI then takes batches less often,
+  so that reading keeps up (read from any thread, it may be a moment out of date);
 - paging (``kandev-tui attach``): ``more_above``, ``load_older``; and ``on_reset``, which the app sets when it can
   take every item again in order (older history arrived);
 - picking a session: ``can_pick_session``, ``sessions()``, the picker's titles; while ``session_id`` is None the
@@ -44,6 +46,7 @@ class Source:
     picker_loading: str = "Loading sessions…"
     picker_empty: str = "There are no sessions yet."
     more_above: bool = False  # older items exist that load_older() fetches
+    streaming: bool = False  # output keeps coming as fast as it is read (more items follow at once)
     on_reset: ItemsCallback | None = None
 
     def __init__(self, on_items: ItemsCallback, on_state: StateCallback) -> None:

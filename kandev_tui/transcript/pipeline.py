@@ -47,7 +47,7 @@ class Pipeline:
         self.commits = 0
         self._dirty: dict[str, Item] = {}
         self._timer: asyncio.TimerHandle | None = None
-        self._watching = False  # a look for the loop's first turn without a frame is on its way
+        self._watching = False  # frames keep coming: a look for the loop's first turn without one is on its way
         self._seen = 0  # frames fed when it last looked
 
     def feed(self, frame: Frame) -> list[Item]:
@@ -83,6 +83,11 @@ class Pipeline:
             return
         self._watching = False
         self.flush()
+
+    @property
+    def streaming(self) -> bool:
+        """Frames keep coming (the agent's pipe had more at the last turn of the loop): more items follow soon."""
+        return self._watching
 
     def flush(self) -> None:
         """Commit and show every item changed since the last batch, in one transaction."""

@@ -45,7 +45,7 @@ from .user_message import UserMessage
 
 ITEM_WIDGETS = {K.USER: UserMessage, K.AGENT: AgentMessage, K.THOUGHT: Thought, K.PLAN: Plan,
                 K.PERMISSION: PermissionRequest, K.ERROR: Notice, K.TURN_END: Notice, K.NOTE: Notice}
-PREDRAW_WAITS_AT_MOST = 0.05  # seconds a frame waits for the messages being drawn ahead of it
+FRAME_WAITS_AT_MOST = 0.05  # seconds a frame waits for new entries to be mounted, and for messages drawn ahead of it
 PREDRAW_SLICE = 0.004  # seconds of drawing ahead in one event-loop turn (at least one message)
 
 
@@ -98,6 +98,8 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
         self.more_at_source = False  # the source holds older items than the model (Kandev history pages)
         self._predraws: dict[AgentMessage, None] = {}  # messages to draw ahead of their frame, in order
         self._predraws_since = 0.0
+        self._mounting: list[Widget] = []  # the entries the window's last move mounted (until they are)
+        self._mounting_since = 0.0
         self._asked_older = False
         self._hit_widget: Widget | None = None  # the search's current hit, marked
 
@@ -184,12 +186,17 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
         for doomed in moves.unmount:
             self._unmount_range(doomed.start, doomed.stop)
         entries = self.entries
+        mounted: list[Widget] = []
         if moves.mount_above:
-            self.mount_all([self._build(entries[i]) for i in moves.mount_above], after=self.top)
+            mounted += [self._build(entries[i]) for i in moves.mount_above]
+            self.mount_all(mounted, after=self.top)
         if moves.mount_below:
             widgets = [self._build(entries[i]) for i in moves.mount_below]
             self.mount_all(widgets, before=self.bottom)
             self._predraw(widgets)
+            mounted += widgets
+        if mounted:
+            self._mounting, self._mounting_since = mounted, time.monotonic()
         self.window = new
 
     def _extend_to_end(self) -> None:
@@ -209,9 +216,21 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
             asyncio.get_running_loop().call_soon(self._predraw_next)
 
     @property
+    def mounting(self) -> bool:
+        """Entries just put in the window are still being mounted (the frame waits for them, FRAME_WAITS_AT_MOST at
+        most: a frame drawn meanwhile would show the window half empty)."""
+        if not self._mounting:
+            return False
+        if time.monotonic() - self._mounting_since < FRAME_WAITS_AT_MOST and not all(
+                widget.is_mounted for widget in self._mounting):
+            return True
+        self._mounting = []
+        return False
+
+    @property
     def predrawing(self) -> bool:
-        """Messages are being drawn ahead of their frame (the frame waits for them, PREDRAW_WAITS_AT_MOST at most)."""
-        return bool(self._predraws) and time.monotonic() - self._predraws_since < PREDRAW_WAITS_AT_MOST
+        """Messages are being drawn ahead of their frame (the frame waits for them, FRAME_WAITS_AT_MOST at most)."""
+        return bool(self._predraws) and time.monotonic() - self._predraws_since < FRAME_WAITS_AT_MOST
 
     def _predraw_next(self) -> None:
         started = time.perf_counter()
@@ -447,9 +466,9 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
         self.check_charts()
 
     def watch_virtual_size(self, size) -> None:
-        """Content grew (a streamed block mounted later, an image of a chart): keep following."""
-        if self.following:
-            self.call_after_refresh(self._follow)
+        """Content grew (entries mounted, a streamed block, a chart plotted): a following view goes to its end now,
+        as the layout that measured it says (the next frame shows the end, not one after it)."""
+        self._follow()
 
     def set_following(self, following: bool) -> None:
         """Follow the latest output (or stop following) without moving: the view scrolls when output comes."""
