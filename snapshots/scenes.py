@@ -10,6 +10,7 @@ from kandev_tui.transcript import Item
 from kandev_tui.widgets.chart_block import ChartBlock
 from kandev_tui.widgets.file_preview import FilePreview
 from kandev_tui.widgets.tool_card import ToolCard
+from kandev_tui.widgets.tool_call import ToolCallView
 from kandev_tui.widgets.tool_group import ToolGroup
 
 
@@ -54,20 +55,26 @@ def block_items() -> list[Item]:
 async def plot_visible(pilot) -> None:
     app = pilot.app
     await settle(pilot)
-    app.transcript_screen.prompt.cursor_blink = False
     app.view.check_charts()
     await pilot.pause(0.1)
 
 
 async def park(pilot, widget) -> None:
-    """The deterministic last step of a scene: the widget at the top of the view, nothing moving."""
-    view = pilot.app.view
+    """The deterministic last step of a scene: the widget at the top of the view (or the view at its end), every
+    item on screen, nothing moving: looked at again until two looks agree, however loaded the machine is."""
+    app, view = pilot.app, pilot.app.view
     view.set_following(False)
-    for _ in range(2):
-        await pilot.pause(0.05)
+    last = None
+    for _ in range(400):
+        await pilot.pause(0.02)
         view.scroll_to_widget(widget, animate=False, top=True, immediate=True)
         view.check_charts()
-    await pilot.pause(0.1)
+        await pilot.pause(0.02)
+        now = (widget.virtual_region, view.scroll_y, view.max_scroll_y)
+        if app.session.settled and now == last:
+            break
+        last = now
+    await pilot.pause(0.05)
 
 
 async def scroll_home(pilot) -> None:
@@ -94,8 +101,8 @@ async def expand_group(pilot) -> None:
     group = pilot.app.view.query_one(ToolGroup)
     group.focus()
     await pilot.press("enter")
-    for _ in range(200):  # every call of the group mounted, however busy the machine is
-        calls = list(group._calls.children)
+    for _ in range(400):  # every call of the group mounted, however busy the machine is
+        calls = list(group.query(ToolCallView))
         if len(calls) == len(group.items) and all(call.is_mounted for call in calls):
             break
         await pilot.pause(0.02)
@@ -192,8 +199,8 @@ async def expand_commands(pilot) -> None:
     group = pilot.app.view.query(ToolGroup).first()
     group.focus()
     await pilot.press("enter")
-    for _ in range(200):
-        calls = list(group._calls.children)
+    for _ in range(400):
+        calls = list(group.query(ToolCallView))
         if len(calls) == len(group.items) and all(call.is_mounted for call in calls):
             break
         await pilot.pause(0.02)

@@ -38,6 +38,22 @@ BUILD_TIMES_CSV = "started_at,seconds\n2026-08-13T10:00:00Z,18.2\n2026-08-14T10:
 
 
 @pytest.fixture(autouse=True)
+def still_cursors(monkeypatch):
+    """No cursor blinks in a test (the prompt, the search box): what a frame shows never depends on when it was
+    drawn. The widgets are made with ``cursor_blink`` off, as an app that asked for it would make them."""
+    from textual.widgets import Input, TextArea
+
+    for widget in (Input, TextArea):
+        made = widget.__init__
+
+        def __init__(self, *args, _made=made, **kwargs):
+            _made(self, *args, **kwargs)
+            self.cursor_blink = False
+
+        monkeypatch.setattr(widget, "__init__", __init__)
+
+
+@pytest.fixture(autouse=True)
 def _fresh_counters():
     """Work counters and the plot memo start empty in every test."""
     from kandev_tui import stats

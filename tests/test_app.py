@@ -361,3 +361,11 @@ def test_the_help_shows_every_key_whole_at_any_width(width):
         for key, _what in keys:
             for part in key.split():
                 assert part in words, (width, key)
+
+
+async def test_no_cursor_blinks_in_a_test(tmp_path):
+    """The autouse fixture (tests/conftest.py) makes the prompt and the search box with a still cursor."""
+    app = stored_app(tmp_path, [message_item(1, "Hello.")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert not app.transcript_screen.prompt.cursor_blink and not app.transcript_screen.search_box.cursor_blink
