@@ -14,7 +14,7 @@ from kandev_tui.acp import AgentClient, AgentError, AgentOptions
 from kandev_tui.transcript import Item, RecordingWriter, Store, read_recording
 from kandev_tui.transcript.items import SESSION_INFO
 from kandev_tui.transcript.pipeline import Pipeline
-from kandev_tui.session.background import Background
+from kandev_tui.session.background import RunsInBackground
 from kandev_tui.session.source import ItemsCallback, Source, StateCallback
 from kandev_tui.session.state import SessionState
 
@@ -41,7 +41,7 @@ def agent_display_name(command: list[str]) -> str:
     return first
 
 
-class LiveSource(Source):
+class LiveSource(RunsInBackground, Source):
     """An ACP agent started by kandev-tui; every frame recorded, normalised and stored first.
 
     The agent is read, and its frames normalised and stored, on a loop of its own in a thread
@@ -66,17 +66,9 @@ class LiveSource(Source):
         self._waiting: frozenset[str] = frozenset()  # their keys while unanswered (read from the app's loop)
         self.client: AgentClient | None = None
         self.pipeline: Pipeline | None = None
-        self._background: Background | None = None
-
-    async def _there(self, coroutine: Any) -> Any:
-        """Run ``coroutine`` on the agent's loop (it is not started, or gone: nothing to do there)."""
-        if self._background is None or not self._background.running:
-            coroutine.close()
-            return None
-        return await self._background.run(coroutine)
+        self.background_name = f"kandev-tui agent {self.agent_name}"
 
     async def start(self) -> None:
-        self._background = Background(f"kandev-tui agent {self.agent_name}")
         await self._there(self._start())
 
     async def _start(self) -> None:
@@ -173,10 +165,10 @@ class LiveSource(Source):
                 self._set_state("running", "")
 
     def answer(self, permission_key: str, option_id: str) -> bool:
-        if permission_key not in self._waiting or self._background is None:
+        if permission_key not in self._waiting:
             return False
         self._waiting = self._waiting - {permission_key}  # answered: the question is taken back at once
-        self._background.call(self._resolve, permission_key, option_id)
+        self._soon_there(self._resolve, permission_key, option_id)
         return True
 
     def _resolve(self, permission_key: str, option_id: str) -> None:
@@ -189,11 +181,12 @@ class LiveSource(Source):
         return set(self._waiting)
 
     async def close(self) -> None:
+        if self._background is None:
+            return
         try:
             await self._there(self._close())
         finally:
-            if self._background is not None:
-                self._background.stop()
+            self._stop_background()
 
     async def _close(self) -> None:
         if self.client is not None:
@@ -258,7 +251,7 @@ class StoredSource(Source):
         self._set_state("stored", self.session.get("state", ""))
 
 
-class ReplaySource(Source):
+class ReplaySource(RunsInBackground, Source):
     """A recording played back through the same normaliser, at full speed or ``speed`` times real time; read and
     normalised on a loop of its own, in a thread (:class:`~kandev_tui.session.background.Background`)."""
 
@@ -271,11 +264,10 @@ class ReplaySource(Source):
         self.title = path.name
         self.agent_name = "replay"
         self.pipeline = Pipeline(None, None, listener=on_items, recorded=True)  # every frame replayed is in the file
-        self._background: Background | None = None
+        self.background_name = "kandev-tui replay"
 
     async def start(self) -> None:
-        self._background = Background("kandev-tui replay")
-        await self._background.run(self._play())
+        await self._there(self._play())
 
     async def _play(self) -> None:
         self._set_state("running", "replaying")
@@ -298,12 +290,15 @@ class ReplaySource(Source):
         self._set_state("replayed", "end of recording")
 
     async def close(self) -> None:
-        if self._background is not None:
-            self._background.stop()
+        self._stop_background()
 
 
-class KandevSource(Source):
-    """A session of a running Kandev backend (``kandev-tui attach``): cached, paged, live, reconnecting."""
+class KandevSource(RunsInBackground, Source):
+    """A session of a running Kandev backend (``kandev-tui attach``): cached, paged, live, reconnecting; its
+    connection, its rows and its cache run on a loop of their own, in a thread
+    (:class:`~kandev_tui.session.background.Background`)."""
+
+    background_name = "kandev-tui attach"
 
     can_cancel = True
     can_pick_session = True
@@ -326,6 +321,7 @@ class KandevSource(Source):
         self.attachment: Any = None
         self._runner: asyncio.Task[None] | None = None
         self._detail = ""
+        self._waiting: frozenset[str] = frozenset()  # the requests waiting for an answer (made on the source's loop)
 
     # what the app asks
     @property
@@ -350,12 +346,18 @@ class KandevSource(Source):
 
     @property
     def waiting_for(self) -> set[str]:
-        if self.attachment is None or self.attachment.status != "live":
-            return set()
-        return self.attachment.pending_permissions()
+        return set(self._waiting)
+
+    def _note_waiting(self) -> None:
+        attachment = self.attachment
+        self._waiting = frozenset(attachment.pending_permissions() if attachment is not None
+                                  and attachment.status == "live" else ())
 
     async def sessions(self) -> list[Any]:
         """Every session on the backend, newest first (the picker)."""
+        return await self._there(self._sessions())
+
+    async def _sessions(self) -> list[Any]:
         from kandev_tui.kandev.catalog import sessions
         from kandev_tui.kandev.connection import KandevConnection
 
@@ -367,6 +369,9 @@ class KandevSource(Source):
             await conn.close()
 
     async def start(self) -> None:
+        await self._there(self._start())
+
+    async def _start(self) -> None:
         from kandev_tui.kandev import Attachment, KandevError
 
         if not self.session_id:
@@ -388,6 +393,7 @@ class KandevSource(Source):
 
     def _items(self, items: list[Item]) -> None:
         self._title_from(items)
+        self._note_waiting()
         self.on_items(items)
         if any(item.kind == "permission" for item in items) and self.attachment is not None:
             self._status(self.attachment.status, "")
@@ -412,6 +418,7 @@ class KandevSource(Source):
     def _status(self, status: str, detail: str) -> None:
         attachment = self.attachment
         self._detail = detail
+        self._note_waiting()
         if status != "live" or attachment is None:
             self._set_state({"connecting": "connecting", "reconnecting": "reconnecting", "error": "error"}.get(
                 status, "connecting"), detail)
@@ -424,6 +431,9 @@ class KandevSource(Source):
             self._set_state("idle", "")
 
     async def load_older(self) -> int:
+        return await self._there(self._load_older()) or 0
+
+    async def _load_older(self) -> int:
         if self.attachment is None:
             return 0
         from kandev_tui.kandev import KandevError
@@ -435,16 +445,22 @@ class KandevSource(Source):
             return 0
 
     async def send(self, text: str) -> None:
-        from kandev_tui.kandev import KandevError
-
         if not self.can_prompt:
             raise AgentError(self.read_only_reason)
+        await self._there(self._send(text))
+
+    async def _send(self, text: str) -> None:
+        from kandev_tui.kandev import KandevError
+
         try:
             await self.attachment.send(text)
         except KandevError as exc:
             raise AgentError(str(exc)) from None
 
     async def cancel(self) -> None:
+        await self._there(self._cancel())
+
+    async def _cancel(self) -> None:
         from kandev_tui.kandev import KandevError
 
         conn = self.attachment.connection if self.attachment is not None else None
@@ -456,8 +472,9 @@ class KandevSource(Source):
             self.on_state("notice", f"the turn could not be cancelled: {exc}")
 
     def answer(self, permission_key: str, option_id: str) -> bool:
-        if permission_key not in self.waiting_for:
+        if permission_key not in self._waiting:
             return False
+        self._waiting = self._waiting - {permission_key}  # answered: the question is taken back at once
         from kandev_tui.kandev import KandevError
 
         async def send() -> None:
@@ -466,10 +483,18 @@ class KandevSource(Source):
             except KandevError as exc:
                 self.on_state("notice", f"the answer was not sent: {exc}")
 
-        asyncio.ensure_future(send())
+        self._soon_there(asyncio.ensure_future, send())
         return True
 
     async def close(self) -> None:
+        if self._background is None:
+            return
+        try:
+            await self._there(self._close())
+        finally:
+            self._stop_background()
+
+    async def _close(self) -> None:
         if self.attachment is not None:
             await self.attachment.stop()
         if self._runner is not None:

@@ -282,10 +282,18 @@ def attached_app(backend: Backend, session_id: str | None, tmp_path: Path):
     return app
 
 
-async def test_the_app_prompts_answers_a_permission_and_renders_kandev_charts(backend, tmp_path):
+async def test_the_app_prompts_answers_a_permission_and_renders_kandev_charts(backend, tmp_path, monkeypatch):
+    """... and the connection, its rows and the cache are handled off the UI's thread (the source's own loop)."""
+    import threading
+
+    from kandev_tui.kandev.attach import Attachment
     from kandev_tui.widgets.permission import PermissionRequest
     from kandev_tui.widgets.presentation_card import PresentationCard
 
+    merged_on: set[str] = set()
+    merge = Attachment.merge
+    monkeypatch.setattr(Attachment, "merge", lambda self, rows: (merged_on.add(threading.current_thread().name),
+                                                                 merge(self, rows))[1])
     _, session_id = backend.quick_chat("app prompt")
     app = attached_app(backend, session_id, tmp_path)
     async with app.run_test(size=(100, 40)) as pilot:
@@ -311,6 +319,7 @@ async def test_the_app_prompts_answers_a_permission_and_renders_kandev_charts(ba
             "Show me the build times"
         assert not screen.prompt.disabled  # the turn is over: it takes prompts again
         assert screen.status.state == "idle" and "Show me the build times" in screen.status.title
+    assert merged_on and threading.current_thread().name not in merged_on
 
 
 async def test_the_picker_lists_sessions_and_attaches_the_chosen_one(backend, finished, tmp_path):

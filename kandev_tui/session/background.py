@@ -54,3 +54,29 @@ class Background:
             self.loop.call_soon_threadsafe(self.loop.stop)
         if threading.current_thread() is not self._thread:
             self._thread.join(timeout)
+
+
+class RunsInBackground:
+    """A source whose I/O runs on a :class:`Background` loop of its own, made when first needed."""
+
+    _background: Background | None = None
+    background_name = "kandev-tui source"
+
+    async def _there(self, coroutine: Any) -> Any:
+        """Run ``coroutine`` on the source's loop and await its result here (once the loop has been stopped, the
+        coroutine is dropped and None returned: the source is closed)."""
+        if self._background is None:
+            self._background = Background(self.background_name)
+        if not self._background.running:
+            coroutine.close()
+            return None
+        return await self._background.run(coroutine)
+
+    def _soon_there(self, callback: Callable[..., Any], *args: Any) -> None:
+        """Call ``callback(*args)`` on the source's loop, soon (not at all once it has been stopped)."""
+        if self._background is not None:
+            self._background.call(callback, *args)
+
+    def _stop_background(self) -> None:
+        if self._background is not None:
+            self._background.stop()
