@@ -379,3 +379,15 @@ async def test_the_guide_example_works_as_written(tmp_path):
         cards = list(app.view.query(ToolCard))
         assert cards[0].inner.content.plain == "api → 1.2" and not cards[0].fallback
         assert cards[1].fallback and isinstance(cards[1].inner, ToolCallView)
+
+
+def test_the_name_memo_of_the_registry_stays_bounded():
+    """Titles often carry the call's argument ("Read src/m1.py"): a long session matches thousands of distinct
+    (name, title) pairs, and the memo of their matches stays bounded while every match stays right."""
+    from kandev_tui.renderers.registry import NAME_MEMO_AT_MOST
+
+    registry = Registry(RENDERERS)
+    for n in range(3 * NAME_MEMO_AT_MOST):
+        assert registry.match({"name": "read", "title": f"Read src/m{n}.py"}) is None
+    assert registry.match({"name": "fleet/get_entity", "title": "x"}) is not None
+    assert len(registry._by_name) <= NAME_MEMO_AT_MOST

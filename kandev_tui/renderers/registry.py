@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterable
 
 log = logging.getLogger("kandev_tui.renderers")
 GROUP = "kandev_tui.renderers"
+NAME_MEMO_AT_MOST = 4096  # (name, title) pairs whose match is remembered
 
 
 def leaf_name(name: str) -> str:
@@ -164,6 +165,8 @@ class Registry:
                     break
             except Exception:  # noqa: BLE001
                 log.exception("renderer %s failed while matching", renderer.id)
+        if len(self._by_name) >= NAME_MEMO_AT_MOST:  # titles often name the call's argument: bounded, not a leak
+            self._by_name.clear()
         try:
             self._by_name[key] = found
         except TypeError:  # an unhashable name or title: no memo
