@@ -64,7 +64,8 @@ async def main():
                 widgets = len(list(app.view.walk_children()))
                 break
         begin = time.perf_counter()
-        hits = app.view.search("no item says this")  # reads every item, built or not
+        from kandev_tui.session import search
+        hits = search.find(search.snapshot(app.view.layout_model), "no item says this")  # every item, built or not
         search_s = time.perf_counter() - begin
         assert hits == []
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
