@@ -180,14 +180,6 @@ class LiveSource(RunsInBackground, Source):
     def waiting_for(self) -> set[str]:
         return set(self._waiting)
 
-    async def close(self) -> None:
-        if self._background is None:
-            return
-        try:
-            await self._there(self._close())
-        finally:
-            self._stop_background()
-
     async def _close(self) -> None:
         if self.client is not None:
             await self.client.close()
@@ -288,9 +280,6 @@ class ReplaySource(RunsInBackground, Source):
                 await asyncio.sleep(0)
         self.pipeline.feed_many(batch)
         self._set_state("replayed", "end of recording")
-
-    async def close(self) -> None:
-        self._stop_background()
 
 
 class KandevSource(RunsInBackground, Source):
@@ -485,14 +474,6 @@ class KandevSource(RunsInBackground, Source):
 
         self._soon_there(asyncio.ensure_future, send())
         return True
-
-    async def close(self) -> None:
-        if self._background is None:
-            return
-        try:
-            await self._there(self._close())
-        finally:
-            self._stop_background()
 
     async def _close(self) -> None:
         if self.attachment is not None:

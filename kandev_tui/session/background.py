@@ -80,3 +80,15 @@ class RunsInBackground:
     def _stop_background(self) -> None:
         if self._background is not None:
             self._background.stop()
+
+    async def close(self) -> None:
+        """Close what the source started (:meth:`_close`, on its loop), then end the loop."""
+        if self._background is None:
+            return
+        try:
+            await self._there(self._close())
+        finally:
+            self._stop_background()
+
+    async def _close(self) -> None:
+        """What closing the source does on its own loop."""
