@@ -22,14 +22,17 @@ from kandev_tui.gcpolicy import GcPolicy
 from kandev_tui.pacing import USER
 from kandev_tui.renderers import Registry
 from kandev_tui.sanitize import visible
+from kandev_tui.screens.choices import ChoicesScreen
 from kandev_tui.screens.file_viewer import FileViewerScreen
+from kandev_tui.screens.login import LoginScreen
 from kandev_tui.screens.help import HelpScreen
 from kandev_tui.screens.settings import SettingsScreen
 from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.settings import SettingsStore
-from kandev_tui.textual_hooks import mount_screen_ahead, note_input_at_driver
+from kandev_tui.textual_hooks import mount_screen_ahead, note_input_at_driver, set_terminal_title
 from kandev_tui.session import SessionState
 from kandev_tui.session.changes import ChangeSet
+from kandev_tui.session.controls import Control, Controls
 from kandev_tui.session.model import SessionModel, SourceFactory, StateChange
 from kandev_tui.transcript.items import USAGE, SESSION_INFO, Item
 from kandev_tui.widgets import markdown_lines
@@ -56,6 +59,8 @@ class KandevApp(App[int]):
         Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True),
         Binding("f1", "help", "Help", priority=True),  # at once, however busy the transcript is
         Binding("f2", "settings", "Settings"),
+        Binding("ctrl+o", "choices", "Mode"),  # the agent's modes and models (shown when it offers any)
+        Binding("ctrl+l", "log_in", "Log in"),  # shown while the agent waits for a login
     ]
 
     def __init__(self, source_factory: SourceFactory, *, settings_store: SettingsStore | None = None,
@@ -84,6 +89,10 @@ class KandevApp(App[int]):
         self._workspace = None
         self._preloaded = False
         self._source_closed = False
+        self.controls = Controls()  # what the agent lets the user choose (session_info): modes, models, commands
+        self._login_screen: LoginScreen | None = None
+        self._last_state = SessionState.STARTING
+        self._title_set = False  # the terminal's title was set to call the user (attention)
 
     @property
     def exit_code(self) -> int:
@@ -228,6 +237,9 @@ class KandevApp(App[int]):
         screen.status.state = change.state
         screen.status.title = self.source.title
         screen.status.agent = self.source.agent_name
+        self._show_login(change)
+        self._call_attention(change.state)
+        self.refresh_bindings()  # ctrl+l and ctrl+o are offered as the state allows
         if change.state == SessionState.ERROR:
             self.notify(visible(change.detail or "error"), title="The agent stopped", severity="error", timeout=10,
                         markup=False)
@@ -246,13 +258,119 @@ class KandevApp(App[int]):
             self.call_after_refresh(self._fill_screen)
 
     def _show_status_items(self, items: list[Item]) -> None:
-        """Items that are not in the flow: the session's usage and title, for the status line."""
+        """Items that are not in the flow: the session's usage, title and choices, for the status line (and the
+        prompt's slash commands, the picker's choices)."""
         status = self.transcript_screen.status
         for item in items:
             if item.kind == USAGE:
                 status.usage = dict(item.payload)
-            elif item.kind == SESSION_INFO and item.payload.get("title"):
-                status.title = str(item.payload["title"])
+            elif item.kind == SESSION_INFO:
+                if item.payload.get("title"):
+                    status.title = str(item.payload["title"])
+                self.controls = Controls(item.payload)
+                status.choices = self.controls.summary()
+                self.transcript_screen.prompt.commands = self.controls.commands
+                self.refresh_bindings()
+
+    # -- logging in ------------------------------------------------------------------
+
+    def _show_login(self, change: StateChange) -> None:
+        """The login screen while the agent waits for a login (with why the last try failed), gone once it does
+        not."""
+        screen = self._login_screen
+        if change.state != SessionState.LOGIN:
+            if screen is not None and change.state != SessionState.STARTING:
+                self._login_screen = None
+                if screen.is_current:
+                    screen.dismiss()
+            return
+        if screen is not None and screen.is_attached:
+            screen.say(change.detail)
+            return
+        self.action_log_in(change.detail)
+
+    def action_log_in(self, reason: str = "") -> None:
+        if self.source.state != SessionState.LOGIN or isinstance(self.screen, LoginScreen):
+            return
+        self._login_screen = LoginScreen(self.source.agent_name, reason or "The agent needs a login.",
+                                         self.source.login_methods, self._terminal_command)
+        self.push_screen(self._login_screen)
+
+    def _terminal_command(self, method_id: Any) -> list[str] | None:
+        found = self.source.terminal_login(method_id) if isinstance(method_id, str) else None
+        return found[0] if found else None
+
+    def on_login_screen_chosen(self, event: LoginScreen.Chosen) -> None:
+        self.run_worker(self._log_in(event.method_id, event.env), name="login", group="login", exclusive=True)
+
+    async def _log_in(self, method_id: str, env: dict[str, str]) -> None:
+        terminal = self.source.terminal_login(method_id)
+        if terminal is not None:
+            problem = self._run_in_terminal(*terminal)
+            if problem:
+                if self._login_screen is not None:
+                    self._login_screen.say(problem)
+                return
+        try:
+            await self.session.log_in(method_id, env)
+        except Exception as exc:  # noqa: BLE001 - the agent's reason, on the screen
+            if self._login_screen is not None:
+                self._login_screen.say(f"{visible(str(exc))}: choose a way again, or escape")
+
+    def _run_in_terminal(self, command: list[str], env: dict[str, str]) -> str:
+        """Run a login command in the user's terminal, the app stepped aside (``App.suspend``); what went wrong,
+        or "" when it ended well. Ctrl+C ends the command, not kandev-tui."""
+        import signal
+        import subprocess
+
+        from textual.app import SuspendNotSupported
+
+        def child() -> None:  # the command gets ctrl+c as usual (this process ignores it meanwhile)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            with self.suspend():
+                print(f"kandev-tui: logging in: {' '.join(command)}\n(kandev-tui comes back when it ends)\n",
+                      flush=True)
+                code = subprocess.run(command, env=env, preexec_fn=child, cwd=str(self.source.workspace or ".")).returncode
+        except SuspendNotSupported:
+            return f"this terminal cannot be handed over here: run `{' '.join(command)}` yourself, then ctrl+l"
+        except OSError as exc:
+            return f"the login command could not run: {exc.strerror or exc}"
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        if code != 0:
+            return f"the login command ended with status {code}{' (interrupted)' if code < 0 else ''}: choose again"
+        return ""
+
+    # -- choices -------------------------------------------------------------------------
+
+    def action_choices(self) -> None:
+        if not (self.controls and self.source.can_prompt) or isinstance(self.screen, ChoicesScreen):
+            return
+        self.push_screen(ChoicesScreen(self.source.agent_name, self.controls), self._chosen)
+
+    def _chosen(self, chosen: tuple[Control, str] | None) -> None:
+        if chosen is not None:
+            self.run_worker(self._choose(*chosen), name="choose", group="choose")
+
+    async def _choose(self, control: Control, value: str) -> None:
+        method, params = control.request(value)
+        try:
+            await self.session.choose(method, params)
+        except Exception as exc:  # noqa: BLE001 - the agent refused: its reason, and the old choice stays
+            self.notify(visible(str(exc)), title=f"{control.name} not changed", severity="warning", markup=False)
+            return
+        if control.category in ("mode", "model") and self.source.agent_command:  # its next sessions start so
+            self.settings_store.remember_agent_choice(self.source.agent_command, control.category, value)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "choices":  # offered when the agent offers choices and can take one (not a stored session)
+            return bool(self.controls) and self.source.can_prompt
+        if action == "log_in":
+            return self.source.state == SessionState.LOGIN
+        return True
 
     def post_message(self, message: Message) -> bool:
         # the terminal's input arrives here (noted at the driver already, when there is one): the agent's output
@@ -339,6 +457,11 @@ class KandevApp(App[int]):
         yield from super().get_system_commands(screen)
         if self.turn_running:
             yield SystemCommand("Cancel the running turn", "Send session/cancel to the agent (escape)", self.cancel_turn)
+        if self.controls and self.source.can_prompt:
+            yield SystemCommand("Mode and model", f"Choose the agent's mode, model and options ({self.controls.summary()})",
+                                self.action_choices)
+        if self.source.state == SessionState.LOGIN:
+            yield SystemCommand("Log in to the agent", "The ways the agent offers (ctrl+l)", self.action_log_in)
         yield SystemCommand("Jump to the latest output", "Follow the transcript again (ctrl+end)", self.view.jump_to_latest)
         yield SystemCommand("Settings", "Theme, chart animation, card limit, guidance (F2)", self.action_settings)
         yield SystemCommand("Help: keys", "Every key kandev-tui knows (F1)", self.action_help)
@@ -385,6 +508,29 @@ class KandevApp(App[int]):
     def on_app_focus(self, event: events.AppFocus) -> None:
         if self.is_mounted:  # charts that came into view while the terminal was in the background are plotted now
             self.call_after_refresh(self.view.check_charts)
+        if self._title_set:  # back from elsewhere: the title no longer calls
+            set_terminal_title(self, f"kandev-tui · {visible(self.source.title, keep_newlines=False)}")
+
+    # -- attention: the user is elsewhere when the agent needs them -----------------------------------
+
+    def _call_attention(self, state: SessionState) -> None:
+        """When a request waits for the user, the agent needs a login, or a turn ends, while the terminal is not in
+        view (Textual's app focus: the terminal reports it, as tmux does with ``focus-events on``): ring the bell
+        and say it in the terminal's title, as the settings allow."""
+        previous, self._last_state = self._last_state, state
+        turn_ended = previous in (SessionState.RUNNING, SessionState.WAITING, SessionState.CANCELLING) and state in (
+            SessionState.IDLE, SessionState.ENDED, SessionState.ERROR)
+        what = {SessionState.WAITING: "waiting for you", SessionState.LOGIN: "needs a login"}.get(state)
+        if turn_ended:
+            what = "turn ended" if state == SessionState.IDLE else "the agent stopped"
+        if what is None or self.app_focus or state == previous:
+            return
+        settings = self.settings_store.settings
+        if settings.attention_bell:
+            self.bell()
+        if settings.attention_title:
+            self._title_set = set_terminal_title(
+                self, f"kandev-tui: {what} · {visible(self.source.title, keep_newlines=False)}")
 
     @property
     def workspace(self):

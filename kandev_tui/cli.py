@@ -180,6 +180,17 @@ def build_parser() -> argparse.ArgumentParser:
                      "{name, command, args, env} (stdio) or {type: http|sse, name, url, headers} entries")
     run.add_argument("--init-timeout", type=_positive_seconds, default=30.0, metavar="SECONDS",
                      help="how long the agent may take to answer initialize (default: 30)")
+    run.add_argument("--mode", metavar="ID", help="the agent's mode to start in (e.g. Codex: read-only, "
+                     "workspace-write; Claude: default, acceptEdits, plan); the app's picker (ctrl+o) lists them")
+    run.add_argument("--model", metavar="ID", help="the model to start with: a value of the agent's model option "
+                     "(Codex: gpt-5.5) or an id of its model list (gpt-5.5[xhigh], effort included)")
+    resume = run.add_mutually_exclusive_group()
+    resume.add_argument("--resume", nargs="?", const="", default=None, metavar="SESSION",
+                        help="continue a stored session with the agent's own session (session/resume, else "
+                             "session/load); without SESSION, the newest one of this agent command that can "
+                             "('kandev-tui sessions' says which can)")
+    resume.add_argument("--pick", action="store_true", help="choose one of the agent's own sessions in this workspace "
+                        "(session/list) and continue it (in the app)")
     _add_app_options(run)
     run.add_argument("agent", nargs=argparse.REMAINDER, metavar="-- AGENT_CMD [ARGS...]", help="the agent command")
 
@@ -319,6 +330,11 @@ def _fail(message: str, code: int = EXIT_FAIL) -> int:
 
     print(visible(message), file=sys.stderr)
     return code
+
+
+def _workspace_at(directory: str, args: argparse.Namespace) -> Any:
+    """The Workspace at ``directory`` with the --repo directories (a session continued where it ran)."""
+    return _workspace(argparse.Namespace(**{**vars(args), "workspace": directory}))
 
 
 def _workspace(args: argparse.Namespace) -> Any:
@@ -500,16 +516,38 @@ def cmd_run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             store.close()
             return _fail(f"kandev-tui run: --mcp-config {args.mcp_config}: {exc}", EXIT_USAGE)
+    if args.pick and args.headless:
+        store.close()
+        return _fail("kandev-tui run: --pick lists the agent's sessions to choose from in the app; with --headless "
+                     "give --resume SESSION", EXIT_USAGE)
+    continuing = None
+    if args.resume is not None:
+        continuing = _resumable(store, command, args.resume)
+        if isinstance(continuing, str):
+            store.close()
+            return _fail(continuing, EXIT_FAIL)
+        if args.workspace is None and continuing.get("workspace"):  # where the session ran, unless told otherwise
+            workspace = _workspace_at(continuing["workspace"], args)
+            if isinstance(workspace, str):
+                store.close()
+                return _fail(workspace, EXIT_USAGE)
+    # what was last chosen for this agent, unless the command line says otherwise
+    choices = {**settings.agent_choices(command), **{k: v for k, v in (("mode", args.mode), ("model", args.model)) if v}}
     options = AgentOptions(command=command, workspace=workspace.root.resolve(),
                            repos={k: v.resolve() for k, v in workspace.repos.items()},
                            inject_guidance=not args.no_guidance and settings.settings.inject_guidance,
-                           init_timeout=args.init_timeout, extra_mcp_servers=extra_servers)
+                           init_timeout=args.init_timeout, extra_mcp_servers=extra_servers,
+                           resume=continuing["agent_session_id"] if continuing else None,
+                           history_stored=continuing is not None)
     record = Path(args.record).expanduser().absolute() if args.record else None  # stored: found from anywhere
     if not args.headless:
-        return _run_app(args, store, lambda on_items, on_state: _live_source(options, store, on_items, on_state, record),
-                        initial_prompt=args.prompt, settings=settings)
+        return _run_app(args, store, lambda on_items, on_state: _live_source(
+            options, store, on_items, on_state, record, choices=choices, continuing=continuing, pick=args.pick),
+            initial_prompt=args.prompt, settings=settings)
     try:
-        code, reason, _session = run_headless(options, args.prompt, store, record=record, permission=args.permission)
+        code, reason, _session = run_headless(options, args.prompt, store, record=record, permission=args.permission,
+                                              choices=choices, continuing=continuing,
+                                              asked=frozenset(k for k in ("mode", "model") if getattr(args, k)))
     finally:
         store.close()
     if code:
@@ -538,12 +576,14 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     if not with_rows:
         print(NOTHING_STORED)
         return EXIT_OK
-    print(f"{'ID':<12}  {'STARTED':<16}  {'ITEMS':>5}  {'STATE':<9}  {'AGENT':<24}  TITLE")
+    print(f"{'ID':<12}  {'STARTED':<16}  {'ITEMS':>5}  {'STATE':<9}  {'RESUME':<6}  {'AGENT':<24}  TITLE")
     for row in with_rows:
         started = datetime.fromtimestamp(row["created"]).strftime("%Y-%m-%d %H:%M")
         agent = visible(agent_display_name(row["agent_command"] or []), keep_newlines=False)
         title = visible(row["title"], keep_newlines=False)
-        print(f"{row['id']:<12}  {started:<16}  {row['items']:>5}  {row['state']:<9}  {agent[-24:]:<24}  {title}")
+        resume = row["continues"] if row.get("continues") and row.get("agent_session_id") else "no"
+        print(f"{row['id']:<12}  {started:<16}  {row['items']:>5}  {row['state']:<9}  {resume:<6}  {agent[-24:]:<24}  "
+              f"{title}")
     return EXIT_OK
 
 
@@ -656,10 +696,33 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _live_source(options: Any, store: Any, on_items: Any, on_state: Any, record: Path | None = None) -> Any:
+def _live_source(options: Any, store: Any, on_items: Any, on_state: Any, record: Path | None = None,
+                 **more: Any) -> Any:
     from kandev_tui.sources import LiveSource
 
-    return LiveSource(options, store, on_items, on_state, record=record)
+    return LiveSource(options, store, on_items, on_state, record=record, **more)
+
+
+def _resumable(store: Any, command: list[str], wanted: str) -> dict[str, Any] | str:
+    """The stored session ``--resume`` continues (``wanted``: an id or prefix; empty: the newest of this agent
+    command that can be continued), or the line that says why there is none."""
+    if wanted:
+        session = _find_session("run --resume", store, wanted)
+        if isinstance(session, str):
+            return session
+    else:
+        session = next((row for row in store.sessions() if row["agent_command"] == command and row["agent_session_id"]
+                        and row["continues"]), None)
+        if session is None:
+            return (f"kandev-tui run --resume: no stored session of {' '.join(command)[:80]} can be continued "
+                    "('kandev-tui sessions' says which can)")
+    if not session.get("agent_session_id"):
+        return (f"kandev-tui run --resume: session {session['id']} has no agent session to continue (its agent "
+                "never started one)")
+    if not session.get("continues"):
+        return (f"kandev-tui run --resume: the agent of session {session['id']} could not continue sessions "
+                "(it offered neither session/resume nor session/load); start a new one with kandev-tui run")
+    return session
 
 
 def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt: str | None = None,

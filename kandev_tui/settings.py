@@ -2,7 +2,9 @@
 
 The file lives in the platform config directory (``KANDEV_TUI_CONFIG`` names
 another path). Environment variables win over the file for the session they
-are set in and are never written back.
+are set in and are never written back. The ``[agents."COMMAND"]`` tables keep
+what was last chosen for an agent command (``mode``, ``model``): a new session
+of that agent starts with them.
 """
 
 from __future__ import annotations
@@ -61,11 +63,13 @@ class Settings:
     card_limit: int = 16  # cards shown per turn before further ones fold into the tool group
     inject_guidance: bool = True  # prepend the rich-output guidance to an agent's first prompt
     edits_inline: bool = True  # an edit is a card of its own with its diff (off: edits fold into the tool group)
+    attention_bell: bool = True  # ring the terminal's bell when the agent waits for you and the terminal is not in view
+    attention_title: bool = True  # say so in the terminal's title then
 
     def __post_init__(self) -> None:
         for name, check in (("theme", _as_str), ("chart_animation", _as_bool),
                             ("card_limit", lambda v: _as_int(v, 1, 100)), ("inject_guidance", _as_bool),
-                            ("edits_inline", _as_bool)):
+                            ("edits_inline", _as_bool), ("attention_bell", _as_bool), ("attention_title", _as_bool)):
             object.__setattr__(self, name, check(getattr(self, name)))
 
     @classmethod
@@ -98,6 +102,7 @@ class SettingsStore:
         self.path = path or config_path()
         self.warnings: list[str] = []
         self.file_values: dict[str, Any] = {}
+        self.agents: dict[str, dict[str, str]] = {}  # agent command → its remembered choices (mode, model)
         self.settings = self._load()
 
     def _load(self) -> Settings:
@@ -105,7 +110,10 @@ class SettingsStore:
             try:
                 data = tomllib.loads(self.path.read_text(encoding="utf-8"))
                 self.file_values = {k: v for k, v in data.items() if k in Settings.names()}
-                unknown = [k for k in data if k not in Settings.names()]
+                agents = data.get("agents") if isinstance(data.get("agents"), dict) else {}
+                self.agents = {command: {k: v for k, v in choices.items() if k in AGENT_CHOICES and isinstance(v, str)}
+                               for command, choices in agents.items() if isinstance(choices, dict)}
+                unknown = [k for k in data if k not in Settings.names() and k != "agents"]
                 if unknown:
                     self.warnings.append(f"{self.path}: unknown setting{'s' if len(unknown) > 1 else ''} "
                                          f"{', '.join(unknown)} (kept in the file, not used)")
@@ -128,19 +136,35 @@ class SettingsStore:
         self.save()
         return self.settings
 
+    def agent_choices(self, command: list[str]) -> dict[str, str]:
+        """What was last chosen for this agent command (``mode``, ``model``)."""
+        return dict(self.agents.get(agent_key(command), {}))
+
+    def remember_agent_choice(self, command: list[str], choice: str, value: str) -> None:
+        """Keep ``choice`` (``mode`` or ``model``) for this agent command: its next sessions start with it."""
+        if choice in AGENT_CHOICES:
+            self.agents.setdefault(agent_key(command), {})[choice] = value
+            self.save()
+
     def save(self) -> None:
         """Write the settings set in the file, keeping every other line of it (comments, keys this version does
-        not know, tables) as it was: a setting's line is replaced where it stands, a new one is added."""
+        not know, tables) as it was: a setting's line is replaced where it stands, a new one is added; the
+        ``[agents."…"]`` tables are written anew at the end."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         values = {key: f"{key} = {_toml_value(getattr(self.settings, key))}"
                   for key in Settings.names() if key in self.file_values}
-        lines = self._existing_lines() or ["# kandev-tui settings (edited by the settings screen, F2)"]
+        lines = _without_agent_tables(self._existing_lines()) or [
+            "# kandev-tui settings (edited by the settings screen, F2)"]
         top_level = next((i for i, line in enumerate(lines) if line.lstrip().startswith("[")), len(lines))
         for index in range(top_level):
             key = lines[index].split("=", 1)[0].strip() if "=" in lines[index] else ""
             if key in values:
                 lines[index] = values.pop(key)
         lines[top_level:top_level] = list(values.values())  # before the first table: still top-level keys
+        for command, choices in sorted(self.agents.items()):
+            if choices:
+                lines += ["", f"[agents.{_toml_value(command)}]"]
+                lines += [f"{key} = {_toml_value(value)}" for key, value in sorted(choices.items())]
         handle, temp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=self.path.parent)
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as out:
@@ -159,6 +183,28 @@ class SettingsStore:
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
             return []
         return text.splitlines()
+
+
+AGENT_CHOICES = ("mode", "model")
+
+
+def agent_key(command: list[str]) -> str:
+    """An agent command as the ``[agents."…"]`` tables name it."""
+    return " ".join(command)
+
+
+def _without_agent_tables(lines: list[str]) -> list[str]:
+    """The file's lines less its ``[agents.…]`` tables (written anew from :attr:`SettingsStore.agents`)."""
+    kept, skipping = [], False
+    for line in lines:
+        stripped = line.strip()
+        if stripped.startswith("["):
+            skipping = stripped.startswith("[agents.") or stripped == "[agents]"
+        if not skipping:
+            kept.append(line)
+    while kept and not kept[-1].strip():
+        kept.pop()
+    return kept
 
 
 def _toml_value(value: Any) -> str:

@@ -7,10 +7,11 @@ Each is a :class:`kandev_tui.session.Source`: it delivers item batches to ``on_i
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from kandev_tui.acp import AgentClient, AgentError, AgentOptions
+from kandev_tui.acp import AgentClient, AgentError, AgentOptions, LoginRequired
 from kandev_tui.transcript import Item, RecordingWriter, Store, read_recording
 from kandev_tui.transcript.items import SESSION_INFO
 from kandev_tui.transcript.pipeline import Pipeline
@@ -46,53 +47,190 @@ class LiveSource(RunsInBackground, Source):
 
     The agent is read, and its frames normalised and stored, on a loop of its own in a thread
     (:class:`~kandev_tui.session.background.Background`); the app's calls come from its loop and run there.
+
+    ``choices`` (``mode``, ``model``) are chosen once the session is open (an unknown one is said as a notice).
+    ``continuing``: a stored session (a row of :meth:`Store.sessions`) whose agent session is continued with
+    ``session/resume`` or ``session/load``: its items show first and new ones follow them. ``pick``: the agent's
+    own sessions (``session/list``) are offered to choose from first, and the chosen one is continued.
     """
 
     can_prompt = True
     can_cancel = True
+    picker_title = ("Continue one of the agent's sessions", "")
+    picker_loading = "Asking the agent for its sessions…"
+    picker_empty = "The agent lists no sessions for this workspace: quit, and start a new one with kandev-tui run."
 
     def __init__(self, options: AgentOptions, store: Store, on_items: ItemsCallback, on_state: StateCallback,
-                 *, record: Path | None = None, title: str = "") -> None:
+                 *, record: Path | None = None, title: str = "", choices: dict[str, str] | None = None,
+                 continuing: dict[str, Any] | None = None, pick: bool = False) -> None:
         super().__init__(on_items, on_state)
         self.options = options
         self.store = store
         self.record = record
-        self.title = title or "new session"
+        self.title = title or (continuing or {}).get("title") or "new session"
         self.state = SessionState.STARTING  # until start() has the agent's answer (the app starts it after its first frame)
         self.agent_name = agent_display_name(options.command)
+        self.agent_command = list(options.command)
         self.workspace = options.workspace
         self.repos = dict(options.repos)
+        self.choices = dict(choices or {})
+        self.continuing = continuing
+        self.can_pick_session = pick
+        self.login_methods: list[dict[str, Any]] = []  # the agent's ways to log in, while it waits for one
         self._futures: dict[str, asyncio.Future[str | None]] = {}  # the permission questions, on the agent's loop
         self._waiting: frozenset[str] = frozenset()  # their keys while unanswered (read from the app's loop)
         self.client: AgentClient | None = None
         self.pipeline: Pipeline | None = None
         self.background_name = f"kandev-tui agent {self.agent_name}"
 
+    # -- starting: a new session, a stored one continued, or one the agent lists ----------------------------
+
+    async def sessions(self) -> list[Any]:
+        """The agent's own sessions in this workspace (``session/list``), for the picker (``run --pick``)."""
+        return await self._there(self._agent_sessions())
+
+    async def _agent_sessions(self) -> list[Any]:
+        from kandev_tui.kandev.catalog import SessionEntry
+
+        client = await self._connected()
+        if client is None:
+            return []
+        listed = await client.list_sessions()
+        ours = {row["agent_session_id"]: row["title"] for row in self.store.sessions() if row.get("agent_session_id")}
+        return [SessionEntry(workspace_id="", workspace=str(s.get("cwd") or ""), task_id="",
+                             task=ours.get(s["sessionId"]) or _without_guidance(s.get("title")),
+                             session_id=s["sessionId"], state="",
+                             updated_at=str(s.get("updatedAt") or "")[:16].replace("T", " "), agent=self.agent_name)
+                for s in listed]
+
     async def start(self) -> None:
         await self._there(self._start())
 
-    async def _start(self) -> None:
+    async def _connected(self) -> AgentClient | None:
+        """The agent, started and initialised (once): its stored session made, frames flowing to the store."""
+        if self.client is not None:
+            return self.client
         self._set_state("starting", "starting the agent")
-        self.session_id = self.store.create_session(title=self.title, agent_command=self.options.command,
-                                                    workspace=str(self.options.workspace),
-                                                    recording=str(self.record) if self.record else None)
+        after, history = (0, 0), []
+        if self.continuing is not None:  # kandev-tui's own session, continued: its items first, new keys after
+            self.session_id = self.continuing["id"]
+            history = self.store.packed_items(self.session_id)
+            after = _last_turn_and_counter(history)
+            self.store.update_session(self.session_id, state="running")
+        else:
+            self.session_id = self.store.create_session(title=self.title, agent_command=self.options.command,
+                                                        workspace=str(self.options.workspace),
+                                                        recording=str(self.record) if self.record else None)
         if self.options.log_path is None:
             self.options.log_path = self.store.path.parent / "logs" / f"{self.session_id}.log"
-        self.pipeline = Pipeline(self.store, self.session_id, recording=RecordingWriter(self.record) if self.record else None,
-                                 listener=self._items)
+        self.pipeline = Pipeline(self.store, self.session_id,
+                                 recording=RecordingWriter(self.record) if self.record else None,
+                                 listener=self._items, after=after, stored_history=bool(history))
+        if history:
+            self.on_items(history)
         self.client = AgentClient(self.options, self.pipeline.feed, self._ask)
         try:
-            await self.client.start()
+            await self.client.connect()
         except AgentError as exc:
-            self.can_prompt = False
-            self.read_only_reason = "the agent could not be started"
-            self.store.update_session(self.session_id, state="failed")
-            self._set_state("error", str(exc))
-            return
+            self._failed(exc)
+            return None
         name = self.client.agent_info.get("title") or self.client.agent_info.get("name")
         if isinstance(name, str) and name:
             self.agent_name = name
+        return self.client
+
+    async def _start(self) -> None:
+        picked = self.session_id if self.can_pick_session else None
+        client = await self._connected()
+        if client is None:
+            return
+        if picked:
+            self.options.resume = picked  # one of the agent's own sessions, chosen in the picker
+        await self._open()
+
+    async def _open(self) -> None:
+        """Open the session (new, resumed or loaded); a login first when the agent needs one."""
+        assert self.client is not None
+        try:
+            await self.client.open_session()
+        except LoginRequired as exc:
+            self.login_methods = exc.methods
+            self._set_state("login", str(exc))
+            return
+        except AgentError as exc:
+            self._failed(exc)
+            return
+        self.login_methods = []
+        self.store.update_session(self.session_id, agent_session_id=self.client.session_id,
+                                  continues=self.client.continues_by)
+        await self._choose_at_start()
         self._set_state("idle", "")
+
+    def _failed(self, exc: AgentError) -> None:
+        self.can_prompt = False
+        self.read_only_reason = "the agent could not be started"
+        self.store.update_session(self.session_id, state="failed")
+        self._set_state("error", str(exc))
+
+    async def _choose_at_start(self) -> None:
+        if self.client is not None:
+            await choose_at_start(self.client, self.choices, lambda text: self.on_state("notice", text))
+
+    # -- logging in -------------------------------------------------------------------------------------------
+
+    def terminal_login(self, method_id: str) -> tuple[list[str], dict[str, str]] | None:
+        """The command a ``terminal`` login runs in the user's terminal (the agent's own command with the method's
+        ``args``) and its environment (the method's ``env`` added), or None for another kind of method."""
+        method = next((m for m in self.login_methods if m.get("id") == method_id), None)
+        if method is None or method.get("type") != "terminal":
+            return None
+        args = [a for a in method.get("args") or [] if isinstance(a, str)]
+        env = dict(self.options.env if self.options.env is not None else os.environ)
+        env.update({k: v for k, v in (method.get("env") or {}).items() if isinstance(k, str) and isinstance(v, str)})
+        return [*self.options.command, *args], env
+
+    async def log_in(self, method_id: str, env: dict[str, str] | None = None) -> None:
+        """Log in with one of the agent's methods and open the session again: an ``agent`` method is the agent's
+        ``authenticate``; after an ``env_var`` one (``env``: the values the user gave) or a ``terminal`` one (run
+        by the app in the user's terminal) the agent is started again, with the values in its environment."""
+        await self._there(self._log_in(method_id, env or {}))
+
+    async def _log_in(self, method_id: str, env: dict[str, str]) -> None:
+        method = next((m for m in self.login_methods if m.get("id") == method_id), None)
+        if method is None or self.client is None:
+            raise AgentError(f"the agent offers no login {method_id!r}")
+        kind = method.get("type") or "agent"
+        self._set_state("starting", f"logging in: {method.get('name') or method_id}")
+        if kind == "agent":
+            try:
+                await self.client.authenticate(method_id)
+            except AgentError as exc:
+                self._set_state("login", str(exc))
+                raise
+            await self._open()
+            return
+        if kind == "env_var":
+            base = self.options.env if self.options.env is not None else dict(os.environ)
+            self.options.env = {**base, **{k: v for k, v in env.items() if v}}
+        await self.client.close()  # started again: it reads the new credentials
+        self.client = AgentClient(self.options, self.pipeline.feed if self.pipeline else (lambda frame: None), self._ask)
+        try:
+            await self.client.connect()
+        except AgentError as exc:
+            self._failed(exc)
+            return
+        await self._open()
+
+    # -- choices --------------------------------------------------------------------------------------------
+
+    async def choose(self, method: str, params: dict[str, Any]) -> None:
+        """A choice for the session (``session/set_mode``…); AgentError with the agent's reason when refused."""
+        await self._there(self._choose(method, params))
+
+    async def _choose(self, method: str, params: dict[str, Any]) -> None:
+        if self.client is None:
+            raise AgentError("the agent is not running")
+        await self.client.choose(method, params)
 
     def _set_state(self, state: str, detail: str = "") -> None:
         if self.pipeline is not None:
@@ -187,6 +325,51 @@ class LiveSource(RunsInBackground, Source):
             self.pipeline.close()
         if self.session_id is not None and self.state not in ("ended", "error"):
             self.store.update_session(self.session_id, state="ended")
+
+
+async def choose_at_start(client: AgentClient, choices: dict[str, str], notice: Callable[[str], None]) -> list[str]:
+    """The mode and model asked for (``run --mode/--model``, or remembered for this agent), once the session is
+    open: what the agent does not offer, or refuses, is said (``notice``) and the agent's own stays. The problems,
+    as said."""
+    from kandev_tui.session.controls import Controls
+
+    setup = client.session_setup
+    controls = Controls({"modes": setup.get("modes"), "config": setup.get("configOptions"), "models": setup.get("models")})
+    problems = []
+    for category in ("mode", "model"):
+        value = choices.get(category)
+        if not value:
+            continue
+        try:
+            control, value = controls.resolve(category, value)
+            method, params = control.request(value)
+            await client.choose(method, params)
+        except (ValueError, AgentError) as exc:
+            problems.append(f"{category} {value!r} was not chosen: {exc}")
+            notice(problems[-1])
+    return problems
+
+
+def _without_guidance(title: Any) -> str:
+    """An agent's title for one of its sessions, never kandev-tui's guidance (an agent that titles a session with
+    the start of its first prompt had the guidance there, when it took no system prompt)."""
+    from kandev_tui.presentation import GUIDANCE
+
+    text = " ".join(str(title or "").split())
+    if not text or " ".join(GUIDANCE.split()).startswith(text[:40].rstrip("…. ")):
+        return "untitled"
+    return text
+
+
+def _last_turn_and_counter(items: list[Item]) -> tuple[int, int]:
+    """The last turn of stored items and the highest number in their keys (``message:12``): a session continued
+    numbers its new items after them."""
+    counter = 0
+    for item in items:
+        tail = item.key.rpartition(":")[2]
+        if tail.isdigit():
+            counter = max(counter, int(tail))
+    return max((item.turn for item in items), default=0), counter
 
 
 class StoredSource(Source):

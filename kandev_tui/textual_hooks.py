@@ -12,6 +12,7 @@ that too).
 - :class:`DrawsInputAtOnce`: a screen drawn at its first idle moment after an input, instead of at the next tick of
   its 60 Hz timer, with a lost update mended; and a screen that can hold a frame (``frame_hold``);
 - :func:`layout_changes`: the widgets a screen's next layout will measure again;
+- :func:`set_terminal_title`: the terminal's window title (OSC 2);
 - for tests and benchmarks: :func:`watch_frames` (each frame written to the terminal) and :func:`send_as_terminal`
   (input delivered as the terminal's driver delivers it).
 
@@ -90,6 +91,21 @@ def layout_changes(screen: Any) -> dict[Any, set[Any]]:
     a child deeper down changed its parent's size. ``Widget.pre_layout`` (public) is where it is said.
     """
     return screen._layout_widgets
+
+
+def set_terminal_title(app: Any, title: str) -> bool:
+    """Set the terminal's window title (OSC 2) to ``title``, made printable and short; False when there is no
+    terminal to write to.
+
+    Textual has no public way to write to the terminal: ``App.bell`` writes its escape through the driver, as this
+    does (the headless driver of tests writes nowhere).
+    """
+    driver = app._driver
+    if driver is None:
+        return False
+    clean = "".join(ch for ch in title if ch.isprintable())[:120]
+    driver.write(f"\x1b]2;{clean}\x07")
+    return True
 
 
 def watch_frames(app: Any, on_frame: Callable[[Any], None]) -> None:

@@ -239,3 +239,75 @@ async def at_end(pilot) -> None:
 
 RUN_BEFORE = {"claude_edit": scroll_to_edit, "codex_commands": expand_commands, "kandev_chart": scroll_to_csv_chart, "demo_top": scroll_home, "demo_chart": scroll_to_first_chart, "demo_end": at_end,
               "states": scroll_home, "group_expanded": expand_group, "blocks": inspect_chart}
+
+
+# -- session control: the login screen, the mode and model picker, the slash commands (a live session's screens) ----
+
+CLAUDE_INFO = {
+    "modes": {"currentModeId": "default", "availableModes": [
+        {"id": "default", "name": "Default", "description": "Standard behavior, prompts for dangerous operations"},
+        {"id": "acceptEdits", "name": "Accept Edits", "description": "Auto-accept file edit operations"},
+        {"id": "plan", "name": "Plan Mode", "description": "Planning mode, no actual tool execution"}]},
+    "config": [
+        {"id": "mode", "name": "Mode", "category": "mode", "type": "select", "currentValue": "default", "options": [
+            {"value": "default", "name": "Default", "description": "Standard behavior, prompts for dangerous operations"},
+            {"value": "acceptEdits", "name": "Accept Edits", "description": "Auto-accept file edit operations"},
+            {"value": "plan", "name": "Plan Mode", "description": "Planning mode, no actual tool execution"}]},
+        {"id": "model", "name": "Model", "category": "model", "type": "select", "currentValue": "default", "options": [
+            {"value": "default", "name": "Default (recommended)", "description": "Use the default model"},
+            {"value": "sonnet", "name": "Sonnet", "description": "Efficient for routine tasks"},
+            {"value": "haiku", "name": "Haiku", "description": "Fastest for quick answers"}]},
+        {"id": "effort", "name": "Effort", "category": "thought_level", "type": "select", "currentValue": "default",
+         "options": [{"value": "default", "name": "Default"}, {"value": "high", "name": "High"}]}],
+    "mode": "default",
+    "commands": [
+        {"name": "code-review", "description": "Review the current diff for correctness bugs",
+         "input": {"hint": "[low|medium|high] [--fix]"}},
+        {"name": "compact", "description": "Summarize the conversation to free context", "input": None},
+        {"name": "debug", "description": "Enable debug logging for this session", "input": {"hint": "[issue description]"}},
+        {"name": "simplify", "description": "Review the changed code for reuse and simplification",
+         "input": {"hint": "[<target>]"}}],
+    "title": "Fix the flaky test"}
+
+LOGIN_METHODS = [
+    {"id": "claude-ai-login", "type": "terminal", "name": "Claude Subscription", "description": "Use Claude subscription",
+     "args": ["--cli", "auth", "login", "--claudeai"]},
+    {"id": "api-key", "name": "API Key", "description": "Use an API key to authenticate"},
+    {"id": "anthropic-key", "type": "env_var", "name": "Anthropic API key", "description": "From console.anthropic.com",
+     "vars": [{"name": "ANTHROPIC_API_KEY", "label": "API key"}]}]
+
+
+def control_app(tmp_path: Path, view: str):
+    from tests.app_helpers import ScriptedSource, settings_at
+
+    from kandev_tui.app import KandevApp
+
+    items = [Item("session_info", "session_info", 1, CLAUDE_INFO),
+             message_item(1, "I'll look at the flaky test first.")]
+    state = "login" if view == "login" else "idle"
+    detail = "The agent needs a login: Authentication required" if view == "login" else ""
+    app = KandevApp(lambda on_items, on_state: ScriptedSource(on_items, on_state, items, state=state, detail=detail,
+                                                              login_methods=LOGIN_METHODS),
+                    settings_store=settings_at(tmp_path, chart_animation=False))
+    app.animation_level = "none"
+    return app
+
+
+async def show_control(pilot, view: str) -> None:
+    from tests.app_helpers import until
+
+    from kandev_tui.screens.choices import ChoicesScreen
+    from kandev_tui.screens.login import LoginScreen
+
+    app = pilot.app
+    await settle(pilot)
+    if view == "login":
+        await until(pilot, lambda: isinstance(app.screen, LoginScreen))
+    elif view == "choices":
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, ChoicesScreen) and app.screen.options.highlighted is not None)
+    else:
+        app.transcript_screen.prompt.focus()
+        await pilot.press("/", "c")
+        await until(pilot, lambda: app.transcript_screen.command_menu.open)
+    await pilot.pause(0.2)

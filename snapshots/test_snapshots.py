@@ -44,3 +44,13 @@ def test_real_agent_session(snap_compare, tmp_path, scene, size):
     """Sessions recorded from the real Claude Code and Codex adapters (tests/test_real_agents.py): an edit as a
     card with its diff's two hunks; commands with their colours and exit codes."""
     assert snap_compare(make(scene, tmp_path, "textual-dark"), terminal_size=size, run_before=RUN_BEFORE[scene])
+
+
+@pytest.mark.parametrize("size", [(80, 24), (45, 30)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("view", ["login", "choices", "commands"])
+def test_session_control(snap_compare, tmp_path, view, size):
+    """What only a live session shows: the login screen (a terminal, an agent and a variable method), the mode and
+    model picker (Claude's modes, models and effort), the slash commands offered as "/c" is typed."""
+    from .scenes import control_app, show_control
+
+    assert snap_compare(control_app(tmp_path, view), terminal_size=size, run_before=lambda pilot: show_control(pilot, view))

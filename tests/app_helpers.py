@@ -134,3 +134,33 @@ def fleet_item(call_id: str, tool: str, result=None, *, arguments=None, status="
 def apply_now(app, items) -> None:
     """Put items on screen at once, past the batch policy (the session model's transcript, then the view)."""
     app.apply_changes(app.session.transcript.apply(items))
+
+
+class ScriptedSource:
+    """A session as a live agent's looks, from fixed items and a fixed state (deterministic snapshots of what only a
+    live session shows: the login screen, the mode and model picker, the slash commands)."""
+
+    def __new__(cls, on_items, on_state, items, *, state="idle", detail="", login_methods=(), agent="Claude Agent"):
+        from kandev_tui.session import Source
+
+        class Scripted(Source):
+            can_prompt = True
+            can_cancel = True
+
+            async def start(self) -> None:
+                self.on_items(list(items))
+                self._set_state(state, detail)
+
+            async def send(self, text: str) -> None:
+                self._set_state("running", "")
+
+            def terminal_login(self, method_id: str):
+                method = next((m for m in self.login_methods if m.get("id") == method_id), None)
+                if method is None or method.get("type") != "terminal":
+                    return None
+                return ["claude-agent-acp", *method.get("args", [])], {}
+
+        source = Scripted(on_items, on_state)
+        source.agent_name, source.title, source.agent_command = agent, "Fix the flaky test", ["claude-agent-acp"]
+        source.login_methods = list(login_methods)
+        return source

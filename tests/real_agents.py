@@ -88,7 +88,8 @@ class Run:
         return next(item for item in self.kinds("tool_call") if title_part in (item["payload"].get("title") or ""))
 
 
-def agent_env(name: str, home: Path, *, model: str = "gpt-5.1-codex-max", mode: str = "read-only") -> tuple[str, list[str]]:
+def agent_env(name: str, home: Path, *, model: str = "gpt-5.1-codex-max", mode: str = "read-only",
+              logged_in: bool = True) -> tuple[str, list[str]]:
     """(server kind, ``--env`` entries) for an adapter, its model API pointed at the scripted server.
 
     Codex's tools depend on the model name: for one it has no metadata for (``gpt-5.1-codex-max``) it offers
@@ -103,6 +104,8 @@ def agent_env(name: str, home: Path, *, model: str = "gpt-5.1-codex-max", mode: 
             "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "IS_SANDBOX=1"]  # IS_SANDBOX: Claude Code refuses root
     codex_home = home / "codex"
     codex_home.mkdir(parents=True, exist_ok=True)
+    if not logged_in:  # no provider of ours, no key: Codex asks for a login
+        return "responses", common + [f"CODEX_HOME={codex_home}"]
     (codex_home / "config.toml").write_text(
         f'model = "{model}"\nmodel_provider = "scripted"\n\n[model_providers.scripted]\nname = "scripted"\n'
         f'base_url = "http://127.0.0.1:{CODEX_PORT}/v1"\nwire_api = "responses"\nenv_key = "SCRIPTED_API_KEY"\n'
@@ -113,22 +116,24 @@ def agent_env(name: str, home: Path, *, model: str = "gpt-5.1-codex-max", mode: 
 
 def run_agent(name: str, script: list[list[dict[str, Any]]], tmp: Path, prompt: str, *,
               permission: str = "allow-once", workspace: Path | None = None, timeout: float = 240,
-              **codex: str) -> Run:
+              extra: list[str] | tuple[str, ...] = (), run: str = "run", **codex: Any) -> Run:
     """One headless turn of the real adapter ``name`` through kandev-tui, in its own loopback-only namespace
-    (``codex``: ``model`` and ``mode``, see :func:`agent_env`)."""
+    (``codex``: ``model``, ``mode`` and ``logged_in``, see :func:`agent_env`; ``extra``: more options for
+    ``kandev-tui run``; ``run``: the name of this run's files in ``tmp``, so that a second run of the same session
+    database, its home and workspace (``--resume``) keeps the first's)."""
     binary = adapter(name)
     unshare = unshare_command()
     workspace = workspace or tmp / "workspace"
     workspace.mkdir(parents=True, exist_ok=True)
     server, env = agent_env(name, tmp / "home", **codex)
-    script_file, requests_file = tmp / "script.json", tmp / "requests.json"
+    script_file, requests_file = tmp / f"{run}.script.json", tmp / f"{run}.requests.json"
     script_file.write_text(json.dumps(script))
-    record, db = tmp / "run.recording.jsonl", tmp / "sessions.db"
+    record, db = tmp / f"{run}.recording.jsonl", tmp / "sessions.db"
     port = ["--port", str(CODEX_PORT)] if server == "responses" else []
     command = [*unshare, sys.executable, NETNS_RUN, "--server", server, *port, "--script", str(script_file),
                "--requests", str(requests_file), *[f"--env={entry}" for entry in env], "--",
                KANDEV, "run", "--headless", "--prompt", prompt, "--permission", permission, "--workspace",
-               str(workspace), "--db", str(db), "--record", str(record), "--", str(binary)]
+               str(workspace), "--db", str(db), "--record", str(record), *extra, "--", str(binary)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=tmp)
     if done.returncode == 97:
         raise Unavailable(done.stderr.strip())

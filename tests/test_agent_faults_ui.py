@@ -133,7 +133,10 @@ async def test_an_agent_that_ignores_cancel_is_stopped_and_its_output_kept(tmp_p
         assert await wait_for(pilot, lambda: "ignored cancel for 1 s and was stopped" in " ".join(
             getattr(w, "searchable_text", "") for w in app.view.widgets.values()))
         assert await keys_answered(pilot)
+        pid = app.source.client.process.pid
         await app.action_quit()
+    with pytest.raises(ProcessLookupError):  # quitting while the stop was under way: the agent is gone all the same
+        __import__("os").kill(pid, 0)
     text = stored_text(store)
     chunks = text.split("still going ")[1:]
     assert [int(c) for c in chunks] == list(range(len(chunks))) and len(chunks) > 10  # nothing lost, no gap

@@ -141,37 +141,109 @@ def test_codex_session_headless(codex_run):
     assert {"exec_command", "mcp__kandev"} <= tools  # the MCP server kandev-tui offered reached the model
 
 
-def test_claude_in_the_app_in_a_real_terminal(tmp_path):
-    """The real Claude Code adapter in the app, in tmux: the write's permission request shows the new file's diff,
-    1 allows it, and the edit is a card of its own with its diff."""
+# -- session control with the real adapters: logins, modes, models, resume --------------------------------------
+
+def test_codex_without_a_key_lists_its_logins_and_exits_1(tmp_path):
+    """No provider and no key: codex-acp's session/new says "Authentication required"; headless, kandev-tui says so
+    once and lists both of the ways Codex offers, one per line."""
+    run = real("codex", [], tmp_path, "hello", logged_in=False)
+    assert run.code == 1
+    lines = run.stderr.splitlines()
+    assert any(line.startswith("kandev-tui run: The agent needs a login: Authentication required") for line in lines)
+    assert any(line.startswith("  api-key: API Key") for line in lines), run.stderr
+    assert any(line.startswith("  chat-gpt: ChatGPT") for line in lines), run.stderr
+    assert not run.kinds("error") and len(run.kinds("note")) == 1  # said once, not once per frame
+
+
+def test_codex_mode_from_the_command_line_brings_approvals_to_the_user(tmp_path):
+    """Codex starting in its Auto review mode (approvals go to a reviewer model): --mode read-only switches it, and
+    its request to run a command that writes comes to kandev-tui (answered allow-once, so it runs)."""
+    from kandev_tui.session.controls import Controls
+
+    script = [[{"tool": "exec_command", "input": {"cmd": "mkdir -p probe && echo hi > probe/x.txt",
+                                                  "sandbox_permissions": "require_escalated",
+                                                  "justification": "write the probe file"}}],
+              [{"text": "Written."}]]
+    run = real("codex", script, tmp_path, "write the probe", mode="agent", extra=["--mode", "read-only"])
+    assert run.code == 0, run.stderr
+    assert run.kinds("permission"), "the approval went to the reviewer, not to the user"
+    assert Controls(run.kinds("session_info")[-1]["payload"]).summary().startswith("Read-only")
+    assert (run.workspace / "probe" / "x.txt").read_text() == "hi\n"
+
+
+def test_codex_model_from_the_command_line_reaches_the_model_server(tmp_path):
+    run = real("codex", [[{"text": "Hello back."}]], tmp_path, "hello", extra=["--model", "gpt-5.5"])
+    assert run.code == 0, run.stderr
+    posts = [r["body"] for r in run.requests if r["method"] == "POST" and r["path"].rstrip("/").endswith("/responses")]
+    assert posts and all(body.get("model") == "gpt-5.5" for body in posts), [b.get("model") for b in posts]
+
+
+def test_a_claude_session_resumed_sends_its_history_and_shows_nothing_twice(tmp_path):
+    """The second run continues the first's session (run --resume: session/resume, Claude's own session id): Claude
+    sends the earlier exchange to the model with the new prompt, and the stored session holds each item once."""
+    from kandev_tui.transcript import Store
+
+    first = real("claude", [[{"text": "The first answer."}]], tmp_path, "the first question", run="first")
+    assert first.code == 0, first.stderr
+    second = real("claude", [[{"text": "The second answer."}]], tmp_path, "the second question", run="second",
+                  extra=["--resume"])
+    assert second.code == 0, second.stderr
+    posts = [r["body"] for r in second.requests if r["method"] == "POST" and r["path"].startswith("/v1/messages")
+             and "count_tokens" not in r["path"]]
+    asked = __import__("json").dumps(posts[-1]["messages"])
+    assert "the first question" in asked and "The first answer." in asked and "the second question" in asked
+    store = Store(tmp_path / "sessions.db")
+    (session,) = store.sessions()
+    assert session["continues"] == "resume" and session["agent_session_id"]
+    items = store.items(session["id"])
+    assert [i.payload["text"] for i in items if i.kind == "user_message"] == ["the first question", "the second question"]
+    assert [i.payload["text"] for i in items if i.kind == "agent_message"] == ["The first answer.", "The second answer."]
+    assert len({i.key for i in items}) == len(items)
+
+
+def in_tmux(tmp_path, name: str, script, kandev_args: list[str], *, width: int = 100, height: int = 40, **codex):
+    """kandev-tui in the app with the real adapter ``name``, in tmux, beside its scripted model server, all in a
+    loopback-only namespace: (the Tmux, the workspace). Skips (or, in CI, fails) when the adapters or namespaces are
+    unavailable."""
+    import json
     import shlex
     import shutil
-    import time
 
-    from .real_agents import KANDEV, NETNS_RUN, adapter, agent_env, unshare_command
+    from .real_agents import CODEX_PORT, KANDEV, NETNS_RUN, adapter, agent_env, unshare_command
     from .test_tmux import Tmux
 
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed")
     try:
-        binary, unshare = adapter("claude"), unshare_command()
+        binary, unshare = adapter(name), unshare_command()
     except Unavailable as exc:
         if os.environ.get("CI"):
             raise
         pytest.skip(str(exc))
     workspace = tmp_path / "workspace"
-    workspace.mkdir()
-    script = [[{"text": "Writing it."}, {"tool": "Write", "input": {"file_path": str(workspace / "hello.py"),
-                                                                    "content": "print('hello from the agent')\n"}}],
-              [{"text": "Written."}]]
-    (tmp_path / "script.json").write_text(__import__("json").dumps(script))
-    _server, env = agent_env("claude", tmp_path / "home")
-    command = [*unshare, sys.executable, NETNS_RUN, "--server", "anthropic", "--script", str(tmp_path / "script.json"),
+    workspace.mkdir(exist_ok=True)
+    (tmp_path / "script.json").write_text(json.dumps(script(workspace) if callable(script) else script))
+    server, env = agent_env(name, tmp_path / "home", **codex)
+    port = ["--port", str(CODEX_PORT)] if server == "responses" else []
+    command = [*unshare, sys.executable, NETNS_RUN, "--server", server, *port, "--script", str(tmp_path / "script.json"),
                "--requests", str(tmp_path / "requests.json"), *[f"--env={e}" for e in env], "--", KANDEV, "run",
-               "--prompt", "write hello.py", "--workspace", str(workspace), "--db", str(tmp_path / "s.db"), "--",
-               str(binary)]
-    tmux = Tmux(100, 40, " ".join(shlex.quote(part) for part in command),
+               *kandev_args, "--workspace", str(workspace), "--db", str(tmp_path / "s.db"), "--", str(binary)]
+    tmux = Tmux(width, height, " ".join(shlex.quote(part) for part in command),
                 {"TERM": "xterm-256color", "KANDEV_TUI_CONFIG": str(tmp_path / "c.toml"), "PYTHONHASHSEED": "0"})
+    return tmux, workspace
+
+
+def test_claude_in_the_app_in_a_real_terminal(tmp_path):
+    """The real Claude Code adapter in the app, in tmux: the write's permission request shows the new file's diff,
+    1 allows it, and the edit is a card of its own with its diff; then its slash commands, offered as typed."""
+    import time
+
+    def script(workspace):
+        return [[{"text": "Writing it."}, {"tool": "Write", "input": {"file_path": str(workspace / "hello.py"),
+                                                                      "content": "print('hello from the agent')\n"}}],
+                [{"text": "Written."}]]
+
+    tmux, workspace = in_tmux(tmp_path, "claude", script, ["--prompt", "write hello.py"])
     try:
         screen = tmux.wait_for("asks to edit", 90)
         assert "+ print('hello from the agent')" in screen and "(new file)" in screen  # what is being approved
@@ -179,6 +251,40 @@ def test_claude_in_the_app_in_a_real_terminal(tmp_path):
         screen = tmux.wait_for("Written.", 90)
         assert "hello.py" in screen and "+1 −0" in screen  # the edit's card with its counts
         assert (workspace / "hello.py").read_text() == "print('hello from the agent')\n"
+        tmux.keys("/deb")  # Claude's own slash commands, offered as they are typed
+        screen = tmux.wait_for("/debug", 30)
+        assert "Enable debug logging" in screen
+        tmux.keys("Tab")
+        screen = tmux.wait_for("[issue description]", 30)  # completed: what the command takes, under the box
+        tmux.keys("C-q")
+        time.sleep(1.0)
+    finally:
+        tmux.close()
+
+
+def test_codex_in_the_app_switched_to_read_only_asks_the_user(tmp_path):
+    """Codex starts in its Auto review mode; in the app, ctrl+o and Read-only: the status line says so, and its
+    request to run a command that writes comes to the user, who allows it with a key."""
+    import time
+
+    script = [[{"tool": "exec_command", "input": {"cmd": "mkdir -p probe && echo hi > probe/x.txt",
+                                                  "sandbox_permissions": "require_escalated",
+                                                  "justification": "write the probe file"}}],
+              [{"text": "Written by the probe."}]]
+    tmux, workspace = in_tmux(tmp_path, "codex", script, [], mode="agent")
+    try:
+        tmux.wait_for("Auto review", 90)  # the status line: the mode the agent started in
+        tmux.keys("C-o")
+        tmux.wait_for("Read-only", 30)
+        tmux.keys("Up", "Up", "Enter")  # from Auto review (the third mode) to Read-only (the first)
+        status = tmux.wait_for("Read-only ·", 30).splitlines()[0]
+        assert "Auto review" not in status
+        tmux.keys("write the probe", "Enter")
+        screen = tmux.wait_for("asks to run", 90)
+        assert "mkdir -p probe" in screen
+        tmux.keys("1")
+        tmux.wait_for("Written by the probe.", 90)
+        assert (workspace / "probe" / "x.txt").read_text() == "hi\n"
         tmux.keys("C-q")
         time.sleep(1.0)
     finally:

@@ -225,3 +225,16 @@ async def test_a_screen_shown_during_a_batch_of_updates_is_drawn_when_the_batch_
                 break
         assert not (help_screen._layout_required or help_screen._repaint_required or help_screen._dirty_widgets)
         assert drawn.count("HelpScreen") > before
+
+
+async def test_the_terminal_title_is_written_through_the_driver(tmp_path):
+    """set_terminal_title writes OSC 2 (printable text only, bounded) through the app's driver."""
+    from kandev_tui.textual_hooks import set_terminal_title
+
+    app = stored_app(tmp_path, [message_item(1, "Hello.")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        written = []
+        app._driver.write = written.append  # the driver's own write: what reaches the terminal
+        assert set_terminal_title(app, "kandev-tui: waiting \x1b]52;c;evil\x07 for you" + "x" * 300)
+        assert written == ["\x1b]2;" + ("kandev-tui: waiting ]52;c;evil for you" + "x" * 300)[:120] + "\x07"]

@@ -233,3 +233,64 @@ def test_an_agent_that_never_started_exits_non_zero(tmp_path, agent):
         assert "kandev-tui: " in screen and "Traceback" not in screen
     finally:
         tmux.close()
+
+
+def test_a_request_that_waits_while_the_terminal_is_elsewhere_rings_and_says_so_in_the_title(tmp_path):
+    """The user is in another tmux window (the app's pane loses focus: tmux passes focus events on with
+    focus-events on) when the agent asks for permission: the bell rings (tmux flags the app's window) and the
+    terminal's title says what waits; coming back, the title no longer calls."""
+    env = {"KANDEV_TUI_DB": str(tmp_path / "s.db"), "KANDEV_TUI_CONFIG": str(tmp_path / "c.toml"),
+           "TERM": "xterm-256color", "KANDEV_DEMO_DELAY": "0.02", "PYTHONHASHSEED": "0"}
+    tmux = Tmux(100, 30, f"{KANDEV} demo", env)
+    try:
+        tmux._run("set-option", "-g", "focus-events", "on")
+        tmux._run("set-option", "-g", "allow-rename", "on")
+        tmux.wait_for("kandev-tui demo agent", 30)
+        time.sleep(0.5)
+        tmux._run("new-window", "-d", "-t", "t:9", "sleep 60")
+        tmux._run("select-window", "-t", "t:9")  # the app's pane loses focus
+        deadline = time.monotonic() + 60
+        title = ""
+        while time.monotonic() < deadline:
+            title = tmux._run("display-message", "-p", "-t", "t:0", "#{pane_title}").strip()
+            if "waiting for you" in title:
+                break
+            time.sleep(0.2)
+        assert title.startswith("kandev-tui: waiting for you · Check the build health"), title
+        assert tmux._run("display-message", "-p", "-t", "t:0", "#{window_bell_flag}").strip() == "1"
+        tmux._run("select-window", "-t", "t:0")  # back (a detached tmux has no client to report focus: as one would)
+        tmux._run("send-keys", "-t", "t:0", "-l", "\x1b[I")
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and "waiting for you" in title:
+            time.sleep(0.2)
+            title = tmux._run("display-message", "-p", "-t", "t:0", "#{pane_title}").strip()
+        assert title.startswith("kandev-tui · "), title
+        tmux.keys("C-q")
+        time.sleep(1.0)
+    finally:
+        tmux.close()
+
+
+def test_a_login_in_the_terminal_steps_aside_and_comes_back_logged_in(tmp_path):
+    """The demo agent's terminal login: kandev-tui hands the terminal over, the command asks its question there, and
+    once it ends the app is back and the session starts; ctrl+c in such a command ends it, not kandev-tui."""
+    env = {"KANDEV_TUI_DB": str(tmp_path / "s.db"), "KANDEV_TUI_CONFIG": str(tmp_path / "c.toml"),
+           "TERM": "xterm-256color", "KANDEV_DEMO_DELAY": "0", "PYTHONHASHSEED": "0",
+           "KANDEV_DEMO_LOGIN_FILE": str(tmp_path / "logged-in")}
+    agent = f"{sys.executable} -m kandev_tui.demo.agent --needs-login"
+    tmux = Tmux(100, 30, f"{KANDEV} run --workspace {tmp_path} -- {agent}", env)
+    try:
+        tmux.wait_for("needs a login", 30)
+        tmux.keys("3")
+        tmux.wait_for("Demo login: type yes to log in:", 30)
+        tmux.keys("C-c")  # interrupted: back in the app, which says so, still waiting for a login
+        tmux.wait_for("ended with status", 30)
+        tmux.keys("3")
+        tmux.wait_for("Demo login: type yes to log in:", 30)
+        tmux.keys("yes", "Enter")
+        screen = tmux.wait_for("Ask · Standard", 30)  # the session started: its mode and model in the status line
+        assert "○ ready" in screen and (tmp_path / "logged-in").exists()
+        tmux.keys("C-q")
+        time.sleep(1.0)
+    finally:
+        tmux.close()

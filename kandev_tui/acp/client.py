@@ -31,6 +31,33 @@ class AgentError(Exception):
     """The agent could not be started or stopped answering; ``str()`` says what happened."""
 
 
+class LoginRequired(AgentError):
+    """The agent cannot start a session until the user logs in: ``methods`` are the ways it offers (its
+    ``authMethods``: ``{id, name, description, type?, vars?, args?, env?}``). The agent is still running, so that
+    an ``agent`` method can be called (:meth:`AgentClient.authenticate`) and the session tried again."""
+
+    def __init__(self, message: str, methods: list[dict[str, Any]]) -> None:
+        super().__init__(message)
+        self.methods = methods
+
+
+AUTH_REQUIRED = -32000  # JSON-RPC error code of ACP's "Authentication required"
+
+
+def request_error_text(exc: BaseException) -> str:
+    """A JSON-RPC error as one line: its message, and what its ``data`` adds (``details``, ``message``, text)."""
+    message = str(exc) or "error"
+    data = getattr(exc, "data", None)
+    detail = None
+    if isinstance(data, dict):
+        detail = next((data[k] for k in ("details", "detail", "message", "error") if isinstance(data.get(k), str)), None)
+    elif isinstance(data, str):
+        detail = data
+    if detail and detail.strip() and detail.strip() not in message:
+        message = f"{message}: {' '.join(detail.split())[:300]}"
+    return message
+
+
 @dataclass
 class AgentOptions:
     """How to start and talk to one agent."""
@@ -44,6 +71,10 @@ class AgentOptions:
     init_timeout: float = 30.0
     cancel_grace: float = 10.0
     env: dict[str, str] | None = None
+    # continue the agent's own session with this id (session/resume where offered, else session/load)
+    resume: str | None = None
+    # the history a loaded session replays is stored already (kandev-tui's own session continued): not shown again
+    history_stored: bool = False
 
 
 def kandev_mcp_server(workspace: Path, repos: dict[str, Path]) -> dict[str, Any]:
@@ -137,21 +168,33 @@ class AgentClient:
         self.session_id: str | None = None
         self.agent_info: dict[str, Any] = {}
         self.agent_capabilities: dict[str, Any] = {}
+        self.auth_methods: list[dict[str, Any]] = []
+        self.session_setup: dict[str, Any] = {}  # the answer to session/new (load, resume): modes, config, models
+        self._prefix_guidance = False  # the guidance goes before the first prompt (no system prompt taken)
         self._first_prompt = True
         self._turn: asyncio.Task[Any] | None = None
         self._permission_waits: set[asyncio.Task[Any]] = set()  # the questions being asked, cancelled by cancel()
         self._exit_reported = False
-        self._stopping = False
+        self._closing: asyncio.Future[None] | None = None
 
     # -- lifecycle -----------------------------------------------------------
+
+    def _note(self, message: str) -> None:
+        self._on_frame(Frame.now(LOCAL, {"event": "note", "message": message}))
 
     def _local(self, message: str, **details: Any) -> None:
         self._on_frame(Frame.now(LOCAL, {"event": "error", "message": message,
                                          **{k: v for k, v in details.items() if v is not None}}))
 
     async def start(self) -> None:
-        """Spawn the agent, ``initialize`` and ``session/new``; AgentError (reported) on failure."""
-        # the SDK takes over a second to import: do it off the event loop, so the app keeps drawing
+        """Spawn the agent, ``initialize`` and open the session (:meth:`open_session`); AgentError (reported) on
+        failure, :class:`LoginRequired` when the agent needs a login first (the agent keeps running)."""
+        await self.connect()
+        await self.open_session()
+
+    async def connect(self) -> None:
+        """Spawn the agent and ``initialize``: its info, capabilities and ways to log in are kept."""
+        # the SDK takes over a second to import: do it off the event loop
         await asyncio.to_thread(importlib.import_module, "acp.connection")
         from acp.connection import Connection
 
@@ -183,7 +226,9 @@ class AgentClient:
         try:
             response = await asyncio.wait_for(self._conn.send_request("initialize", {
                 "protocolVersion": PROTOCOL_VERSION,
-                "clientCapabilities": {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False},
+                # auth.terminal: the agent may offer a login to run in the user's terminal (the app steps aside)
+                "clientCapabilities": {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False,
+                                       "auth": {"terminal": True}},
                 "clientInfo": {"name": "kandev-tui", "title": "kandev-tui", "version": __version__},
             }), timeout=options.init_timeout)
         except asyncio.TimeoutError:
@@ -194,22 +239,129 @@ class AgentClient:
         self.agent_info = response.get("agentInfo") if isinstance(response.get("agentInfo"), dict) else {}
         caps = response.get("agentCapabilities")
         self.agent_capabilities = caps if isinstance(caps, dict) else {}
+        methods = response.get("authMethods")
+        self.auth_methods = [m for m in methods if isinstance(m, dict) and isinstance(m.get("id"), str)] \
+            if isinstance(methods, list) else []
+
+    @property
+    def session_capabilities(self) -> dict[str, Any]:
+        caps = self.agent_capabilities.get("sessionCapabilities")
+        return caps if isinstance(caps, dict) else {}
+
+    @property
+    def continues_by(self) -> str | None:
+        """How the agent continues an earlier session: ``resume`` (nothing replayed), ``load`` (its history
+        replayed), or None when it cannot."""
+        if isinstance(self.session_capabilities.get("resume"), dict):
+            return "resume"
+        if self.agent_capabilities.get("loadSession") is True:
+            return "load"
+        return None
+
+    def _guidance_params(self) -> dict[str, Any]:
+        """The guidance as the client's system prompt, where the agent takes one (``sessionCapabilities
+        .systemPrompt``; Claude's ``_meta.systemPrompt.append``); elsewhere it goes before the first prompt."""
+        if not self.options.inject_guidance:
+            return {}
+        from kandev_tui.presentation import GUIDANCE
+
+        if isinstance(self.session_capabilities.get("systemPrompt"), dict):
+            return {"systemPrompt": {"mode": "append", "content": [{"type": "text", "text": GUIDANCE}]}}
+        meta = self.agent_capabilities.get("_meta")
+        if isinstance(meta, dict) and isinstance(meta.get("claudeCode"), dict):
+            return {"_meta": {"systemPrompt": {"append": GUIDANCE}}}
+        return {}
+
+    async def open_session(self) -> None:
+        """``session/new``, or, to continue the agent's session ``options.resume``, ``session/resume`` (where
+        offered) or ``session/load``. :class:`LoginRequired` when the agent needs a login first."""
+        options = self.options
+        params: dict[str, Any] = {"cwd": str(options.workspace),
+                                  "mcpServers": mcp_servers_for(options, self.agent_capabilities)}
+        guidance = self._guidance_params()
+        params.update(guidance)
+        self._prefix_guidance = options.inject_guidance and not guidance
+        method = "session/new"
+        if options.resume:
+            how = self.continues_by
+            if how is None:
+                await self._fail("This agent cannot continue a session (it offers neither session/resume nor "
+                                 "session/load); start a new one with kandev-tui run.")
+            method = f"session/{how}"
+            params["sessionId"] = options.resume
+            self._prefix_guidance = False  # the session had its guidance when it began
         try:
-            session = await asyncio.wait_for(self._conn.send_request("session/new", {
-                "cwd": str(options.workspace),
-                "mcpServers": mcp_servers_for(options, self.agent_capabilities),
-            }), timeout=options.init_timeout)
+            session = await asyncio.wait_for(self._conn.send_request(method, params), timeout=options.init_timeout)
         except asyncio.TimeoutError:
-            await self._fail(f"The agent did not answer session/new within {options.init_timeout:g} s.")
+            await self._fail(f"The agent did not answer {method} within {options.init_timeout:g} s.")
         except Exception as exc:  # noqa: BLE001
+            if type(exc).__name__ == "RequestError" and (getattr(exc, "code", None) == AUTH_REQUIRED
+                                                          or self.auth_methods) and method == "session/new":
+                message = f"The agent needs a login: {self._describe(exc)}"
+                self._note(message)
+                raise LoginRequired(message, self.auth_methods) from None
+            if options.resume:
+                await self._fail(f"The agent could not continue session {options.resume}: {self._describe(exc)} "
+                                 "(it may no longer know it); start a new one with kandev-tui run.")
             await self._fail(f"The agent could not start a session: {self._describe(exc)}")
-        self.session_id = session.get("sessionId") if isinstance(session, dict) else None
+        self.session_setup = session if isinstance(session, dict) else {}
+        self.session_id = options.resume or self.session_setup.get("sessionId")
         if not isinstance(self.session_id, str):
             await self._fail("The agent answered session/new without a session id.")
 
+    async def authenticate(self, method_id: str) -> None:
+        """``authenticate`` with one of the agent's methods; AgentError with the agent's reason when it fails."""
+        if self._conn is None:
+            raise AgentError("the agent is not running")
+        try:
+            await asyncio.wait_for(self._conn.send_request("authenticate", {"methodId": method_id}), timeout=300)
+        except asyncio.TimeoutError:
+            raise AgentError("The agent did not finish the login within 5 minutes.") from None
+        except Exception as exc:  # noqa: BLE001
+            raise AgentError(f"The login failed: {self._describe(exc)}") from None
+        self._note(f"Logged in ({method_id}).")
+
+    async def choose(self, method: str, params: dict[str, Any]) -> None:
+        """A choice for the session (``session/set_mode``, ``session/set_config_option``, ``session/set_model``);
+        AgentError with the agent's reason when it refuses (the old choice stays)."""
+        if self._conn is None or self.session_id is None:
+            raise AgentError("the agent is not running")
+        try:
+            await asyncio.wait_for(self._conn.send_request(method, {"sessionId": self.session_id, **params}),
+                                   timeout=self.options.init_timeout)
+        except asyncio.TimeoutError:
+            raise AgentError(f"The agent did not answer {method} within {self.options.init_timeout:g} s.") from None
+        except Exception as exc:  # noqa: BLE001
+            raise AgentError(f"The agent refused it: {self._describe(exc)}") from None
+
+    async def list_sessions(self) -> list[dict[str, Any]]:
+        """The agent's own sessions in this workspace (``session/list``, every page), newest first as it lists
+        them; AgentError when it cannot list."""
+        if self._conn is None:
+            raise AgentError("the agent is not running")
+        if not isinstance(self.session_capabilities.get("list"), dict):
+            raise AgentError("This agent does not list its sessions (no sessionCapabilities.list).")
+        found: list[dict[str, Any]] = []
+        cursor = None
+        for _ in range(50):
+            params: dict[str, Any] = {"cwd": str(self.options.workspace)}
+            if cursor:
+                params["cursor"] = cursor
+            try:
+                page = await asyncio.wait_for(self._conn.send_request("session/list", params),
+                                              timeout=self.options.init_timeout)
+            except Exception as exc:  # noqa: BLE001
+                raise AgentError(f"The agent could not list its sessions: {self._describe(exc)}") from None
+            page = page if isinstance(page, dict) else {}
+            found += [s for s in page.get("sessions") or [] if isinstance(s, dict) and isinstance(s.get("sessionId"), str)]
+            cursor = page.get("nextCursor")
+            if not isinstance(cursor, str) or not cursor:
+                break
+        return found
+
     def _describe(self, exc: BaseException) -> str:
         if type(exc).__name__ == "RequestError":
-            return str(exc) or "error"
+            return request_error_text(exc)
         if isinstance(exc, ConnectionError):
             return "the agent closed the connection"
         return f"{type(exc).__name__}: {exc}"
@@ -236,14 +388,14 @@ class AgentClient:
     async def prompt(self, text: str) -> str:
         """Send one prompt and wait for the end of the turn; returns the stop reason.
 
-        The guidance paragraph is prepended to the first prompt (unless turned
-        off); ``_meta.kandevTui.guidanceChars`` tells the normaliser how much
-        of the text is ours, so the transcript shows the user's words only.
+        Where the agent takes no system prompt from the client, the guidance paragraph is prepended to the first
+        prompt (unless turned off); ``_meta.kandevTui.guidanceChars`` tells the normaliser how much of the text is
+        ours, so the transcript (and the session's title) shows the user's words only.
         """
         if self._conn is None or self.session_id is None:
             raise AgentError("the agent is not running")
         params: dict[str, Any] = {"sessionId": self.session_id, "prompt": [{"type": "text", "text": text}]}
-        if self._first_prompt and self.options.inject_guidance:
+        if self._first_prompt and self._prefix_guidance:
             from kandev_tui.presentation import GUIDANCE
 
             prefix = GUIDANCE + "\n\n"
@@ -332,10 +484,13 @@ class AgentClient:
     # -- shutdown ------------------------------------------------------------------
 
     async def close(self) -> None:
-        """Close stdin, then SIGTERM and finally SIGKILL the agent's process group."""
-        if self._stopping:
-            return
-        self._stopping = True
+        """Close stdin, then SIGTERM and finally SIGKILL the agent's process group. A second call waits for the
+        first to have ended the agent (quitting while a cancel that timed out is still stopping it)."""
+        if self._closing is None:
+            self._closing = asyncio.ensure_future(self._close())
+        await asyncio.shield(self._closing)
+
+    async def _close(self) -> None:
         process = self.process
         if self._conn is not None:
             try:

@@ -11,7 +11,13 @@ server as Kandev offers). Codex-style and Claude-style MCP frames are both used.
 Options: ``--scenario build|fleet``; ``--dialect claude`` reports every MCP call
 Claude-style (Kandev keeps the arguments only of those); ``--seed-workspace``
 copies the demo files into the session's working directory where missing (a
-Kandev session starts in an empty repository).
+Kandev session starts in an empty repository); ``--needs-login`` starts no
+session until the client logs in (three ways: the agent's own ``authenticate``,
+``KANDEV_DEMO_TOKEN`` in its environment, or ``--login-in-terminal``, a login
+run in the user's terminal that writes ``KANDEV_DEMO_LOGIN_FILE``).
+
+Like the real agents, it offers modes (ask before writing, or write without
+asking), a model option, and slash commands (``/chart``, ``/summary``).
 
 ``KANDEV_DEMO_DELAY`` sets the pause between streamed chunks in seconds
 (default 0.02; 0 in tests).
@@ -196,10 +202,13 @@ class McpLink:
 class DemoAgent:
     """A plain class the SDK routes to by method name (deliberately not an ``acp.Agent`` subclass)."""
 
-    def __init__(self, scenario: str = "build", *, dialect: str = "mixed", seed_workspace: bool = False) -> None:
+    def __init__(self, scenario: str = "build", *, dialect: str = "mixed", seed_workspace: bool = False,
+                 needs_login: bool = False) -> None:
         self.scenario = scenario
         self.dialect = dialect
         self.seed_workspace = seed_workspace
+        self.needs_login = needs_login
+        self._logged_in = False
         self._conn: Any = None
         self._sessions: dict[str, dict[str, Any]] = {}
         self._cancelled: set[str] = set()
@@ -210,21 +219,80 @@ class DemoAgent:
 
     async def initialize(self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None,
                          **_: Any) -> InitializeResponse:
-        return InitializeResponse(
+        response = InitializeResponse(
             protocol_version=1,
             agent_capabilities=AgentCapabilities(load_session=False, mcp_capabilities=McpCapabilities(http=True, sse=False)),
             agent_info=Implementation(name="kandev-demo-agent", title="kandev-tui demo agent", version=__version__),
         )
+        if self.needs_login:
+            terminal = getattr(getattr(client_capabilities, "auth", None), "terminal", False)
+            methods = [{"id": "demo-login", "name": "Demo login", "description": "The demo agent logs you in at once"},
+                       {"id": "demo-token", "type": "env_var", "name": "Demo token",
+                        "description": "Any text will do", "vars": [{"name": "KANDEV_DEMO_TOKEN", "label": "demo token"}]}]
+            if terminal:  # offered only to clients that can hand the terminal over, as the real agents do
+                methods.append({"id": "demo-terminal", "type": "terminal", "name": "Log in in the terminal",
+                                "description": "Answer one question", "args": ["--login-in-terminal"]})
+            response = InitializeResponse.model_validate({**response.model_dump(by_alias=True, exclude_none=True),
+                                                          "authMethods": methods})
+        return response
+
+    async def authenticate(self, method_id: str, **_: Any) -> None:
+        from acp.exceptions import RequestError
+
+        if method_id != "demo-login":
+            raise RequestError.invalid_params({"details": f"the demo agent cannot log in with {method_id}"})
+        self._logged_in = True
+
+    def _may_start(self) -> bool:
+        login_file = os.environ.get("KANDEV_DEMO_LOGIN_FILE")
+        return (not self.needs_login or self._logged_in or bool(os.environ.get("KANDEV_DEMO_TOKEN"))
+                or bool(login_file and Path(login_file).is_file()))
 
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any) -> NewSessionResponse:
+        if not self._may_start():
+            from acp.exceptions import RequestError
+
+            raise RequestError.auth_required()
         self._ids += 1
         session_id = f"demo-{self._ids}"
         kandev = next((s for s in mcp_servers or [] if getattr(s, "name", None) == "kandev"
                        and (getattr(s, "command", None) or getattr(s, "url", None))), None)
         if self.seed_workspace:
             seed(Path(cwd))
-        self._sessions[session_id] = {"cwd": Path(cwd), "mcp": McpLink(kandev) if kandev else None, "turns": 0}
-        return NewSessionResponse(session_id=session_id)
+        self._sessions[session_id] = {"cwd": Path(cwd), "mcp": McpLink(kandev) if kandev else None, "turns": 0,
+                                      "mode": "ask", "model": "demo-standard"}
+        asyncio.get_running_loop().call_later(0.01, lambda: asyncio.ensure_future(self._offer_commands(session_id)))
+        return NewSessionResponse.model_validate({"sessionId": session_id, "modes": {
+            "currentModeId": "ask", "availableModes": [{"id": mode, **info} for mode, info in MODES.items()]},
+            "configOptions": self._options(self._sessions[session_id])})
+
+    def _options(self, state: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{"id": "mode", "name": "Mode", "category": "mode", "type": "select", "currentValue": state["mode"],
+                 "options": [{"value": mode, **info} for mode, info in MODES.items()]},
+                {"id": "model", "name": "Model", "category": "model", "type": "select", "currentValue": state["model"],
+                 "options": [{"value": model, **info} for model, info in MODELS.items()]}]
+
+    async def _offer_commands(self, session_id: str) -> None:
+        await self._conn.session_update(session_id=session_id, update=schema.AvailableCommandsUpdate.model_validate({
+            "sessionUpdate": "available_commands_update", "availableCommands": COMMANDS}))
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **_: Any) -> None:
+        from acp.exceptions import RequestError
+
+        state = self._sessions.get(session_id)
+        if state is None or mode_id not in MODES:
+            raise RequestError.invalid_params({"details": f"the demo agent has no mode {mode_id}"})
+        state["mode"] = mode_id
+
+    async def set_config_option(self, config_id: str, session_id: str, value: Any, **_: Any) -> Any:
+        from acp.exceptions import RequestError
+
+        state = self._sessions.get(session_id)
+        allowed = {"mode": MODES, "model": MODELS}.get(config_id)
+        if state is None or allowed is None or value not in allowed:
+            raise RequestError.invalid_params({"details": f"the demo agent has no {config_id} {value}"})
+        state[config_id] = value
+        return schema.SetSessionConfigOptionResponse.model_validate({"configOptions": self._options(state)})
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         self._cancelled.add(session_id)
@@ -411,6 +479,8 @@ class DemoAgent:
             raise _Cancelled
 
     async def _ask_to_write(self, session_id: str, cwd: Path) -> None:
+        if self._sessions[session_id].get("mode") == "write":  # the user's mode: write without asking
+            return await self._write_summary(session_id, cwd)
         call_id = "edit-1"
         summary = "# Build summary\n\n3 failing tests.\n"
         old = (cwd / "reports" / "summary.md").read_text() if (cwd / "reports" / "summary.md").is_file() else None
@@ -459,6 +529,38 @@ class DemoAgent:
                 await state["mcp"].close()
 
 
+    async def _write_summary(self, session_id: str, cwd: Path) -> None:
+        summary = "# Build summary\n\n3 failing tests.\n"
+        old = (cwd / "reports" / "summary.md").read_text() if (cwd / "reports" / "summary.md").is_file() else None
+        diff = [helpers.tool_diff_content("reports/summary.md", summary, old)]
+        await self._send(session_id, helpers.start_tool_call("edit-1", "Write reports/summary.md", kind="edit",
+                                                             status="in_progress", content=diff))
+        (cwd / "reports").mkdir(exist_ok=True)
+        (cwd / "reports" / "summary.md").write_text(summary)
+        await self._send(session_id, helpers.update_tool_call("edit-1", status="completed",
+                                                              raw_output="Wrote reports/summary.md"))
+
+
+MODES = {"ask": {"name": "Ask", "description": "Ask before writing files"},
+         "write": {"name": "Write", "description": "Write files without asking"}}
+MODELS = {"demo-standard": {"name": "Standard", "description": "The demo's usual answers"},
+          "demo-thorough": {"name": "Thorough", "description": "The same answers, more slowly"}}
+COMMANDS = [{"name": "chart", "description": "Chart the words of a message", "input": {"hint": "some words"}},
+            {"name": "summary", "description": "Write the build summary again", "input": None}]
+
+
+def login_in_terminal() -> int:
+    """The demo's ``terminal`` login: one question in the user's terminal, then ``KANDEV_DEMO_LOGIN_FILE``."""
+    target = os.environ.get("KANDEV_DEMO_LOGIN_FILE")
+    answer = input("Demo login: type yes to log in: ").strip().lower()
+    if answer != "yes" or not target:
+        print("Not logged in.")
+        return 1
+    Path(target).write_text("logged in\n")
+    print("Logged in.")
+    return 0
+
+
 class _Cancelled(Exception):
     pass
 
@@ -483,8 +585,12 @@ async def main() -> None:
                         help="how MCP calls are reported: both Codex and Claude styles, or Claude style only")
     parser.add_argument("--seed-workspace", action="store_true",
                         help="copy the demo files into the session directory where missing")
+    parser.add_argument("--needs-login", action="store_true", help="start no session until the client logs in")
+    parser.add_argument("--login-in-terminal", action="store_true",
+                        help="the terminal login: ask one question, then write KANDEV_DEMO_LOGIN_FILE")
     args = parser.parse_args()
-    agent = DemoAgent(args.scenario, dialect=args.dialect, seed_workspace=args.seed_workspace)
+    agent = DemoAgent(args.scenario, dialect=args.dialect, seed_workspace=args.seed_workspace,
+                      needs_login=args.needs_login)
     try:
         await run_agent(agent)
     finally:
@@ -492,6 +598,12 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
+    if "--login-in-terminal" in sys.argv[1:]:  # a plain program in the user's terminal: ctrl+c ends it (no event loop)
+        try:
+            sys.exit(login_in_terminal())
+        except (KeyboardInterrupt, EOFError):
+            print("\nNot logged in.")
+            sys.exit(130)
     try:
         asyncio.run(main())
     except KeyboardInterrupt:

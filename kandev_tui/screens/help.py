@@ -15,8 +15,10 @@ from kandev_tui.textual_hooks import DrawsInputAtOnce
 KEYS = [
     ("Everywhere", [("ctrl+q", "quit (or ctrl+c twice)"), ("F1", "this help (F1 again closes it)"), ("F2", "settings"),
                     ("ctrl+p", "command palette"), ("tab / shift+tab", "move between the prompt and transcript items"),
-                    ("ctrl+f", "search the whole session (enter: next hit, escape: close)"), ("escape", "cancel the running turn")]),
-    ("Prompt", [("enter", "send"), ("ctrl+j / alt+enter", "new line")]),
+                    ("ctrl+f", "search the whole session (enter: next hit, escape: close)"), ("escape", "cancel the running turn"),
+                    ("ctrl+o", "the agent's modes, models and options"), ("ctrl+l", "log in, when the agent waits for it")]),
+    ("Prompt", [("enter", "send"), ("ctrl+j / alt+enter", "new line"),
+                ("/", "the agent's slash commands (tab or enter completes)")]),
     ("Transcript", [("pageup / pagedown", "scroll"), ("ctrl+home / ctrl+end", "first / latest output"),
                     ("enter / space", "expand a tool group or file preview"), ("m", "more / less of a tool's output")]),
     ("Permission request", [("1-9", "choose an option"), ("←/→ + enter", "choose with the buttons")]),

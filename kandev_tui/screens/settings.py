@@ -50,6 +50,12 @@ class SettingsScreen(DrawsInputAtOnce, ModalScreen[None]):
             with Horizontal():
                 yield Label("Edits as cards of their own (new sessions)")
                 yield Switch(value=settings.edits_inline, id="edits_inline")
+            with Horizontal():
+                yield Label("Ring the bell when the agent needs you elsewhere")
+                yield Switch(value=settings.attention_bell, id="attention_bell")
+            with Horizontal():
+                yield Label("Say it in the terminal's title")
+                yield Switch(value=settings.attention_title, id="attention_title")
         yield KeyFooter()  # over the transcript's: the keys of this screen (escape closes it), not of the one below
 
     def on_select_changed(self, event: Select.Changed) -> None:

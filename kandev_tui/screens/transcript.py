@@ -13,6 +13,7 @@ from textual.widgets import Input, Static
 
 from kandev_tui.pacing import USER
 from kandev_tui.textual_hooks import DrawsInputAtOnce, covered
+from kandev_tui.widgets.command_menu import CommandMenu
 from kandev_tui.widgets.key_footer import KeyFooter
 from kandev_tui.widgets.prompt_input import PromptInput
 from kandev_tui.widgets.status_line import StatusLine
@@ -41,7 +42,8 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         self.view = view
         self.status = StatusLine()
         self.badge = Static(Text("↓ new output below · ctrl+end to follow", style="bold"), id="latest-badge")
-        self.prompt = PromptInput(id="prompt")
+        self.command_menu = CommandMenu()
+        self.prompt = PromptInput(self.command_menu, id="prompt")
         self.search_box = Input(placeholder="search the whole session · enter: next hit · escape: close", id="search")
         self.hits: list[tuple[int, str]] = []  # (entry index, item key) of each hit
         self.hit = -1
@@ -52,6 +54,7 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         yield self.view
         yield self.badge
         yield self.search_box
+        yield self.command_menu
         yield self.prompt
         yield KeyFooter()
 

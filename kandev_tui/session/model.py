@@ -168,6 +168,10 @@ class SessionModel:
         state = SessionState(state)
         if state == SessionState.ERROR:
             self.exit_code, self.failure = 1, detail or "the session failed"
+        elif state == SessionState.LOGIN:  # quitting now: the agent never started a session
+            self.exit_code, self.failure = 1, f"{detail or 'the agent needs a login'} (not logged in)"
+        elif state == SessionState.IDLE and self.failure.endswith("(not logged in)"):
+            self.exit_code, self.failure = 0, ""  # logged in after all
         if ui is not None:
             ui.show_state(self.state_change(state, detail))
 
@@ -193,6 +197,13 @@ class SessionModel:
 
     def answer(self, key: str, option_id: str) -> bool:
         return self.source.answer(key, option_id)
+
+    async def log_in(self, method_id: str, env: dict[str, str] | None = None) -> None:
+        await self.source.log_in(method_id, env)
+
+    async def choose(self, method: str, params: dict) -> None:
+        """A choice for the session (a mode, a config option's value, a model); the agent's refusal raises."""
+        await self.source.choose(method, params)
 
     async def close(self) -> None:
         if self._timer is not None:

@@ -11,7 +11,10 @@ has to guess with ``hasattr``:
 - paging (``kandev-tui attach``): ``more_above``, ``load_older``; and ``on_reset``, which the app sets when it can
   take every item again in order (older history arrived);
 - picking a session: ``can_pick_session``, ``sessions()``, the picker's titles; while ``session_id`` is None the
-  app shows the picker, then sets ``session_id`` and starts the source.
+  app shows the picker, then sets ``session_id`` and starts the source;
+- logging in (a live agent): ``login_methods`` while the state is ``login``, ``log_in(method_id, env)``,
+  ``terminal_login(method_id)`` (the command the app runs in the user's terminal for a ``terminal`` method);
+- choices (a live agent): ``choose(method, params)`` sends ``session/set_mode`` and the like.
 
 ``on_items`` and ``on_state`` may be called from any thread (the app's session model takes them to its loop): a
 source may read its agent in a thread of its own (:class:`kandev_tui.session.background.Background`). What the app
@@ -36,6 +39,7 @@ class Source:
 
     title: str = ""
     agent_name: str = ""
+    agent_command: list[str] = []  # the command of an agent kandev-tui started (its choices are remembered by it)
     workspace: Path | None = None
     can_prompt: bool = False
     can_cancel: bool = False  # whether cancel() can stop a running turn (a live agent, a Kandev session)
@@ -78,6 +82,22 @@ class Source:
     def answer(self, permission_key: str, option_id: str) -> bool:
         """Answer a waiting permission request; False when it waits no more."""
         return False
+
+    login_methods: list[dict[str, Any]] = []  # the agent's ways to log in, while the state is ``login``
+
+    async def log_in(self, method_id: str, env: dict[str, str] | None = None) -> None:
+        from kandev_tui.acp import AgentError
+
+        raise AgentError("this session has nothing to log in to")
+
+    def terminal_login(self, method_id: str) -> tuple[list[str], dict[str, str]] | None:
+        return None
+
+    async def choose(self, method: str, params: dict[str, Any]) -> None:
+        """Send a choice for the session (a mode, a config option's value, a model)."""
+        from kandev_tui.acp import AgentError
+
+        raise AgentError("this session takes no choices")
 
     async def load_older(self) -> int:
         """Fetch older items (delivered through ``on_reset``); how many came."""

@@ -12,6 +12,7 @@ class SessionState(StrEnum):
     them)."""
 
     STARTING = "starting"  # the agent is being started (initialize, session/new)
+    LOGIN = "login"  # the agent needs the user to log in before it starts a session
     CONNECTING = "connecting"  # to a Kandev backend
     RECONNECTING = "reconnecting"  # the connection dropped; it comes back by itself
     IDLE = "idle"  # takes a prompt
@@ -43,7 +44,7 @@ def prompt_state(state: str, detail: str, *, can_prompt: bool, read_only_reason:
     """What the prompt box is in ``state``: only a session that takes prompts, idle, takes one."""
     state = SessionState(state)
     enabled = can_prompt and state == SessionState.IDLE
-    read_only = not can_prompt and state not in (SessionState.STARTING, *CONNECTION_STATES)
+    read_only = not can_prompt and state not in (SessionState.STARTING, SessionState.LOGIN, *CONNECTION_STATES)
     if state in CONNECTION_STATES:
         reason = detail or "connecting to Kandev…"
     elif read_only:
@@ -52,6 +53,8 @@ def prompt_state(state: str, detail: str, *, can_prompt: bool, read_only_reason:
         reason = "a turn is running · escape cancels"
     elif state == SessionState.STARTING:
         reason = "starting the agent…"
+    elif state == SessionState.LOGIN:
+        reason = "the agent needs a login · ctrl+l logs in"
     else:
         reason = ""
     return PromptState(enabled, "" if enabled else reason, read_only)

@@ -57,12 +57,18 @@ class Normalizer:
     memory does not grow with the length of a session.
     """
 
-    def __init__(self, loader: Callable[[str], dict[str, Any] | None] | None = None, *, recorded: bool = False) -> None:
-        self.turn = 0
+    def __init__(self, loader: Callable[[str], dict[str, Any] | None] | None = None, *, recorded: bool = False,
+                 after: tuple[int, int] = (0, 0), stored_history: bool = False) -> None:
+        """``after``: (turn, counter) of the items stored before (a session continued: new keys come after
+        them); ``stored_history``: the history an agent replays while it loads a session (``session/load``) is in
+        the store already, so the replay makes no items."""
+        self.turn = after[0]
         self._loader = loader
+        self._stored_history = stored_history
+        self._replaying: Any = None  # the id of our session/load while the agent replays its history
         # where a frame the normaliser cannot show is kept, said in its error item (only when it is)
         self._kept = "; it is kept in the recording" if recorded else ""
-        self._requests_out: dict[Any, str] = {}  # our request id → method
+        self._requests_out: dict[Any, tuple[str, Any]] = {}  # our request id → (method, params)
         self._requests_in: dict[Any, str] = {}  # agent request id → item key
         self._tools: dict[str, dict[str, Any]] = {}
         self._message: Item | None = None
@@ -70,8 +76,10 @@ class Normalizer:
         self._user: Item | None = None
         self._plan: Item | None = None
         self._permissions: dict[str, Item] = {}
-        self._counter = 0
+        self._counter = after[1]
         self._session_info: dict[str, Any] = {}
+        self._guidance = ""  # the guidance text kandev-tui put before the first prompt (never a title)
+        self._first_words = ""  # the user's own first prompt
         self._usage: dict[str, Any] = {}
         self._system_error = False
         self.unknown_updates: set[str] = set()
@@ -130,7 +138,9 @@ class Normalizer:
     def _outgoing(self, msg: dict[str, Any]) -> list[Item]:
         method = msg.get("method")
         if isinstance(method, str) and "id" in msg:
-            self._requests_out[msg["id"]] = method
+            self._requests_out[msg["id"]] = (method, msg.get("params"))
+            if method == "session/load" and self._stored_history:
+                self._replaying = msg["id"]
         if method == "session/prompt":
             return self._prompt_sent(msg.get("params") or {})
         if method == "session/cancel":
@@ -148,7 +158,10 @@ class Normalizer:
         meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
         skip = (meta.get("kandevTui") or {}).get("guidanceChars") if isinstance(meta.get("kandevTui"), dict) else None
         if isinstance(skip, int) and 0 < skip <= len(text):
+            self._guidance = text[:skip].strip()
             text = text[skip:]
+        if not self._first_words:
+            self._first_words = text
         item = Item(self._next("user"), K.USER, self.turn, {"text": text}, final=True)
         changed.append(item)
         return changed
@@ -182,14 +195,58 @@ class Normalizer:
         if method == "cursor/task":
             return self._cursor_task(msg.get("params") or {})
         if method is None and "id" in msg:
-            request = self._requests_out.pop(msg["id"], None)
+            request, params = self._requests_out.pop(msg["id"], (None, None))
+            if msg["id"] == self._replaying:
+                self._replaying = None  # the agent has replayed the history it loaded
             if request == "session/prompt":
                 return self._turn_end(msg)
-            if "error" in msg and request is not None:
-                error = msg.get("error") if isinstance(msg.get("error"), dict) else {}
-                return [self._error(f"The agent refused {request}: {error.get('message', 'unknown error')}",
-                                    code=error.get("code"))]
+            if "error" not in msg and isinstance(msg.get("result"), dict):
+                # the other requests' failures are said by the client, once (a login, a mode the agent refused)
+                return self._answered_request(request, params if isinstance(params, dict) else {}, msg["result"])
         return []
+
+    def _answered_request(self, request: str | None, params: dict[str, Any], result: dict[str, Any]) -> list[Item]:
+        """What a session's setup says (``session/new``, ``load``, ``resume``: its modes, config options, models),
+        and the choices the agent accepted (``session/set_mode``, ``set_config_option``, ``set_model``)."""
+        info = self._session_info
+        if request in ("session/new", "session/load", "session/resume", "session/fork"):
+            for key in ("modes", "models"):
+                if isinstance(result.get(key), dict):
+                    info[key] = result[key]
+            if isinstance(result.get("configOptions"), list):
+                self._set_config(result["configOptions"])
+            if isinstance(info.get("modes"), dict) and isinstance(info["modes"].get("currentModeId"), str):
+                self._set_mode(info["modes"]["currentModeId"])
+        elif request == "session/set_mode" and isinstance(params.get("modeId"), str):
+            self._set_mode(params["modeId"])
+        elif request == "session/set_config_option":
+            if isinstance(result.get("configOptions"), list):
+                self._set_config(result["configOptions"])
+            elif isinstance(params.get("configId"), str):
+                self._set_config([{**o, "currentValue": params.get("value")} if o.get("id") == params["configId"] else o
+                                  for o in info.get("config") or [] if isinstance(o, dict)])
+        elif request == "session/set_model" and isinstance(params.get("modelId"), str):
+            info["models"] = {**(info.get("models") or {}), "currentModelId": params["modelId"]}
+        else:
+            return []
+        return [Item("session_info", K.SESSION_INFO, self.turn, dict(info))]
+
+    def _set_mode(self, mode: Any) -> None:
+        """The current mode, kept the same in ``mode`` and in a config option of category mode."""
+        if not isinstance(mode, str):
+            return
+        info = self._session_info
+        info["mode"] = mode
+        if isinstance(info.get("config"), list):
+            info["config"] = [{**o, "currentValue": mode} if isinstance(o, dict) and o.get("category") == "mode" else o
+                              for o in info["config"]]
+
+    def _set_config(self, options: list[Any]) -> None:
+        info = self._session_info
+        info["config"] = options
+        mode = next((o.get("currentValue") for o in options if isinstance(o, dict) and o.get("category") == "mode"), None)
+        if isinstance(mode, str):
+            info["mode"] = mode
 
     def _permission_request(self, msg: dict[str, Any]) -> list[Item]:
         params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
@@ -253,6 +310,8 @@ class Normalizer:
 
     def _update(self, update: dict[str, Any]) -> list[Item]:
         kind = update.get("sessionUpdate")
+        if self._replaying is not None and kind not in STATE_UPDATES:
+            return []  # the history of a loaded session, replayed: it is in the store already
         if kind == "agent_message_chunk":
             return self._chunk(update, "_message", K.AGENT, "message")
         if kind == "agent_thought_chunk":
@@ -285,14 +344,27 @@ class Normalizer:
             for key in ("title", "updatedAt"):
                 if isinstance(update.get(key), str):
                     info[key] = update[key]
+            if self._guidance and isinstance(info.get("title"), str) and self._carries_guidance(info["title"]):
+                info["title"] = " ".join(self._first_words.split())[:80]  # the user's words, not kandev-tui's
         elif kind == "current_mode_update":
-            info["mode"] = update.get("currentModeId")
+            self._set_mode(update.get("currentModeId"))
         elif kind == "available_commands_update":
             commands = update.get("availableCommands")
-            info["commands"] = [c.get("name") for c in commands if isinstance(c, dict)] if isinstance(commands, list) else []
+            info["commands"] = [{"name": c["name"], "description": c.get("description") or "",
+                                 "input": c["input"] if isinstance(c.get("input"), dict) else None}
+                                for c in commands if isinstance(c, dict) and isinstance(c.get("name"), str)] \
+                if isinstance(commands, list) else []
         elif kind == "config_option_update":
-            info["config"] = update.get("configOptions", update.get("configOption"))
+            options = update.get("configOptions", update.get("configOption"))
+            if isinstance(options, list):
+                self._set_config(options)
         return [Item("session_info", K.SESSION_INFO, self.turn, dict(info))]
+
+    def _carries_guidance(self, title: str) -> bool:
+        """Whether an agent's title for the session was made from kandev-tui's guidance paragraph (Codex titles a
+        session with the start of its first prompt)."""
+        head = " ".join(title.split())[:40].rstrip("…. ")
+        return bool(head) and head in " ".join(self._guidance.split())
 
     def _chunk(self, update: dict[str, Any], attr: str, kind: str, prefix: str) -> list[Item]:
         text = _text_of(update.get("content"))
@@ -369,6 +441,8 @@ class Normalizer:
 
     def _local(self, event: dict[str, Any]) -> list[Item]:
         kind = event.get("event")
+        if kind == "note":  # something kandev-tui did or learnt that is worth a quiet line (a login asked for, done)
+            return [Item(self._next("note"), K.NOTE, self.turn, {"text": str(event.get("message", ""))}, final=True)]
         if kind == "error":
             changed = self._close_text()
             changed.append(self._error(str(event.get("message", "error")), exit_code=event.get("exit_code"),

@@ -35,14 +35,17 @@ class Pipeline:
     """Feeds one session's frames through the normaliser into the store."""
 
     def __init__(self, store: Store | None, session_id: str | None, *, recording: RecordingWriter | None = None,
-                 listener: Callable[[list[Item]], None] | None = None, recorded: bool = False) -> None:
-        """``recorded``: the frames are kept in a recording already (a replay), as they are with ``recording``."""
+                 listener: Callable[[list[Item]], None] | None = None, recorded: bool = False,
+                 after: tuple[int, int] = (0, 0), stored_history: bool = False) -> None:
+        """``recorded``: the frames are kept in a recording already (a replay), as they are with ``recording``;
+        ``after`` and ``stored_history``: a session continued (see :class:`Normalizer`)."""
         self.store = store
         self.session_id = session_id
         self.recording = recording
         self.listeners: list[Callable[[list[Item]], None]] = [listener] if listener else []
         loader = (lambda key: store.item_payload(session_id, key)) if store is not None and session_id else None
-        self.normalizer = Normalizer(loader=loader, recorded=recorded or recording is not None)
+        self.normalizer = Normalizer(loader=loader, recorded=recorded or recording is not None, after=after,
+                                     stored_history=stored_history)
         self.frames = 0
         self.commits = 0
         self._dirty: dict[str, Item] = {}

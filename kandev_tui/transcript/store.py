@@ -24,7 +24,7 @@ from kandev_tui.jsonutil import dumps
 
 from .items import Item, PackedItem
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APPLICATION_ID = 0x4B54_5549  # "KTUI": marks the file as kandev-tui's
 
 _SCHEMA_V1 = """
@@ -80,7 +80,13 @@ CREATE TABLE kandev_rows (
 CREATE INDEX kandev_rows_in_order ON kandev_rows(backend, session_id, created_at, row_id);
 """
 
-MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1, 2: _SCHEMA_V2}
+# v3: how the agent of a session can continue it (``resume``, ``load``; NULL: it cannot), with its own
+# session id (agent_session_id, in v1 already): ``kandev-tui run --resume``
+_SCHEMA_V3 = """
+ALTER TABLE sessions ADD COLUMN continues TEXT;
+"""
+
+MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1, 2: _SCHEMA_V2, 3: _SCHEMA_V3}
 
 
 def _column(value: Any) -> Any:
@@ -195,7 +201,7 @@ class Store:
         return session_id
 
     def update_session(self, session_id: str, **fields: Any) -> None:
-        allowed = {"title", "state", "agent_session_id", "recording", "workspace"}
+        allowed = {"title", "state", "agent_session_id", "recording", "workspace", "continues"}
         sets = {k: v for k, v in fields.items() if k in allowed}
         if not sets:
             return
@@ -223,12 +229,12 @@ class Store:
     def _session_rows(self, where: str, args: tuple[Any, ...]) -> list[dict[str, Any]]:
         rows = self._db.execute(
             "SELECT s.id, s.title, s.agent_command, s.workspace, s.created, s.updated, s.state, s.agent_session_id, "
-            "s.recording, (SELECT count(*) FROM items i WHERE i.session_id = s.id) "
+            "s.recording, s.continues, (SELECT count(*) FROM items i WHERE i.session_id = s.id) "
             f"FROM sessions s {where} ORDER BY s.created DESC",
             args,
         ).fetchall()
         keys = ("id", "title", "agent_command", "workspace", "created", "updated", "state", "agent_session_id",
-                "recording", "items")
+                "recording", "continues", "items")
         out = []
         for row in rows:
             record = dict(zip(keys, row))

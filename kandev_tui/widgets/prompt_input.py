@@ -5,6 +5,10 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
+from kandev_tui.session.controls import Command, matching_commands
+
+from .command_menu import CommandMenu
+
 NEWLINE_KEYS = ("ctrl+j", "alt+enter")
 
 
@@ -34,11 +38,24 @@ class PromptInput(TextArea):
             super().__init__()
             self.text = text
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, menu: CommandMenu | None = None, **kwargs) -> None:
         super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="focus", **kwargs)
+        self.menu = menu  # the agent's slash commands, offered while the text is "/" and the start of a name
+        self.commands: list[Command] = []
 
     async def on_key(self, event: events.Key) -> None:
         # runs before TextArea's own key handler (which would insert a newline for enter): prevent_default skips it
+        menu = self.menu
+        if menu is not None and menu.open and event.key in ("tab", "enter", "up", "down", "escape"):
+            event.stop()
+            event.prevent_default()
+            if event.key in ("up", "down"):
+                menu.move(-1 if event.key == "up" else 1)
+            elif event.key == "escape":
+                menu.close()
+            else:
+                self.complete()
+            return
         if event.key == "enter":
             action = self.action_submit
         elif event.key in NEWLINE_KEYS:
@@ -49,6 +66,32 @@ class PromptInput(TextArea):
         event.prevent_default()
         if not self.read_only:
             action()
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self.offer_commands()
+
+    def offer_commands(self) -> None:
+        """While the text is ``/`` and the start of a command's name, the agent's commands that match it."""
+        if self.menu is None:
+            return
+        text = self.text
+        typed = text[1:] if text.startswith("/") and not any(ch.isspace() for ch in text) else None
+        matches = matching_commands(self.commands, typed) if typed is not None else []
+        if matches and not (len(matches) == 1 and matches[0].name == typed):
+            self.menu.offer(matches)
+            self.border_subtitle = "tab or enter completes · ↑↓ choose · escape hides"
+        else:
+            self.menu.close()
+
+    def complete(self) -> None:
+        """The highlighted command, in the prompt: ``/name `` (its input hint, if any, under the box)."""
+        command = self.menu.chosen() if self.menu is not None else None
+        if command is None:
+            return
+        self.text = f"/{command.name} "
+        self.move_cursor(self.document.end)
+        self.menu.close()
+        self.border_subtitle = command.hint
 
     def action_submit(self) -> None:
         text = self.text

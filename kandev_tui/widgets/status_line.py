@@ -10,11 +10,11 @@ STATE_STYLE = {"running": ("● working", "yellow"), "waiting": ("? waiting for 
                "cancelling": ("◌ cancelling", "yellow"), "idle": ("○ ready", "green"), "starting": ("◌ starting", "yellow"),
                "error": ("✖ error", "red"), "ended": ("■ agent exited", "dim"), "stored": ("■ stored", "dim"),
                "replayed": ("■ replayed", "dim"), "loading": ("◌ loading", "yellow"), "connecting": ("◌ connecting", "yellow"),
-               "reconnecting": ("◌ reconnecting", "bold yellow")}
+               "reconnecting": ("◌ reconnecting", "bold yellow"), "login": ("? needs a login", "bold yellow")}
 
 
 class StatusLine(Static):
-    """Agent, session title, turn state, and usage/cost when the agent reports them."""
+    """Agent, the mode and model chosen, session title, turn state, and usage/cost when the agent reports them."""
 
     DEFAULT_CSS = """
     StatusLine { height: 1; background: $panel; color: $text; padding: 0 1; }
@@ -23,11 +23,17 @@ class StatusLine(Static):
     agent: reactive[str] = reactive("")
     title: reactive[str] = reactive("")
     state: reactive[str] = reactive("idle")
+    choices: reactive[str] = reactive("")  # the agent's mode and model, by name
     usage: reactive[dict] = reactive(dict, always_update=True)
 
     def render(self) -> Text:
         label, style = STATE_STYLE.get(self.state, (self.state, ""))
         text = Text.assemble((label, style), "  ", (safe_text(self.agent, keep_newlines=False), "bold"), "  ")
+        if self.choices:  # a quarter of the line at most: the session's title keeps room
+            room = max(12, min(48, self.size.width // 4))
+            choices = safe_text(self.choices, keep_newlines=False)
+            text.append(choices if len(choices) <= room else choices[:room - 1] + "…", style="cyan")
+            text.append("  ")
         text.append(safe_text(self.title, keep_newlines=False), style="italic")
         usage = self.usage or {}
         extra = []

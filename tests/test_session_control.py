@@ -1,0 +1,451 @@
+"""Session control: logging in, modes and models, slash commands, continuing a session, the guidance out of titles,
+and calling the user's attention; with the real demo agent process (modes, a model option, commands, a login) and
+headless runs of the real command line. The real adapters' side is in tests/test_real_agents.py."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kandev_tui.acp import AgentOptions
+from kandev_tui.app import KandevApp
+from kandev_tui.demo import agent_command, prepare_workspace
+from kandev_tui.screens.choices import ChoicesScreen
+from kandev_tui.screens.login import LoginScreen
+from kandev_tui.session.controls import Controls
+from kandev_tui.sources import LiveSource
+from kandev_tui.transcript import IN, OUT, Frame, Normalizer, Store
+from kandev_tui.widgets.permission import PermissionRequest
+
+from .app_helpers import settings_at, until
+
+KANDEV = str(Path(sys.executable).with_name("kandev-tui"))
+
+CLAUDE_SETUP = {"sessionId": "s1", "modes": {"currentModeId": "default", "availableModes": [
+    {"id": "default", "name": "Default"}, {"id": "plan", "name": "Plan Mode"}]}, "configOptions": [
+    {"id": "mode", "name": "Mode", "category": "mode", "type": "select", "currentValue": "default",
+     "options": [{"value": "default", "name": "Default"}, {"value": "plan", "name": "Plan Mode"}]},
+    {"id": "model", "name": "Model", "category": "model", "type": "select", "currentValue": "default",
+     "options": [{"value": "default", "name": "Default (recommended)"}, {"value": "sonnet", "name": "Sonnet"}]}]}
+CODEX_SETUP = {"sessionId": "s2", "models": {"currentModelId": "gpt-5.5[medium]", "availableModels": [
+    {"modelId": "gpt-5.5[medium]", "name": "5.5 (medium)"}, {"modelId": "gpt-5.5[xhigh]", "name": "5.5 (xhigh)"}]},
+    "modes": {"currentModeId": "agent", "availableModes": [{"id": "read-only", "name": "Read-only"},
+                                                           {"id": "agent", "name": "Auto review"}]},
+    "configOptions": [{"id": "mode", "category": "mode", "type": "select", "currentValue": "agent", "name": "Mode",
+                       "options": [{"value": "read-only", "name": "Read-only"}, {"value": "agent", "name": "Auto review"}]},
+                      {"id": "model", "category": "model", "type": "select", "currentValue": "gpt-5.5", "name": "Model",
+                       "options": [{"value": "gpt-5.5", "name": "gpt-5.5"}, {"value": "gpt-6", "name": "gpt-6"}]}]}
+
+
+def setup_items(setup: dict, *updates: dict) -> list:
+    """What the normaliser makes of a session/new answer and then session/update notifications."""
+    normalizer = Normalizer()
+    items = normalizer.feed(Frame(OUT, {"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/w"}}))
+    items += normalizer.feed(Frame(IN, {"jsonrpc": "2.0", "id": 1, "result": setup}))
+    for update in updates:
+        items += normalizer.feed(Frame(IN, {"jsonrpc": "2.0", "method": "session/update",
+                                            "params": {"sessionId": "s", "update": update}}))
+    return items
+
+
+# -- what the agent offers, read from the session's setup and updates ----------------------------------------------
+
+def test_the_setup_of_a_session_gives_its_modes_and_models_by_name():
+    controls = Controls(setup_items(CLAUDE_SETUP)[-1].payload)
+    assert [c.name for c in controls.controls] == ["Mode", "Model"] and controls.summary() == "Default · Default (recommended)"
+    method, params = controls.by_category("mode").request("plan")
+    assert (method, params) == ("session/set_config_option", {"configId": "mode", "value": "plan"})
+
+
+def test_a_mode_changed_by_the_agent_shows_in_the_mode_option_too():
+    items = setup_items(CLAUDE_SETUP, {"sessionUpdate": "current_mode_update", "currentModeId": "plan"})
+    assert Controls(items[-1].payload).summary().startswith("Plan Mode")
+
+
+def test_a_choice_the_agent_accepted_is_the_current_one():
+    normalizer = Normalizer()
+    normalizer.feed(Frame(OUT, {"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {}}))
+    normalizer.feed(Frame(IN, {"jsonrpc": "2.0", "id": 1, "result": CLAUDE_SETUP}))
+    normalizer.feed(Frame(OUT, {"jsonrpc": "2.0", "id": 2, "method": "session/set_config_option",
+                                "params": {"sessionId": "s1", "configId": "model", "value": "sonnet"}}))
+    assert normalizer.feed(Frame(IN, {"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "no"}})) == []
+    normalizer.feed(Frame(OUT, {"jsonrpc": "2.0", "id": 3, "method": "session/set_config_option",
+                                "params": {"sessionId": "s1", "configId": "model", "value": "sonnet"}}))
+    accepted = normalizer.feed(Frame(IN, {"jsonrpc": "2.0", "id": 3, "result": {}}))
+    assert Controls(accepted[-1].payload).summary() == "Default · Sonnet"
+
+
+def test_a_model_is_a_value_of_the_model_option_or_an_id_of_the_older_list_with_its_effort():
+    controls = Controls(setup_items(CODEX_SETUP)[-1].payload)
+    control, value = controls.resolve("model", "gpt-5.5")
+    assert control.request(value) == ("session/set_config_option", {"configId": "model", "value": "gpt-5.5"})
+    control, value = controls.resolve("model", "gpt-5.5[xhigh]")
+    assert control.request(value) == ("session/set_model", {"modelId": "gpt-5.5[xhigh]"})
+    with pytest.raises(ValueError, match="offers: gpt-5.5, gpt-6, gpt-5.5\\[medium\\], gpt-5.5\\[xhigh\\]"):
+        controls.resolve("model", "gpt-4")
+    with pytest.raises(ValueError, match="offers: read-only, agent"):
+        controls.resolve("mode", "yolo")
+
+
+def test_slash_commands_keep_their_description_and_input_hint_and_match_as_typed():
+    items = setup_items(CLAUDE_SETUP, {"sessionUpdate": "available_commands_update", "availableCommands": [
+        {"name": "debug", "description": "Debug logging", "input": {"hint": "[issue]"}},
+        {"name": "code-review", "description": "Review the diff", "input": None}, {"bogus": True}]})
+    controls = Controls(items[-1].payload)
+    assert [(c.name, c.hint) for c in controls.commands] == [("debug", "[issue]"), ("code-review", "")]
+    assert [c.name for c in controls.matching_commands("de")] == ["debug", "code-review"]  # starts, then contains
+    assert Controls({"commands": ["plan", "status"]}).commands[0].name == "plan"  # as earlier versions stored them
+
+
+def test_hostile_choices_never_break_the_controls():
+    for info in ({"config": "x"}, {"config": [None, {"id": 3}, {"id": "m", "options": "x"}]},
+                 {"modes": {"availableModes": [{"id": None}]}, "mode": 7}, {"models": {"availableModels": [1]}},
+                 {"commands": [{"name": ""}, {"name": 5}]}):
+        controls = Controls(info)
+        assert controls.summary() == "" and not controls.commands
+
+
+def test_the_guidance_never_becomes_the_sessions_title():
+    """Codex titles a session with the start of its first prompt; kandev-tui put its guidance there (an agent that
+    takes no system prompt): the title is the user's own words."""
+    from kandev_tui.presentation import GUIDANCE
+
+    normalizer = Normalizer()
+    prefix = GUIDANCE + "\n\n"
+    normalizer.feed(Frame(OUT, {"jsonrpc": "2.0", "id": 5, "method": "session/prompt", "params": {
+        "sessionId": "s", "prompt": [{"type": "text", "text": prefix + "Fix the flaky test"}],
+        "_meta": {"kandevTui": {"guidanceChars": len(prefix)}}}}))
+    info = normalizer.feed(Frame(IN, {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": {
+        "sessionUpdate": "session_info_update", "title": GUIDANCE[:50] + "…"}}}))[-1]
+    assert info.payload["title"] == "Fix the flaky test"
+    own = normalizer.feed(Frame(IN, {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": {
+        "sessionUpdate": "session_info_update", "title": "Flaky test fixed"}}}))[-1]
+    assert own.payload["title"] == "Flaky test fixed"  # the agent's own title stays
+
+
+# -- the app, over the real demo agent ---------------------------------------------------------------------------
+
+def demo_app(tmp_path, *agent_args: str, choices=None, env=None) -> tuple[KandevApp, Store]:
+    store = Store(tmp_path / "s.db")
+    options = AgentOptions(command=[*agent_command(), *agent_args], workspace=prepare_workspace(tmp_path / "ws"),
+                           env=env)
+    settings = settings_at(tmp_path, chart_animation=False)
+    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state, choices=choices),
+                    settings_store=settings)
+    app.animation_level = "none"
+    return app, store
+
+
+async def test_the_status_line_shows_the_mode_and_model_and_the_picker_changes_them(tmp_path, monkeypatch):
+    """ctrl+o lists the agent's modes and models; the choice goes to the agent, shows in the status line, is
+    remembered for the agent's next sessions, and does what it says (Write: no permission asked)."""
+    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
+    app, store = demo_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        status = app.transcript_screen.status
+        await until(pilot, lambda: app.source.state == "idle" and status.choices == "Ask · Standard")
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, ChoicesScreen) and app.screen.options.highlighted is not None)
+        await pilot.press("down", "enter")  # from the current mode (Ask) to Write
+        await until(pilot, lambda: status.choices == "Write · Standard")
+        assert app.settings_store.agent_choices(app.source.agent_command) == {"mode": "write"}
+        assert SettingsStoreReloaded(app).agent_choices(app.source.agent_command) == {"mode": "write"}  # on disk
+        app.transcript_screen.prompt.focus()
+        await pilot.press(*"Check the build", "enter")
+        await until(pilot, lambda: app.source.state == "idle" and app.session.settled and app.view.entries
+                    and app.view.entries[-1].key.startswith("turn_end"))
+        assert not list(app.view.query(PermissionRequest))  # the agent wrote without asking, as chosen
+        await app.action_quit()
+
+
+def SettingsStoreReloaded(app):  # noqa: N802 - a fresh read of the file the app saved
+    from kandev_tui.settings import SettingsStore
+
+    return SettingsStore(app.settings_store.path)
+
+
+async def test_a_choice_the_agent_does_not_offer_is_said_and_its_own_stays(tmp_path, monkeypatch):
+    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
+    notices = []
+    app, _ = demo_app(tmp_path, choices={"mode": "yolo", "model": "demo-thorough"})
+    app.notify = lambda message, **kwargs: notices.append(message)  # type: ignore[method-assign]
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.source.state == "idle" and app.transcript_screen.status.choices)
+        await until(pilot, lambda: app.transcript_screen.status.choices == "Ask · Thorough")  # the model taken
+        assert any("mode 'yolo' was not chosen" in n and "it offers: ask, write" in n for n in notices)
+        await app.action_quit()
+
+
+async def test_slash_commands_are_offered_filtered_and_completed_then_sent_as_text(tmp_path, monkeypatch):
+    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
+    app, store = demo_app(tmp_path, choices={"mode": "write"})  # its first turn asks for nothing
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.transcript_screen
+        await until(pilot, lambda: app.source.state == "idle" and screen.prompt.commands)
+        screen.prompt.focus()
+        await pilot.press("/")
+        await until(pilot, lambda: screen.command_menu.open)
+        assert [c.name for c in screen.command_menu.commands] == ["chart", "summary"]
+        await pilot.press("c")
+        assert [c.name for c in screen.command_menu.commands] == ["chart"]
+        await pilot.press("tab")
+        assert screen.prompt.text == "/chart " and not screen.command_menu.open
+        assert screen.prompt.border_subtitle == "some words"  # what the command takes
+        await pilot.press(*"tests pass", "enter")
+        await until(pilot, lambda: any(e.key.startswith("turn_end") for e in app.view.entries))
+        sent = [i for i in app.view.layout_model.items.values() if i.kind == "user_message"]
+        assert sent[-1].payload["text"] == "/chart tests pass"  # as text, as the protocol says
+        await pilot.press("/", "escape")  # escape hides the menu and leaves the text
+        assert not screen.command_menu.open and screen.prompt.text == "/"
+        await app.action_quit()
+
+
+async def test_login_with_the_agents_own_method_then_the_session_starts(tmp_path, monkeypatch):
+    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
+    app, _ = demo_app(tmp_path, "--needs-login")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LoginScreen))
+        assert app.transcript_screen.status.state == "login" and app.transcript_screen.prompt.disabled
+        assert [m["id"] for m in app.screen.methods] == ["demo-login", "demo-token", "demo-terminal"]
+        await pilot.press("1")
+        await until(pilot, lambda: app.source.state == "idle" and not isinstance(app.screen, LoginScreen))
+        assert not app.transcript_screen.prompt.disabled and app.session.exit_code == 0
+        await app.action_quit()
+
+
+async def test_login_with_a_variable_starts_the_agent_again_with_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
+    monkeypatch.delenv("KANDEV_DEMO_TOKEN", raising=False)
+    app, _ = demo_app(tmp_path, "--needs-login")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LoginScreen))
+        await pilot.press("2")  # the variable's box takes the value first
+        await pilot.press(*"secret-demo", "enter")
+        await until(pilot, lambda: app.source.state == "idle")
+        assert app.source.options.env["KANDEV_DEMO_TOKEN"] == "secret-demo"
+        assert "secret-demo" not in (tmp_path / "s.db").read_bytes().decode("latin-1")  # never stored
+        await app.action_quit()
+
+
+async def test_escape_leaves_the_login_for_later_and_ctrl_l_brings_it_back(tmp_path, monkeypatch):
+    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
+    app, _ = demo_app(tmp_path, "--needs-login")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LoginScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, LoginScreen))
+        assert "ctrl+l" in app.transcript_screen.prompt.border_subtitle
+        await pilot.press("ctrl+l")
+        await until(pilot, lambda: isinstance(app.screen, LoginScreen))
+        await app.action_quit()
+    # quit before logging in: the agent never started a session, and the command says so
+    assert app.session.exit_code == 1 and app.failure == "The agent needs a login: Authentication required (not logged in)"
+
+
+def test_headless_lists_the_ways_to_log_in_one_per_line_and_exits_1(tmp_path):
+    done = subprocess.run([KANDEV, "run", "--headless", "--prompt", "hi", "--db", str(tmp_path / "s.db"),
+                           "--workspace", str(tmp_path), "--", *agent_command(), "--needs-login"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    lines = done.stderr.splitlines()
+    assert lines[0] == "kandev-tui run: The agent needs a login: Authentication required"
+    assert lines[1].startswith("  demo-login: Demo login") and "KANDEV_DEMO_TOKEN" in lines[2]
+    printed = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(i["kind"], i["payload"].get("text")) for i in printed] == [  # said once, as a quiet note
+        ("note", "The agent needs a login: Authentication required")]
+
+
+def test_headless_mode_and_model_on_the_command_line(tmp_path):
+    """--mode write: the demo agent writes without asking; --model chooses its model; an unknown one fails the run
+    with what the agent offers."""
+    workspace = prepare_workspace(tmp_path / "ws")
+    base = [KANDEV, "run", "--headless", "--prompt", "Check the build", "--db", str(tmp_path / "s.db"), "--workspace",
+            str(workspace)]
+    done = subprocess.run([*base, "--mode", "write", "--model", "demo-thorough", "--", *agent_command()],
+                          capture_output=True, text=True, timeout=180, env={**__import__("os").environ,
+                                                                            "KANDEV_DEMO_DELAY": "0"})
+    assert done.returncode == 0, done.stderr
+    items = [json.loads(line) for line in done.stdout.splitlines()]
+    assert not [i for i in items if i["kind"] == "permission"] and (workspace / "reports" / "summary.md").exists()
+    info = [i for i in items if i["kind"] == "session_info"][-1]["payload"]
+    assert Controls(info).summary() == "Write · Thorough"
+    wrong = subprocess.run([*base, "--mode", "yolo", "--", *agent_command()], capture_output=True, text=True, timeout=120)
+    assert wrong.returncode == 1 and "mode 'yolo' was not chosen" in wrong.stderr and "it offers: ask, write" in wrong.stderr
+
+
+# -- continuing a session: the agent's own, with session/load (history replayed) or session/resume ----------------
+
+LOADING_AGENT = [sys.executable, str(Path(__file__).parent / "agents" / "loading_agent.py")]
+
+
+def headless(tmp_path, *args: str, env=None) -> subprocess.CompletedProcess:
+    import os
+
+    return subprocess.run([KANDEV, "run", "--headless", "--db", str(tmp_path / "s.db"), "--workspace", str(tmp_path),
+                           *args], capture_output=True, text=True, timeout=180, env={**os.environ, **(env or {})})
+
+
+def test_a_session_continued_with_load_shows_nothing_twice(tmp_path):
+    """The agent replays the session's history (and 3,000 more chunks) while it loads it: none of it is stored or
+    printed again; the new turn follows the stored ones, with keys of its own."""
+    agent = [*LOADING_AGENT, str(tmp_path / "agent-sessions.json")]
+    first = headless(tmp_path, "--prompt", "first question", "--", *agent)
+    assert first.returncode == 0, first.stderr
+    listed = subprocess.run([KANDEV, "sessions", "--db", str(tmp_path / "s.db")], capture_output=True, text=True)
+    assert "RESUME" in listed.stdout and " load " in listed.stdout  # it can be continued, by session/load
+    again = headless(tmp_path, "--resume", "--prompt", "second question", "--", *agent,
+                     env={"LOADING_AGENT_EXTRA": "3000"})
+    assert again.returncode == 0, again.stderr
+    printed = [json.loads(line) for line in again.stdout.splitlines()]
+    assert [i["payload"]["text"] for i in printed if i["kind"] == "user_message"] == ["second question"]
+    store = Store(tmp_path / "s.db")
+    session = store.sessions()[0]
+    assert len(store.sessions()) == 1 and session["agent_session_id"] == "L1"  # the same session, continued
+    items = store.items(session["id"])
+    assert [i.payload["text"] for i in items if i.kind == "user_message"] == ["first question", "second question"]
+    assert [i.payload["text"] for i in items if i.kind == "agent_message"] == [
+        "Answer 1 to: first question", "Answer 2 to: second question"]
+    assert len({i.key for i in items}) == len(items) and not any("r2999" in str(i.payload) for i in items)
+
+
+def test_a_session_the_agent_no_longer_knows_says_so_and_exits_1(tmp_path):
+    agent = [*LOADING_AGENT, str(tmp_path / "agent-sessions.json")]
+    assert headless(tmp_path, "--prompt", "hello", "--", *agent).returncode == 0
+    (tmp_path / "agent-sessions.json").unlink()  # the agent forgot it
+    again = headless(tmp_path, "--resume", "--prompt", "again", "--", *agent)
+    assert again.returncode == 1
+    assert "could not continue session L1: Resource not found: no session L1 (it may no longer know it)" in again.stderr
+
+
+def test_resume_says_why_a_session_cannot_be_continued(tmp_path):
+    """No stored session of that agent that can be continued; an agent that never started one; one that cannot."""
+    agent = [*LOADING_AGENT, str(tmp_path / "agent-sessions.json")]
+    nothing = headless(tmp_path, "--resume", "--prompt", "x", "--", *agent)
+    assert nothing.returncode == 1 and "no stored session of" in nothing.stderr and "can be continued" in nothing.stderr
+    demo = headless(tmp_path, "--prompt", "x", "--", *agent_command())  # the demo agent offers no load or resume
+    demo_id = Store(tmp_path / "s.db").sessions()[0]["id"]
+    refused = headless(tmp_path, "--resume", demo_id, "--prompt", "x", "--", *agent_command())
+    assert demo.returncode in (0, 1) and refused.returncode == 1
+    assert "could not continue sessions (it offered neither session/resume nor session/load)" in refused.stderr
+    listed = subprocess.run([KANDEV, "sessions", "--db", str(tmp_path / "s.db")], capture_output=True, text=True)
+    assert any(demo_id in line and "  no  " in line for line in listed.stdout.splitlines())
+    picked = headless(tmp_path, "--pick", "--prompt", "x", "--", *agent)
+    assert picked.returncode == 2 and "--pick" in picked.stderr
+
+
+async def test_a_continued_session_shows_its_history_then_takes_a_prompt(tmp_path):
+    agent = [*LOADING_AGENT, str(tmp_path / "agent-sessions.json")]
+    assert headless(tmp_path, "--prompt", "first question", "--", *agent).returncode == 0
+    store = Store(tmp_path / "s.db")
+    row = store.sessions()[0]
+    options = AgentOptions(command=agent, workspace=tmp_path, resume=row["agent_session_id"], history_stored=True)
+    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state, continuing=row),
+                    settings_store=settings_at(tmp_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.source.state == "idle" and app.session.settled)
+        texts = lambda kind: [i.payload["text"] for i in app.view.layout_model.items.values() if i.kind == kind]  # noqa: E731
+        assert texts("user_message") == ["first question"] and texts("agent_message") == ["Answer 1 to: first question"]
+        assert app.transcript_screen.status.title == "first question"
+        app.transcript_screen.prompt.focus()
+        await pilot.press(*"second question", "enter")
+        await until(pilot, lambda: texts("agent_message")[-1:] == ["Answer 2 to: second question"])
+        assert texts("user_message") == ["first question", "second question"]
+        await app.action_quit()
+    assert len(store.sessions()) == 1
+
+
+async def test_pick_lists_the_agents_own_sessions_and_loads_the_chosen_one_with_its_history(tmp_path):
+    """run --pick: the agent's sessions (session/list) to choose from; the chosen one is loaded, and its replayed
+    history is the transcript (kandev-tui has none of it stored)."""
+    from kandev_tui.screens.session_picker import SessionPickerScreen
+
+    agent = [*LOADING_AGENT, str(tmp_path / "agent-sessions.json")]
+    assert headless(tmp_path, "--prompt", "older work", "--db", str(tmp_path / "other.db"), "--", *agent).returncode == 0
+    store = Store(tmp_path / "s.db")
+    options = AgentOptions(command=agent, workspace=tmp_path)
+    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state, pick=True),
+                    settings_store=settings_at(tmp_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, SessionPickerScreen) and app.screen.entries)
+        assert [e.task for e in app.screen.entries] == ["older work"]
+        await pilot.press("enter")
+        await until(pilot, lambda: app.source.state == "idle" and app.session.settled)
+        texts = [i.payload["text"] for i in app.view.layout_model.items.values() if i.kind == "user_message"]
+        assert texts == ["older work"]  # the history the agent replayed
+        await app.action_quit()
+
+
+async def test_keys_answer_while_a_long_session_loads(tmp_path):
+    """A load that replays 100,000 updates: read and dropped on the source's own loop, keys answered meanwhile."""
+    from kandev_tui.screens.help import HelpScreen
+
+    from .test_agent_faults_ui import press
+
+    agent = [*LOADING_AGENT, str(tmp_path / "agent-sessions.json")]
+    assert headless(tmp_path, "--prompt", "first", "--", *agent).returncode == 0
+    store = Store(tmp_path / "s.db")
+    row = store.sessions()[0]
+    options = AgentOptions(command=agent, workspace=tmp_path, resume=row["agent_session_id"], history_stored=True,
+                           env={**__import__("os").environ, "LOADING_AGENT_EXTRA": "100000"})
+    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state, continuing=row),
+                    settings_store=settings_at(tmp_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.source.client is not None and app.source.client.process is not None)
+        answered = 0
+        while app.source.state == "starting":
+            press(app, "f1" if not isinstance(app.screen, HelpScreen) else "escape")
+            for _ in range(20):
+                await pilot.pause(0.01)
+                if isinstance(app.screen, HelpScreen):
+                    answered += 1
+                    break
+        await until(pilot, lambda: app.source.state == "idle")
+        assert answered >= 1  # a key answered while the load went on
+        assert len([i for i in app.view.layout_model.items.values() if i.kind == "agent_message"]) == 1
+        await app.action_quit()
+
+
+async def test_attention_rings_and_titles_only_when_the_terminal_is_elsewhere_and_as_the_settings_say(tmp_path,
+                                                                                                      monkeypatch):
+    from kandev_tui import app as app_module
+
+    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
+    titles, bells = [], []
+    monkeypatch.setattr(app_module, "set_terminal_title", lambda app, text: titles.append(text) or True)
+    app, _ = demo_app(tmp_path)
+    app.bell = lambda: bells.append(1)  # type: ignore[method-assign]
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.source.state == "idle")
+        assert not titles and not bells  # in view: nothing calls
+        app.app_focus = False  # the terminal reported focus out (a key pressed here would bring it back)
+        from kandev_tui.widgets.prompt_input import PromptInput
+
+        app.transcript_screen.prompt.post_message(PromptInput.Submitted("Check the build"))
+        await until(pilot, lambda: app.source.state == "waiting")
+        await until(pilot, lambda: titles)
+        assert bells == [1] and titles == ["kandev-tui: waiting for you · Check the build"]
+        app.change_setting(attention_bell=False, attention_title=False)
+        (waiting,) = app.source.waiting_for
+        assert app.session.answer(waiting, "allow")  # answered from elsewhere (no key here: still out of view)
+        await until(pilot, lambda: app.source.state == "idle")
+        assert not app.app_focus
+        assert bells == [1] and len(titles) == 1  # the turn ended elsewhere, but the settings say no
+        await app.action_quit()
+
+
+async def test_a_terminal_login_where_the_terminal_cannot_be_handed_over_says_what_to_run(tmp_path, monkeypatch):
+    """In a test's headless app (as under a web browser) Textual cannot suspend: the screen says which command to run
+    by hand, and the session keeps waiting for a login."""
+    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
+    app, _ = demo_app(tmp_path, "--needs-login")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LoginScreen))
+        await pilot.press("3")
+        login = app.screen
+        await until(pilot, lambda: "yourself" in str(login.status.render()))
+        assert "--login-in-terminal" in str(login.status.render()) and app.source.state == "login"
+        await app.action_quit()
