@@ -362,3 +362,78 @@ def test_an_item_is_frozen_and_a_change_is_a_new_version():
     assert (item.payload, item.final) == ({"text": "Hel"}, False) and (newer.payload, newer.final) == ({"text": "Hello"}, True)
     assert newer.key == item.key and newer.version > item.version
     assert item.but() == item and item.but().version != item.version  # equal in what it says, another version
+
+
+# -- Gemini CLI's and OpenCode's rich-output calls (shapes seen from gemini-cli 0.61.0 and opencode-ai 1.18.33) -----
+
+PROBE = {"version": 1, "title": "Probe", "blocks": [{"type": "metrics", "items": [{"label": "Files", "value": "2"}]}]}
+CSV_PROBE = {"version": 1, "title": "Times", "blocks": [{"type": "chart", "chart_type": "line", "title": "Runtime",
+             "summary": "Fell.", "csv": {"path": "t.csv", "x_column": "day", "series": [{"column": "s", "label": "S"}]}}]}
+CSV_SNAPSHOT = {"version": 1, "resolved_charts": [{"block_index": 0, "labels": ["mon", "tue"],
+                                                   "series": [{"label": "S", "values": [3, 2]}]}]}
+
+
+def gemini_frames(arguments: dict, result_text: str, server: str = "kandev") -> list[Frame]:
+    """Gemini CLI: no tool_call first and no rawInput anywhere; the permission request carries the arguments as the
+    JSON text of its content; the MCP result comes back only as content text."""
+    call_id = f"mcp_{server}_show_rich_output_kandev__call_s2_0"
+    title = f"show_rich_output_kandev ({server} MCP Server)"
+    return [Frame(OUT, {"jsonrpc": "2.0", "id": 7, "method": "session/prompt", "params": {"sessionId": "s", "prompt": []}}),
+            Frame(IN, {"jsonrpc": "2.0", "id": 1, "method": "session/request_permission", "params": {
+                "sessionId": "s", "options": [{"optionId": "proceed_once", "name": "Allow", "kind": "allow_once"}],
+                "toolCall": {"toolCallId": call_id, "status": "pending", "title": title, "kind": "other", "locations": [],
+                             "content": [{"type": "content", "content": {"type": "text", "text": json.dumps(arguments)}}]}}}),
+            Frame(OUT, {"jsonrpc": "2.0", "id": 1, "result": {"outcome": {"outcome": "selected", "optionId": "proceed_once"}}}),
+            Frame(IN, {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": {
+                "sessionUpdate": "tool_call_update", "toolCallId": call_id, "status": "completed", "title": title,
+                "kind": "other", "locations": [],
+                "content": [{"type": "content", "content": {"type": "text", "text": result_text}}]}}})]
+
+
+def opencode_frames(arguments: dict, result_text: str, name: str = "kandev_show_rich_output_kandev") -> list[Frame]:
+    """OpenCode: the tool as SERVER_TOOL in the title, rawInput once running, rawOutput {output, metadata}."""
+    def update(**fields):
+        return Frame(IN, {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": fields}})
+    return [Frame(OUT, {"jsonrpc": "2.0", "id": 7, "method": "session/prompt", "params": {"sessionId": "s", "prompt": []}}),
+            update(sessionUpdate="tool_call", toolCallId="call_s2_0", title=name, kind="other", status="pending",
+                   locations=[], rawInput={}),
+            update(sessionUpdate="tool_call_update", toolCallId="call_s2_0", status="in_progress", kind="other",
+                   title=name, locations=[], rawInput=arguments),
+            update(sessionUpdate="tool_call_update", toolCallId="call_s2_0", status="completed",
+                   content=[{"type": "content", "content": {"type": "text", "text": result_text}}],
+                   rawOutput={"output": result_text, "metadata": {"truncated": False}})]
+
+
+def rich_result(frames: list[Frame]):
+    items = {}
+    normalizer = Normalizer()
+    for frame in frames:
+        for item in normalizer.feed(frame):
+            items[item.key] = item
+    (call,) = [i for i in items.values() if i.kind == "tool_call"]
+    p = call.payload
+    return read_stored_call(p["name"], p["title"], call.status, p["input"], p["output"], p.get("content"))
+
+
+@pytest.mark.parametrize("dialect", [gemini_frames, opencode_frames], ids=["gemini", "opencode"])
+def test_gemini_and_opencode_rich_output_is_recognised_with_its_arguments(dialect):
+    result = rich_result(dialect(PROBE, "Rich output accepted."))
+    assert result.state is State.READY and result.presentation.title == "Probe"
+
+
+@pytest.mark.parametrize("dialect", [gemini_frames, opencode_frames], ids=["gemini", "opencode"])
+def test_their_csv_charts_take_the_snapshot_from_the_result_text(dialect):
+    result = rich_result(dialect(CSV_PROBE, json.dumps(CSV_SNAPSHOT)))
+    assert result.state is State.READY
+    assert result.presentation.blocks[0].labels == ["mon", "tue"]  # drawn from the snapshot the server resolved
+
+
+def test_another_servers_tool_of_the_same_name_stays_generic():
+    assert rich_result(gemini_frames(PROBE, "ok", server="other")).state is State.NOT_RICH_OUTPUT
+    assert rich_result(opencode_frames(PROBE, "ok", name="other_show_rich_output_kandev")).state is State.NOT_RICH_OUTPUT
+
+
+def test_gemini_arguments_that_are_not_a_presentation_are_unavailable_not_trusted():
+    bad = {"version": 1, "title": "x" * 5000, "blocks": []}
+    result = rich_result(gemini_frames(bad, "Rich output accepted."))
+    assert result.state is State.UNAVAILABLE

@@ -6,19 +6,23 @@ TOOL_NAME = "show_rich_output_kandev"
 KANDEV_NAMES = frozenset(
     {
         TOOL_NAME,
-        f"mcp__kandev__{TOOL_NAME}",
-        f"kandev/{TOOL_NAME}",
+        f"mcp__kandev__{TOOL_NAME}",  # Claude Code
+        f"kandev/{TOOL_NAME}",  # Codex
         f"mcp.kandev.{TOOL_NAME}",
+        f"kandev_{TOOL_NAME}",  # OpenCode: SERVER_TOOL, in the call's title
+        f"{TOOL_NAME} (kandev MCP Server)",  # Gemini CLI's title: TOOL (SERVER MCP Server)
     }
 )
 _NAMESPACE_MARKS = ("/", "__", ".")
 
 
 def is_rich_output_name(name: str | None, title: str | None = None) -> bool:
-    """Spec §6.1: a Kandev-namespaced (or bare) ``show_rich_output_kandev``.
+    """Spec §6.1: a Kandev-namespaced (or bare) ``show_rich_output_kandev``, in each agent's dialect (Claude's
+    ``mcp__kandev__…``, Codex's ``kandev/…``, OpenCode's ``kandev_…``, Gemini CLI's ``… (kandev MCP Server)``).
 
-    A namespaced name of another server is not, whatever the title says; a
-    name with no namespace (Claude's ``other``, an ACP kind) defers to the title.
+    A namespaced name of another server is not, whatever the title says (nor ``other_show_rich_output_kandev`` or
+    ``show_rich_output_kandev (other MCP Server)``); a name with no namespace (Claude's ``other``, an ACP kind)
+    defers to the title.
     """
     if isinstance(name, str):
         candidate = name.strip()

@@ -107,6 +107,8 @@ def extract_result(output: Any, depth: int = 0) -> Any:
             return _join_text(output["content"])
         if "result" in output and ("error" in output or len(output) == 1):
             return extract_result(output["result"], depth + 1)
+        if isinstance(output.get("output"), str) and set(output) <= {"output", "metadata", "title"}:
+            return extract_result(output["output"], depth + 1)  # OpenCode's tool result: {output, metadata}
     return output
 
 
@@ -189,13 +191,16 @@ def merge_snapshot(presentation: Presentation, snapshot: Snapshot | None) -> Pre
     return presentation.model_copy(update={"blocks": blocks})
 
 
-def read_stored_call(name: Any, title: Any, status: Any, input: Any, output: Any) -> StoredPresentation:  # noqa: A002
+def read_stored_call(name: Any, title: Any, status: Any, input: Any, output: Any,  # noqa: A002
+                     content: Any = None) -> StoredPresentation:
     """Decide how a stored tool call renders (spec §6). Never raises.
 
     ``name`` is the normalised tool name (``kandev/show_rich_output_kandev``,
     ``other``, …), ``title`` the call's title or None, ``status`` a normalised
     (``pending``, ``in_progress``, ``complete``, ``error``, ``cancelled``) or
     ACP (``completed``, ``failed``) status. Only a completed call renders blocks.
+    ``content``: the call's ACP content blocks, the result when there is no ``output`` (Gemini CLI passes an MCP
+    result on only as content text).
     """
     try:
         if not is_rich_output_name(name if isinstance(name, str) else None, title if isinstance(title, str) else None):
@@ -208,6 +213,9 @@ def read_stored_call(name: Any, title: Any, status: Any, input: Any, output: Any
         if state is not State.READY:
             return StoredPresentation(state)
         presentation = parse_tool_input(extract_arguments(input))
+        if output is None and isinstance(content, list):
+            output = {"content": [block.get("content") for block in content if isinstance(block, dict)
+                                  and block.get("type") == "content"]}
         snapshot = _snapshot_of(extract_result(output))
         return StoredPresentation(State.READY, presentation=merge_snapshot(presentation, snapshot))
     except PresentationError as exc:

@@ -46,7 +46,7 @@ def _read_presentation(item: Item) -> StoredPresentation:
     payload = item.payload
     stats.bump("presentations_parsed")
     return read_stored_call(payload.get("name"), payload.get("title"), item.status, payload.get("input"),
-                            payload.get("output"))
+                            payload.get("output"), payload.get("content"))
 
 
 presentation_of: VersionCache[StoredPresentation] = VersionCache(_read_presentation)

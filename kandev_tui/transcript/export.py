@@ -33,7 +33,7 @@ def rich_output_markdown(item: Item) -> str | None:
 
     payload = item.payload
     result = read_stored_call(payload.get("name"), payload.get("title"), item.status, payload.get("input"),
-                              payload.get("output"))
+                              payload.get("output"), payload.get("content"))
     if not result.is_rich_output:
         return None
     if result.state is not State.READY:

@@ -8,8 +8,11 @@ the same frames, so they produce the same items.
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any, Callable
+
+from kandev_tui.presentation.names import is_rich_output_name
 
 from . import items as K
 from .frames import IN, LOCAL, OUT, Frame
@@ -257,10 +260,31 @@ class Normalizer:
         if "kind" not in tool_call and known is not None and isinstance(known.get("kind"), str):
             tool_call = {**tool_call, "kind": known["kind"]}  # what is asked (edit, run…), from the call it is for
         options = [o for o in params.get("options") or [] if isinstance(o, dict)]
+        self._arguments_from_request(tool_call)
         item = Item(key, K.PERMISSION, self.turn, {"tool_call": tool_call, "options": options},
                     status="pending", tool_call_id=tool_call.get("toolCallId"))
         self._permissions[key] = item
         return self._close_text() + [item]
+
+    def _arguments_from_request(self, tool_call: dict[str, Any]) -> None:
+        """Gemini CLI reports an MCP call with no ``rawInput``: the rich-output call's arguments are only in its
+        permission request, as the JSON text of its content. They become the call's input (validated when the call
+        is read, as any input is)."""
+        call_id, title = tool_call.get("toolCallId"), tool_call.get("title")
+        if not isinstance(call_id, str) or "rawInput" in tool_call or not isinstance(title, str):
+            return
+        if not is_rich_output_name(None, title):
+            return
+        texts = [block["content"]["text"] for block in tool_call.get("content") or []
+                 if isinstance(block, dict) and isinstance(block.get("content"), dict)
+                 and isinstance(block["content"].get("text"), str)]
+        try:
+            arguments = json.loads(texts[0]) if len(texts) == 1 else None
+        except (ValueError, RecursionError):
+            arguments = None
+        call = self._tool(call_id)
+        if isinstance(arguments, dict) and not (call.get("input") or {}).get("raw_input"):
+            call["input"] = {"kind": call.get("kind") or "other", "raw_input": arguments, "from": "permission request"}
 
     def _cursor_task(self, params: dict[str, Any]) -> list[Item]:
         tool_call_id = params.get("toolCallId")
