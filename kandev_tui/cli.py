@@ -164,7 +164,9 @@ def build_parser() -> argparse.ArgumentParser:
             "Start any ACP agent, offer it kandev-tui's MCP server, and watch the session. With --headless, "
             "run one turn without a screen: store it, print each item as a JSON line when it completes, "
             "exit 0 on a normal end of turn and 1 with a one-line reason otherwise. Put the agent's command "
-            "after --."
+            "after --. The agent may read and write files inside the workspace and --repo directories and run "
+            "commands in terminals through kandev-tui (settings client_fs_read, client_fs_write, "
+            "client_terminals turn each off)."
         ),
         epilog="example: kandev-tui run --headless --prompt 'summarise the tests' -- python -m kandev_tui.demo.agent",
     )
@@ -398,7 +400,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         if "name" not in data and ("blocks" in data or "version" in data):
             return _fail("not-rich-output: FILE holds tool arguments (a presentation), not a stored call "
                          '{"name","title","status","input","output"}: run it without --stored')
-        result = read_stored_call(data.get("name"), data.get("title"), data.get("status"), data.get("input"), data.get("output"))
+        result = read_stored_call(data.get("name"), data.get("title"), data.get("status"), data.get("input"),
+                                  data.get("output"), data.get("content"))
         if result.state is State.READY:
             assert result.presentation is not None
             print(json.dumps(result.presentation.to_json(), indent=2, ensure_ascii=False))
@@ -538,7 +541,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                            inject_guidance=not args.no_guidance and settings.settings.inject_guidance,
                            init_timeout=args.init_timeout, extra_mcp_servers=extra_servers,
                            resume=continuing["agent_session_id"] if continuing else None,
-                           history_stored=continuing is not None)
+                           history_stored=continuing is not None, **client_services(settings.settings))
     record = Path(args.record).expanduser().absolute() if args.record else None  # stored: found from anywhere
     if not args.headless:
         return _run_app(args, store, lambda on_items, on_state: _live_source(
@@ -696,6 +699,12 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def client_services(settings: Any) -> dict[str, bool]:
+    """What kandev-tui offers to do for agents (the settings client_fs_read, client_fs_write, client_terminals)."""
+    return {"fs_read": settings.client_fs_read, "fs_write": settings.client_fs_write,
+            "terminals": settings.client_terminals}
+
+
 def _live_source(options: Any, store: Any, on_items: Any, on_state: Any, record: Path | None = None,
                  **more: Any) -> Any:
     from kandev_tui.sources import LiveSource
@@ -807,7 +816,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         workspace = prepare_workspace(scratch / "demo-service")
         settings = SettingsStore()
         options = AgentOptions(command=agent_command(args.scenario), workspace=workspace,
-                               inject_guidance=settings.settings.inject_guidance)
+                               inject_guidance=settings.settings.inject_guidance, **client_services(settings.settings))
         return _run_app(args, store, lambda on_items, on_state: _live_source(options, store, on_items, on_state),
                         initial_prompt=SCENARIOS[args.scenario], settings=settings)
     finally:

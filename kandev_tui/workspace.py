@@ -122,8 +122,9 @@ class Workspace:
             raise OutsideWorkspace("the path leads outside the workspace")
         return real
 
-    def read_bytes(self, path: str, limit: int, repo: str | None = None) -> FileRead:
-        """Read at most ``limit`` bytes of a regular file inside the workspace."""
+    def open_regular(self, path: str, repo: str | None = None) -> tuple[int, os.stat_result]:
+        """A file descriptor (the caller closes it) and the status of a regular file inside the workspace: opened
+        without blocking (a FIFO is refused, never waited on) and checked to be the file the path resolved to."""
         real = self.resolve(path, repo)
         flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_NOFOLLOW", 0)
         try:
@@ -139,6 +140,15 @@ class Workspace:
             if not stat.S_ISREG(info.st_mode):
                 raise NotRegularFile("not a regular file")
             self._check_open_file(fd, real)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd, info
+
+    def read_bytes(self, path: str, limit: int, repo: str | None = None) -> FileRead:
+        """Read at most ``limit`` bytes of a regular file inside the workspace."""
+        fd, info = self.open_regular(path, repo)
+        try:
             chunks: list[bytes] = []
             remaining = limit + 1
             while remaining > 0:

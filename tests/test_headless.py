@@ -113,8 +113,9 @@ def test_recording_holds_both_directions(demo_run):
     sent = [f.msg for f in frames if f.dir == "out"]
     initialize = next(m for m in sent if m.get("method") == "initialize")["params"]
     assert initialize["protocolVersion"] == 1
-    assert initialize["clientCapabilities"] == {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False,
-                                                "auth": {"terminal": True}}  # a login in the user's terminal
+    # files and terminals served (settings by default); a login in the user's terminal
+    assert initialize["clientCapabilities"] == {"fs": {"readTextFile": True, "writeTextFile": True}, "terminal": True,
+                                                "auth": {"terminal": True}}
     new = next(m for m in sent if m.get("method") == "session/new")["params"]
     server = new["mcpServers"][0]
     assert server["name"] == "kandev" and server["env"] == [] and "type" not in server

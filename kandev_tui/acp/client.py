@@ -23,6 +23,9 @@ from typing import Any, Awaitable, Callable
 from kandev_tui import __version__
 from kandev_tui.transcript.frames import LOCAL, Frame
 
+from .files import ClientFiles, FileRequestError
+from .terminals import Terminals
+
 PROTOCOL_VERSION = 1
 PermissionHandler = Callable[[dict[str, Any]], Awaitable[str | None]]
 
@@ -75,6 +78,11 @@ class AgentOptions:
     resume: str | None = None
     # the history a loaded session replays is stored already (kandev-tui's own session continued): not shown again
     history_stored: bool = False
+    # what kandev-tui offers to do for the agent (ACP client capabilities): read and write the workspace's files,
+    # run commands in terminals of its own
+    fs_read: bool = True
+    fs_write: bool = True
+    terminals: bool = True
 
 
 def kandev_mcp_server(workspace: Path, repos: dict[str, Path]) -> dict[str, Any]:
@@ -176,6 +184,9 @@ class AgentClient:
         self._permission_waits: set[asyncio.Task[Any]] = set()  # the questions being asked, cancelled by cancel()
         self._exit_reported = False
         self._closing: asyncio.Future[None] | None = None
+        self._files = ClientFiles(options.workspace, options.repos)
+        self._terminals = Terminals(self._files, on_frame, env=options.env)
+        self._watcher: asyncio.Task[None] | None = None
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -221,14 +232,15 @@ class AgentClient:
             self._local(message, ends_turn=True)
             raise AgentError(message) from None
         assert self.process.stdout is not None and self.process.stdin is not None
+        self._watcher = asyncio.ensure_future(self._watch_exit(self.process))
         transport = LineTransport(self.process.stdout, self.process.stdin, self._on_frame, observed_only=OBSERVED_ONLY)
         self._conn = Connection(self._handle, transport)
         try:
             response = await asyncio.wait_for(self._conn.send_request("initialize", {
                 "protocolVersion": PROTOCOL_VERSION,
                 # auth.terminal: the agent may offer a login to run in the user's terminal (the app steps aside)
-                "clientCapabilities": {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False,
-                                       "auth": {"terminal": True}},
+                "clientCapabilities": {"fs": {"readTextFile": options.fs_read, "writeTextFile": options.fs_write},
+                                       "terminal": options.terminals, "auth": {"terminal": True}},
                 "clientInfo": {"name": "kandev-tui", "title": "kandev-tui", "version": __version__},
             }), timeout=options.init_timeout)
         except asyncio.TimeoutError:
@@ -242,6 +254,11 @@ class AgentClient:
         methods = response.get("authMethods")
         self.auth_methods = [m for m in methods if isinstance(m, dict) and isinstance(m.get("id"), str)] \
             if isinstance(methods, list) else []
+
+    @property
+    def terminals(self) -> Terminals:
+        """The commands kandev-tui runs for the agent (ACP terminals)."""
+        return self._terminals
 
     @property
     def session_capabilities(self) -> dict[str, Any]:
@@ -434,6 +451,7 @@ class AgentClient:
             return
         for waiter in list(self._permission_waits):
             waiter.cancel()  # each question answers "cancelled" (see _permission)
+        await self._terminals.kill_all()  # the commands it runs in kandev-tui's terminals end with the turn
         try:
             await self._conn.send_notification("session/cancel", {"sessionId": self.session_id})
         except Exception:  # noqa: BLE001 - the agent may already be gone
@@ -463,7 +481,46 @@ class AgentClient:
             return {}  # subagent metadata: merged into its tool call by the normaliser
         if is_notification:
             return None
-        raise RequestError.method_not_found(method)
+        serve = self._services().get(method)
+        if serve is None:
+            raise RequestError.method_not_found(method)
+        try:
+            return await serve(params)
+        except FileRequestError as exc:
+            data = {"path": exc.path} if exc.path is not None else None
+            raise RequestError(exc.code, str(exc), data) from None
+
+    def _services(self) -> dict[str, Callable[[Any], Awaitable[Any]]]:
+        """The client methods kandev-tui serves, as far as the options offer them."""
+        services: dict[str, Callable[[Any], Awaitable[Any]]] = {}
+        if self.options.fs_read:
+            services["fs/read_text_file"] = lambda params: asyncio.to_thread(self._files.read, params)
+        if self.options.fs_write:
+            services["fs/write_text_file"] = self._write
+        if self.options.terminals:
+            terminals = self._terminals
+            services.update({"terminal/create": terminals.create, "terminal/output": terminals.output,
+                             "terminal/wait_for_exit": terminals.wait_for_exit, "terminal/kill": terminals.kill,
+                             "terminal/release": terminals.release})
+        return services
+
+    async def _write(self, params: Any) -> dict[str, Any]:
+        """``fs/write_text_file``; the transcript learns the former text (for the diff) from a local frame."""
+        try:
+            written = await asyncio.to_thread(self._files.write, params)
+        except FileRequestError as exc:
+            self._note(f"kandev-tui refused the agent's write: {exc}")
+            raise
+        path = params.get("path") if isinstance(params, dict) else None
+        self._on_frame(Frame.now(LOCAL, {"event": "file_written", "path": path, "real_path": written.path,
+                                         "old": written.old, "new_file": written.new_file,
+                                         **({"note": written.note} if written.note else {})}))
+        return {}
+
+    async def _watch_exit(self, process: asyncio.subprocess.Process) -> None:
+        """The agent's exit ends the commands it ran in kandev-tui's terminals."""
+        await process.wait()
+        await self._terminals.end_all()
 
     async def _permission(self, params: dict[str, Any]) -> dict[str, Any]:
         if self._ask_permission is None:
@@ -492,6 +549,7 @@ class AgentClient:
 
     async def _close(self) -> None:
         process = self.process
+        await self._terminals.end_all()
         if self._conn is not None:
             try:
                 await asyncio.wait_for(self._conn.close(), timeout=2)
@@ -509,6 +567,8 @@ class AgentClient:
                     break
                 except asyncio.TimeoutError:
                     continue
+        if self._watcher is not None:
+            self._watcher.cancel()
         if self._log is not None:
             self._log.close()
             self._log = None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from typing import Any, Callable
 
@@ -19,6 +20,9 @@ from kandev_tui.transcript.frames import IN, OUT, RAW_PREFIX, Frame
 MAX_LINE_BYTES = 8 * 1024 * 1024
 YIELD_AFTER = 0.004  # seconds of reading before the event loop gets a turn
 YIELD_EVERY = 16  # frames handed over before the event loop gets a turn
+# the start of a request: its id (a number or a string) and its method
+_REQUEST_START = re.compile(r'\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*,'
+                            r'\s*"method"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
 
 class LineTransport:
@@ -77,6 +81,25 @@ class LineTransport:
                     return message
                 continue
             self._on_frame(Frame.now(IN, raw=text[:RAW_PREFIX], size=size))
+            if size > self._max_line:
+                await self._refuse_oversized(text, size)
+
+    async def _refuse_oversized(self, prefix: str, size: int) -> None:
+        """A request too big to read (a 50 MB file to write) gets an error answer, so the agent does not wait for
+        one forever. Its id is found at the start of the line (agents write ``{"jsonrpc", "id", "method", …``)."""
+        found = _REQUEST_START.match(prefix)
+        if found is None:
+            return
+        try:
+            request_id = json.loads(found.group(1))
+        except ValueError:
+            return
+        message = (f"the request ({found.group(2)[:80]}) is {size / 1e6:.1f} MB, more than the "
+                   f"{self._max_line >> 20} MiB kandev-tui reads in one message")
+        try:
+            await self.send({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32600, "message": message}})
+        except (ConnectionError, OSError):
+            pass
 
     async def _read_line(self) -> tuple[bytes | None, int]:
         """One line (without reading more than the bound into memory) and its full size."""

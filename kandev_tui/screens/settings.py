@@ -56,6 +56,15 @@ class SettingsScreen(DrawsInputAtOnce, ModalScreen[None]):
             with Horizontal():
                 yield Label("Say it in the terminal's title")
                 yield Switch(value=settings.attention_title, id="attention_title")
+            with Horizontal():
+                yield Label("Agents read files through kandev-tui (new sessions)")
+                yield Switch(value=settings.client_fs_read, id="client_fs_read")
+            with Horizontal():
+                yield Label("Agents write files through kandev-tui (new sessions)")
+                yield Switch(value=settings.client_fs_write, id="client_fs_write")
+            with Horizontal():
+                yield Label("Agents run commands in kandev-tui's terminals (new sessions)")
+                yield Switch(value=settings.client_terminals, id="client_terminals")
         yield KeyFooter()  # over the transcript's: the keys of this screen (escape closes it), not of the one below
 
     def on_select_changed(self, event: Select.Changed) -> None:

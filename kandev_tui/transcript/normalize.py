@@ -15,9 +15,11 @@ from typing import Any, Callable
 from kandev_tui.presentation.names import is_rich_output_name
 
 from . import items as K
+from .clientside import ClientSide, diff_paths
+from .diffs import diff_summary
 from .frames import IN, LOCAL, OUT, Frame
-from .items import TERMINAL, Item
-from .tools import cancel_if_unfinished, merge_tool_frame, new_call
+from .items import COMPLETE, FAILED, TERMINAL, Item
+from .tools import cancel_if_unfinished, keep_written, merge_tool_frame, new_call
 
 log = logging.getLogger("kandev_tui.normalize")
 
@@ -74,6 +76,7 @@ class Normalizer:
         self._requests_out: dict[Any, tuple[str, Any]] = {}  # our request id → (method, params)
         self._requests_in: dict[Any, str] = {}  # agent request id → item key
         self._tools: dict[str, dict[str, Any]] = {}
+        self._client = ClientSide()  # the files kandev-tui wrote and the commands it ran for the agent
         self._message: Item | None = None
         self._thought: Item | None = None
         self._user: Item | None = None
@@ -148,6 +151,8 @@ class Normalizer:
             return self._prompt_sent(msg.get("params") or {})
         if method == "session/cancel":
             return []
+        if method is None and "id" in msg:
+            self._client.answered(msg["id"])
         if method is None and "id" in msg and msg["id"] in self._requests_in:
             return self._answered(self._requests_in.pop(msg["id"]), msg)
         return []
@@ -197,6 +202,9 @@ class Normalizer:
             return self._permission_request(msg)
         if method == "cursor/task":
             return self._cursor_task(msg.get("params") or {})
+        if method == "fs/write_text_file" and "id" in msg:
+            self._client.write_requested(msg["id"], msg.get("params"))
+            return []
         if method is None and "id" in msg:
             request, params = self._requests_out.pop(msg["id"], (None, None))
             if msg["id"] == self._replaying:
@@ -261,6 +269,7 @@ class Normalizer:
             tool_call = {**tool_call, "kind": known["kind"]}  # what is asked (edit, run…), from the call it is for
         options = [o for o in params.get("options") or [] if isinstance(o, dict)]
         self._arguments_from_request(tool_call)
+        self._client.asked(tool_call)
         item = Item(key, K.PERMISSION, self.turn, {"tool_call": tool_call, "options": options},
                     status="pending", tool_call_id=tool_call.get("toolCallId"))
         self._permissions[key] = item
@@ -324,6 +333,7 @@ class Normalizer:
                                     final=True))
         self._permissions.clear()
         self._requests_in.clear()
+        self._client.turn_ended()
         if self._plan is not None:
             changed.append(self._plan.but(final=True))
             self._plan = None
@@ -444,6 +454,7 @@ class Normalizer:
         call = self._tool(tool_call_id)
         is_new = call.pop("new", False)
         merge_tool_frame(call, update, first=is_new)
+        self._show_terminals(call)
         changed: list[Item] = []
         if is_new and not call.get("parent_id"):
             changed.extend(self._close_text())  # a top-level tool call ends the message
@@ -475,4 +486,45 @@ class Normalizer:
                 changed.extend(self._finish_turn())
                 changed.append(Item(self._next("turn_end"), K.TURN_END, self.turn, {"stop_reason": "error"}, final=True))
             return changed
+        if kind == "file_written":
+            return self._file_written(event)
+        if kind == "terminal":
+            changed = []
+            for tool_call_id in self._client.terminal_event(event):
+                call = self._tools.get(tool_call_id)
+                if call is not None:
+                    self._show_terminals(call)
+                    changed.append(self._tool_item(call))
+            return changed
         return []
+
+    def _show_terminals(self, call: dict[str, Any]) -> None:
+        """The output of the client terminals a call embeds becomes its command output."""
+        self._client.show_terminals(call)
+        shell = call.get("shell")
+        if (call.get("status") == COMPLETE and isinstance(shell, dict)
+                and (shell.get("exit_code") not in (None, 0) or shell.get("signal") not in (None, ""))):
+            call["status"] = FAILED
+
+    def _file_written(self, event: dict[str, Any]) -> list[Item]:
+        """A file kandev-tui wrote for the agent: its diff joins the edit call it follows, or is a call of its own."""
+        block = self._client.written(event)
+        if block is None:
+            return []
+        path = block["path"]
+        call = self._client.follows(list(self._tools.values()), path)
+        if call is not None:
+            if path in diff_paths(call.get("content")):
+                return []  # the agent's own call shows this file's diff already
+            call["written"] = [*(call.get("written") or []), block]
+            keep_written(call)
+            call["diffs"] = diff_summary(call.get("content"))
+            return [self._tool_item(call)]
+        if self._client.shown_by_agent(path):
+            return []  # the agent asked with this file's diff, its call not reported yet (Gemini): the call will show it
+        self._counter += 1
+        call = new_call(f"kandev-tui-write-{self._counter}", self.turn)
+        call.update(name="edit", kind="edit", title=f"Write {path}", status=COMPLETE, content=[block],
+                    locations=[{"path": path}], input={"kind": "edit", "raw_input": {"path": path}},
+                    diffs=diff_summary([block]), client="kandev-tui")
+        return self._close_text() + [self._tool_item(call)]

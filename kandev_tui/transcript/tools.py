@@ -155,6 +155,19 @@ def bound_output(call: dict[str, Any]) -> None:
         call["output"] = {"cut": True, "chars": len(output)}
 
 
+def keep_written(call: dict[str, Any]) -> None:
+    """Put the diffs of the files kandev-tui wrote for ``call`` (``written``, see :mod:`.clientside`) back into its
+    content: an update replaces the content, and the agent's own content may show no diff (OpenCode)."""
+    written = call.get("written")
+    if not isinstance(written, list) or not written:
+        return
+    content = call.get("content") if isinstance(call.get("content"), list) else []
+    shown = {block.get("path") for block in content if isinstance(block, dict) and block.get("type") == "diff"}
+    missing = [block for block in written if isinstance(block, dict) and block.get("path") not in shown]
+    if missing:
+        call["content"] = [*content, *missing]
+
+
 def new_call(tool_call_id: str, turn: int) -> dict[str, Any]:
     return {
         "tool_call_id": tool_call_id,
@@ -240,6 +253,7 @@ def merge_tool_frame(call: dict[str, Any], update: dict[str, Any], first: bool) 
             status = FAILED
         elif status == COMPLETE and shell.get("signal") not in (None, ""):
             status = FAILED
+    keep_written(call)
     diffs = diff_summary(call.get("content"))
     if diffs is not None:
         call["diffs"] = diffs

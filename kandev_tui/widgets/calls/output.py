@@ -34,7 +34,7 @@ def _exit_line(shell: dict[str, Any]) -> Text | None:
 def output_parts(payload: dict[str, Any], compact: bool) -> list[Any]:
     shell = payload["shell"]
     parts: list[Any] = []
-    command = summarize(payload).get("command")
+    command = summarize(payload).get("command") or shell.get("command")  # a client terminal's: in its shell
     if isinstance(command, str) and command and command.strip() != str(payload.get("title") or "").strip():
         # the command, unless the call's title (shown above it) already is the command
         parts.append(Text.assemble(("$ ", "dim"), (visible(command), "bold")))
