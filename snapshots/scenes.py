@@ -207,10 +207,22 @@ async def expand_commands(pilot) -> None:
     await park(pilot, group)
 
 
+async def scroll_to_rich_output(pilot) -> None:
+    """The rich output of a recorded real Gemini CLI or OpenCode session: its native card, the edit cards above."""
+    from kandev_tui.widgets.presentation_card import PresentationCard
+
+    await plot_visible(pilot)
+    cards = list(pilot.app.view.query(PresentationCard))
+    await park(pilot, cards[-1])
+
+
+REAL_RECORDINGS = {"claude_edit": "claude-real.jsonl", "codex_commands": "codex-real.jsonl",
+                   "gemini_rich": "gemini-real.jsonl", "opencode_rich": "opencode-real.jsonl"}
+
+
 def make(scene: str, tmp_path: Path, theme: str):
-    if scene in ("claude_edit", "codex_commands"):
-        return replay_app(tmp_path, RECORDINGS / ("claude-real.jsonl" if scene == "claude_edit" else "codex-real.jsonl"),
-                          theme=theme)
+    if scene in REAL_RECORDINGS:
+        return replay_app(tmp_path, RECORDINGS / REAL_RECORDINGS[scene], theme=theme)
     if scene == "kandev_chart":
         return stored_app(tmp_path, kandev_items(), theme=theme)
     if scene.startswith("fleet_"):
@@ -237,7 +249,8 @@ async def at_end(pilot) -> None:
     await pilot.pause(0.1)
 
 
-RUN_BEFORE = {"claude_edit": scroll_to_edit, "codex_commands": expand_commands, "kandev_chart": scroll_to_csv_chart, "demo_top": scroll_home, "demo_chart": scroll_to_first_chart, "demo_end": at_end,
+RUN_BEFORE = {"claude_edit": scroll_to_edit, "codex_commands": expand_commands, "gemini_rich": scroll_to_rich_output,
+              "opencode_rich": scroll_to_rich_output, "kandev_chart": scroll_to_csv_chart, "demo_top": scroll_home, "demo_chart": scroll_to_first_chart, "demo_end": at_end,
               "states": scroll_home, "group_expanded": expand_group, "blocks": inspect_chart}
 
 

@@ -39,10 +39,11 @@ def test_attached_kandev_session(snap_compare, tmp_path, size):
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-@pytest.mark.parametrize("scene", ["claude_edit", "codex_commands"])
+@pytest.mark.parametrize("scene", ["claude_edit", "codex_commands", "gemini_rich", "opencode_rich"])
 def test_real_agent_session(snap_compare, tmp_path, scene, size):
-    """Sessions recorded from the real Claude Code and Codex adapters (tests/test_real_agents.py): an edit as a
-    card with its diff's two hunks; commands with their colours and exit codes."""
+    """Sessions recorded from the real Claude Code, Codex, Gemini CLI and OpenCode adapters (tests/test_real_agents.py):
+    an edit as a card with its diff's two hunks; commands with their colours and exit codes; Gemini's and OpenCode's
+    show_rich_output_kandev calls as native cards (metrics and a bar chart)."""
     assert snap_compare(make(scene, tmp_path, "textual-dark"), terminal_size=size, run_before=RUN_BEFORE[scene])
 
 

@@ -221,3 +221,114 @@ class ResponsesServer(ScriptedServer):
             "usage": {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 20,
                       "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 120}}}))
         self._sse(handler, events)
+
+
+class GeminiServer(ScriptedServer):
+    """``POST /v1beta/models/MODEL:streamGenerateContent?alt=sse`` (Gemini's API, as Gemini CLI calls it) answered
+    in its Server-Sent Events (``candidates[].content.parts`` of text or ``functionCall``); the non-streaming
+    ``:generateContent`` (a side question Gemini CLI may ask) gets a short text, and ``:countTokens`` a count.
+
+    Which step: every function call the server makes carries its step in its id (``call_s2_0``) and Gemini CLI
+    sends it back with the result (``functionResponse.id``); when it does not, the number of model turns in the
+    request's ``contents``."""
+
+    def step(self, body: Any) -> tuple[int, list[dict[str, Any]]]:
+        index = next_step(body)
+        if index == 0 and isinstance(body, dict):
+            index = sum(1 for c in body.get("contents") or [] if isinstance(c, dict) and c.get("role") == "model")
+        if index < len(self.script):
+            return index, self.script[index]
+        return index, [{"text": "Done."}]
+
+    def post(self, handler: BaseHTTPRequestHandler, body: Any) -> None:
+        path = handler.path
+        if ":countTokens" in path:
+            self._json(handler, 200, {"totalTokens": 100})
+            return
+        if ":generateContent" in path:  # a side question (a summary, a check): a short answer
+            self._json(handler, 200, {"candidates": [{"content": {"role": "model", "parts": [{"text": "{}"}]},
+                                                      "finishReason": "STOP", "index": 0}],
+                                      "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 1,
+                                                        "totalTokenCount": 11}})
+            return
+        if ":streamGenerateContent" not in path or not isinstance(body, dict):
+            self._json(handler, 404, {"error": {"code": 404, "message": path, "status": "NOT_FOUND"}})
+            return
+        index, blocks = self.step(body)
+        events: list[tuple[str, dict[str, Any]]] = []
+        usage = {"promptTokenCount": 100, "candidatesTokenCount": 20, "totalTokenCount": 120}
+        for number, block in enumerate(blocks):
+            if "text" in block:
+                for part in _chunks(block["text"]):
+                    events.append(("", {"candidates": [{"content": {"role": "model", "parts": [{"text": part}]},
+                                                        "index": 0}]}))
+            else:
+                call = {"name": block["tool"], "args": block["input"], "id": f"call_s{index}_{number}"}
+                events.append(("", {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": call}]},
+                                                    "index": 0}]}))
+        events.append(("", {"candidates": [{"content": {"role": "model", "parts": [{"text": ""}]},
+                                            "finishReason": "STOP", "index": 0}], "usageMetadata": usage}))
+        self._sse_data(handler, [data for _, data in events])
+
+    @staticmethod
+    def _sse_data(handler: BaseHTTPRequestHandler, events: list[dict[str, Any]]) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/event-stream")
+        handler.send_header("Cache-Control", "no-cache")
+        handler.send_header("Connection", "close")
+        handler.end_headers()
+        for data in events:
+            handler.wfile.write(f"data: {json.dumps(data)}\n\n".encode())
+            handler.wfile.flush()
+        handler.close_connection = True
+
+
+class ChatCompletionsServer(ScriptedServer):
+    """``POST /v1/chat/completions`` (``"stream": true``: OpenAI-compatible, as OpenCode's bundled provider calls
+    it) answered in its chunks, ``data: [DONE]`` last; ``GET /v1/models`` lists one model."""
+
+    def get(self, handler: BaseHTTPRequestHandler) -> None:
+        if handler.path.rstrip("/").endswith("/models"):
+            self._json(handler, 200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+            return
+        super().get(handler)
+
+    def post(self, handler: BaseHTTPRequestHandler, body: Any) -> None:
+        if not handler.path.rstrip("/").endswith("/chat/completions") or not isinstance(body, dict):
+            self._json(handler, 404, {"error": {"type": "not_found", "message": handler.path}})
+            return
+        index, blocks = self.step(body)
+        if not body.get("tools") and index > 0:  # a side request without tools (a title): a short text
+            index, blocks = index, [{"text": "Scripted session"}]
+        model = body.get("model", "scripted")
+        base = {"id": f"chatcmpl-s{index}", "object": "chat.completion.chunk", "created": 1, "model": model}
+        chunks: list[dict[str, Any]] = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""},
+                                                              "finish_reason": None}]}]
+        finish = "stop"
+        calls = 0
+        for number, block in enumerate(blocks):
+            if "text" in block:
+                chunks += [{**base, "choices": [{"index": 0, "delta": {"content": part}, "finish_reason": None}]}
+                           for part in _chunks(block["text"])]
+            else:
+                finish = "tool_calls"
+                arguments = json.dumps(block["input"])
+                chunks.append({**base, "choices": [{"index": 0, "delta": {"tool_calls": [{
+                    "index": calls, "id": f"call_s{index}_{number}", "type": "function",
+                    "function": {"name": block["tool"], "arguments": ""}}]}, "finish_reason": None}]})
+                chunks += [{**base, "choices": [{"index": 0, "delta": {"tool_calls": [{
+                    "index": calls, "function": {"arguments": part}}]}, "finish_reason": None}]} for part in _chunks(arguments)]
+                calls += 1
+        chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}],
+                       "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}})
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/event-stream")
+        handler.send_header("Cache-Control", "no-cache")
+        handler.send_header("Connection", "close")
+        handler.end_headers()
+        for chunk in chunks:
+            handler.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+            handler.wfile.flush()
+        handler.wfile.write(b"data: [DONE]\n\n")
+        handler.wfile.flush()
+        handler.close_connection = True

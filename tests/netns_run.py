@@ -1,6 +1,6 @@
 """Run a command beside a scripted model server, inside a network namespace that has only loopback.
 
-    unshare -n python tests/netns_run.py --server anthropic|responses --script S.json --requests R.json -- CMD...
+    unshare -n python tests/netns_run.py --server anthropic|responses|gemini|chat --script S.json --requests R.json -- CMD...
 
 Started by ``unshare -n`` (``unshare -rn`` without root), it brings the namespace's loopback up, checks from
 ``/proc/self/net/dev`` that loopback is the only interface (``/sys/class/net`` still lists the host's), starts
@@ -23,7 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.model_servers import AnthropicServer, ResponsesServer  # noqa: E402
+from tests.model_servers import AnthropicServer, ChatCompletionsServer, GeminiServer, ResponsesServer  # noqa: E402
+
+SERVERS = {"anthropic": AnthropicServer, "responses": ResponsesServer, "gemini": GeminiServer,
+           "chat": ChatCompletionsServer}
 
 SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
 NOT_ISOLATED = 97
@@ -44,7 +47,7 @@ def interfaces() -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--server", choices=("anthropic", "responses"), required=True)
+    parser.add_argument("--server", choices=sorted(SERVERS), required=True)
     parser.add_argument("--script", required=True)
     parser.add_argument("--requests", required=True)
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE")
@@ -58,7 +61,7 @@ def main() -> int:
         return NOT_ISOLATED
     loopback_up()
     script = json.loads(Path(args.script).read_text())
-    server = (AnthropicServer if args.server == "anthropic" else ResponsesServer)(script, args.port).start()
+    server = SERVERS[args.server](script, args.port).start()
     fill = {"url": server.url, "port": str(server.port)}
     env = dict(os.environ)
     for entry in args.env:

@@ -24,14 +24,20 @@ ROOT = Path(__file__).resolve().parent.parent
 KANDEV = str(Path(sys.executable).with_name("kandev-tui"))
 NETNS_RUN = str(Path(__file__).resolve().parent / "netns_run.py")
 
-# name: (npm package, version, the command it installs)
+# name: (npm package, version, the command it installs, the arguments that make it speak ACP)
 ADAPTERS = {
-    "claude": ("@agentclientprotocol/claude-agent-acp", "0.49.0", "claude-agent-acp"),  # the last for node 20
-    "codex": ("@agentclientprotocol/codex-acp", "2.6.0", "codex-acp"),  # bundles @openai/codex 0.166
+    "claude": ("@agentclientprotocol/claude-agent-acp", "0.49.0", "claude-agent-acp", []),  # the last for node 20
+    "codex": ("@agentclientprotocol/codex-acp", "2.6.0", "codex-acp", []),  # bundles @openai/codex 0.166
+    "gemini": ("@google/gemini-cli", "0.61.0", "gemini", ["--experimental-acp"]),
+    "opencode": ("opencode-ai", "1.18.33", "opencode", ["acp"]),
 }
 _PINS = hashlib.sha1(json.dumps(sorted(ADAPTERS.items())).encode()).hexdigest()[:8]
 CACHE = Path(os.environ.get("KANDEV_AGENTS_CACHE") or Path.home() / ".cache" / "kandev-tui" / f"real-agents-{_PINS}")
-CODEX_PORT = 18080  # inside its own namespace every port is free
+FIXED_PORT = 18080  # for the agents whose config names the server's address; inside its namespace every port is free
+CODEX_PORT = FIXED_PORT
+# the model API each agent talks to (tests/model_servers.py), and whether its config names a fixed port
+SERVER = {"claude": ("anthropic", False), "codex": ("responses", True), "gemini": ("gemini", False),
+          "opencode": ("chat", True)}
 
 
 class Unavailable(Exception):
@@ -40,7 +46,7 @@ class Unavailable(Exception):
 
 def adapter(name: str) -> Path:
     """The pinned adapter's command, installed with npm (every pin at once) when it is missing."""
-    package, version, command = ADAPTERS[name]
+    package, version, command, _args = ADAPTERS[name]
     binary = CACHE / "node_modules" / ".bin" / command
     if binary.exists():
         return binary
@@ -48,12 +54,21 @@ def adapter(name: str) -> Path:
     if npm is None:
         raise Unavailable("npm is not installed: the real agents' adapters come from npm")
     CACHE.mkdir(parents=True, exist_ok=True)
-    wanted = [f"{p}@{v}" for p, v, _ in ADAPTERS.values()]
+    wanted = [f"{p}@{v}" for p, v, _, _ in ADAPTERS.values()]
+    # opencode-ai's postinstall writes folders under the XDG directories: scratch ones, not the user's
+    scratch = CACHE / "install-xdg"
+    env = {**os.environ, **{f"XDG_{kind}_HOME": str(scratch / kind.lower()) for kind in ("CONFIG", "DATA", "CACHE",
+                                                                                        "STATE")}}
     done = subprocess.run([npm, "install", "--prefix", str(CACHE), "--no-audit", "--no-fund", "--loglevel=error",
-                           *wanted], capture_output=True, text=True, timeout=900)
+                           *wanted], capture_output=True, text=True, timeout=900, env=env)
     if done.returncode != 0 or not binary.exists():
         raise Unavailable(f"npm install {' '.join(wanted)} failed: {done.stderr.strip()[-500:]}")
     return binary
+
+
+def adapter_command(name: str) -> list[str]:
+    """The command line that starts the adapter ``name`` as an ACP agent."""
+    return [str(adapter(name)), *ADAPTERS[name][3]]
 
 
 def unshare_command() -> list[str]:
@@ -97,7 +112,25 @@ def agent_env(name: str, home: Path, *, model: str = "gpt-5.1-codex-max", mode: 
     through ``tool_search``. ``mode``: its ``INITIAL_AGENT_MODE`` (read-only sends approvals to the client; it
     cannot write files even when one is approved)."""
     home.mkdir(parents=True, exist_ok=True)
-    common = [f"HOME={home}", f"XDG_CONFIG_HOME={home / '.config'}", f"XDG_DATA_HOME={home / '.local/share'}"]
+    common = [f"HOME={home}", f"XDG_CONFIG_HOME={home / '.config'}", f"XDG_DATA_HOME={home / '.local/share'}",
+              f"XDG_CACHE_HOME={home / '.cache'}", f"XDG_STATE_HOME={home / '.local/state'}"]
+    if name == "gemini":
+        # a trusted folder (else no stdio MCP server starts and kandev's tool never appears); a fixed model (the
+        # default "auto" first asks a classifier model)
+        return "gemini", common + ["GEMINI_API_KEY=scripted", "GOOGLE_GEMINI_BASE_URL={url}",
+                                   "GEMINI_CLI_TRUST_WORKSPACE=true", "GEMINI_MODEL=gemini-2.5-pro"]
+    if name == "opencode":
+        config = home / "opencode.json"
+        config.write_text(json.dumps({
+            "$schema": "https://opencode.ai/config.json",
+            "provider": {"scripted": {"npm": "@ai-sdk/openai-compatible", "name": "Scripted",  # bundled in opencode
+                                      "options": {"baseURL": f"http://127.0.0.1:{FIXED_PORT}/v1", "apiKey": "scripted"},
+                                      "models": {"scripted": {"name": "Scripted", "tool_call": True,
+                                                              "limit": {"context": 100000, "output": 8000}}}}},
+            "model": "scripted/scripted", "small_model": "scripted/scripted", "autoupdate": False, "share": "disabled",
+            **({"permission": {"edit": "ask", "bash": "ask"}} if mode == "ask" else {})}))
+        return "chat", common + [f"OPENCODE_CONFIG={config}", "OPENCODE_DISABLE_AUTOUPDATE=1",
+                                 "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_SHARE=1"]
     if name == "claude":
         return "anthropic", common + [
             "ANTHROPIC_BASE_URL={url}", "ANTHROPIC_API_KEY=sk-ant-scripted", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
@@ -121,7 +154,7 @@ def run_agent(name: str, script: list[list[dict[str, Any]]], tmp: Path, prompt: 
     (``codex``: ``model``, ``mode`` and ``logged_in``, see :func:`agent_env`; ``extra``: more options for
     ``kandev-tui run``; ``run``: the name of this run's files in ``tmp``, so that a second run of the same session
     database, its home and workspace (``--resume``) keeps the first's)."""
-    binary = adapter(name)
+    binary = adapter_command(name)
     unshare = unshare_command()
     workspace = workspace or tmp / "workspace"
     workspace.mkdir(parents=True, exist_ok=True)
@@ -129,11 +162,11 @@ def run_agent(name: str, script: list[list[dict[str, Any]]], tmp: Path, prompt: 
     script_file, requests_file = tmp / f"{run}.script.json", tmp / f"{run}.requests.json"
     script_file.write_text(json.dumps(script))
     record, db = tmp / f"{run}.recording.jsonl", tmp / "sessions.db"
-    port = ["--port", str(CODEX_PORT)] if server == "responses" else []
+    port = ["--port", str(FIXED_PORT)] if SERVER[name][1] else []
     command = [*unshare, sys.executable, NETNS_RUN, "--server", server, *port, "--script", str(script_file),
                "--requests", str(requests_file), *[f"--env={entry}" for entry in env], "--",
                KANDEV, "run", "--headless", "--prompt", prompt, "--permission", permission, "--workspace",
-               str(workspace), "--db", str(db), "--record", str(record), *extra, "--", str(binary)]
+               str(workspace), "--db", str(db), "--record", str(record), *extra, "--", *binary]
     done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=tmp)
     if done.returncode == 97:
         raise Unavailable(done.stderr.strip())

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -121,6 +122,7 @@ def test_claude_session_headless(claude_run):
     assert run.kinds("thought") and run.kinds("usage")
     messages = [r for r in run.requests if r["method"] == "POST" and r["path"].startswith("/v1/messages")]
     assert len(messages) >= 5  # one request per scripted step, each answered
+    assert client_requests(run) == []  # offered files and terminals, Claude Code 0.49 uses neither (its tools do)
 
 
 def test_codex_session_headless(codex_run):
@@ -139,6 +141,111 @@ def test_codex_session_headless(codex_run):
     posts = [r for r in run.requests if r["method"] == "POST"]
     tools = {t.get("name") for t in posts[0]["body"].get("tools", [])}
     assert {"exec_command", "mcp__kandev"} <= tools  # the MCP server kandev-tui offered reached the model
+    assert client_requests(run) == []  # offered files and terminals, Codex uses neither (its own sandbox runs them)
+
+
+# -- Gemini CLI and OpenCode: their rich output, their files through kandev-tui ------------------------------------
+
+NOTES = "alpha\nbeta\ngamma\n"
+COLOURED = "printf '\\033[32mgreen\\033[0m ok\\n'; wc -l notes.txt"
+
+
+def rich_card(run: Run) -> object:
+    """The run's rich-output call, read as kandev-tui renders it (re-validated from what the agent sent)."""
+    from kandev_tui.presentation.stored import read_stored_call
+
+    call = next(i for i in run.kinds("tool_call") if "show_rich_output_kandev" in (i["payload"].get("title") or ""))
+    payload = call["payload"]
+    return read_stored_call(payload["name"], payload["title"], call["status"], payload["input"], payload["output"],
+                            payload.get("content"))
+
+
+def client_requests(run: Run) -> list[tuple[str, str]]:
+    """(method, path) of the fs/* and terminal/* requests the agent sent kandev-tui."""
+    import json
+
+    found = []
+    for line in run.recording.read_text().splitlines():
+        message = json.loads(line).get("msg") or {}
+        method = message.get("method")
+        if isinstance(method, str) and method.startswith(("fs/", "terminal/")):
+            found.append((method, (message.get("params") or {}).get("path")))
+    return found
+
+
+@pytest.fixture(scope="module")
+def gemini_run(tmp_path_factory) -> Run:
+    """Gemini CLI reads a file, creates one, edits one (both through kandev-tui's fs), runs a command and calls
+    show_rich_output_kandev (its arguments only in the permission request); every permission allowed once."""
+    tmp = tmp_path_factory.mktemp("gemini")
+    (tmp / "workspace").mkdir()
+    (tmp / "workspace" / "notes.txt").write_text(NOTES)
+    script = [
+        [{"text": "Reading the notes."}, {"tool": "read_file", "input": {"file_path": "notes.txt"}}],
+        [{"tool": "write_file", "input": {"file_path": "probe/new.txt", "content": "hello new\n"}}],
+        [{"tool": "replace", "input": {"file_path": "notes.txt", "old_string": "beta", "new_string": "BETA",
+                                       "instruction": "upper-case beta"}}],
+        [{"tool": "run_shell_command", "input": {"command": COLOURED, "description": "Count the lines"}}],
+        [{"tool": "mcp_kandev_show_rich_output_kandev", "input": CHART}],
+        [{"text": "Done: **one file** new, one edited, and a chart."}],
+    ]
+    run = real("gemini", script, tmp, "Read, write, edit, count and chart")
+    keep_fixture(run, tmp, "gemini-real")
+    return run
+
+
+@pytest.fixture(scope="module")
+def opencode_run(tmp_path_factory) -> Run:
+    """OpenCode (its edits and commands set to ask) does the same; after an approved edit it writes the file
+    through kandev-tui (fs/write_text_file)."""
+    tmp = tmp_path_factory.mktemp("opencode")
+    workspace = tmp / "workspace"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text(NOTES)
+    script = [
+        [{"text": "Reading the notes."}, {"tool": "read", "input": {"filePath": str(workspace / "notes.txt")}}],
+        [{"tool": "write", "input": {"filePath": str(workspace / "probe" / "new.txt"), "content": "hello new\n"}}],
+        [{"tool": "edit", "input": {"filePath": str(workspace / "notes.txt"), "oldString": "beta", "newString": "BETA"}}],
+        [{"tool": "bash", "input": {"command": COLOURED, "description": "Count the lines"}}],
+        [{"tool": "kandev_show_rich_output_kandev", "input": CHART}],
+        [{"text": "Done: **one file** new, one edited, and a chart."}],
+    ]
+    run = real("opencode", script, tmp, "Read, write, edit, count and chart", mode="ask")
+    keep_fixture(run, tmp, "opencode-real")
+    return run
+
+
+@pytest.mark.parametrize("agent", ["gemini", "opencode"])
+def test_gemini_and_opencode_sessions_headless(agent, request):
+    from kandev_tui.presentation.stored import State
+
+    run = request.getfixturevalue(f"{agent}_run")
+    assert run.code == 0, run.stderr
+    assert run.items[-1]["kind"] == "turn_end" and run.items[-1]["payload"]["stop_reason"] == "end_turn"
+    assert (run.workspace / "probe" / "new.txt").read_text() == "hello new\n"  # created
+    assert (run.workspace / "notes.txt").read_text() == NOTES.replace("beta", "BETA")  # edited
+    created = next(i for i in run.kinds("tool_call") if i["payload"].get("diffs")
+                   and i["payload"]["diffs"][0]["path"].endswith("probe/new.txt"))
+    edited = next(i for i in run.kinds("tool_call") if i["payload"].get("diffs")
+                  and i["payload"]["diffs"][0]["path"].endswith("notes.txt"))
+    assert created["status"] == "complete" and created["payload"]["diffs"][0]["added"] == 1
+    assert edited["status"] == "complete" and (edited["payload"]["diffs"][0]["added"],
+                                               edited["payload"]["diffs"][0]["removed"]) == (1, 1)
+    assert len([i for i in run.kinds("tool_call") if i["payload"].get("diffs")]) == 2  # each edit shown once
+    # the headline: their rich output, recognised and re-validated, renders as the native card
+    card = rich_card(run)
+    assert card.state is State.READY, card
+    assert [b.type for b in card.presentation.blocks] == ["metrics", "chart"]
+    assert len(run.kinds("permission")) >= 3
+    requests = client_requests(run)
+    writes = [path for method, path in requests if method == "fs/write_text_file"]
+    assert sorted(Path(p).name for p in writes) == ["new.txt", "notes.txt"]  # both written through kandev-tui
+    assert not [m for m, _ in requests if m.startswith("terminal/")]  # neither uses client terminals (yet)
+    if agent == "gemini":  # it reads a file through the client before it writes it
+        assert {Path(p).name for m, p in requests if m == "fs/read_text_file"} == {"new.txt", "notes.txt"}
+    else:  # OpenCode reports its commands' output (Gemini sends none)
+        command = next(i for i in run.kinds("tool_call") if i["payload"].get("kind") == "execute")
+        assert "\x1b[32mgreen\x1b[0m ok" in command["payload"]["shell"]["stdout"]
 
 
 # -- session control with the real adapters: logins, modes, models, resume --------------------------------------
@@ -209,13 +316,13 @@ def in_tmux(tmp_path, name: str, script, kandev_args: list[str], *, width: int =
     import shlex
     import shutil
 
-    from .real_agents import CODEX_PORT, KANDEV, NETNS_RUN, adapter, agent_env, unshare_command
+    from .real_agents import FIXED_PORT, KANDEV, NETNS_RUN, SERVER, adapter_command, agent_env, unshare_command
     from .test_tmux import Tmux
 
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed")
     try:
-        binary, unshare = adapter(name), unshare_command()
+        binary, unshare = adapter_command(name), unshare_command()
     except Unavailable as exc:
         if os.environ.get("CI"):
             raise
@@ -224,10 +331,10 @@ def in_tmux(tmp_path, name: str, script, kandev_args: list[str], *, width: int =
     workspace.mkdir(exist_ok=True)
     (tmp_path / "script.json").write_text(json.dumps(script(workspace) if callable(script) else script))
     server, env = agent_env(name, tmp_path / "home", **codex)
-    port = ["--port", str(CODEX_PORT)] if server == "responses" else []
+    port = ["--port", str(FIXED_PORT)] if SERVER[name][1] else []
     command = [*unshare, sys.executable, NETNS_RUN, "--server", server, *port, "--script", str(tmp_path / "script.json"),
                "--requests", str(tmp_path / "requests.json"), *[f"--env={e}" for e in env], "--", KANDEV, "run",
-               *kandev_args, "--workspace", str(workspace), "--db", str(tmp_path / "s.db"), "--", str(binary)]
+               *kandev_args, "--workspace", str(workspace), "--db", str(tmp_path / "s.db"), "--", *binary]
     tmux = Tmux(width, height, " ".join(shlex.quote(part) for part in command),
                 {"TERM": "xterm-256color", "KANDEV_TUI_CONFIG": str(tmp_path / "c.toml"), "PYTHONHASHSEED": "0"})
     return tmux, workspace
@@ -285,6 +392,46 @@ def test_codex_in_the_app_switched_to_read_only_asks_the_user(tmp_path):
         tmux.keys("1")
         tmux.wait_for("Written by the probe.", 90)
         assert (workspace / "probe" / "x.txt").read_text() == "hi\n"
+        tmux.keys("C-q")
+        time.sleep(1.0)
+    finally:
+        tmux.close()
+
+
+@pytest.mark.parametrize("agent", ["gemini", "opencode"])
+def test_gemini_and_opencode_rich_output_in_the_app_in_a_real_terminal(tmp_path, agent):
+    """The real Gemini CLI and OpenCode in the app, in tmux: a new file written (Gemini asks first: 2 is its "Allow";
+    OpenCode's default asks nothing), then show_rich_output_kandev drawn as native cards: the metrics panel and the
+    bar chart with its legend."""
+    import time
+
+    from .test_tmux import seen_while_scrolling
+
+    def script(workspace):
+        if agent == "gemini":
+            return [[{"text": "Writing it."}, {"tool": "write_file", "input": {"file_path": "hello.py",
+                                                                              "content": "print('hello')\n"}}],
+                    [{"tool": "mcp_kandev_show_rich_output_kandev", "input": CHART}],
+                    [{"text": "Charted."}]]
+        return [[{"text": "Writing it."}, {"tool": "write", "input": {"filePath": str(workspace / "hello.py"),
+                                                                       "content": "print('hello')\n"}}],
+                [{"tool": "kandev_show_rich_output_kandev", "input": CHART}],
+                [{"text": "Charted."}]]
+
+    tmux, workspace = in_tmux(tmp_path, agent, script, ["--prompt", "write hello.py and chart it"], height=50)
+    try:
+        if agent == "gemini":
+            screen = tmux.wait_for("asks to edit", 90)
+            assert "+ print('hello')" in screen
+            tmux.keys("2")  # Allow (1 is "Allow for this session")
+            tmux.wait_for("Allow all server tools", 90)  # the MCP call: allowed once too
+            tmux.keys("3")
+        screen = tmux.wait_for("Charted.", 90)
+        assert (workspace / "hello.py").read_text() == "print('hello')\n"
+        assert "■ 1 Passed  ■ 2 Failed" in screen and "┤" in screen  # the chart, with its axis and legend
+        seen = screen + seen_while_scrolling(tmux, pages=4)
+        assert "Tests by module" in seen and "Files written" in seen  # its title; the metrics panel above it
+        assert '{"version":1' not in seen.split("Files written")[-1]  # the card, not the arguments as JSON
         tmux.keys("C-q")
         time.sleep(1.0)
     finally:
