@@ -220,6 +220,41 @@ async def test_the_footer_fits_and_offers_what_the_keys_do_now(tmp_path, monkeyp
         await app.action_quit()
 
 
+async def test_the_help_over_a_running_turn_does_not_rebuild_the_footer_beneath(tmp_path, monkeypatch):
+    """Under the help, escape cancels nothing, so the transcript's keys differ there; its footer, covered, is not
+    rebuilt for them, and back on the transcript its keys are the same as before: no rebuild either (it cost a
+    full layout, 20-30 ms of a key's latency, on every return during a turn)."""
+    from textual.widgets._footer import FooterKey
+
+    from kandev_tui.widgets.key_footer import KeyFooter
+
+    monkeypatch.setenv(DELAY_ENV, "0")
+    app, _store = live_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await wait_for(pilot, lambda: app.source.state == "idle")
+        app.transcript_screen.prompt.focus()
+        await pilot.press(*"Check the build", "enter")
+        assert await wait_for(pilot, lambda: app.source.state == "waiting")
+        await pilot.pause(0.2)
+        footer = app.transcript_screen.query_one(KeyFooter)
+        keys = list(footer.query(FooterKey))
+        assert "Cancel turn" in [key.description for key in keys]
+        await pilot.press("f1")
+        await pilot.pause(0.2)
+        assert list(footer.query(FooterKey)) == keys  # covered: not rebuilt
+        await pilot.press("escape")
+        await pilot.pause(0.2)
+        assert app.screen is app.transcript_screen and app.source.state == "waiting"
+        assert list(footer.query(FooterKey)) == keys  # the same widgets
+        await pilot.press("f1")
+        await pilot.pause(0.2)
+        app.transcript_screen.set_turn_running(False)  # the keys change while the help covers them
+        await pilot.press("escape")
+        await pilot.pause(0.2)
+        assert "Cancel turn" not in [key.description for key in footer.query(FooterKey)]  # looked at on return
+        await app.action_quit()
+
+
 async def test_the_footer_shows_every_app_key_at_80_columns_in_a_replay(tmp_path):
     from .app_helpers import replay_app, settle
 

@@ -6,6 +6,8 @@ from rich.cells import cell_len
 from textual.screen import Screen
 from textual.widgets import Footer
 
+from kandev_tui.textual_hooks import covered
+
 # when the keys do not fit, these go first, in this order (each still works, and the help lists it): quit and
 # what the screen's state offers (cancel, close, back) stay
 DROP_FIRST = ("settings", "search", "help")
@@ -14,7 +16,8 @@ DROP_FIRST = ("settings", "search", "help")
 class KeyFooter(Footer):
     """Textual's footer rebuilds all its keys (removes and mounts a widget per key) whenever the screen's
     bindings may have changed: each focus move and each return to the screen (closing the help, say). Here it
-    rebuilds only when what it shows differs, so coming back to a busy transcript costs no footer rebuild.
+    rebuilds only when what it shows differs, so coming back to a busy transcript costs no footer rebuild, and never
+    while another screen covers it (under the help escape cancels nothing, so its keys differ there).
 
     It shows only keys that fit: compact below :attr:`ROOMY_FROM` columns, the command palette's key only from
     :attr:`PALETTE_FROM` (docked on the right, it covered the last keys), and below that the keys of
@@ -42,6 +45,8 @@ class KeyFooter(Footer):
         yield from keys
 
     def bindings_changed(self, screen: Screen) -> None:
+        if self.is_attached and screen is self.screen and covered(screen):
+            return  # covered by another screen: nothing of it shows, and its keys are looked at again on its return
         if self.is_attached and screen is self.screen and screen.app.app_focus:
             shown = (self.size.width, self._signature(screen))
             if shown == self._shown:  # (set only on the way to Footer.bindings_changed: its keys were built)
