@@ -299,8 +299,7 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
                 self.scroll_to(y=self.scroll_y + first.virtual_region.y - before_y, animate=False, immediate=True)
             self._loading = False
             self.check_charts()
-            if self.scroll_y <= 1 and self.lo > 0 and not self.following:  # still at the top (nothing to keep
-                self.load_earlier()  # in place): no scroll event would ever ask for more. Not after ctrl+end.
+            self._more_above()  # still at the top (nothing kept in place): no scroll event would ask for more
 
         self.call_after_refresh(keep_place)
 
@@ -346,6 +345,7 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
                 if widget is not None and widget.is_mounted:
                     self.scroll_to(y=max(0, widget.virtual_region.y - offset), animate=False, immediate=True)
                 self.check_charts()
+                self._more_above()  # older history placed with the view still at its top: ask on
 
             self.call_after_refresh(keep_place)
         self.call_after_refresh(self.check_charts)
@@ -426,6 +426,7 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
 
     def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
         self.set_following(False)
+        self._more_above()  # the wheel at the top moves nothing: no scroll event would ask
 
     def on_scroll_up(self, message: ScrollUp) -> None:  # the scrollbar's track, above the thumb
         self.set_following(False)
@@ -437,19 +438,35 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
     def action_scroll_up(self) -> None:
         self.set_following(False)
         super().action_scroll_up()
+        self._more_above()
 
     def action_page_up(self) -> None:
         self.set_following(False)
         super().action_page_up()
+        self._more_above()
 
     def action_scroll_home(self) -> None:
         self.set_following(False)
         super().action_scroll_home()
+        self._more_above()
 
     def page_up(self) -> None:
         """A page up, as the user asked for it (the screen's pageup)."""
         self.set_following(False)
         self.scroll_page_up(animate=False)
+        self._more_above()
+
+    def _more_above(self) -> None:
+        """At the very top (not following, nothing loading): mount the entries above the window, else ask the source
+        for older ones. Scrolling to the top asks; so does every step that may leave the view at the top without a
+        scroll (a load kept in place at 0, older history that came while the view was there) and every upward key or
+        wheel turn there, which moves nothing, so that the top never stays stuck with more above it."""
+        if self._loading or self.following or self.scroll_y > 1:
+            return
+        if self.lo > 0:
+            self.load_earlier()
+        elif self.more_at_source:
+            self.ask_for_older()
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
@@ -457,10 +474,8 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
         if at_bottom and self.hi == len(self.entries):
             self.set_following(True)
         if not self._loading and not self.following:  # at the top only because the view moved: nothing to load
-            if new <= 1 and self.lo == 0 and self.more_at_source:
-                self.ask_for_older()
-            elif new <= 1 and self.lo > 0:
-                self.load_earlier()
+            if new <= 1 and (self.lo > 0 or self.more_at_source):
+                self._more_above()
             elif at_bottom and self.hi < len(self.entries):
                 self.load_later()
         self.check_charts()
