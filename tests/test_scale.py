@@ -200,7 +200,7 @@ async def test_a_hit_in_a_collapsed_group_is_shown_marked_and_counted_where_it_c
              message_item(3, "A haystack in a message too."),
              message_item(4, "The end.")]
     app = stored_app(tmp_path, items)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
         screen, view = app.transcript_screen, app.view
         await pilot.press("ctrl+f", *"haystack", "enter")
@@ -228,7 +228,7 @@ async def test_a_hit_in_a_collapsed_group_is_shown_marked_and_counted_where_it_c
 
 async def test_no_match_is_said_in_the_search_box(tmp_path):
     app = stored_app(tmp_path, long_session(50))
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+f", *"nothing like this", "enter")
         await pilot.pause(0.3)
