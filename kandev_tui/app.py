@@ -7,7 +7,7 @@ import logging
 import os
 import time
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from textual import events, on
 from textual.app import App, ScreenStackError, SystemCommand
@@ -22,11 +22,6 @@ from kandev_tui.gcpolicy import GcPolicy
 from kandev_tui.pacing import USER
 from kandev_tui.renderers import Registry
 from kandev_tui.sanitize import visible
-from kandev_tui.screens.choices import ChoicesScreen
-from kandev_tui.screens.file_viewer import FileViewerScreen
-from kandev_tui.screens.login import LoginScreen
-from kandev_tui.screens.help import HelpScreen
-from kandev_tui.screens.settings import SettingsScreen
 from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.settings import SettingsStore
 from kandev_tui.textual_hooks import mount_screen_ahead, note_input_at_driver, set_terminal_title
@@ -36,11 +31,14 @@ from kandev_tui.session.controls import Control, Controls
 from kandev_tui.session.model import SessionModel, SourceFactory, StateChange
 from kandev_tui.transcript.items import USAGE, SESSION_INFO, Item
 from kandev_tui.widgets import markdown_lines
-from kandev_tui.widgets.file_preview import FilePreview
-from kandev_tui.widgets.permission import PermissionRequest
 from kandev_tui.widgets.prompt_input import PromptInput
 from kandev_tui.widgets.context import DrawContext
-from kandev_tui.widgets.transcript_view import TranscriptView
+from kandev_tui.widgets.transcript_view import TranscriptView, entry_widgets
+
+if TYPE_CHECKING:  # the screens not shown at start are imported when first shown (the first frame comes sooner)
+    from kandev_tui.screens.login import LoginScreen
+    from kandev_tui.widgets.file_preview import FilePreview
+    from kandev_tui.widgets.permission import PermissionRequest
 
 log = logging.getLogger("kandev_tui.app")
 # what counts as the user's input: the agent's output waits a moment after each (pacing.py)
@@ -69,7 +67,7 @@ class KandevApp(App[int]):
         super().__init__()
         self.initial_prompt = initial_prompt
         self.settings_store = settings_store or SettingsStore()
-        self.registry = registry or Registry.from_entry_points()
+        self.registry = registry or Registry.from_entry_points(now=False)  # read after the first frame
         if not self.settings_store.settings.edits_inline:  # edits fold into the tool group, as other calls do
             self.registry = self.registry.without("edit")
         self.stats_path = stats_path
@@ -114,7 +112,7 @@ class KandevApp(App[int]):
         self.session.attach(self, asyncio.get_running_loop())
         theme = self.settings_store.settings.theme
         self.theme = theme if theme in self.available_themes else "textual-dark"
-        for warning in self.settings_store.warnings + self.registry.errors:
+        for warning in self.settings_store.warnings:
             self.notify(warning, severity="warning", timeout=8, markup=False)
         self.transcript_screen.status.agent = self.source.agent_name
         self.transcript_screen.status.title = self.source.title
@@ -133,8 +131,25 @@ class KandevApp(App[int]):
         self.run_worker(self._start_source(), name="source", exclusive=True, group="source")
         if not self._preloaded:  # after the first frame, in a thread: the Markdown of the agent's first message
             self._preloaded = True  # is not drawn behind the imports it needs (60 ms, in the middle of its output)
-            self.run_worker(markdown_lines.preload, name="preload", thread=True, group="preload")
+            self.run_worker(self._preload, name="preload", thread=True, group="preload")
             self.call_after_refresh(self._prepare_help)  # and the help is ready before the first F1
+
+    def _preload(self) -> None:
+        """In a thread, after the first frame: the renderer packs (their entry points, their widgets) and the
+        Markdown of the agent's first message, so that neither is read behind its output; the packs that failed
+        are said then."""
+        entry_widgets()  # the transcript's widgets, which its first entry needs
+        self.registry.discover()
+        if self.registry.errors:
+            try:
+                self.call_from_thread(self._say_renderer_errors)
+            except RuntimeError:  # the app closed meanwhile: nobody to tell (the log has them)
+                return
+        markdown_lines.preload()
+
+    def _say_renderer_errors(self) -> None:
+        for warning in self.registry.errors:
+            self.notify(warning, severity="warning", timeout=8, markup=False)
 
     def _picked(self, session_id: str | None) -> None:
         if not session_id:
@@ -246,8 +261,8 @@ class KandevApp(App[int]):
         prompt = change.prompt
         screen.set_prompt_enabled(prompt.enabled, visible(prompt.reason), prompt.read_only)
         screen.set_turn_running(change.turn_running)
-        if prompt.enabled and (self.focused is None or self._focus_prompt
-                               or isinstance(self.focused, (PermissionRequest, TranscriptView))):
+        if prompt.enabled and (self.focused is None or self._focus_prompt or isinstance(self.focused, TranscriptView)
+                               or self.view.is_request(self.focused)):
             # the session takes prompts (again): typing goes to the prompt, unless the user is busy elsewhere (a
             # chart, a group); the transcript itself only has focus because the disabled prompt lost it
             self._focus_prompt = False
@@ -290,6 +305,8 @@ class KandevApp(App[int]):
         self.action_log_in(change.detail)
 
     def action_log_in(self, reason: str = "") -> None:
+        from kandev_tui.screens.login import LoginScreen
+
         if self.source.state != SessionState.LOGIN or isinstance(self.screen, LoginScreen):
             return
         self._login_screen = LoginScreen(self.source.agent_name, reason or "The agent needs a login.",
@@ -347,6 +364,8 @@ class KandevApp(App[int]):
     # -- choices -------------------------------------------------------------------------
 
     def action_choices(self) -> None:
+        from kandev_tui.screens.choices import ChoicesScreen
+
         if not (self.controls and self.source.can_prompt) or isinstance(self.screen, ChoicesScreen):
             return
         self.push_screen(ChoicesScreen(self.source.agent_name, self.controls), self._chosen)
@@ -425,6 +444,8 @@ class KandevApp(App[int]):
             self.notify("That request is no longer waiting for an answer.", severity="warning")
 
     def on_file_preview_open_file(self, event: FilePreview.OpenFile) -> None:
+        from kandev_tui.screens.file_viewer import FileViewerScreen
+
         self.push_screen(FileViewerScreen(event.path, event.repo, event.title, line=event.line,
                                           workspace=self.workspace))
 
@@ -436,6 +457,8 @@ class KandevApp(App[int]):
 
     def action_help(self) -> None:
         """F1 shows the keys, and hides them again. The screen is made once and kept: showing it again only draws it."""
+        from kandev_tui.screens.help import HelpScreen
+
         if isinstance(self.screen, HelpScreen):
             self.screen.dismiss()
             return
@@ -446,11 +469,15 @@ class KandevApp(App[int]):
         """Install the help screen and have it composed and mounted, not shown: the first F1 of a session (often
         while an agent is streaming) then only draws it, 40 ms sooner. Textual mounts an installed screen that is
         not running when it is first fetched for showing; this has it mounted ahead of time."""
+        from kandev_tui.screens.help import HelpScreen
+
         if not self.is_screen_installed("help"):
             self.install_screen(HelpScreen(), "help")
         mount_screen_ahead(self, "help")
 
     def action_settings(self) -> None:
+        from kandev_tui.screens.settings import SettingsScreen
+
         self.push_screen(SettingsScreen())
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

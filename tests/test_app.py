@@ -18,7 +18,7 @@ from kandev_tui.widgets.tool_card import ToolCard
 from kandev_tui.widgets.tool_group import ToolGroup
 from kandev_tui.widgets.transcript_view import TranscriptView
 
-from .app_helpers import bar_chart, message_item, replay_app, rich_item, settle, stored_app, tool_item
+from .app_helpers import bar_chart, message_item, replay_app, rich_item, settle, stored_app, tool_item, until
 
 
 async def test_replayed_demo_renders_every_kind(tmp_path):
@@ -136,6 +136,46 @@ def test_builtin_renderer_is_found_through_entry_points():
     registry = Registry.from_entry_points()
     assert any(r.id == "rich_output" and r.source == "kandev_tui.renderers.rich_output:RENDERER" for r in registry.renderers)
     assert registry.errors == []
+
+
+def test_the_entry_points_are_read_when_the_registry_is_first_used_not_when_it_is_made():
+    """The app's registry is made before its first frame and read after it: making it imports no pack."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from kandev_tui.renderers import Registry\n"
+            "registry = Registry.from_entry_points(now=False).without('edit')\n"
+            "packs = ('kandev_tui.renderers.fleet', 'kandev_tui.renderers.rich_output', 'kandev_tui.renderers.edits')\n"
+            "print(sorted(m for m in packs if m in sys.modules))\n"
+            "print(sorted(r.id for r in registry.renderers))\n"
+            "print(sorted(m for m in packs if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    before, ids, after = out.stdout.splitlines()
+    assert before == "[]" and "'rich_output'" in ids and "'edit'" not in ids and "fleet" in after
+
+
+def _broken_pack(root):
+    """A pack installed on ``root`` (a real dist-info that importlib.metadata reads) whose renderer fails to import."""
+    info = root / "broken_pack-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-pack\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[kandev_tui.renderers]\nbroken = broken_pack_renderer:RENDERER\n")
+    (root / "broken_pack_renderer.py").write_text("raise ImportError('this pack needs a newer kandev-tui')\n")
+
+
+async def test_a_broken_renderer_pack_is_said_after_the_first_frame_and_the_rest_still_draw(tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    site.mkdir()
+    _broken_pack(site)
+    monkeypatch.syspath_prepend(str(site))
+    app = stored_app(tmp_path, [rich_item("c1", bar_chart("Build times"))], registry=None)
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:  # toasts shown, as in a terminal
+        await settle(pilot)
+        await until(pilot, lambda: any("this pack needs a newer kandev-tui" in str(toast.render())
+                                       for toast in app.screen.query("Toast")))
+        assert "'broken' failed to load: ImportError" in " ".join(app.registry.errors)
+        assert len(app.view.query(PresentationCard)) == 1  # the built-in packs still draw
 
 
 def test_group_summary_with_cards_beside_it():

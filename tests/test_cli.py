@@ -163,6 +163,13 @@ from kandev_tui.sources import LiveSource
 from kandev_tui.textual_hooks import watch_frames
 from kandev_tui.transcript import Store
 
+# what the first frame does not wait for: the SDKs, the renderer packs and the entry points they are found by, the
+# transcript's entry widgets, the client's files and terminals, the screens not shown at start
+LATER = ("acp", "mcp", "pydantic", "plotext", "markdown_it", "importlib.metadata", "kandev_tui.renderers.fleet",
+         "kandev_tui.renderers.rich_output", "kandev_tui.widgets.entries", "kandev_tui.acp.files",
+         "kandev_tui.acp.terminals", "kandev_tui.screens.settings", "kandev_tui.screens.file_viewer",
+         "kandev_tui.screens.login", "kandev_tui.screens.choices")
+
 async def main():
     tmp = Path({str(tmp_path)!r})
     store = Store(tmp / "s.db")
@@ -171,18 +178,20 @@ async def main():
     seen = []
     def first_frame(screen):
         if not seen:
-            seen.append([m for m in ("acp", "mcp", "pydantic", "plotext", "markdown_it") if m in sys.modules])
+            seen.append([m for m in LATER if m in sys.modules])
     watch_frames(app, first_frame)
     async with app.run_test(size=(80, 24)) as pilot:
         for _ in range(600):  # the agent started: the SDK came after the first frame
             if seen and getattr(app.source, "client", None) is not None and app.source.state == "idle":
                 break
             await pilot.pause(0.05)
-        for _ in range(100):  # markdown-it comes in a thread after the first frame, before any message needs it
-            if "markdown_it" in sys.modules:
+        preloaded = ("markdown_it", "kandev_tui.widgets.entries", "kandev_tui.renderers.rich_output")
+        for _ in range(100):  # these come in a thread after the first frame, before any message needs them
+            if all(m in sys.modules for m in preloaded):
                 break
             await pilot.pause(0.05)
-        print("AT FIRST FRAME", seen[0], "THEN", app.source.state, "acp" in sys.modules, "markdown_it" in sys.modules)
+        print("AT FIRST FRAME", seen[0], "THEN", app.source.state, "acp" in sys.modules,
+              all(m in sys.modules for m in preloaded))
         await app.action_quit()
 asyncio.run(main())
 """

@@ -18,13 +18,13 @@ import signal
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from kandev_tui import __version__
 from kandev_tui.transcript.frames import LOCAL, Frame
 
-from .files import ClientFiles, FileRequestError
-from .terminals import Terminals
+if TYPE_CHECKING:  # imported when a client is made (after the app's first frame)
+    from .terminals import Terminals
 
 PROTOCOL_VERSION = 1
 PermissionHandler = Callable[[dict[str, Any]], Awaitable[str | None]]
@@ -184,6 +184,9 @@ class AgentClient:
         self._permission_waits: set[asyncio.Task[Any]] = set()  # the questions being asked, cancelled by cancel()
         self._exit_reported = False
         self._closing: asyncio.Future[None] | None = None
+        from .files import ClientFiles
+        from .terminals import Terminals
+
         self._files = ClientFiles(options.workspace, options.repos)
         self._terminals = Terminals(self._files, on_frame, env=options.env)
         self._watcher: asyncio.Task[None] | None = None
@@ -481,6 +484,8 @@ class AgentClient:
             return {}  # subagent metadata: merged into its tool call by the normaliser
         if is_notification:
             return None
+        from .files import FileRequestError
+
         serve = self._services().get(method)
         if serve is None:
             raise RequestError.method_not_found(method)
@@ -506,6 +511,8 @@ class AgentClient:
 
     async def _write(self, params: Any) -> dict[str, Any]:
         """``fs/write_text_file``; the transcript learns the former text (for the diff) from a local frame."""
+        from .files import FileRequestError
+
         try:
             written = await asyncio.to_thread(self._files.write, params)
         except FileRequestError as exc:

@@ -14,8 +14,8 @@ called by the app.
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from typing import Any, Callable, Iterable
 
 log = logging.getLogger("kandev_tui.renderers")
@@ -107,49 +107,90 @@ def renderer_id_of(call: dict[str, Any]) -> str | None:
 
 
 class Registry:
-    """All known renderers, matched by ``__renderer`` id first, then by name."""
+    """All known renderers, matched by ``__renderer`` id first, then by name.
 
-    def __init__(self, renderers: Iterable[Renderer] = ()) -> None:
-        self.renderers: list[Renderer] = []
-        self.errors: list[str] = []
+    One made by :meth:`from_entry_points` with ``now=False`` reads the entry points (importing
+    ``importlib.metadata`` and every pack's widgets, 40-60 ms) when it is first used, or when :meth:`discover` is
+    called, from any thread: the app's first frame does not wait for them."""
+
+    def __init__(self, renderers: Iterable[Renderer] = (), *, leaving_out: Iterable[str] = ()) -> None:
+        self._renderers: list[Renderer] = []
+        self._errors: list[str] = []
+        self._leaving_out = frozenset(leaving_out)  # renderer ids a setting turned off
+        self._undiscovered = False  # the entry points are still to be read
+        self._lock = threading.Lock()
         self._by_name: dict[tuple[Any, Any], Renderer | None] = {}  # name matching depends on (name, title) only
         for renderer in renderers:
             self.add(renderer)
 
+    @property
+    def renderers(self) -> list[Renderer]:
+        if self._undiscovered:
+            self.discover()
+        return self._renderers
+
+    @property
+    def errors(self) -> list[str]:
+        """The entry points that failed to load, one sentence each."""
+        if self._undiscovered:
+            self.discover()
+        return self._errors
+
     def add(self, renderer: Renderer) -> None:
+        if renderer.id in self._leaving_out:
+            return
         self._by_name.clear()
-        self.renderers.append(renderer)
-        self.renderers.sort(key=lambda r: -r.priority)
+        self._renderers.append(renderer)
+        self._renderers.sort(key=lambda r: -r.priority)
 
     @classmethod
-    def from_entry_points(cls) -> "Registry":
-        registry = cls()
-        for point in entry_points(group=GROUP):
-            try:
-                loaded = point.load()
-                items = loaded() if callable(loaded) and not isinstance(loaded, Renderer) else loaded
-                for renderer in items if isinstance(items, (list, tuple)) else [items]:
-                    if not isinstance(renderer, Renderer):
-                        raise TypeError(f"{type(renderer).__name__} is not a Renderer")
-                    renderer.source = point.value
-                    registry.add(renderer)
-            except Exception as exc:  # noqa: BLE001 - a broken plugin must not break the app
-                message = f"renderer entry point {point.name!r} failed to load: {type(exc).__name__}: {exc}"
-                registry.errors.append(message)
-                log.error(message)
+    def from_entry_points(cls, *, now: bool = True, leaving_out: Iterable[str] = ()) -> "Registry":
+        """Every renderer the installed packs declare (the built-in ones among them); ``now=False``: when first
+        used (see the class)."""
+        registry = cls(leaving_out=leaving_out)
+        registry._undiscovered = True
+        if now:
+            registry.discover()
         return registry
 
+    def discover(self) -> None:
+        """Read the entry points, once (any thread; a lookup meanwhile waits for them)."""
+        with self._lock:
+            if not self._undiscovered:
+                return
+            from importlib.metadata import entry_points
+
+            for point in entry_points(group=GROUP):
+                try:
+                    loaded = point.load()
+                    items = loaded() if callable(loaded) and not isinstance(loaded, Renderer) else loaded
+                    for renderer in items if isinstance(items, (list, tuple)) else [items]:
+                        if not isinstance(renderer, Renderer):
+                            raise TypeError(f"{type(renderer).__name__} is not a Renderer")
+                        renderer.source = point.value
+                        self.add(renderer)
+                except Exception as exc:  # noqa: BLE001 - a broken plugin must not break the app
+                    message = f"renderer entry point {point.name!r} failed to load: {type(exc).__name__}: {exc}"
+                    self._errors.append(message)
+                    log.error(message)
+            self._undiscovered = False
+
     def without(self, *ids: str) -> "Registry":
-        """The same renderers less those with these ids (a setting turning a built-in one off)."""
-        registry = Registry(r for r in self.renderers if r.id not in ids)
-        registry.errors = list(self.errors)
+        """The same renderers less those with these ids (a setting turning a built-in one off); still to be
+        discovered if this one is."""
+        leaving_out = self._leaving_out | set(ids)
+        if self._undiscovered:
+            return Registry.from_entry_points(now=False, leaving_out=leaving_out)
+        registry = Registry(self._renderers, leaving_out=leaving_out)
+        registry._errors = list(self._errors)
         return registry
 
     def match(self, call: dict[str, Any]) -> Renderer | None:
         """The renderer for a tool-call payload, or None for the generic display."""
+        renderers = self.renderers
         rid = renderer_id_of(call)
         if rid is not None:
-            for renderer in self.renderers:
+            for renderer in renderers:
                 if rid in renderer.renderer_ids:
                     return renderer
         key = (call.get("name"), call.get("title"))
@@ -158,7 +199,7 @@ class Registry:
         except (KeyError, TypeError):
             pass
         found = None
-        for renderer in self.renderers:
+        for renderer in renderers:
             try:
                 if renderer.match_name(call):
                     found = renderer

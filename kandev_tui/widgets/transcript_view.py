@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Iterable
+from types import ModuleType
+from typing import TYPE_CHECKING, Iterable
 
 from rich.text import Text
 from textual import events
@@ -33,20 +34,24 @@ from kandev_tui.textual_hooks import layout_changes
 from kandev_tui.widgets.context import GivesDrawContext
 from kandev_tui.transcript.items import Item
 
-from .agent_message import AgentMessage
-from .chart_block import ChartBlock
-from .notice import Notice
-from .permission import PermissionRequest
-from .plan import Plan
-from .thought import Thought
-from .tool_card import ToolCard
-from .tool_group import ToolGroup
-from .user_message import UserMessage
-
-ITEM_WIDGETS = {K.USER: UserMessage, K.AGENT: AgentMessage, K.THOUGHT: Thought, K.PLAN: Plan,
-                K.PERMISSION: PermissionRequest, K.ERROR: Notice, K.TURN_END: Notice, K.NOTE: Notice}
+if TYPE_CHECKING:
+    from .agent_message import AgentMessage
 FRAME_WAITS_AT_MOST = 0.05  # seconds a frame waits for new entries to be mounted, and for messages drawn ahead of it
 PREDRAW_SLICE = 0.004  # seconds of drawing ahead in one event-loop turn (at least one message)
+
+
+_entries: ModuleType | None = None  # kandev_tui.widgets.entries, once an entry was made (or the app read it)
+
+
+def entry_widgets() -> ModuleType:
+    """The entry widgets (:mod:`kandev_tui.widgets.entries`), imported the first time (from any thread; another
+    importing them meanwhile is waited for)."""
+    global _entries
+    if _entries is None:
+        from kandev_tui.widgets import entries
+
+        _entries = entries
+    return _entries
 
 
 class Sentinel(Static):
@@ -142,7 +147,7 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
         self._show_sentinels()
         for key, summary in changes.summaries.items():
             group = self.widgets.get(key)
-            if isinstance(group, ToolGroup):
+            if group is not None and isinstance(group, entry_widgets().ToolGroup):
                 group.set_summary(summary)
         if self.following:
             self.call_after_refresh(self._follow)
@@ -206,7 +211,9 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
         """Draw new and grown messages ahead of the frame that measures them, a few milliseconds per event-loop turn:
         a frame of a flood would otherwise draw a screen of Markdown in one go, and a key pressed meanwhile would
         wait for all of it. Each waits in line (once); one that a frame drew first costs nothing."""
-        fresh = [w for w in widgets if isinstance(w, AgentMessage) and w not in self._predraws]
+        if _entries is None:  # no entry was ever made
+            return
+        fresh = [w for w in widgets if isinstance(w, _entries.AgentMessage) and w not in self._predraws]
         if not fresh:
             return
         idle = not self._predraws
@@ -246,17 +253,18 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
     def _build(self, entry: Entry) -> Widget:
         """A widget for an entry, from the layout's current state of its items."""
         items = [self.model.items[key] for key in entry.item_keys]
+        E = entry_widgets()
         if entry.kind == "group":
-            widget: Widget = ToolGroup(entry.key)
+            widget: Widget = E.ToolGroup(entry.key)
             for item in items:
                 widget.update_item(item)
             widget.set_summary(self.model.summary(entry))
         elif entry.kind == "card":
-            widget = ToolCard(items[0], entry.renderer)
+            widget = E.ToolCard(items[0], entry.renderer)
         else:
             item = items[0]
-            widget = ITEM_WIDGETS.get(item.kind, Notice)(item)
-            if isinstance(widget, PermissionRequest):
+            widget = E.ITEM_WIDGETS.get(item.kind, E.Notice)(item)
+            if isinstance(widget, E.PermissionRequest):
                 widget.answerable = self.permissions_answerable and widget.pending
                 if widget.answerable:
                     self.call_after_refresh(widget.focus)
@@ -388,7 +396,7 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
         if widget is None:
             return None
         self.mark_hit(None)
-        if isinstance(widget, ToolGroup) and key is not None and needle is not None:
+        if isinstance(widget, entry_widgets().ToolGroup) and key is not None and needle is not None:
             if not widget.expanded:
                 widget.action_toggle()
 
@@ -517,9 +525,11 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
         if not height:
             return
         top, bottom = self.scroll_y - height, self.scroll_y + 2 * height
+        if _entries is None:  # no entry was ever made: no chart either
+            return
         unplaced = False
         for widget in self.children:
-            if not isinstance(widget, ToolCard):
+            if not isinstance(widget, _entries.ToolCard):
                 continue
             region = widget.virtual_region
             if region.height == 0:
@@ -527,7 +537,7 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
                 continue
             if region.bottom < top or region.y > bottom:
                 continue
-            for chart in widget.query(ChartBlock):
+            for chart in widget.query(_entries.ChartBlock):
                 if not chart.plotted:
                     chart.ensure_plotted()
         if unplaced:
@@ -544,11 +554,15 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
 
     # -- permissions -----------------------------------------------------------
 
+    def is_request(self, widget: Widget | None) -> bool:
+        """Whether ``widget`` is one of the transcript's permission requests."""
+        return _entries is not None and isinstance(widget, _entries.PermissionRequest)
+
     def set_permissions_answerable(self, answerable: bool) -> None:
         """Let pending requests take answers (and give the newest one focus), or make them read-only."""
         self.permissions_answerable = answerable
         pending = []
-        for widget in self.query(PermissionRequest):
+        for widget in self.query("PermissionRequest"):  # by type name: no entry made, no request
             widget.set_answerable(answerable and widget.pending)
             if widget.answerable:
                 pending.append(widget)
@@ -556,5 +570,5 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
             pending[-1].focus()
 
     def refresh_theme(self) -> None:
-        for chart in self.query(ChartBlock):
+        for chart in self.query("ChartBlock"):
             chart.refresh_theme()
