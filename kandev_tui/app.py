@@ -135,10 +135,11 @@ class KandevApp(App[int]):
             self.call_after_refresh(self._prepare_help)  # and the help is ready before the first F1
 
     def _preload(self) -> None:
-        """In a thread, after the first frame: the renderer packs (their entry points, their widgets) and the
-        Markdown of the agent's first message, so that neither is read behind its output; the packs that failed
-        are said then."""
-        entry_widgets()  # the transcript's widgets, which its first entry needs
+        """In a thread, after the first frame: what the agent's output will need, so that none of it is imported on
+        the UI's thread in the middle of that output: the transcript's widgets, the renderer packs (their entry
+        points, their widgets; the packs that failed are said then), the Markdown of its messages and the rich-output
+        card with plotext (together 100-150 ms of imports that the first chart of a stream otherwise waited for)."""
+        entry_widgets()
         self.registry.discover()
         if self.registry.errors:
             try:
@@ -146,6 +147,10 @@ class KandevApp(App[int]):
             except RuntimeError:  # the app closed meanwhile: nobody to tell (the log has them)
                 return
         markdown_lines.preload()
+        from kandev_tui.charts import preload as preload_charts
+        from kandev_tui.widgets import presentation_card  # noqa: F401 - imported for what it imports
+
+        preload_charts()
 
     def _say_renderer_errors(self) -> None:
         for warning in self.registry.errors:

@@ -160,6 +160,11 @@ def _ordered_unique(data):
     return list(dict.fromkeys(data))
 
 
+def preload() -> None:
+    """Import plotext (50-90 ms), as the app does in a thread after its first frame."""
+    _plotext()
+
+
 def _plotext():
     import plotext
     from plotext import _utility
