@@ -115,14 +115,21 @@ class ScriptedServer:
         handler.wfile.write(payload)
 
     @staticmethod
-    def _sse(handler: BaseHTTPRequestHandler, events: list[tuple[str, dict[str, Any]]]) -> None:
+    def _sse(handler: BaseHTTPRequestHandler, events: list[tuple[str | None, dict[str, Any]]], *,
+             done: bool = False) -> None:
+        """Server-Sent Events, ``(name, data)`` each (no name: a data line only, as Gemini's and the chat
+        completions' streams); ``done`` ends with OpenAI's ``data: [DONE]``."""
         handler.send_response(200)
         handler.send_header("Content-Type", "text/event-stream")
         handler.send_header("Cache-Control", "no-cache")
         handler.send_header("Connection", "close")
         handler.end_headers()
         for name, data in events:
-            handler.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+            event = f"event: {name}\n" if name else ""
+            handler.wfile.write(f"{event}data: {json.dumps(data)}\n\n".encode())
+            handler.wfile.flush()
+        if done:
+            handler.wfile.write(b"data: [DONE]\n\n")
             handler.wfile.flush()
         handler.close_connection = True
 
@@ -268,19 +275,7 @@ class GeminiServer(ScriptedServer):
                                                     "index": 0}]}))
         events.append(("", {"candidates": [{"content": {"role": "model", "parts": [{"text": ""}]},
                                             "finishReason": "STOP", "index": 0}], "usageMetadata": usage}))
-        self._sse_data(handler, [data for _, data in events])
-
-    @staticmethod
-    def _sse_data(handler: BaseHTTPRequestHandler, events: list[dict[str, Any]]) -> None:
-        handler.send_response(200)
-        handler.send_header("Content-Type", "text/event-stream")
-        handler.send_header("Cache-Control", "no-cache")
-        handler.send_header("Connection", "close")
-        handler.end_headers()
-        for data in events:
-            handler.wfile.write(f"data: {json.dumps(data)}\n\n".encode())
-            handler.wfile.flush()
-        handler.close_connection = True
+        self._sse(handler, [(None, data) for _, data in events])
 
 
 class ChatCompletionsServer(ScriptedServer):
@@ -321,14 +316,4 @@ class ChatCompletionsServer(ScriptedServer):
                 calls += 1
         chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}],
                        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}})
-        handler.send_response(200)
-        handler.send_header("Content-Type", "text/event-stream")
-        handler.send_header("Cache-Control", "no-cache")
-        handler.send_header("Connection", "close")
-        handler.end_headers()
-        for chunk in chunks:
-            handler.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-            handler.wfile.flush()
-        handler.wfile.write(b"data: [DONE]\n\n")
-        handler.wfile.flush()
-        handler.close_connection = True
+        self._sse(handler, [(None, chunk) for chunk in chunks], done=True)
