@@ -367,7 +367,7 @@ async def test_stats_file_is_written_on_exit(tmp_path):
         await pilot.pause(0.1)
         await app.action_quit()
     counters = json.loads(path.read_text())
-    assert set(counters) == {"presentations_parsed", "charts_plotted", "plot_frames"}
+    assert set(counters) == {"presentations_parsed", "charts_plotted", "plot_frames", "predraw_turns"}
     assert counters["presentations_parsed"] == 4 and counters["charts_plotted"] >= 1
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import time
 
+from kandev_tui import stats
 from kandev_tui.gcpolicy import FULL_AT_LEAST_EVERY, NO_AUTOMATIC_FULL, GcPolicy
 from kandev_tui.pacing import USER
 from kandev_tui.screens.help import HelpScreen
@@ -352,12 +353,10 @@ async def test_new_messages_are_drawn_ahead_of_their_frame(tmp_path, monkeypatch
 
         monkeypatch.setattr(MarkdownLines, "strips", drawing)
         monkeypatch.setattr(Screen, "_refresh_layout", framing)
-        turns = []
-        predraw_next = app.view._predraw_next
-        monkeypatch.setattr(app.view, "_predraw_next", lambda: (turns.append(1), predraw_next()))
+        turns_before = stats.COUNTERS["predraw_turns"]
         apply_now(app, [message_item(n, f"**Message {n}** with `code` and words. " * 3) for n in range(1, 11)])
         await settle(pilot)
         assert len(drawn) == 10 and not any(frame for frame, _ in drawn)  # each once, none in a frame
         widths = {w.content_region.width for w in app.view.widgets.values() if type(w).__name__ == "AgentMessage"}
         assert {width for _, width in drawn} == widths  # at the width the frame then gave them
-        assert len(turns) >= 10  # one per turn of the event loop
+        assert stats.COUNTERS["predraw_turns"] - turns_before >= 10  # one per turn of the event loop

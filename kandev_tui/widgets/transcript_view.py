@@ -25,6 +25,7 @@ from textual.scrollbar import ScrollTo, ScrollUp
 from textual.widget import Widget
 from textual.widgets import Static
 
+from kandev_tui import stats
 from kandev_tui.session import window as W
 from kandev_tui.session.changes import ChangeSet, TranscriptModel
 from kandev_tui.session.layout import Entry, Layout
@@ -240,6 +241,7 @@ class TranscriptView(GivesDrawContext, VerticalScroll):
         return bool(self._predraws) and time.monotonic() - self._predraws_since < FRAME_WAITS_AT_MOST
 
     def _predraw_next(self) -> None:
+        stats.bump("predraw_turns")
         started = time.perf_counter()
         while self._predraws:  # at least one, then as many as fit in the slice
             widget = next(iter(self._predraws))
