@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import sqlite3
 import subprocess
@@ -268,3 +269,41 @@ def test_call_output_takes_stored_payloads_of_any_shape():
 
     assert call_output({"content": True}) is None and call_output({"content": "text", "shell": 3}) is None
     assert call_output({"shell": {"stdout": 5, "exit_code": 1}}) == "[exit code 1]"
+
+
+def test_a_flood_of_new_tool_calls_never_looks_in_the_store_and_a_late_update_of_an_old_one_does(tmp_path, monkeypatch):
+    """A new call cannot be in the store unless it was released at the end of a turn (or the session is a continued
+    one): looking would cost a lookup per call, and each releases the interpreter's lock, which a busy UI thread
+    gives back only after a switch interval (with 1,200 calls the source thread fell 0.2-0.4 s behind the agent).
+    A late update of a call of an earlier turn is still merged with what the store holds."""
+    from kandev_tui.transcript.frames import IN, OUT, Frame
+    from kandev_tui.transcript.pipeline import Pipeline
+
+    store = Store(tmp_path / "s.db")
+    session = store.create_session(title="calls")
+    looked: list[str] = []
+    lookup = store.item_payload
+    monkeypatch.setattr(store, "item_payload", lambda sid, key: (looked.append(key), lookup(sid, key))[1])
+
+    def update(body: dict) -> Frame:
+        return Frame.now(IN, {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": body}})
+
+    def turn(prompt_id: int, calls: range) -> list[Frame]:
+        frames = [Frame.now(OUT, {"jsonrpc": "2.0", "id": prompt_id, "method": "session/prompt", "params": {
+            "sessionId": "s", "prompt": [{"type": "text", "text": "go"}]}})]
+        for n in calls:
+            frames += [update({"sessionUpdate": "tool_call", "toolCallId": f"c{n}", "title": f"Read f{n}.py",
+                               "kind": "read", "status": "pending"}),
+                       update({"sessionUpdate": "tool_call_update", "toolCallId": f"c{n}", "status": "completed"})]
+        return frames + [Frame.now(IN, {"jsonrpc": "2.0", "id": prompt_id, "result": {"stopReason": "end_turn"}})]
+
+    pipeline = Pipeline(store, session)
+    pipeline.feed_many(turn(1, range(0, 300)))
+    pipeline.feed_many(turn(2, range(300, 600)))
+    assert looked == []  # 600 new calls, no lookup
+    pipeline.feed(update({"sessionUpdate": "tool_call_update", "toolCallId": "c7", "content": [
+        {"type": "content", "content": {"type": "text", "text": "late words"}}]}))
+    pipeline.close()
+    assert looked == ["tool:c7"]
+    late = {item.key: item for item in store.items(session)}["tool:c7"]
+    assert late.payload["title"] == "Read f7.py" and "late words" in json.dumps(late.payload)

@@ -69,6 +69,11 @@ class Normalizer:
         the store already, so the replay makes no items."""
         self.turn = after[0]
         self._loader = loader
+        # the tool calls that may be in the store and not in memory: those released at the end of a turn, and in a
+        # session continued any of them. Only those are looked up: a lookup releases the interpreter's lock, and
+        # taking it back from a busy UI thread costs up to a switch interval (5 ms), for every new call of a flood
+        self._released: set[str] = set()
+        self._continued = after != (0, 0) or stored_history
         self._stored_history = stored_history
         self._replaying: Any = None  # the id of our session/load while the agent replays its history
         # where a frame the normaliser cannot show is kept, said in its error item (only when it is)
@@ -327,6 +332,7 @@ class Normalizer:
         for call in self._tools.values():
             if cancel_if_unfinished(call):
                 changed.append(self._tool_item(call))
+        self._released.update(self._tools)
         self._tools.clear()
         for item in self._permissions.values():
             changed.append(item.but(payload={**item.payload, "answer": {"outcome": "cancelled"}}, status="cancelled",
@@ -432,7 +438,7 @@ class Normalizer:
 
     def _tool(self, tool_call_id: str) -> dict[str, Any]:
         call = self._tools.get(tool_call_id)
-        if call is None and self._loader is not None:
+        if call is None and self._loader is not None and (self._continued or tool_call_id in self._released):
             stored = self._loader(f"tool:{tool_call_id}")
             if stored is not None:
                 call = dict(stored)
