@@ -178,9 +178,12 @@ class KandevApp(App[int]):
     def _collect_garbage_when_quiet(self) -> None:
         self.gc_policy.tick(max(USER.at, self.session.batch.received_at))
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
+        """The app is ending, however it ends (a quit, a crash, a test's end, a browser gone): nothing more is put on
+        screen and the source is closed (the agent stops, its thread ends), if a quit has not closed it already."""
         self.session.detach()
         self.gc_policy.stop()
+        await self._close_source()
 
     async def action_quit(self) -> None:
         await self._close_source()

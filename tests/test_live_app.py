@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 
 from kandev_tui.acp import AgentOptions
 from kandev_tui.app import KandevApp
@@ -264,3 +265,22 @@ async def test_the_footer_shows_every_app_key_at_80_columns_in_a_replay(tmp_path
         shown = [d for _, d, _ in footer_keys(app)]
         assert {"Quit", "Help", "Settings", "Search"} <= set(shown) and "Cancel turn" not in shown
         assert all(right <= 80 for _, _, right in footer_keys(app))
+
+
+async def test_an_app_that_ends_without_a_quit_still_stops_its_agent_and_its_source_thread(tmp_path, monkeypatch):
+    """However the app ends (here a test's end in the middle of a turn, as after a crash: no quit key, no ExitApp),
+    the source is closed: the agent process has exited and the source's thread has ended."""
+    import os
+    import threading
+
+    monkeypatch.setenv(DELAY_ENV, "0.2")
+    app, _store = live_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await wait_for(pilot, lambda: app.source.state == "idle")
+        app.transcript_screen.prompt.focus()
+        await pilot.press(*"go", "enter")
+        assert await wait_for(pilot, lambda: app.source.state == "running")
+        pid = app.source.client.process.pid
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # gone, and reaped
+    assert not [t.name for t in threading.enumerate() if t.name.startswith("kandev-tui agent")]
