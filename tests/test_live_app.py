@@ -26,6 +26,13 @@ def live_app(tmp_path, **option_overrides) -> tuple[KandevApp, Store]:
     return app, store
 
 
+async def send_when_idle(pilot, app, text: str) -> None:
+    """Once the agent is ready, type ``text`` in the prompt and send it, as the user does."""
+    assert await wait_for(pilot, lambda: app.source.state == "idle")
+    app.transcript_screen.prompt.focus()
+    await pilot.press(*text, "enter")
+
+
 async def wait_for(pilot, condition, seconds=30.0):
     for _ in range(int(seconds / 0.05)):
         if condition():
@@ -71,9 +78,7 @@ async def test_escape_cancels_a_running_turn(tmp_path, monkeypatch):
     monkeypatch.setenv(DELAY_ENV, "0.05")
     app, store = live_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        assert await wait_for(pilot, lambda: app.source.state == "idle")
-        app.transcript_screen.prompt.focus()
-        await pilot.press(*"go", "enter")
+        await send_when_idle(pilot, app, "go")
         assert await wait_for(pilot, lambda: app.source.state == "running" and len(app.view.children) > 2)
         await pilot.press("escape")
         assert await wait_for(pilot, lambda: app.source.state == "idle")
@@ -132,9 +137,7 @@ async def test_fleet_scenario_live_matches_the_stored_session(tmp_path, monkeypa
                     settings_store=settings_at(tmp_path, chart_animation=False))
     app.animation_level = "none"
     async with app.run_test(size=(100, 40)) as pilot:
-        assert await wait_for(pilot, lambda: app.source.state == "idle")
-        app.transcript_screen.prompt.focus()
-        await pilot.press(*"why is web slow", "enter")
+        await send_when_idle(pilot, app, "why is web slow")
         assert await wait_for(pilot, lambda: any(w.answerable and w.has_focus for w in app.view.query(PermissionRequest)))
         await pilot.press("1")  # the waiting request has focus: 1-9 answer it
         assert await wait_for(pilot, lambda: app.source.state == "idle" and "turn_end" in app.view.entries[-1].key)
@@ -159,9 +162,7 @@ async def test_escape_at_a_permission_prompt_cancels_the_turn_and_the_request(tm
     monkeypatch.setenv(DELAY_ENV, "0")
     app, store = live_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        assert await wait_for(pilot, lambda: app.source.state == "idle")
-        app.transcript_screen.prompt.focus()
-        await pilot.press(*"Check the build", "enter")
+        await send_when_idle(pilot, app, "Check the build")
         assert await wait_for(pilot, lambda: any(w.answerable for w in app.view.query(PermissionRequest)))
         assert app.source.state == "waiting"
         await pilot.press("escape")
@@ -232,9 +233,7 @@ async def test_the_help_over_a_running_turn_does_not_rebuild_the_footer_beneath(
     monkeypatch.setenv(DELAY_ENV, "0")
     app, _store = live_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        assert await wait_for(pilot, lambda: app.source.state == "idle")
-        app.transcript_screen.prompt.focus()
-        await pilot.press(*"Check the build", "enter")
+        await send_when_idle(pilot, app, "Check the build")
         assert await wait_for(pilot, lambda: app.source.state == "waiting")
         await pilot.pause(0.2)
         footer = app.transcript_screen.query_one(KeyFooter)
@@ -276,9 +275,7 @@ async def test_an_app_that_ends_without_a_quit_still_stops_its_agent_and_its_sou
     monkeypatch.setenv(DELAY_ENV, "0.2")
     app, _store = live_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        assert await wait_for(pilot, lambda: app.source.state == "idle")
-        app.transcript_screen.prompt.focus()
-        await pilot.press(*"go", "enter")
+        await send_when_idle(pilot, app, "go")
         assert await wait_for(pilot, lambda: app.source.state == "running")
         pid = app.source.client.process.pid
     with pytest.raises(ProcessLookupError):
