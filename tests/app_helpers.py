@@ -164,3 +164,9 @@ class ScriptedSource:
         source.agent_name, source.title, source.agent_command = agent, "Fix the flaky test", ["claude-agent-acp"]
         source.login_methods = list(login_methods)
         return source
+
+
+def ready(app) -> bool:
+    """The session is idle and the app shows it: the prompt takes text. (The source's state changes on its own thread
+    first; the screen follows a moment later, and keys typed in between would go to a disabled prompt.)"""
+    return app.source.state == "idle" and not app.transcript_screen.prompt.disabled

@@ -16,7 +16,7 @@ from kandev_tui.sources import LiveSource
 from kandev_tui.transcript import Store
 from kandev_tui.session.window import WINDOW_MAX
 
-from .app_helpers import settings_at
+from .app_helpers import ready, settings_at
 
 AGENT = [sys.executable, str(Path(__file__).parent / "agents" / "fault_agent.py")]
 
@@ -60,7 +60,7 @@ async def keys_answered(pilot) -> bool:
 
 async def send(pilot, text: str) -> None:
     app = pilot.app
-    assert await wait_for(pilot, lambda: app.source.state == "idle")
+    assert await wait_for(pilot, lambda: ready(app))
     app.transcript_screen.prompt.focus()
     for key in [*text, "enter"]:
         press(app, key)
@@ -73,7 +73,7 @@ def stored_text(store: Store) -> str:
 
 async def send(pilot, text: str) -> None:
     app = pilot.app
-    assert await wait_for(pilot, lambda: app.source.state == "idle")
+    assert await wait_for(pilot, lambda: ready(app))
     app.transcript_screen.prompt.focus()
     await pilot.press(*text, "enter")
 
@@ -93,7 +93,7 @@ async def test_a_flood_of_chunks_keeps_the_ui_answering_and_loses_nothing(tmp_pa
                 break
             answered_while_streaming += await keys_answered(pilot)
         assert answered_while_streaming >= 1  # the keys were answered while the flood was still arriving
-        assert await wait_for(pilot, lambda: app.source.state == "idle")
+        assert await wait_for(pilot, lambda: ready(app))
         assert await wait_for(pilot, lambda: not app.session.batch)
         assert len(app.view.widgets) <= WINDOW_MAX
         assert await keys_answered(pilot)
@@ -112,7 +112,7 @@ async def test_a_tool_call_that_never_ends_can_be_cancelled(tmp_path):
             assert await keys_answered(pilot)  # the call runs on; the app does not wait for it
         assert app.source.state == "running"
         await pilot.press("escape")
-        assert await wait_for(pilot, lambda: app.source.state == "idle")
+        assert await wait_for(pilot, lambda: ready(app))
         await app.action_quit()
     items = store.items(store.sessions()[0]["id"])
     assert items[-1].kind == "turn_end" and items[-1].payload["stop_reason"] == "cancelled"

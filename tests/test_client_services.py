@@ -511,7 +511,7 @@ async def test_in_the_app_a_commands_output_streams_into_its_call_and_escape_end
     from kandev_tui.textual_hooks import screen_text
     from kandev_tui.widgets.tool_group import ToolGroup
 
-    from .app_helpers import settings_at
+    from .app_helpers import ready, settings_at
     from .test_live_app import wait_for
 
     session = Session(tmp_path, ws)
@@ -522,7 +522,7 @@ async def test_in_the_app_a_commands_output_streams_into_its_call_and_escape_end
     command = "for i in 1 2 3; do echo tick-$i; sleep 0.2; done; printf 'wait%s\\n' ing; sleep 300"
     steps = [session.step("run", command="sh", args=["-c", command], title="count and wait")]
     async with app.run_test(size=(100, 30)) as pilot:
-        assert await wait_for(pilot, lambda: app.source.state == "idle")
+        assert await wait_for(pilot, lambda: ready(app))
         prompt = app.transcript_screen.prompt
         prompt.focus()
         prompt.insert(json.dumps(steps))
@@ -535,7 +535,7 @@ async def test_in_the_app_a_commands_output_streams_into_its_call_and_escape_end
         assert await wait_for(pilot, lambda: "waiting" in screen_text(app))  # (the prompt shows "wait%s")
         assert app.source.state == "running" and session.survivors()
         await pilot.press("escape")
-        assert await wait_for(pilot, lambda: app.source.state == "idle")
+        assert await wait_for(pilot, lambda: ready(app))
         assert await wait_for(pilot, lambda: "SIGKILL" in screen_text(app) or "SIGTERM" in screen_text(app))
         await app.action_quit()
     assert not session.survivors()

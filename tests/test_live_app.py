@@ -12,7 +12,7 @@ from kandev_tui.transcript import Store
 from kandev_tui.widgets.permission import PermissionRequest
 from kandev_tui.widgets.prompt_input import PromptInput
 
-from .app_helpers import settings_at
+from .app_helpers import ready, settings_at
 
 DELAY_ENV = "KANDEV_DEMO_DELAY"
 
@@ -28,7 +28,7 @@ def live_app(tmp_path, **option_overrides) -> tuple[KandevApp, Store]:
 
 async def send_when_idle(pilot, app, text: str) -> None:
     """Once the agent is ready, type ``text`` in the prompt and send it, as the user does."""
-    assert await wait_for(pilot, lambda: app.source.state == "idle")
+    assert await wait_for(pilot, lambda: ready(app))
     app.transcript_screen.prompt.focus()
     await pilot.press(*text, "enter")
 
@@ -46,7 +46,7 @@ async def test_send_answer_permission_by_keyboard_and_finish(tmp_path, monkeypat
     messages = []
     app, store = live_app(tmp_path)
     async with app.run_test(size=(100, 30), message_hook=messages.append) as pilot:
-        assert await wait_for(pilot, lambda: app.source.state == "idle")
+        assert await wait_for(pilot, lambda: ready(app))
         prompt = app.transcript_screen.prompt
         assert not prompt.disabled
         prompt.focus()
@@ -57,7 +57,7 @@ async def test_send_answer_permission_by_keyboard_and_finish(tmp_path, monkeypat
         request = app.view.query_one(PermissionRequest)
         assert await wait_for(pilot, lambda: request.has_focus)  # the waiting request takes focus: 1-9 answer it
         await pilot.press("1")
-        assert await wait_for(pilot, lambda: app.source.state == "idle")
+        assert await wait_for(pilot, lambda: ready(app))
         assert any(isinstance(m, PermissionRequest.Answered) and m.option_id == "allow" for m in messages)
         assert await wait_for(pilot, lambda: app.focused is prompt)  # after the turn, typing goes to the prompt
         await pilot.press(*"Plot my words", "enter")
@@ -81,7 +81,7 @@ async def test_escape_cancels_a_running_turn(tmp_path, monkeypatch):
         await send_when_idle(pilot, app, "go")
         assert await wait_for(pilot, lambda: app.source.state == "running" and len(app.view.children) > 2)
         await pilot.press("escape")
-        assert await wait_for(pilot, lambda: app.source.state == "idle")
+        assert await wait_for(pilot, lambda: ready(app))
         await app.action_quit()
     items = store.items(store.sessions()[0]["id"])
     assert items[-1].kind == "turn_end" and items[-1].payload["stop_reason"] == "cancelled"
@@ -166,7 +166,7 @@ async def test_escape_at_a_permission_prompt_cancels_the_turn_and_the_request(tm
         assert await wait_for(pilot, lambda: any(w.answerable for w in app.view.query(PermissionRequest)))
         assert app.source.state == "waiting"
         await pilot.press("escape")
-        assert await wait_for(pilot, lambda: app.source.state == "idle")
+        assert await wait_for(pilot, lambda: ready(app))
         await pilot.pause(0.2)
         assert app.is_running and app.return_code in (None, 0)
         assert not any(w.answerable for w in app.view.query(PermissionRequest))
@@ -191,7 +191,7 @@ async def test_the_footer_fits_and_offers_what_the_keys_do_now(tmp_path, monkeyp
     monkeypatch.setenv(DELAY_ENV, "0")
     app, _store = live_app(tmp_path)
     async with app.run_test(size=(45, 30)) as pilot:
-        assert await wait_for(pilot, lambda: app.source.state == "idle")
+        assert await wait_for(pilot, lambda: ready(app))
         await pilot.pause(0.2)
         idle = footer_keys(app)
         assert "Cancel turn" not in [d for _, d, _ in idle] and "Quit" in [d for _, d, _ in idle]

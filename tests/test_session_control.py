@@ -21,7 +21,7 @@ from kandev_tui.sources import LiveSource
 from kandev_tui.transcript import IN, OUT, Frame, Normalizer, Store
 from kandev_tui.widgets.permission import PermissionRequest
 
-from .app_helpers import settings_at, until
+from .app_helpers import ready, settings_at, until
 
 KANDEV = str(Path(sys.executable).with_name("kandev-tui"))
 
@@ -225,7 +225,7 @@ async def test_login_with_a_variable_starts_the_agent_again_with_it(tmp_path, mo
         await until(pilot, lambda: isinstance(app.screen, LoginScreen))
         await pilot.press("2")  # the variable's box takes the value first
         await pilot.press(*"secret-demo", "enter")
-        await until(pilot, lambda: app.source.state == "idle")
+        await until(pilot, lambda: ready(app))
         assert app.source.options.env["KANDEV_DEMO_TOKEN"] == "secret-demo"
         assert "secret-demo" not in (tmp_path / "s.db").read_bytes().decode("latin-1")  # never stored
         await app.action_quit()
@@ -403,7 +403,7 @@ async def test_keys_answer_while_a_long_session_loads(tmp_path):
                 if isinstance(app.screen, HelpScreen):
                     answered += 1
                     break
-        await until(pilot, lambda: app.source.state == "idle")
+        await until(pilot, lambda: ready(app))
         assert answered >= 1  # a key answered while the load went on
         assert len([i for i in app.view.layout_model.items.values() if i.kind == "agent_message"]) == 1
         await app.action_quit()
@@ -419,7 +419,7 @@ async def test_attention_rings_and_titles_only_when_the_terminal_is_elsewhere_an
     app, _ = demo_app(tmp_path)
     app.bell = lambda: bells.append(1)  # type: ignore[method-assign]
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.source.state == "idle")
+        await until(pilot, lambda: ready(app))
         assert not titles and not bells  # in view: nothing calls
         app.app_focus = False  # the terminal reported focus out (a key pressed here would bring it back)
         from kandev_tui.widgets.prompt_input import PromptInput
@@ -431,7 +431,7 @@ async def test_attention_rings_and_titles_only_when_the_terminal_is_elsewhere_an
         app.change_setting(attention_bell=False, attention_title=False)
         (waiting,) = app.source.waiting_for
         assert app.session.answer(waiting, "allow")  # answered from elsewhere (no key here: still out of view)
-        await until(pilot, lambda: app.source.state == "idle")
+        await until(pilot, lambda: ready(app))
         assert not app.app_focus
         assert bells == [1] and len(titles) == 1  # the turn ended elsewhere, but the settings say no
         await app.action_quit()
