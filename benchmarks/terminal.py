@@ -4,7 +4,9 @@ A real agent process (tests/agents/fault_agent.py, mode ``burst``) streams CHUNK
 calls and RICH rich-output charts among them, as fast as its pipe takes them, then a last chunk "END-OF-STREAM",
 and writes the wall-clock time of that last frame to a file. The app runs in tmux (``kandev-tui run``, the prompt
 sent for it); the benchmark reads the pane every 20 ms until "END-OF-STREAM" shows, and prints the time from the
-agent's last frame to the terminal showing it (target ≤ 0.3 s), and the agent's own send time.
+agent's last frame to the terminal showing it (target ≤ 0.3 s), the agent's own send time (a pipe that kandev-tui
+reads more slowly than the agent writes makes the agent wait: its send time grows), and the whole: from its first
+frame to the terminal showing the last.
 
     .venv/bin/python benchmarks/terminal.py [--runs N] [CHUNKS/TOOLS/RICH ...]   (default: 5000/200/50 20000/1000/200)
 """
@@ -31,9 +33,9 @@ def tmux(socket: str, *args: str) -> str:
     return subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True, timeout=30).stdout
 
 
-def one_run(chunks: int, tools: int, rich: int, limit: float) -> tuple[float | None, float]:
+def one_run(chunks: int, tools: int, rich: int, limit: float) -> tuple[float | None, float, float | None]:
     """(seconds from the agent's last frame to the pane showing it, or None if it never did within ``limit``;
-    seconds the agent took to send its frames)."""
+    seconds the agent took to send its frames; seconds from its first frame to the pane showing the last)."""
     scratch = Path(tempfile.mkdtemp(prefix="kandev-terminal-"))
     stamp = scratch / "last-frame"
     socket = f"kandev-bench-{uuid.uuid4().hex[:8]}"
@@ -59,7 +61,7 @@ def one_run(chunks: int, tools: int, rich: int, limit: float) -> tuple[float | N
                 break
             time.sleep(0.01)
         first, last = (float(t) for t in stamp.read_text().split())
-        return (None if seen is None else seen - last), last - first
+        return (None if seen is None else seen - last), last - first, (None if seen is None else seen - first)
     finally:
         tmux(socket, "kill-server")
         shutil.rmtree(scratch, ignore_errors=True)
@@ -83,7 +85,8 @@ def main() -> None:
         figures = (f"median {statistics.median(shown):.2f} s, worst {max(shown):.2f} s" if shown else "no run")
         print(f"{chunks:>6} chunks / {tools:>5} tools / {rich:>4} rich outputs: last frame to terminal {figures} "
               f"(target ≤ 0.3 s); never shown in {never} of {len(results)} runs; "
-              f"the agent's own send time {statistics.median(r[1] for r in results):.2f} s")
+              f"the agent's own send time {statistics.median(r[1] for r in results):.2f} s; its first frame to the "
+              f"terminal showing its last {statistics.median(r[2] for r in results if r[2] is not None):.2f} s")
 
 
 if __name__ == "__main__":

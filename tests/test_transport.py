@@ -60,3 +60,84 @@ async def test_session_updates_are_observed_and_never_dispatched_through_the_sdk
     assert handed == ["session/request_permission", "cursor/task"]
     assert [frame.msg["method"] for frame in frames] == ["session/update", "session/request_permission",
                                                              "session/update", "cursor/task"]
+
+
+async def _read_all(data: list[bytes], max_line: int = 1 << 20) -> list:
+    """Every frame a transport makes of ``data``, fed to its reader in these pieces (each a read of its own)."""
+    reader = asyncio.StreamReader(limit=1 << 24)
+    frames = []
+    transport = LineTransport(reader, None, frames.append, max_line=max_line)  # type: ignore[arg-type]
+
+    async def feed() -> None:
+        for piece in data:
+            reader.feed_data(piece)
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+        reader.feed_eof()
+
+    feeder = asyncio.ensure_future(feed())
+    while await transport.receive() is not None:
+        pass
+    await feeder
+    return frames
+
+
+async def test_lines_are_whole_however_the_reads_cut_them():
+    """The transport reads whatever the agent has written and splits it into lines itself: a line cut by a read, a
+    read of many lines, a CRLF, a blank line and a last line without a newline all come out as the agent wrote
+    them, each with its size."""
+    lines = [b'{"jsonrpc":"2.0","method":"a","params":{"text":"%s"}}' % (b"x" * n) for n in (3, 70, 5000)]
+    data = lines[0] + b"\n" + lines[1] + b"\r\n\n" + lines[2] + b"\n" + b'{"jsonrpc":"2.0","method":"last"}'
+    for cut in (1, 7, 64, 4096, len(data)):
+        pieces = [data[at:at + cut] for at in range(0, len(data), cut)]
+        frames = await _read_all(pieces)
+        assert [frame.msg["method"] for frame in frames] == ["a", "a", "a", "last"], cut
+        assert [len(frame.msg["params"]["text"]) for frame in frames[:3]] == [3, 70, 5000]
+
+
+async def test_a_line_over_the_bound_is_kept_short_and_counted_whole_across_reads():
+    """A line longer than the bound becomes a raw frame with a bounded prefix and its full size, whether it came in
+    one read or many, and the lines after it are read as usual."""
+    from kandev_tui.transcript.frames import RAW_PREFIX
+
+    huge = b'{"jsonrpc":"2.0","method":"big","params":{"text":"' + b"y" * 200_000 + b'"}}'
+    data = huge + b"\n" + b'{"jsonrpc":"2.0","method":"after"}\n' + b"not json\n" + b'{"a":1} {"b":2}\n'
+    for cut in (1000, 65536, len(data)):
+        frames = await _read_all([data[at:at + cut] for at in range(0, len(data), cut)], max_line=50_000)
+        raw = frames[0]
+        assert raw.msg is None and raw.size == len(huge) + 1 and raw.raw.startswith('{"jsonrpc":"2.0","method":"big"')
+        assert len(raw.raw) <= RAW_PREFIX
+        assert frames[1].msg == {"jsonrpc": "2.0", "method": "after"}
+        assert frames[2].raw == "not json" and frames[3].raw == '{"a":1} {"b":2}'  # two values: not one message
+        assert len(frames) == 4
+
+
+async def test_a_buffered_flood_is_read_in_long_runs_between_turns_of_the_loop(monkeypatch):
+    """Each turn of the reader's loop polls its selector, which gives up the interpreter's lock; the UI's thread,
+    busy drawing, takes it and keeps it for a switch interval (5 ms). Turns every 16 frames (0.2 ms of reading) left
+    the reader a small part of the time while the UI drew, and a fast agent's 20,000 chunks reached the screen
+    0.4 s after its last frame (0.2 s with turns every YIELD_AFTER or YIELD_EVERY frames)."""
+    import kandev_tui.acp.transport as transport_module
+
+    monkeypatch.setattr(transport_module, "YIELD_AFTER", 60.0)  # only the count of frames decides here
+    reader = asyncio.StreamReader(limit=1 << 24)
+    reader.feed_data(b'{"jsonrpc":"2.0","method":"session/update","params":{}}\n' * 20_000)
+    reader.feed_eof()
+    transport = LineTransport(reader, None, lambda frame: None,  # type: ignore[arg-type]
+                              observed_only=frozenset({"session/update"}))
+    turns = 0
+    done = False
+
+    async def ticker() -> None:
+        nonlocal turns
+        while not done:
+            turns += 1
+            await asyncio.sleep(0)
+
+    task = asyncio.ensure_future(ticker())
+    await asyncio.sleep(0)
+    turns = 0
+    assert await transport.receive() is None
+    done = True
+    await task
+    assert 20_000 // 512 <= turns <= 20_000 // 128

@@ -4,7 +4,9 @@ Unlike the SDK's stdio transport, which drops a line that is not JSON, this
 one hands every line to ``on_frame``: a JSON object as an ``in`` frame,
 anything else (or a line over :data:`MAX_LINE_BYTES`) as a raw frame with a
 bounded prefix and its size. Outgoing messages are observed as ``out`` frames
-once written. The agent never gets more than one line of memory from us.
+once written. What it holds of the agent's output is bounded: the lines of
+one read (:data:`READ_BYTES`) and the start of the next line, kept up to
+the bound.
 """
 
 from __future__ import annotations
@@ -13,13 +15,16 @@ import asyncio
 import json
 import re
 import time
+from collections import deque
 from typing import Any, Callable
 
 from kandev_tui.transcript.frames import IN, OUT, RAW_PREFIX, Frame
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
+READ_BYTES = 256 * 1024  # read from the agent's output at most this much at a time
 YIELD_AFTER = 0.004  # seconds of reading before the event loop gets a turn
-YIELD_EVERY = 16  # frames handed over before the event loop gets a turn
+YIELD_EVERY = 256  # frames handed over before the event loop gets a turn (see receive)
+_decode = json.JSONDecoder().raw_decode
 # the start of a request: its id (a number or a string) and its method
 _REQUEST_START = re.compile(r'\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*,'
                             r'\s*"method"\s*:\s*"((?:[^"\\]|\\.)*)"')
@@ -43,6 +48,9 @@ class LineTransport:
         self._closed = False
         self._turn_started = time.perf_counter()
         self._turn_frames = 0  # frames handed over in this turn of the event loop
+        self._lines: deque[tuple[bytes, int]] = deque()  # read and split, not handed over yet: (line, full size)
+        self._partial = bytearray()  # the start of a line whose end is not read yet (kept up to the bound)
+        self._partial_size = 0  # its full size
 
     async def send(self, message: dict[str, Any]) -> None:
         data = (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
@@ -56,8 +64,11 @@ class LineTransport:
     async def receive(self) -> dict[str, Any] | None:
         while True:
             # A fast agent keeps the read buffer full, and reading from a full buffer never waits: the loop gets a
-            # turn every few milliseconds and every few frames, for the requests and timers that share it (the
-            # pipeline's commit, the answer to a prompt).
+            # turn every few milliseconds (or YIELD_EVERY frames), for the requests and timers that share it (the
+            # pipeline's commit, the answer to a prompt) and to read the agent's pipe again. Not more often: each
+            # turn polls the selector, which gives up the interpreter's lock, and a UI thread that is drawing takes
+            # it for a switch interval (5 ms); a turn every 16 frames (0.2 ms) left the reader a small part of the
+            # time while the UI drew, and a fast agent's stream reached the screen 0.4 s after its last frame.
             if self._turn_frames >= YIELD_EVERY or time.perf_counter() - self._turn_started > YIELD_AFTER:
                 await asyncio.sleep(0)
                 self._turn_started = time.perf_counter()
@@ -72,7 +83,9 @@ class LineTransport:
             message: Any = None
             if size <= self._max_line:
                 try:
-                    message = json.loads(text)
+                    message, end = _decode(text)  # json.loads without its checks for what strip() took off
+                    if end != len(text):
+                        message = None  # more after the object: not one JSON value
                 except (ValueError, RecursionError):
                     message = None
             if isinstance(message, dict):
@@ -102,31 +115,55 @@ class LineTransport:
             pass
 
     async def _read_line(self) -> tuple[bytes | None, int]:
-        """One line (without reading more than the bound into memory) and its full size."""
-        kept: list[bytes] = []
-        kept_size = 0
-        size = 0
-        while True:
+        """The next line (at most :data:`RAW_PREFIX` ``* 4`` bytes of one over the bound are kept) and its full
+        size, newline included. Whatever the agent has written is read at once and split into lines in one pass: a
+        flood costs a read per :data:`READ_BYTES`, not one per line."""
+        while not self._lines:
             try:
-                chunk = await self._reader.readuntil(b"\n")
-                complete = True
-            except asyncio.LimitOverrunError as exc:
-                chunk = await self._reader.readexactly(exc.consumed)
-                complete = False
-            except asyncio.IncompleteReadError as exc:
-                chunk = exc.partial
-                if not chunk and size == 0:
-                    return None, 0
-                complete = True
+                data = await self._reader.read(READ_BYTES)
             except (ConnectionError, OSError):
-                return None, 0
-            size += len(chunk)
-            if kept_size <= self._max_line:
-                kept.append(chunk)
-                kept_size += len(chunk)
-            if complete:
-                data = b"".join(kept)
-                return (data if size <= self._max_line else data[: RAW_PREFIX * 4]), size
+                data = b""
+            if not data:  # the end: a last line without a newline is still a line
+                if not self._partial_size:
+                    return None, 0
+                self._lines.append(self._take_partial())
+                break
+            self._split(data)
+        return self._lines.popleft()
+
+    def _split(self, data: bytes) -> None:
+        pieces = data.split(b"\n")
+        last = pieces.pop()  # what follows the last newline: the start of a line still to come (or b"")
+        if pieces and self._partial_size:  # the line begun in an earlier read ends here
+            self._keep(pieces[0] + b"\n")
+            self._lines.append(self._take_partial())
+            del pieces[0]
+        for piece in pieces:
+            size = len(piece) + 1
+            if size <= self._max_line:
+                self._lines.append((piece, size))
+            else:
+                self._lines.append((piece[: RAW_PREFIX * 4], size))
+        if last:
+            self._keep(last)
+
+    def _keep(self, piece: bytes) -> None:
+        """Part of a line that is not complete yet: kept up to the bound, counted beyond it."""
+        self._partial_size += len(piece)
+        if self._partial_size <= self._max_line:
+            self._partial += piece
+            return
+        kept = RAW_PREFIX * 4  # over the bound: only the start is kept
+        if len(self._partial) > kept:
+            del self._partial[kept:]
+        elif len(self._partial) < kept:
+            self._partial += piece[:kept - len(self._partial)]
+
+    def _take_partial(self) -> tuple[bytes, int]:
+        line, size = bytes(self._partial), self._partial_size
+        self._partial.clear()
+        self._partial_size = 0
+        return (line if size <= self._max_line else line[: RAW_PREFIX * 4]), size
 
     async def close(self) -> None:
         async with self._lock:
