@@ -391,3 +391,19 @@ def test_the_name_memo_of_the_registry_stays_bounded():
         assert registry.match({"name": "read", "title": f"Read src/m{n}.py"}) is None
     assert registry.match({"name": "fleet/get_entity", "title": "x"}) is not None
     assert len(registry._by_name) <= NAME_MEMO_AT_MOST
+
+
+def test_a_match_takes_the_leaf_names_of_a_call_once_not_once_per_renderer(monkeypatch):
+    """A flood brings a thousand calls of new titles ("Read src/m1.py") whose match the memo cannot hold; each is
+    matched on the UI's thread. Every name renderer read the leaf names of the call's name and title again (18 per
+    call with the built-in packs); they are read once."""
+    import kandev_tui.renderers.registry as registry_module
+
+    seen = []
+    leaf = registry_module.leaf_name
+    monkeypatch.setattr(registry_module, "leaf_name", lambda name: seen.append(name) or leaf(name))
+    registry = Registry(RENDERERS)
+    assert len([r for r in registry.renderers if r.matches is None]) > 2
+    assert registry.match({"name": "read_file", "title": "Read src/m1.py"}) is None
+    assert len(seen) == 2
+    assert registry.match({"name": "mcp__fleet__get_entity", "title": "Entity web-01"}).id == "entity_card"

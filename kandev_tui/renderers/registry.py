@@ -53,13 +53,18 @@ class Renderer:
     draws_all_states: bool = False  # False: the host draws pending, error and empty states itself
     source: str = field(default="", compare=False)
 
-    def match_name(self, call: dict[str, Any]) -> bool:
+    def match_name(self, call: dict[str, Any], leaves: frozenset[str] | None = None) -> bool:
+        """Whether this renderer draws the call by its name (or title); ``leaves``: :func:`call_leaves` of the call,
+        when the caller has them already."""
         if self.matches is not None:
             return bool(self.matches(call))
-        for candidate in (call.get("name"), call.get("title")):
-            if isinstance(candidate, str) and candidate.strip() and leaf_name(candidate.strip()) in self.tool_names:
-                return True
-        return False
+        return not self.tool_names.isdisjoint(call_leaves(call) if leaves is None else leaves)
+
+
+def call_leaves(call: dict[str, Any]) -> frozenset[str]:
+    """The leaf names (:func:`leaf_name`) a call goes by: of its name and of its title."""
+    return frozenset(leaf_name(candidate.strip()) for candidate in (call.get("name"), call.get("title"))
+                     if isinstance(candidate, str) and candidate.strip())
 
 
 class ResultShapeError(ValueError):
@@ -199,9 +204,10 @@ class Registry:
         except (KeyError, TypeError):
             pass
         found = None
+        leaves = call_leaves(call)  # once, not once per renderer
         for renderer in renderers:
             try:
-                if renderer.match_name(call):
+                if renderer.match_name(call, leaves):
                     found = renderer
                     break
             except Exception:  # noqa: BLE001
