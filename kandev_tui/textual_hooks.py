@@ -12,12 +12,14 @@ that too).
 - :class:`DrawsInputAtOnce`: a screen drawn at its first idle moment after an input, instead of at the next tick of
   its 60 Hz timer, with a lost update mended; and a screen that can hold a frame (``frame_hold``);
 - :func:`layout_changes`: the widgets a screen's next layout will measure again;
+- :class:`FocusRestylesItself`: a container whose focus changes restyle only itself, not everything inside it;
 - :func:`set_terminal_title`: the terminal's window title (OSC 2);
 - for tests and benchmarks: :func:`watch_frames` (each frame written to the terminal) and :func:`send_as_terminal`
   (input delivered as the terminal's driver delivers it).
 
 (Upstream, these are Textual behaviours worth a public API: a pre-dispatch input hook, a public "prepare screen",
-an "update now" for a screen, and a screen's update lost when it goes idle during an open batch.)
+an "update now" for a screen, a screen's update lost when it goes idle during an open batch, and a focus change
+that restyles a container's whole subtree when no rule depends on it.)
 """
 
 from __future__ import annotations
@@ -192,3 +194,17 @@ class DrawsInputAtOnce:
             self._update_timer.pause()  # type: ignore[attr-defined]  # resumed when the screen is shown again
             return
         super()._on_timer_update()  # type: ignore[misc]
+
+
+class FocusRestylesItself:
+    """A mixin for a container (put it first among the bases) whose gaining or losing focus restyles only itself.
+
+    Textual restyles a widget and every widget inside it when its focus changes (its ``has_focus`` watcher calls
+    ``update_node_styles``), for rules such as ``Container:focus Child``. The transcript has no such rule but holds
+    a screenful of entries: each move of the focus into or out of it (the prompt disabled for a turn and enabled at
+    its end, a Tab) restyled 60-100 widgets, 20-30 ms on the UI's thread, in the frame that shows the turn's end.
+    A rule that styles an entry by the transcript's focus would need the whole subtree again.
+    """
+
+    def watch_has_focus(self, _has_focus: bool) -> None:
+        self.app.stylesheet.update_nodes([self], animate=True)  # type: ignore[attr-defined]

@@ -238,3 +238,36 @@ async def test_the_terminal_title_is_written_through_the_driver(tmp_path):
         app._driver.write = written.append  # the driver's own write: what reaches the terminal
         assert set_terminal_title(app, "kandev-tui: waiting \x1b]52;c;evil\x07 for you" + "x" * 300)
         assert written == ["\x1b]2;" + ("kandev-tui: waiting ]52;c;evil for you" + "x" * 300)[:120] + "\x07"]
+
+
+async def test_the_transcript_gaining_or_losing_focus_restyles_only_itself(tmp_path):
+    """Textual restyles a container and everything in it when its focus changes; the transcript holds a screenful
+    of entries and no rule styles them by its focus, so a focus move into or out of it (a turn's start and end, a
+    Tab) restyles the transcript alone (FocusRestylesItself)."""
+    from .app_helpers import tool_item
+
+    items = []
+    for n in range(12):
+        items += [message_item(n, f"Message {n}."), tool_item(f"c{n}")]
+    app = stored_app(tmp_path, items)
+    async with app.run_test(size=(80, 40)) as pilot:
+        await settle(pilot)
+        inside = len(list(app.view.walk_children()))
+        assert inside > 20
+        restyled: list[int] = []
+        update_nodes = app.stylesheet.update_nodes
+
+        def counting(nodes, *args, **kwargs):
+            nodes = list(nodes)
+            restyled.append(len(nodes))
+            return update_nodes(nodes, *args, **kwargs)
+
+        app.stylesheet.update_nodes = counting
+        for _ in range(2):
+            app.set_focus(None)
+            await settle(pilot)
+            assert app.focused is None
+            app.view.focus()
+            await settle(pilot)
+            assert app.focused is app.view
+        assert restyled and max(restyled) < inside  # never the transcript's whole subtree

@@ -31,7 +31,7 @@ from kandev_tui.session.changes import ChangeSet, TranscriptModel
 from kandev_tui.session.layout import Entry, Layout
 from kandev_tui.session.window import Viewport, Window
 from kandev_tui.transcript import items as K
-from kandev_tui.textual_hooks import layout_changes
+from kandev_tui.textual_hooks import FocusRestylesItself, layout_changes
 from kandev_tui.widgets.context import GivesDrawContext
 from kandev_tui.transcript.items import Item
 
@@ -71,7 +71,7 @@ class Sentinel(Static):
             self.update(Text(f"{arrow} {count:,} {where} entr{'y' if count == 1 else 'ies'} · scroll to load", style="dim"))
 
 
-class TranscriptView(GivesDrawContext, VerticalScroll):
+class TranscriptView(FocusRestylesItself, GivesDrawContext, VerticalScroll):
     """See the module docstring."""
 
     BLANK = True  # a container without content or border of its own: its lines are blanks, not rendered
