@@ -362,6 +362,10 @@ def test_an_item_is_frozen_and_a_change_is_a_new_version():
     assert (item.payload, item.final) == ({"text": "Hel"}, False) and (newer.payload, newer.final) == ({"text": "Hello"}, True)
     assert newer.key == item.key and newer.version > item.version
     assert item.but() == item and item.but().version != item.version  # equal in what it says, another version
+    with pytest.raises(FrozenInstanceError):
+        newer.status = "complete"  # type: ignore[misc]
+    with pytest.raises(TypeError, match="stauts"):
+        item.but(stauts="complete")  # a misspelt field is an error, not an attribute
 
 
 # -- Gemini CLI's and OpenCode's rich-output calls (shapes seen from gemini-cli 0.61.0 and opencode-ai 1.18.33) -----

@@ -30,6 +30,7 @@ PENDING, IN_PROGRESS, COMPLETE, FAILED, CANCELLED = "pending", "in_progress", "c
 TERMINAL = frozenset({COMPLETE, FAILED, CANCELLED})
 
 
+_CHANGEABLE = frozenset({"key", "kind", "turn", "payload", "status", "tool_call_id", "final"})  # Item.but's
 _versions = itertools.count(1)  # every item version made in this process has its own number (thread-safe: one C call)
 
 
@@ -61,11 +62,19 @@ class Item:
     __hash__ = None  # type: ignore[assignment]  # a payload is a dict: an item is no dictionary key
 
     def but(self, **changes: Any) -> "Item":
-        """A new version of this item with ``changes`` (``payload``, ``status``, ``final``…)."""
-        fields = {"key": self.key, "kind": self.kind, "turn": self.turn, "payload": self.payload,
-                  "status": self.status, "tool_call_id": self.tool_call_id, "final": self.final}
+        """A new version of this item with ``changes`` (``payload``, ``status``, ``final``…).
+
+        Made by copying the fields, not through the generated ``__init__`` (which sets each field of a frozen
+        dataclass through ``object.__setattr__``): a streamed message makes a version per chunk, a fast agent
+        thousands a second, on the source's thread."""
+        if not _CHANGEABLE.issuperset(changes):
+            raise TypeError(f"Item.but() got unknown fields: {sorted(set(changes) - _CHANGEABLE)}")
+        new = object.__new__(Item)
+        fields = new.__dict__
+        fields.update(self.__dict__)
         fields.update(changes)
-        return Item(**fields)
+        fields["version"] = next(_versions)
+        return new
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"key": self.key, "kind": self.kind, "turn": self.turn}
