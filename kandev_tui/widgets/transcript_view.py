@@ -55,6 +55,12 @@ def entry_widgets() -> ModuleType:
     return _entries
 
 
+def made_entries() -> ModuleType | None:
+    """The entry widgets if they are imported (an entry was made, or the app read them), else None: what only looks
+    at the entries on screen has nothing to look at before, and need not import them."""
+    return _entries
+
+
 class Sentinel(Static):
     """Stands for the entries above or below the mounted window."""
 
@@ -212,9 +218,10 @@ class TranscriptView(FocusRestylesItself, GivesDrawContext, VerticalScroll):
         """Draw new and grown messages ahead of the frame that measures them, a few milliseconds per event-loop turn:
         a frame of a flood would otherwise draw a screen of Markdown in one go, and a key pressed meanwhile would
         wait for all of it. Each waits in line (once); one that a frame drew first costs nothing."""
-        if _entries is None:  # no entry was ever made
+        E = made_entries()
+        if E is None:  # no entry was ever made
             return
-        fresh = [w for w in widgets if isinstance(w, _entries.AgentMessage) and w not in self._predraws]
+        fresh = [w for w in widgets if isinstance(w, E.AgentMessage) and w not in self._predraws]
         if not fresh:
             return
         idle = not self._predraws
@@ -527,11 +534,12 @@ class TranscriptView(FocusRestylesItself, GivesDrawContext, VerticalScroll):
         if not height:
             return
         top, bottom = self.scroll_y - height, self.scroll_y + 2 * height
-        if _entries is None:  # no entry was ever made: no chart either
+        E = made_entries()
+        if E is None:  # no entry was ever made: no chart either
             return
         unplaced = False
         for widget in self.children:
-            if not isinstance(widget, _entries.ToolCard):
+            if not isinstance(widget, E.ToolCard):
                 continue
             region = widget.virtual_region
             if region.height == 0:
@@ -539,7 +547,7 @@ class TranscriptView(FocusRestylesItself, GivesDrawContext, VerticalScroll):
                 continue
             if region.bottom < top or region.y > bottom:
                 continue
-            for chart in widget.query(_entries.ChartBlock):
+            for chart in widget.query(E.ChartBlock):
                 if not chart.plotted:
                     chart.ensure_plotted()
         if unplaced:
@@ -558,13 +566,15 @@ class TranscriptView(FocusRestylesItself, GivesDrawContext, VerticalScroll):
 
     def is_request(self, widget: Widget | None) -> bool:
         """Whether ``widget`` is one of the transcript's permission requests."""
-        return _entries is not None and isinstance(widget, _entries.PermissionRequest)
+        E = made_entries()
+        return E is not None and isinstance(widget, E.PermissionRequest)
 
     def set_permissions_answerable(self, answerable: bool) -> None:
         """Let pending requests take answers (and give the newest one focus), or make them read-only."""
         self.permissions_answerable = answerable
         pending = []
-        for widget in self.query("PermissionRequest"):  # by type name: no entry made, no request
+        E = made_entries()
+        for widget in self.query(E.PermissionRequest) if E is not None else ():  # no entry made: no request
             widget.set_answerable(answerable and widget.pending)
             if widget.answerable:
                 pending.append(widget)
@@ -572,5 +582,6 @@ class TranscriptView(FocusRestylesItself, GivesDrawContext, VerticalScroll):
             pending[-1].focus()
 
     def refresh_theme(self) -> None:
-        for chart in self.query("ChartBlock"):
+        E = made_entries()
+        for chart in self.query(E.ChartBlock) if E is not None else ():
             chart.refresh_theme()
