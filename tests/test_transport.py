@@ -8,6 +8,28 @@ import json
 from kandev_tui.acp.transport import LineTransport
 
 
+async def _turns_while(work) -> int:
+    """The turns the event loop gave another task while ``work()`` ran."""
+    turns = 0
+    done = False
+
+    async def ticker() -> None:
+        nonlocal turns
+        while not done:
+            turns += 1
+            await asyncio.sleep(0)
+
+    task = asyncio.ensure_future(ticker())
+    await asyncio.sleep(0)
+    turns = 0
+    try:
+        await work()
+    finally:
+        done = True
+        await task
+    return turns
+
+
 async def test_reading_a_full_buffer_yields_to_the_event_loop():
     reader = asyncio.StreamReader(limit=1 << 24)
     line = json.dumps({"jsonrpc": "2.0", "method": "session/update", "params": {"update": {
@@ -16,23 +38,14 @@ async def test_reading_a_full_buffer_yields_to_the_event_loop():
     reader.feed_eof()
     frames = []
     transport = LineTransport(reader, writer=None, on_frame=frames.append)  # type: ignore[arg-type]
-    ticks = 0
-    done = False
-
-    async def ticker() -> None:
-        nonlocal ticks
-        while not done:
-            ticks += 1
-            await asyncio.sleep(0)
-
-    task = asyncio.ensure_future(ticker())
-    await asyncio.sleep(0)
-    ticks = 0
     received = 0
-    while await transport.receive() is not None:
-        received += 1
-    done = True
-    await task
+
+    async def read_all() -> None:
+        nonlocal received
+        while await transport.receive() is not None:
+            received += 1
+
+    ticks = await _turns_while(read_all)
     assert received == 30_000 and len(frames) == 30_000
     assert ticks >= 2  # other tasks (keys, repaints) ran while the buffer was being read
 
@@ -125,19 +138,9 @@ async def test_a_buffered_flood_is_read_in_long_runs_between_turns_of_the_loop(m
     reader.feed_eof()
     transport = LineTransport(reader, None, lambda frame: None,  # type: ignore[arg-type]
                               observed_only=frozenset({"session/update"}))
-    turns = 0
-    done = False
 
-    async def ticker() -> None:
-        nonlocal turns
-        while not done:
-            turns += 1
-            await asyncio.sleep(0)
+    async def read_all() -> None:
+        assert await transport.receive() is None
 
-    task = asyncio.ensure_future(ticker())
-    await asyncio.sleep(0)
-    turns = 0
-    assert await transport.receive() is None
-    done = True
-    await task
+    turns = await _turns_while(read_all)
     assert 20_000 // 512 <= turns <= 20_000 // 128
