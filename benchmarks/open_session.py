@@ -4,17 +4,25 @@ Each size runs in a fresh process (so peak RSS is its own): build the session in
 temporary SQLite store, open it headless at 120x40 through the real StoredSource and
 report the time to first paint (the first screen with the session's newest items drawn)
 and the peak RSS, then the time of one search through every item. Prints the ratios 10,000 : 100 (first paint) and 50,000 : 1,000 (peak RSS). Run: python benchmarks/open_session.py [sizes...]
+
+Each figure is the median of RUNS runs, the sizes in turns (the machine's drift is shared), all from bytecode (the
+environment's PYTHONDONTWRITEBYTECODE is dropped, as benchmarks/startup.py does) after one uncounted run: a single
+run of each size put the 10,000 : 100 ratio anywhere between 1.1 and 1.4 on one machine in one hour.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+RUNS = 3
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # bytecode, as installed
 
 CHILD = r"""
 import asyncio, json, resource, sys, tempfile, time
@@ -80,18 +88,25 @@ def run(count: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         for step in ("build", "open"):  # the session is built by one process and opened by a fresh one
             out = subprocess.run([sys.executable, "-c", CHILD, str(ROOT), str(count), tmp, step], capture_output=True,
-                                 text=True, timeout=3600)
+                                 text=True, timeout=3600, env=ENV)
             if out.returncode:
                 raise SystemExit(out.stderr[-3000:])
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main(sizes: list[int]) -> None:
-    results = {}
+    run(min(sizes))  # writes the bytecode: not counted
+    runs: dict[int, list[dict]] = {count: [] for count in sizes}
+    for _ in range(RUNS):
+        for count in sizes:
+            runs[count].append(run(count))
+    results = {count: {key: statistics.median(r[key] for r in rs) for key in rs[0] if key != "items"}
+               for count, rs in runs.items()}
+    print(f"median of {RUNS} runs each, in turns")
     print(f"{'items':>8}  {'first paint':>12}  {'peak RSS':>10}  {'widgets':>8}  {'search':>9}")
     for count in sizes:
-        r = results[count] = run(count)
-        print(f"{count:>8,}  {r['first_paint_s']:>10.2f} s  {r['peak_rss_mib']:>6.0f} MiB  {r['widgets']:>8,}  {r['search_s'] * 1000:>6.0f} ms", flush=True)
+        r = results[count]
+        print(f"{count:>8,}  {r['first_paint_s']:>10.2f} s  {r['peak_rss_mib']:>6.0f} MiB  {r['widgets']:>8,.0f}  {r['search_s'] * 1000:>6.0f} ms", flush=True)
     if 100 in results and 10_000 in results:
         ratio = results[10_000]["first_paint_s"] / results[100]["first_paint_s"]
         print(f"first paint 10,000 : 100 = {ratio:.1f}x (target of the performance issue: <= 1.3x)")
