@@ -139,11 +139,7 @@ class LineTransport:
             self._lines.append(self._take_partial())
             del pieces[0]
         for piece in pieces:
-            size = len(piece) + 1
-            if size <= self._max_line:
-                self._lines.append((piece, size))
-            else:
-                self._lines.append((piece[: RAW_PREFIX * 4], size))
+            self._lines.append(self._bounded(piece, len(piece) + 1))
         if last:
             self._keep(last)
 
@@ -163,6 +159,10 @@ class LineTransport:
         line, size = bytes(self._partial), self._partial_size
         self._partial.clear()
         self._partial_size = 0
+        return self._bounded(line, size)
+
+    def _bounded(self, line: bytes, size: int) -> tuple[bytes, int]:
+        """A line and its full size; of a line over the bound, only its start."""
         return (line if size <= self._max_line else line[: RAW_PREFIX * 4]), size
 
     async def close(self) -> None:
