@@ -24,11 +24,13 @@ from kandev_tui.renderers import Registry
 from kandev_tui.sanitize import visible
 from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.settings import SettingsStore
+from kandev_tui.shutdown import ENDING_GRACE, EndingSignals, ending_reason, exit_status
 from kandev_tui.textual_hooks import mount_screen_ahead, note_input_at_driver, set_terminal_title
 from kandev_tui.session import SessionState
 from kandev_tui.session.changes import ChangeSet
 from kandev_tui.session.controls import Control, Controls
 from kandev_tui.session.model import SessionModel, SourceFactory, StateChange
+from kandev_tui.transcript.database import StoreError
 from kandev_tui.transcript.items import USAGE, SESSION_INFO, Item
 from kandev_tui.widgets import markdown_lines
 from kandev_tui.widgets.prompt_input import PromptInput
@@ -42,6 +44,7 @@ if TYPE_CHECKING:  # the screens not shown at start are imported when first show
 
 log = logging.getLogger("kandev_tui.app")
 # what counts as the user's input: the agent's output waits a moment after each (pacing.py)
+EXIT_STORE = 2  # the session database cannot be used, as the command line exits for it
 INPUT_EVENTS = (events.Key, events.MouseDown, events.MouseUp, events.MouseScrollDown, events.MouseScrollUp)
 
 
@@ -91,6 +94,7 @@ class KandevApp(App[int]):
         self._login_screen: LoginScreen | None = None
         self._last_state = SessionState.STARTING
         self._title_set = False  # the terminal's title was set to call the user (attention)
+        self._signals: EndingSignals | None = None  # taken while mounted
 
     @property
     def exit_code(self) -> int:
@@ -109,6 +113,9 @@ class KandevApp(App[int]):
 
     def on_mount(self) -> None:
         note_input_at_driver(self, INPUT_EVENTS, USER.note)
+        # a hang-up, a kill or SIGINT from outside quits as ctrl+q does (kandev_tui/shutdown.py)
+        self._signals = EndingSignals(asyncio.get_running_loop(), self._end_for_signal)
+        self._signals.install()
         self.session.attach(self, asyncio.get_running_loop())
         theme = self.settings_store.settings.theme
         self.theme = theme if theme in self.available_themes else "textual-dark"
@@ -167,6 +174,11 @@ class KandevApp(App[int]):
     async def _start_source(self) -> None:
         try:
             await self.source.start()
+        except StoreError as exc:  # the session database cannot be read (damaged): nothing to show; said once the
+            log.info("store: %s", exc)  # screen is gone, as the command line says it
+            self.session.fail(str(exc), EXIT_STORE)
+            self.exit(EXIT_STORE, return_code=EXIT_STORE)
+            return
         except Exception as exc:  # noqa: BLE001 - never a traceback on screen
             log.exception("source failed")
             self.session.receive_state(SessionState.ERROR, f"{type(exc).__name__}: {exc}")
@@ -184,10 +196,25 @@ class KandevApp(App[int]):
         self.session.detach()
         self.gc_policy.stop()
         await self._close_source()
+        if self._signals is not None:
+            self._signals.uninstall()
 
     async def action_quit(self) -> None:
         await self._close_source()
         self.finish()
+
+    def _end_for_signal(self, signum: int) -> None:
+        """SIGHUP, SIGTERM or SIGINT: what ctrl+q does (the source closed: the agents stop, what came is stored, the
+        session marked), then the app ends and gives the terminal back; the process exits as one ended by the
+        signal (128 + its number). Should closing hang, the process ends anyway once the grace is over."""
+        log.warning("ending: %s", ending_reason(signum))
+        if self._signals is not None:
+            self._signals.end_within(ENDING_GRACE)
+        self.run_worker(self._end_for(signum), name="ending", group="ending", exclusive=True)
+
+    async def _end_for(self, signum: int) -> None:
+        await self._close_source(ending_reason(signum))
+        self.exit(exit_status(signum), return_code=exit_status(signum))
 
     def finish(self) -> None:
         """Exit with :attr:`exit_code`, as the process's status too (Textual's return code; a crash makes it 1)."""
@@ -199,12 +226,12 @@ class KandevApp(App[int]):
         whose web driver posts ExitApp), the source is closed first: the store has everything, the agent stops."""
         await self._close_source()
 
-    async def _close_source(self) -> None:
+    async def _close_source(self, reason: str = "") -> None:
         if self._source_closed:
             return
         self._source_closed = True
         try:
-            await self.session.close()
+            await self.session.close(reason)
         except Exception:  # noqa: BLE001
             log.exception("closing the source failed")
         if self.stats_path is not None:
@@ -275,7 +302,7 @@ class KandevApp(App[int]):
             # chart, a group); the transcript itself only has focus because the disabled prompt lost it
             self._focus_prompt = False
             screen.prompt.focus()
-        self.view.set_permissions_answerable(change.answerable)
+        self.view.set_permissions_answerable(change.answerable, visible(change.elsewhere))
         if change.more_above != self.view.more_at_source:
             self.view.set_more_at_source(change.more_above)
             self.call_after_refresh(self._fill_screen)

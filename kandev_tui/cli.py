@@ -690,7 +690,7 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
         try:
             written = snapshot(lambda: KandevApp(source, settings_store=settings), shot, output)
         except SnapshotError as exc:
-            return _fail(f"kandev-tui snapshot: {exc}")
+            return _fail(f"kandev-tui snapshot: {exc}", exc.code)
         finally:
             if store is not None:
                 store.close()
@@ -1041,6 +1041,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. piped into `head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except Exception as exc:  # noqa: BLE001 - the store's own errors say what to do; anything else is a crash
+        from kandev_tui.transcript.database import StoreError
+
+        if isinstance(exc, StoreError):  # damage found past what opening the database reads
+            return _fail(f"kandev-tui {args.command}: {exc}", EXIT_USAGE)
+        raise
 
 
 if __name__ == "__main__":

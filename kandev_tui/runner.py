@@ -11,8 +11,12 @@ from typing import IO, Any
 from kandev_tui.acp import AgentClient, AgentError, AgentOptions, LoginRequired, headless_permission_policy
 from kandev_tui.transcript import Item, RecordingWriter, Store
 from kandev_tui.jsonutil import dumps
+from kandev_tui.shutdown import EndingSignals, ending_reason, exit_status
 from kandev_tui.transcript.items import SESSION_INFO, TURN_END, USAGE
 from kandev_tui.transcript.pipeline import Pipeline
+
+
+STORE_FAILED = 2  # the exit status when the session database failed (as for one that cannot be opened)
 
 
 class ItemPrinter:
@@ -73,11 +77,12 @@ def login_lines(methods: list[dict[str, Any]]) -> list[str]:
 async def run_turn(options: AgentOptions, prompt: str, store: Store, *, record: Path | None = None,
                    permission: str = "reject", out: IO[str] = sys.stdout, choices: dict[str, str] | None = None,
                    asked: frozenset[str] = frozenset(), continuing: dict[str, Any] | None = None,
-                   err: IO[str] = sys.stderr) -> tuple[int, str, str]:
+                   err: IO[str] = sys.stderr, ending: list[int] | None = None) -> tuple[int, str, str]:
     """Run one turn; (exit code, reason, session id). ``choices``: the mode and model to choose once the session is
     open; those in ``asked`` were asked for on the command line (one the agent does not take fails the run, the
     others, remembered, are said on ``err``); ``continuing``: a stored session whose agent session is continued
-    (``--resume``)."""
+    (``--resume``); ``ending``: the signal that asked the run to end, once the task is cancelled for it (the turn is
+    then closed as interrupted and the exit status is the signal's)."""
     from kandev_tui.sources import _last_turn_and_counter, choose_at_start
 
     after = (0, 0)
@@ -96,7 +101,7 @@ async def run_turn(options: AgentOptions, prompt: str, store: Store, *, record: 
     def watch(items: list[Item]) -> None:
         for item in items:
             if item.kind == SESSION_INFO and isinstance(item.payload.get("title"), str) and item.payload["title"]:
-                store.update_session(session_id, title=item.payload["title"])
+                pipeline.update_session(title=item.payload["title"])
             elif item.kind == TURN_END:
                 outcome["stop"] = item.payload.get("stop_reason")
             elif item.kind == "error" and outcome["error"] is None:
@@ -108,7 +113,7 @@ async def run_turn(options: AgentOptions, prompt: str, store: Store, *, record: 
     client = AgentClient(options, pipeline.feed, headless_permission_policy(permission))
     try:
         await client.start()
-        store.update_session(session_id, agent_session_id=client.session_id, continues=client.continues_by)
+        pipeline.update_session(agent_session_id=client.session_id, continues=client.continues_by)
         remembered = {k: v for k, v in (choices or {}).items() if k not in asked}
         await choose_at_start(client, remembered, lambda text: print(f"kandev-tui: {text}", file=err))
         problems = await choose_at_start(client, {k: v for k, v in (choices or {}).items() if k in asked},
@@ -121,17 +126,48 @@ async def run_turn(options: AgentOptions, prompt: str, store: Store, *, record: 
         stop, outcome["error"] = "error", "\n".join([str(exc), *login_lines(exc.methods)])
     except AgentError as exc:
         stop, outcome["error"] = "error", str(exc)
+    except asyncio.CancelledError:
+        if not ending:
+            raise
+        stop, outcome["error"] = "interrupted", f"interrupted: {ending_reason(ending[0])}"
     finally:
-        await client.close()
+        await client.close(ending_reason(ending[0]) if ending else "")
         pipeline.close()
         printer.finish()
     state = "ended" if stop == "end_turn" else "failed" if stop == "error" else stop or "failed"
-    store.update_session(session_id, state=state)
+    pipeline.update_session(state=state)
+    if pipeline.store_failure:  # shown (printed) but not stored: the run did not do what it is for
+        return STORE_FAILED, pipeline.store_failure, session_id
     if stop == "end_turn":
         return 0, "", session_id
+    if ending:
+        return exit_status(ending[0]), outcome["error"], session_id
     reason = outcome["error"] or f"the turn ended with stop reason {stop!r}"
     return 1, reason, session_id
 
 
 def run_headless(options: AgentOptions, prompt: str, store: Store, **kwargs: Any) -> tuple[int, str, str]:
-    return asyncio.run(run_turn(options, prompt, store, **kwargs))
+    """:func:`run_turn` in a loop of its own; a hang-up, a kill or SIGINT ends the turn as interrupted (the agent
+    stopped, what came stored, the session marked) and the run exits with the signal's status."""
+
+    async def until_signalled() -> tuple[int, str, str]:
+        task = asyncio.current_task()
+        ending: list[int] = []
+
+        def end(signum: int) -> None:
+            ending.append(signum)
+            if task is not None:
+                task.cancel()
+
+        signals = EndingSignals(asyncio.get_running_loop(), end)
+        signals.install()
+        try:
+            return await run_turn(options, prompt, store, ending=ending, **kwargs)
+        except asyncio.CancelledError:  # before the turn's session was made: nothing to close
+            if not ending:
+                raise
+            return exit_status(ending[0]), f"interrupted: {ending_reason(ending[0])}", ""
+        finally:
+            signals.uninstall()
+
+    return asyncio.run(until_signalled())

@@ -17,7 +17,12 @@ MIN_SIZE = (40, 12)  # the smallest screen the transcript can be drawn on
 
 
 class SnapshotError(Exception):
-    """The snapshot cannot be made; ``str()`` is one line saying why."""
+    """The snapshot cannot be made; ``str()`` is one line saying why, ``code`` the exit status (2: the session
+    database cannot be read)."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass
@@ -73,6 +78,8 @@ async def shoot(app: Any, shot: Shot) -> list[tuple[str, str]]:
     async with app.run_test(size=shot.size) as pilot:
         for _ in range(500):  # everything delivered and on screen
             await pilot.pause(0.02)
+            if app.return_code is not None:  # it ended by itself: the session could not be read
+                raise SnapshotError(app.session.failure or "the app ended before it drew", app.return_code or 1)
             if app.source.state in ("stored", "replayed", "error") and app.session.settled:
                 break
         app.transcript_screen.prompt.cursor_blink = False

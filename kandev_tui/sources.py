@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from kandev_tui.acp import AgentClient, AgentError, AgentOptions, LoginRequired
 from kandev_tui.transcript import Item, RecordingWriter, Store, read_recording
-from kandev_tui.transcript.items import SESSION_INFO
+from kandev_tui.transcript.items import SESSION_INFO, as_interrupted
 from kandev_tui.transcript.pipeline import Pipeline
 from kandev_tui.session.background import RunsInBackground
 from kandev_tui.session.source import ItemsCallback, Source, StateCallback
@@ -161,15 +161,14 @@ class LiveSource(RunsInBackground, Source):
             self._failed(exc)
             return
         self.login_methods = []
-        self.store.update_session(self.session_id, agent_session_id=self.client.session_id,
-                                  continues=self.client.continues_by)
+        self._update_session(agent_session_id=self.client.session_id, continues=self.client.continues_by)
         await self._choose_at_start()
         self._set_state("idle", "")
 
     def _failed(self, exc: AgentError) -> None:
         self.can_prompt = False
         self.read_only_reason = "the agent could not be started"
-        self.store.update_session(self.session_id, state="failed")
+        self._update_session(state="failed")
         self._set_state("error", str(exc))
 
     async def _choose_at_start(self) -> None:
@@ -245,7 +244,7 @@ class LiveSource(RunsInBackground, Source):
         for item in items:
             if item.kind == SESSION_INFO and isinstance(item.payload.get("title"), str) and item.payload["title"]:
                 self.title = item.payload["title"]
-                self.store.update_session(self.session_id, title=self.title)
+                self._update_session(title=self.title)
         self.on_items(items)
 
     async def send(self, text: str) -> None:
@@ -261,13 +260,13 @@ class LiveSource(RunsInBackground, Source):
             from kandev_tui.runner import session_title
 
             self.title = session_title(text)
-            self.store.update_session(self.session_id, title=self.title)
+            self._update_session(title=self.title)
         self._set_state("running", "")
         stop = await self.client.prompt(text)
         if self.client.process is not None and self.client.process.returncode is not None:
             self.can_prompt = False
             self.read_only_reason = "the agent has exited"
-            self.store.update_session(self.session_id, state="ended")
+            self._update_session(state="ended")
             self._set_state("ended", "the agent has exited")
         else:
             self._set_state("idle", stop)
@@ -319,12 +318,18 @@ class LiveSource(RunsInBackground, Source):
         return set(self._waiting)
 
     async def _close(self) -> None:
+        interrupted = self.client is not None and self.client.turn_running
         if self.client is not None:
-            await self.client.close()
+            await self.client.close(self.closing_reason)
         if self.pipeline is not None:
             self.pipeline.close()
-        if self.session_id is not None and self.state not in ("ended", "error"):
-            self.store.update_session(self.session_id, state="ended")
+        if self.state not in ("ended", "error"):
+            self._update_session(state="interrupted" if interrupted else "ended")
+
+    def _update_session(self, **fields: Any) -> None:
+        """The session's row (through the pipeline, which says once when the store fails)."""
+        if self.pipeline is not None:
+            self.pipeline.update_session(**fields)
 
 
 async def choose_at_start(client: AgentClient, choices: dict[str, str], notice: Callable[[str], None]) -> list[str]:
@@ -395,6 +400,13 @@ class StoredSource(Source):
     def _take(self, session: dict[str, Any]) -> None:
         self.session = session
         self.session_id = session["id"]
+        if session.get("running_elsewhere"):  # another kandev-tui runs it: this is what it had stored by then
+            from datetime import datetime
+
+            self.runs_elsewhere = f"the kandev-tui that runs it (pid {session['running_elsewhere']})"
+            as_of = datetime.fromtimestamp(session.get("updated") or session.get("created") or 0).strftime("%H:%M:%S")
+            self.read_only_reason = (f"running in another kandev-tui (pid {session['running_elsewhere']}); shown as "
+                                     f"stored at {as_of}: prompt and answer there")
         self.title = session.get("title") or "session"
         self.agent_name = agent_display_name(session.get("agent_command") or [])
         self.workspace = Path(session["workspace"]) if session.get("workspace") else None
@@ -422,6 +434,8 @@ class StoredSource(Source):
         # read in a thread (the screen keeps drawing and taking keys meanwhile: 50,000 items take a second), then one
         # batch: the view places every item, then mounts only its window, once; payloads are parsed when used
         items = await asyncio.to_thread(self.store.packed_items, self.session_id or "")
+        if self.session.get("state") == "interrupted":  # its process is gone: nothing it left waiting still waits
+            items = as_interrupted(items)
         self.on_items(items)
         self._set_state("stored", self.session.get("state", ""))
 

@@ -20,7 +20,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "kandev_tui"
 # lowest first; a module's layer is that of the longest prefix listed
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("kandev_tui", "kandev_tui.jsonutil", "kandev_tui.sanitize", "kandev_tui.userpaths",
-                    "kandev_tui.stats", "kandev_tui.settings", "kandev_tui.gcpolicy")),
+                    "kandev_tui.stats", "kandev_tui.settings", "kandev_tui.gcpolicy",
+                    "kandev_tui.shutdown")),
     ("presentation", ("kandev_tui.presentation",)),
     ("workspace", ("kandev_tui.workspace",)),
     ("transcript", ("kandev_tui.transcript",)),

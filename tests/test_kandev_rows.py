@@ -167,7 +167,7 @@ def test_the_cache_shows_rows_at_once_and_survives_a_reopen(tmp_path):
 def test_a_version_1_database_migrates_and_keeps_its_sessions(tmp_path):
     import sqlite3
 
-    from kandev_tui.transcript.store import APPLICATION_ID, MIGRATIONS
+    from kandev_tui.transcript.database import APPLICATION_ID, MIGRATIONS
 
     path = tmp_path / "v1.sqlite"
     db = sqlite3.connect(path)

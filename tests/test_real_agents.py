@@ -317,7 +317,7 @@ def in_tmux(tmp_path, name: str, script, kandev_args: list[str], *, width: int =
     import shutil
 
     from .real_agents import FIXED_PORT, KANDEV, NETNS_RUN, SERVER, adapter_command, agent_env, unshare_command
-    from .test_tmux import Tmux
+    from .tmux import Tmux
 
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed")

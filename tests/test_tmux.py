@@ -6,55 +6,15 @@ import shutil
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 import pytest
 
 from .hostile_corpus import CORPUS
+from .tmux import Tmux
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 KANDEV = str(Path(sys.executable).with_name("kandev-tui"))
-
-
-class Tmux:
-    def __init__(self, width: int, height: int, command: str, env: dict[str, str]) -> None:
-        self.socket = f"kandev-test-{uuid.uuid4().hex[:8]}"
-        exports = " ".join(f"{k}={v}" for k, v in env.items())
-        self._run("new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height),
-                  f"env {exports} {command}; sleep 30")
-
-    def _run(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=30).stdout
-
-    def keys(self, *keys: str) -> None:
-        self._run("send-keys", "-t", "t", *keys)
-
-    def screen(self) -> str:
-        return self._run("capture-pane", "-p", "-t", "t")
-
-    def stable_screen(self, tries: int = 20) -> str:
-        """A capture that two reads 0.3 s apart agree on (not one taken while the app repaints)."""
-        last = self.screen()
-        for _ in range(tries):
-            time.sleep(0.3)
-            now = self.screen()
-            if now == last:
-                return now
-            last = now
-        return last
-
-    def wait_for(self, text: str, seconds: float = 40) -> str:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            screen = self.screen()
-            if text in screen:
-                return screen
-            time.sleep(0.2)
-        raise AssertionError(f"{text!r} never appeared; the screen was:\n{self.screen()}")
-
-    def close(self) -> None:
-        self._run("kill-server")
 
 
 def seen_while_scrolling(tmux: Tmux, pages: int = 12) -> str:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from kandev_tui import __version__
+from kandev_tui.shutdown import forget_group, register_group, session_members, signal_session
 from kandev_tui.transcript.frames import LOCAL, Frame
 
 if TYPE_CHECKING:  # imported when a client is made (after the app's first frame)
@@ -234,6 +235,7 @@ class AgentClient:
             message = f"Could not start the agent ({' '.join(options.command)[:200]}): {reason}"
             self._local(message, ends_turn=True)
             raise AgentError(message) from None
+        register_group(self.process.pid)  # ended however kandev-tui ends (kandev_tui/shutdown.py)
         assert self.process.stdout is not None and self.process.stdin is not None
         self._watcher = asyncio.ensure_future(self._watch_exit(self.process))
         transport = LineTransport(self.process.stdout, self.process.stdin, self._on_frame, observed_only=OBSERVED_ONLY)
@@ -438,7 +440,10 @@ class AgentClient:
                 self._local(f"The agent {what} during the turn.", ends_turn=True, **details)
             return "error"
         finally:
-            self._turn = None
+            if self._turn is not None and self._turn.done():
+                self._turn = None
+            elif self._turn is not None:  # cancelled here, the turn runs on until closed; its end is nobody's news
+                self._turn.add_done_callback(lambda turn: turn.cancelled() or turn.exception())
         return result.get("stopReason", "end_turn") if isinstance(result, dict) else "end_turn"
 
     @property
@@ -547,10 +552,17 @@ class AgentClient:
 
     # -- shutdown ------------------------------------------------------------------
 
-    async def close(self) -> None:
-        """Close stdin, then SIGTERM and finally SIGKILL the agent's process group. A second call waits for the
-        first to have ended the agent (quitting while a cancel that timed out is still stopping it)."""
+    async def close(self, reason: str = "") -> None:
+        """Close stdin, then SIGTERM and finally SIGKILL the agent's process group and whatever it left in its
+        session. A turn still running ends here, as interrupted, with ``reason`` (why kandev-tui closes) in its
+        closing line. A second call waits for the first to have ended the agent (quitting while a cancel that timed
+        out is still stopping it)."""
         if self._closing is None:
+            if self.turn_running and not self._exit_reported:
+                self._exit_reported = True  # the agent's end that follows is kandev-tui's doing, not its failure
+                self._on_frame(Frame.now(LOCAL, {"event": "note", "ends_turn": True, "stop_reason": "interrupted",
+                                                 "message": f"The session was closed during the turn: "
+                                                            f"{reason or 'kandev-tui was quit'}."}))
             self._closing = asyncio.ensure_future(self._close())
         await asyncio.shield(self._closing)
 
@@ -562,23 +574,41 @@ class AgentClient:
                 await asyncio.wait_for(self._conn.close(), timeout=2)
             except (asyncio.TimeoutError, Exception):  # noqa: BLE001
                 pass
-        if process is not None and process.returncode is None:
-            for sig, wait in ((None, 1.5), (signal.SIGTERM, 3.0), (signal.SIGKILL, 3.0)):
-                if sig is not None:
-                    try:
-                        os.killpg(process.pid, sig)
-                    except (ProcessLookupError, PermissionError):
-                        pass
-                try:
-                    await asyncio.wait_for(process.wait(), timeout=wait)
-                    break
-                except asyncio.TimeoutError:
-                    continue
+        if process is not None:
+            await _end_agent(process)
         if self._watcher is not None:
             self._watcher.cancel()
         if self._log is not None:
             self._log.close()
             self._log = None
+
+
+async def _end_agent(process: asyncio.subprocess.Process) -> None:
+    """The agent, once its input is closed: a moment to end by itself, then SIGTERM and finally SIGKILL to its process
+    group and to whatever else is left in its session (a launcher's children outlive it otherwise)."""
+    if process.returncode is None:
+        try:
+            await asyncio.wait_for(process.wait(), timeout=1.5)
+        except asyncio.TimeoutError:
+            pass
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        if process.returncode is not None and not session_members(process.pid):
+            break
+        signal_session(process.pid, sig)
+        await _gone(process, 3.0)
+    forget_group(process.pid)
+
+
+async def _gone(process: asyncio.subprocess.Process, within: float) -> None:
+    """Until the agent has exited and nothing is left in its session, at most ``within`` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    try:
+        await asyncio.wait_for(process.wait(), timeout=within)
+    except asyncio.TimeoutError:
+        return
+    while session_members(process.pid) and loop.time() < deadline:
+        await asyncio.sleep(0.05)
 
 
 def headless_permission_policy(policy: str) -> PermissionHandler:

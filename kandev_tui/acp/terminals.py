@@ -31,6 +31,7 @@ import termios
 from pathlib import Path
 from typing import Any, Callable
 
+from kandev_tui.shutdown import forget_group, register_group, session_members, signal_session
 from kandev_tui.transcript.frames import LOCAL, Frame
 
 from .files import INTERNAL_ERROR, INVALID_PARAMS, FileRequestError
@@ -66,26 +67,6 @@ def _char_start(data: bytes) -> bytes:
     while skip < min(len(data), 3) and 0x80 <= data[skip] < 0xC0:
         skip += 1
     return data[skip:]
-
-
-def session_members(session: int) -> list[int]:
-    """Pids of the processes in session ``session`` (Linux ``/proc``; empty elsewhere)."""
-    members = []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 4 and fields[0] != b"Z" and int(fields[4]) == session:
-            members.append(int(entry))
-    return members
 
 
 class Terminal:
@@ -198,6 +179,8 @@ class Terminal:
         except asyncio.TimeoutError:
             self._readable()
         self.exit = _exit_status(returncode)
+        if not session_members(self.process.pid):
+            forget_group(self.process.pid)
         self.flush()
         self._emit({"exit_code": self.exit["exitCode"], "signal": self.exit["signal"]})
 
@@ -210,16 +193,7 @@ class Terminal:
         """End the command's process group and whatever else is left in its session: SIGTERM, then SIGKILL."""
         pid = self.process.pid
         for sig in (signal.SIGTERM, signal.SIGKILL):
-            targets = set(session_members(pid))
-            try:
-                os.killpg(pid, sig)
-            except (ProcessLookupError, PermissionError):
-                pass
-            for member in targets:
-                try:
-                    os.kill(member, sig)
-                except (ProcessLookupError, PermissionError):
-                    pass
+            signal_session(pid, sig)
             if sig == signal.SIGTERM:
                 try:
                     await asyncio.wait_for(asyncio.shield(self._waiter), timeout=KILL_GRACE)
@@ -231,6 +205,7 @@ class Terminal:
 
     async def release(self) -> None:
         await self.kill()
+        forget_group(self.process.pid)
         self.released = True
         self._close_output()
         if self._flusher is not None:
@@ -315,6 +290,7 @@ class Terminals:
                                                    f"{exc.strerror or type(exc).__name__}") from None
         finally:
             os.close(slave)
+        register_group(process.pid)  # ended however kandev-tui ends (kandev_tui/shutdown.py)
         self._count += 1
         terminal_id = f"term-{self._count}"
         emit = self._emit(terminal_id)

@@ -56,6 +56,8 @@ class LineTransport:
         data = (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
         async with self._lock:
             if self._closed:
+                if "method" not in message:  # an answer the agent can no longer read (it was stopped): dropped
+                    return
                 raise ConnectionError("the agent's input is closed")
             self._writer.write(data)
             await self._writer.drain()

@@ -81,8 +81,12 @@ class RunsInBackground:
         if self._background is not None:
             self._background.stop()
 
-    async def close(self) -> None:
-        """Close what the source started (:meth:`_close`, on its loop), then end the loop."""
+    closing_reason = ""
+
+    async def close(self, reason: str = "") -> None:
+        """Close what the source started (:meth:`_close`, on its loop, which finds ``reason`` in
+        :attr:`closing_reason`), then end the loop."""
+        self.closing_reason = reason
         if self._background is None:
             return
         try:

@@ -39,6 +39,7 @@ class StateChange:
     turn_running: bool  # a turn runs that the user can cancel
     answerable: bool  # permission requests wait for the user's answer
     more_above: bool  # the source holds older items (a Kandev session's earlier pages)
+    elsewhere: str = ""  # a session shown read-only that another kandev-tui runs: where its requests are answered
 
 
 class SessionUI(Protocol):
@@ -175,11 +176,16 @@ class SessionModel:
         if ui is not None:
             ui.show_state(self.state_change(state, detail))
 
+    def fail(self, failure: str, exit_code: int = 1) -> None:
+        """The session cannot go on (its store cannot be read, say): the command exits with ``exit_code``, saying
+        ``failure``."""
+        self.exit_code, self.failure = exit_code, failure
+
     def state_change(self, state: SessionState, detail: str) -> StateChange:
         source = self.source
         return StateChange(state, detail, prompt_state(state, detail, can_prompt=source.can_prompt,
                                                        read_only_reason=source.read_only_reason),
-                           self.turn_running, bool(source.waiting_for), source.more_above)
+                           self.turn_running, bool(source.waiting_for), source.more_above, source.runs_elsewhere)
 
     @property
     def turn_running(self) -> bool:
@@ -205,11 +211,12 @@ class SessionModel:
         """A choice for the session (a mode, a config option's value, a model); the agent's refusal raises."""
         await self.source.choose(method, params)
 
-    async def close(self) -> None:
+    async def close(self, reason: str = "") -> None:
+        """Close the source (``reason``: why, said where a turn is cut short)."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        await self.source.close()
+        await self.source.close(reason)
 
     def set_card_limit(self, limit: int) -> None:
         self.transcript.card_limit = limit

@@ -50,6 +50,8 @@ class Source:
     picker_loading: str = "Loading sessions…"
     picker_empty: str = "There are no sessions yet."
     more_above: bool = False  # older items exist that load_older() fetches
+    runs_elsewhere: str = ""  # shown read-only, the session runs live in another process: which (its requests are
+    # answered there)
     streaming: bool = False  # output keeps coming as fast as it is read (more items follow at once)
     on_reset: ItemsCallback | None = None
 
@@ -107,5 +109,6 @@ class Source:
         """The sessions to pick from (:class:`kandev_tui.kandev.catalog.SessionEntry`), newest first."""
         return []
 
-    async def close(self) -> None:
-        """Stop everything the source started."""
+    async def close(self, reason: str = "") -> None:
+        """Stop everything the source started; ``reason``: why kandev-tui closes it (said where a turn is cut
+        short)."""

@@ -150,3 +150,18 @@ class PackedItem(Item):
             other.key, other.kind, other.turn, other.payload, other.status, other.tool_call_id, other.final)
 
     __hash__ = None  # type: ignore[assignment]  # as the dataclass's
+
+
+def as_interrupted(items: list[Item]) -> list[Item]:
+    """A stored session whose process ended in a turn without closing it (killed, the power gone): its unfinished
+    calls and unanswered requests read as cancelled, as the end of a turn leaves them; every other item as stored."""
+    out = []
+    for item in items:
+        if item.kind == TOOL and item.status not in TERMINAL:
+            item = Item(item.key, item.kind, item.turn, {**item.payload, "status": CANCELLED}, status=CANCELLED,
+                        tool_call_id=item.tool_call_id, final=True)
+        elif item.kind == PERMISSION and not item.payload.get("answer"):
+            item = Item(item.key, item.kind, item.turn, {**item.payload, "answer": {"outcome": "cancelled"}},
+                        status=CANCELLED, tool_call_id=item.tool_call_id, final=True)
+        out.append(item)
+    return out

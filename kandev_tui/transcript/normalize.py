@@ -118,6 +118,10 @@ class Normalizer:
                 setattr(self, attr, None)
         return closed
 
+    def error_item(self, message: str) -> Item:
+        """An error line of kandev-tui's own (the store failed), numbered with the agent's."""
+        return self._error(message)
+
     def _error(self, message: str, **details: Any) -> Item:
         payload = {"message": message, **{k: v for k, v in details.items() if v is not None}}
         return Item(self._next("error"), K.ERROR, self.turn, payload, final=True)
@@ -482,15 +486,20 @@ class Normalizer:
 
     def _local(self, event: dict[str, Any]) -> list[Item]:
         kind = event.get("event")
-        if kind == "note":  # something kandev-tui did or learnt that is worth a quiet line (a login asked for, done)
-            return [Item(self._next("note"), K.NOTE, self.turn, {"text": str(event.get("message", ""))}, final=True)]
-        if kind == "error":
-            changed = self._close_text()
-            changed.append(self._error(str(event.get("message", "error")), exit_code=event.get("exit_code"),
-                                       stderr=event.get("stderr"), detail=event.get("detail")))
+        if kind in ("note", "error"):
+            # a note: something kandev-tui did or learnt that is worth a quiet line (a login asked for, done; the
+            # session closed during a turn); either may end the turn (its unfinished calls cancelled)
+            changed = self._close_text() if kind == "error" or event.get("ends_turn") else []
+            if kind == "note":
+                changed.append(Item(self._next("note"), K.NOTE, self.turn, {"text": str(event.get("message", ""))},
+                                    final=True))
+            else:
+                changed.append(self._error(str(event.get("message", "error")), exit_code=event.get("exit_code"),
+                                           stderr=event.get("stderr"), detail=event.get("detail")))
             if event.get("ends_turn") and self.turn_open:
+                stop = event.get("stop_reason") if isinstance(event.get("stop_reason"), str) else "error"
                 changed.extend(self._finish_turn())
-                changed.append(Item(self._next("turn_end"), K.TURN_END, self.turn, {"stop_reason": "error"}, final=True))
+                changed.append(Item(self._next("turn_end"), K.TURN_END, self.turn, {"stop_reason": stop}, final=True))
             return changed
         if kind == "file_written":
             return self._file_written(event)

@@ -19,12 +19,15 @@ turn ends or the agent stops).
 from __future__ import annotations
 
 import asyncio
-from typing import Callable, Iterable
+import logging
+from typing import Any, Callable, Iterable
 
 from .frames import Frame, RecordingWriter
 from .items import Item
 from .normalize import Normalizer
-from .store import Store
+from .store import Store, StoreError
+
+log = logging.getLogger("kandev_tui.pipeline")
 
 
 BATCH_SECONDS = 0.05
@@ -52,6 +55,25 @@ class Pipeline:
         self._timer: asyncio.TimerHandle | None = None
         self._watching = False  # frames keep coming: a look for the loop's first turn without one is on its way
         self._seen = 0  # frames fed when it last looked
+        self.store_failure = ""  # why the session is no longer stored (the database failed mid-session), once so
+
+    def update_session(self, **fields: Any) -> None:
+        """Change the session's row (title, state…), unless the store has failed (said once, as for items)."""
+        if self.store is None or self.session_id is None or self.store_failure:
+            return
+        try:
+            self.store.update_session(self.session_id, **fields)
+        except StoreError as exc:
+            self._store_failed(exc)
+
+    def _store_failed(self, exc: StoreError) -> None:
+        """The database failed (damaged, the disk full): nothing more is stored, and the transcript says so once; what
+        follows is still shown (and recorded, with ``--record``)."""
+        self.store_failure = str(exc)
+        log.info("the session is no longer stored: %s", exc)  # said in the transcript; headless, on exit
+        said = [self.normalizer.error_item(f"This session is no longer stored: {exc}")]
+        for listener in self.listeners:
+            listener(said)
 
     def feed(self, frame: Frame) -> list[Item]:
         """One frame: recorded and normalised now; committed and shown with the rest of its batch."""
@@ -104,11 +126,17 @@ class Pipeline:
         self._commit(batch)
 
     def _commit(self, changed: list[Item]) -> None:
-        if self.store is not None and self.session_id is not None:
-            self.store.upsert_items(self.session_id, changed)
-            self.commits += 1
+        failed = None
+        if self.store is not None and self.session_id is not None and not self.store_failure:
+            try:
+                self.store.upsert_items(self.session_id, changed)  # stored before it is shown
+                self.commits += 1
+            except StoreError as exc:
+                failed = exc
         for listener in self.listeners:
             listener(changed)
+        if failed is not None:  # said after what it failed on, which is still shown
+            self._store_failed(failed)
 
     def feed_many(self, frames: Iterable[Frame]) -> list[Item]:
         """A batch of frames in one store transaction (the last state of each item wins)."""

@@ -1,92 +1,27 @@
-"""The session store: SQLite (stdlib), WAL, a schema version with migrations.
+"""The session store: SQLite (stdlib), WAL, a schema version with migrations (:mod:`.database` opens it).
 
-Sessions ``(id, title, agent command, workspace, created, updated, state)``
+Sessions ``(id, title, agent command, workspace, created, updated, state, owner)``
 and items ``(session, seq, key, kind, tool call id, status, payload, updated)``.
 Items are upserted by ``(session, key)``: a streamed message updates its row in
 place and keeps the sequence number it was first given. Every batch of
 updates is one transaction, committed before the caller shows it.
-
-A database written by a newer kandev-tui, or one that is not a kandev-tui
-database, raises :class:`StoreError` with what to do, and is never modified.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import sqlite3
 import time
 import uuid
-from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from kandev_tui.jsonutil import dumps
 
+from .database import (SCHEMA_VERSION, SESSION_COLUMNS, Database, StoreError, StoreMissing, default_db_path,
+                       said as _said)
 from .items import Item, PackedItem
+from .owner import owner_alive, owner_pid, this_process
 
-SCHEMA_VERSION = 3
-APPLICATION_ID = 0x4B54_5549  # "KTUI": marks the file as kandev-tui's
-
-_SCHEMA_V1 = """
-CREATE TABLE sessions (
-    id TEXT PRIMARY KEY,
-    title TEXT NOT NULL DEFAULT '',
-    agent_command TEXT NOT NULL DEFAULT '[]',
-    workspace TEXT NOT NULL DEFAULT '',
-    created REAL NOT NULL,
-    updated REAL NOT NULL,
-    state TEXT NOT NULL DEFAULT 'running',
-    agent_session_id TEXT,
-    recording TEXT
-);
-CREATE TABLE items (
-    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-    seq INTEGER NOT NULL,
-    key TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    turn INTEGER NOT NULL DEFAULT 0,
-    tool_call_id TEXT,
-    status TEXT,
-    payload TEXT NOT NULL,
-    updated REAL NOT NULL,
-    PRIMARY KEY (session_id, seq),
-    UNIQUE (session_id, key)
-);
-CREATE INDEX items_by_kind ON items(session_id, kind);
-"""
-
-# v2: sessions attached on a Kandev backend, cached as Kandev's own rows (the source of truth; items are
-# derived from them on load, so a better adapter improves old caches too)
-_SCHEMA_V2 = """
-CREATE TABLE kandev_sessions (
-    backend TEXT NOT NULL,
-    session_id TEXT NOT NULL,
-    task_id TEXT NOT NULL DEFAULT '',
-    title TEXT NOT NULL DEFAULT '',
-    revision INTEGER,
-    complete INTEGER NOT NULL DEFAULT 0,
-    updated REAL NOT NULL,
-    PRIMARY KEY (backend, session_id)
-);
-CREATE TABLE kandev_rows (
-    backend TEXT NOT NULL,
-    session_id TEXT NOT NULL,
-    row_id TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    row TEXT NOT NULL,
-    PRIMARY KEY (backend, session_id, row_id)
-);
-CREATE INDEX kandev_rows_in_order ON kandev_rows(backend, session_id, created_at, row_id);
-"""
-
-# v3: how the agent of a session can continue it (``resume``, ``load``; NULL: it cannot), with its own
-# session id (agent_session_id, in v1 already): ``kandev-tui run --resume``
-_SCHEMA_V3 = """
-ALTER TABLE sessions ADD COLUMN continues TEXT;
-"""
-
-MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1, 2: _SCHEMA_V2, 3: _SCHEMA_V3}
+__all__ = ["SCHEMA_VERSION", "Store", "StoreError", "StoreMissing", "default_db_path"]
 
 
 def _column(value: Any) -> Any:
@@ -99,110 +34,39 @@ def _column(value: Any) -> Any:
     return value
 
 
-class StoreError(Exception):
-    """The database cannot be used; the message says why and what to do."""
-
-
-class StoreMissing(StoreError):
-    """A command that only reads was given a database file that does not exist (nothing was created)."""
-
-
-def default_db_path() -> Path:
-    """``KANDEV_TUI_DB`` if set, else ``sessions.db`` in the platform data directory."""
-    override = os.environ.get("KANDEV_TUI_DB")
-    if override:
-        return Path(override).expanduser()
-    from platformdirs import user_data_path
-
-    return user_data_path("kandev-tui", appauthor=False) / "sessions.db"
-
-
 def _dumps(payload: Any) -> str:
     return dumps(payload, separators=(",", ":"))
 
 
-class Store:
+class Store(Database):
     """One connection to the session database."""
-
-    def __init__(self, path: str | Path | None = None, *, create: bool = True) -> None:
-        """Open the database at ``path`` (default: :func:`default_db_path`). ``create``: make it (and its
-        directories) if missing; otherwise a missing file raises :class:`StoreMissing` and nothing is made."""
-        from kandev_tui.userpaths import output_problem
-
-        self.path = Path(path) if path is not None else default_db_path()
-        problem = output_problem(self.path, make_parents=True)
-        if not create and not self.path.exists() and problem is None:
-            raise StoreMissing(f"the session database {self.path} does not exist")
-        if problem is not None:
-            raise StoreError(f"the session database {self.path} cannot be used: {problem}")
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"the session database {self.path} cannot be used: {exc.strerror or exc}") from None
-        try:
-            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-            self._prepare()
-        except sqlite3.OperationalError as exc:  # cannot be opened or written: not a sign of damage
-            raise StoreError(f"the session database {self.path} cannot be used: {exc}") from None
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(
-                f"{self.path} is not a kandev-tui database or is damaged ({exc}). "
-                "It was left untouched: move it aside, or choose another file with --db or KANDEV_TUI_DB."
-            ) from None
-
-    def _prepare(self) -> None:
-        db = self._db
-        db.execute("PRAGMA busy_timeout = 30000")
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        app_id = db.execute("PRAGMA application_id").fetchone()[0]
-        tables = db.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise StoreError(
-                f"{self.path} was written by a newer kandev-tui (schema {version}; this one knows {SCHEMA_VERSION}). "
-                "It was left untouched: upgrade kandev-tui, or choose another file with --db or KANDEV_TUI_DB."
-            )
-        if tables and app_id != APPLICATION_ID:
-            raise StoreError(
-                f"{self.path} is an SQLite database of another program. "
-                "It was left untouched: choose another file with --db or KANDEV_TUI_DB."
-            )
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = NORMAL")
-        db.execute("PRAGMA foreign_keys = ON")
-        if version < SCHEMA_VERSION:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                current = db.execute("PRAGMA user_version").fetchone()[0]  # another process may have migrated
-                for step in range(current + 1, SCHEMA_VERSION + 1):
-                    for statement in MIGRATIONS[step].split(";"):
-                        if statement.strip():
-                            db.execute(statement)
-                db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
 
     def close(self) -> None:
         self._db.close()
 
     # -- sessions ------------------------------------------------------------
 
+    @_said
     def create_session(self, *, title: str = "", agent_command: list[str] | None = None, workspace: str = "",
                        state: str = "running", recording: str | None = None) -> str:
+        """A new session, owned by this process (see :mod:`.owner`)."""
         session_id = uuid.uuid4().hex[:12]
         now = time.time()
         self._db.execute(
-            "INSERT INTO sessions (id, title, agent_command, workspace, created, updated, state, recording) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (session_id, _column(title), _dumps(agent_command or []), _column(workspace), now, now, state, recording),
+            "INSERT INTO sessions (id, title, agent_command, workspace, created, updated, state, recording, owner) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (session_id, _column(title), _dumps(agent_command or []), _column(workspace), now, now, state, recording,
+             this_process()),
         )
         return session_id
 
+    @_said
     def update_session(self, session_id: str, **fields: Any) -> None:
+        """Change a session's columns; a session set ``running`` is this process's from then on."""
         allowed = {"title", "state", "agent_session_id", "recording", "workspace", "continues"}
         sets = {k: v for k, v in fields.items() if k in allowed}
+        if sets.get("state") == "running":
+            sets["owner"] = this_process()
         if not sets:
             return
         columns = ", ".join(f"{k} = ?" for k in sets)
@@ -226,27 +90,39 @@ class Store:
         """All sessions, newest first, with their item counts."""
         return self._session_rows("", ())
 
+    @_said
     def _session_rows(self, where: str, args: tuple[Any, ...]) -> list[dict[str, Any]]:
+        """Sessions as dicts. A session left ``running`` by a process that is gone reads as ``interrupted``; one that
+        another live process runs says so in ``running_elsewhere`` (that process's pid)."""
+        if self._empty:
+            return []
+        columns = ", ".join(c if c.startswith("NULL") else f"s.{c}" for c in self._columns)
         rows = self._db.execute(
-            "SELECT s.id, s.title, s.agent_command, s.workspace, s.created, s.updated, s.state, s.agent_session_id, "
-            "s.recording, s.continues, (SELECT count(*) FROM items i WHERE i.session_id = s.id) "
+            f"SELECT {columns}, (SELECT count(*) FROM items i WHERE i.session_id = s.id) "
             f"FROM sessions s {where} ORDER BY s.created DESC",
             args,
         ).fetchall()
-        keys = ("id", "title", "agent_command", "workspace", "created", "updated", "state", "agent_session_id",
-                "recording", "continues", "items")
         out = []
+        mine = this_process()
         for row in rows:
-            record = dict(zip(keys, row))
+            record = dict(zip((*SESSION_COLUMNS, "items"), row))
             try:
                 record["agent_command"] = json.loads(record["agent_command"])
             except ValueError:
                 record["agent_command"] = []
+            owner = record.pop("owner")
+            if record["state"] == "running" and owner != mine:
+                alive = owner_alive(owner)
+                if alive is False:
+                    record["state"] = "interrupted"
+                elif alive:
+                    record["running_elsewhere"] = owner_pid(owner)
             out.append(record)
         return out
 
     # -- items ---------------------------------------------------------------
 
+    @_said
     def upsert_items(self, session_id: str, items: Iterable[Item]) -> int:
         """Write a batch of item states in one transaction (last state per key wins)."""
         latest: dict[str, Item] = {}
@@ -282,6 +158,7 @@ class Store:
         """Items in sequence order (``start`` is a 0-based offset)."""
         return list(self.iter_items(session_id, start=start, limit=limit))
 
+    @_said
     def packed_items(self, session_id: str) -> list[Item]:
         """Every item in order, each payload kept compressed and parsed when used (:class:`PackedItem`): for
         opening a session, which builds widgets for only a window of its items."""
@@ -292,6 +169,7 @@ class Store:
         return [PackedItem(key, kind, turn, payload, status=status, tool_call_id=tool_call_id)
                 for key, kind, turn, status, tool_call_id, payload in cursor]
 
+    @_said
     def iter_items(self, session_id: str, *, start: int = 0, limit: int | None = None) -> Iterator[Item]:
         cursor = self._db.execute(
             "SELECT key, kind, turn, status, tool_call_id, payload FROM items WHERE session_id = ? "
@@ -305,12 +183,14 @@ class Store:
                 data = {"unreadable": True}
             yield Item(key, kind, turn, data, status=status, tool_call_id=tool_call_id, final=True)
 
+    @_said
     def item_payload(self, session_id: str, key: str) -> dict[str, Any] | None:
         row = self._db.execute("SELECT payload FROM items WHERE session_id = ? AND key = ?", (session_id, key)).fetchone()
         return json.loads(row[0]) if row else None
 
     # -- Kandev sessions (kandev-tui attach) -------------------------------------
 
+    @_said
     def kandev_session(self, backend: str, session_id: str) -> dict[str, Any] | None:
         row = self._db.execute(
             "SELECT task_id, title, revision, complete, updated FROM kandev_sessions WHERE backend = ? AND session_id = ?",
@@ -319,6 +199,7 @@ class Store:
             return None
         return dict(zip(("task_id", "title", "revision", "complete", "updated"), row)) | {"complete": bool(row[3])}
 
+    @_said
     def save_kandev_session(self, backend: str, session_id: str, **fields: Any) -> None:
         current = self.kandev_session(backend, session_id) or {"task_id": "", "title": "", "revision": None,
                                                                "complete": False}
@@ -330,6 +211,7 @@ class Store:
             (backend, session_id, _column(current["task_id"] or ""), _column(current["title"] or ""), current["revision"],
              int(bool(current["complete"])), time.time()))
 
+    @_said
     def kandev_rows(self, backend: str, session_id: str) -> list[dict[str, Any]]:
         """The cached rows of a Kandev session, oldest first."""
         out = []
@@ -343,6 +225,7 @@ class Store:
                 out.append(row)
         return out
 
+    @_said
     def save_kandev_rows(self, backend: str, session_id: str, rows: Iterable[dict[str, Any]]) -> int:
         """Upsert rows by id, in one transaction."""
         values = [(backend, session_id, str(r["id"]), str(r.get("created_at") or ""), str(r.get("updated_at") or ""),
@@ -362,5 +245,6 @@ class Store:
             raise
         return len(values)
 
+    @_said
     def item_count(self, session_id: str) -> int:
         return self._db.execute("SELECT count(*) FROM items WHERE session_id = ?", (session_id,)).fetchone()[0]

@@ -73,6 +73,7 @@ class PermissionRequest(EntryWidget):
         self._options: list[dict] = []
         self._text = ""
         self.answerable = False
+        self.elsewhere = ""  # where the request can be answered when not here (another kandev-tui runs the session)
         self._item = item
 
     def compose(self) -> ComposeResult:
@@ -124,11 +125,17 @@ class PermissionRequest(EntryWidget):
             chosen = answer.get("name") or ("cancelled" if answer.get("outcome") == "cancelled" else answer.get("option_id"))
             self._answer.update(Text.assemble(("↳ ", "dim"), (safe_text(str(chosen), keep_newlines=False), "bold")))
             return
-        hint = "1-9 or click to answer" if self.answerable else "(read-only: nobody can answer this request now)"
+        if self.answerable:
+            hint = "1-9 or click to answer"
+        elif self.elsewhere:
+            hint = f"(read-only here: answer it in {self.elsewhere})"
+        else:
+            hint = "(read-only: nobody can answer this request now)"
         self._answer.update(Text(hint, style="dim"))
 
-    def set_answerable(self, answerable: bool) -> None:
+    def set_answerable(self, answerable: bool, elsewhere: str = "") -> None:
         self.answerable = answerable and not self._item.payload.get("answer")
+        self.elsewhere = elsewhere
         for button in self._buttons.query(Button):
             button.disabled = not self.answerable
         self.update_item(self._item)

@@ -102,6 +102,7 @@ class TranscriptView(FocusRestylesItself, GivesDrawContext, VerticalScroll):
         self.widgets: dict[str, Widget] = {}  # entry key → widget
         self.following = True
         self.permissions_answerable = False
+        self.permissions_elsewhere = ""
         self._recheck_pending = False
         self.window = Window()  # the mounted entries: [lo, hi) of the model's
         self._loading = False
@@ -275,6 +276,7 @@ class TranscriptView(FocusRestylesItself, GivesDrawContext, VerticalScroll):
             widget = E.ITEM_WIDGETS.get(item.kind, E.Notice)(item)
             if isinstance(widget, E.PermissionRequest):
                 widget.answerable = self.permissions_answerable and widget.pending
+                widget.elsewhere = self.permissions_elsewhere
                 if widget.answerable:
                     self.call_after_refresh(widget.focus)
         self.widgets[entry.key] = widget
@@ -569,13 +571,15 @@ class TranscriptView(FocusRestylesItself, GivesDrawContext, VerticalScroll):
         E = made_entries()
         return E is not None and isinstance(widget, E.PermissionRequest)
 
-    def set_permissions_answerable(self, answerable: bool) -> None:
-        """Let pending requests take answers (and give the newest one focus), or make them read-only."""
+    def set_permissions_answerable(self, answerable: bool, elsewhere: str = "") -> None:
+        """Let pending requests take answers (and give the newest one focus), or make them read-only (``elsewhere``:
+        where they can be answered instead)."""
         self.permissions_answerable = answerable
+        self.permissions_elsewhere = elsewhere
         pending = []
         E = made_entries()
         for widget in self.query(E.PermissionRequest) if E is not None else ():  # no entry made: no request
-            widget.set_answerable(answerable and widget.pending)
+            widget.set_answerable(answerable and widget.pending, elsewhere)
             if widget.answerable:
                 pending.append(widget)
         if pending and not any(w.has_focus_within for w in pending):

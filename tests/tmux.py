@@ -1,0 +1,69 @@
+"""A real terminal for the tests: tmux on a server of its own, read back with capture-pane. Closing it ends the server
+and removes its socket (tmux leaves the file behind)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+
+class Tmux:
+    """``command`` in a ``width`` x ``height`` pane (run by the pane's shell, which then sleeps a while, so that the
+    last screen can be read), with ``env`` exported."""
+
+    def __init__(self, width: int, height: int, command: str, env: dict[str, str]) -> None:
+        self.socket = f"kandev-test-{uuid.uuid4().hex[:8]}"
+        exports = " ".join(f"{k}={v}" for k, v in env.items())
+        self._run("new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height),
+                  f"env {exports} {command}; sleep 30")
+        self.socket_path = self._run("display-message", "-p", "-t", "t", "#{socket_path}").strip()
+
+    def _run(self, *args: str) -> str:
+        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=30).stdout
+
+    def keys(self, *keys: str) -> None:
+        self._run("send-keys", "-t", "t", *keys)
+
+    def screen(self) -> str:
+        return self._run("capture-pane", "-p", "-t", "t")
+
+    def show(self, fmt: str) -> str:
+        """A tmux format of the pane (``#{pane_pid}``, ``#{alternate_on}``…)."""
+        return self._run("display-message", "-p", "-t", "t", fmt).strip()
+
+    def stable_screen(self, tries: int = 20) -> str:
+        """A capture that two reads 0.3 s apart agree on (not one taken while the app repaints)."""
+        last = self.screen()
+        for _ in range(tries):
+            time.sleep(0.3)
+            now = self.screen()
+            if now == last:
+                return now
+            last = now
+        return last
+
+    def wait_for(self, text: str, seconds: float = 40) -> str:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            time.sleep(0.2)
+        raise AssertionError(f"{text!r} never appeared; the screen was:\n{self.screen()}")
+
+    def kill_pane(self) -> None:
+        """Close the pane as a closed terminal window or a dropped SSH connection does: its processes get SIGHUP."""
+        self._run("kill-pane", "-t", "t")
+
+    def close(self) -> None:
+        self._run("kill-server")
+        if self.socket_path:
+            Path(self.socket_path).unlink(missing_ok=True)
+
+
+def socket_dir() -> Path:
+    """Where tmux keeps its sockets for this user (what ``-L`` names)."""
+    return Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
