@@ -25,7 +25,8 @@ from kandev_tui.sanitize import visible
 from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.settings import SettingsStore
 from kandev_tui.shutdown import ENDING_GRACE, EndingSignals, ending_reason, exit_status
-from kandev_tui.textual_hooks import mount_screen_ahead, note_input_at_driver, set_terminal_title
+from kandev_tui.textual_hooks import (mount_screen_ahead, note_input_at_driver, read_alt_enter,
+                                     set_terminal_title)
 from kandev_tui.session import SessionState
 from kandev_tui.session.changes import ChangeSet
 from kandev_tui.session.controls import Control, Controls
@@ -68,6 +69,7 @@ class KandevApp(App[int]):
                  registry: Registry | None = None, stats_path: Path | None = None,
                  initial_prompt: str | None = None) -> None:
         super().__init__()
+        read_alt_enter()  # alt+enter from a real terminal is alt+enter (a new line), not enter (send)
         self.initial_prompt = initial_prompt
         self.settings_store = settings_store or SettingsStore()
         self.registry = registry or Registry.from_entry_points(now=False)  # read after the first frame

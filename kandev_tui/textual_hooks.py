@@ -14,6 +14,7 @@ that too).
 - :func:`layout_changes`: the widgets a screen's next layout will measure again;
 - :class:`FocusRestylesItself`: a container whose focus changes restyle only itself, not everything inside it;
 - :func:`set_terminal_title`: the terminal's window title (OSC 2);
+- :func:`read_alt_enter`: ``ESC CR`` read as alt+enter (as terminals send it), not as enter;
 - for tests and benchmarks: :func:`watch_frames` (each frame written to the terminal) and :func:`send_as_terminal`
   (input delivered as the terminal's driver delivers it).
 
@@ -108,6 +109,32 @@ def set_terminal_title(app: Any, title: str) -> bool:
     clean = "".join(ch for ch in title if ch.isprintable())[:120]
     driver.write(f"\x1b]2;{clean}\x07")
     return True
+
+
+_alt_enter_read = False
+
+
+def read_alt_enter() -> None:
+    """Have Textual's terminal parser read ``ESC CR`` as ``alt+enter``, as xterm, GNOME Terminal, Terminal.app and
+    tmux send it (terminals with the kitty keyboard protocol send a sequence of their own, which Textual reads).
+
+    Textual 8.2's parser gives the alt of an ``ESC`` prefix only to characters it names itself
+    (``XTermParser._sequence_to_key_events``), not to CR: alt+enter, which the prompt takes as "new line", arrived as
+    enter and sent a half-written prompt. Once per process.
+    """
+    global _alt_enter_read
+    if _alt_enter_read:
+        return
+    from textual._xterm_parser import XTermParser
+
+    keys = XTermParser._sequence_to_key_events
+
+    def with_alt_enter(self: Any, sequence: str, alt: bool = False) -> Any:
+        for event in keys(self, sequence, alt):
+            yield events.Key("alt+enter", event.character) if alt and event.key == "enter" else event
+
+    XTermParser._sequence_to_key_events = with_alt_enter
+    _alt_enter_read = True
 
 
 def watch_frames(app: Any, on_frame: Callable[[Any], None]) -> None:

@@ -271,3 +271,18 @@ async def test_the_transcript_gaining_or_losing_focus_restyles_only_itself(tmp_p
             await settle(pilot)
             assert app.focused is app.view
         assert restyled and max(restyled) < inside  # never the transcript's whole subtree
+
+
+def test_esc_cr_from_a_terminal_reads_as_alt_enter():
+    """What a terminal sends for alt+enter reaches the app as alt+enter (Textual's parser alone makes it enter)."""
+    from textual._xterm_parser import XTermParser
+
+    from kandev_tui.textual_hooks import read_alt_enter
+
+    def keys(data: str) -> list[str]:
+        parser = XTermParser()
+        return [event.key for event in [*parser.feed(data), *parser.feed("")] if hasattr(event, "key")]
+
+    read_alt_enter()
+    assert keys("\x1b\r") == ["alt+enter"]
+    assert keys("\r") == ["enter"] and keys("\x1ba") == ["alt+a"] and keys("\x1b[A") == ["up"]

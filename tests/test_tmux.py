@@ -51,6 +51,40 @@ def test_demo_in_a_real_terminal(tmp_path, size):
         tmux.close()
 
 
+def test_alt_enter_from_a_real_terminal_is_a_new_line_never_a_send(tmp_path):
+    """tmux sends alt+enter as ESC CR, as xterm, GNOME Terminal and Terminal.app do: a new line in the prompt, like
+    ctrl+j; only enter sends, and the prompt goes out whole."""
+    from kandev_tui.transcript import Store
+
+    env = {"KANDEV_TUI_DB": str(tmp_path / "s.db"), "KANDEV_TUI_CONFIG": str(tmp_path / "c.toml"),
+           "TERM": "xterm-256color", "KANDEV_DEMO_DELAY": "0", "PYTHONHASHSEED": "0"}
+    tmux = Tmux(100, 30, f"{KANDEV} run --workspace {tmp_path} -- {sys.executable} -m kandev_tui.demo.agent", env)
+    try:
+        tmux.wait_for("⏎ Send")  # the prompt takes text
+        tmux.keys("line one")
+        tmux.keys("C-j")
+        tmux.keys("line two")
+        tmux.keys("M-Enter")
+        tmux.keys("line three")
+        screen = tmux.wait_for("line three")
+        assert "line one" in screen and "line two" in screen  # still in the box: nothing was sent
+        store = Store(tmp_path / "s.db", create=False)
+        try:
+            assert not [i for i in store.items(store.sessions()[0]["id"]) if i.kind == "user_message"]
+        finally:
+            store.close()
+        tmux.keys("Enter")
+        tmux.wait_for("Allow once")  # the demo's turn asks before it writes
+        store = Store(tmp_path / "s.db", create=False)
+        try:
+            sent = [i.payload["text"] for i in store.items(store.sessions()[0]["id"]) if i.kind == "user_message"]
+        finally:
+            store.close()
+        assert sent == ["line one\nline two\nline three"]
+    finally:
+        tmux.close()
+
+
 def test_a_prompt_typed_in_one_burst_or_pasted_is_sent_whole(tmp_path):
     """Text and Enter in one send-keys (one read of the terminal, as scripts send it), then a bracketed paste of two
     lines and Enter: each prompt goes out whole, nothing is left in the box."""
