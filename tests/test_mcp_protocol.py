@@ -182,3 +182,51 @@ def test_bad_json_rpc_never_kills_the_server(tmp_path):
         proc.stdin.close()
         proc.wait(timeout=10)
     assert proc.returncode == 0
+
+
+def test_the_tool_is_listed_before_anything_heavy_is_imported(tmp_path):
+    """An agent that starts its MCP servers in the background (Codex) lists the tools at once: initialize and
+    tools/list are answered with the standard library alone (the ``mcp`` SDK and pydantic took 0.8 s to import, and
+    the agent's first request went out without the tool). benchmarks/mcp_start.py measures the time."""
+    probe = (
+        "import json, sys\n"
+        "from kandev_tui.mcp_server import McpServer\n"
+        "from kandev_tui.workspace import Workspace\n"
+        "server = McpServer(Workspace(sys.argv[1]))\n"
+        "server.handle({'jsonrpc': '2.0', 'id': 1, 'method': 'initialize', 'params': {'protocolVersion': '2025-06-18'}})\n"
+        "tools = server.handle({'jsonrpc': '2.0', 'id': 2, 'method': 'tools/list'})['result']['tools']\n"
+        "print(json.dumps({'tools': [t['name'] for t in tools], 'heavy': sorted(m for m in ('mcp', 'pydantic', 'anyio')"
+        " if m in sys.modules)}))\n")
+    result = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"tools": [TOOL_NAME], "heavy": []}
+
+
+def test_what_is_not_mcp_is_answered_as_json_rpc_says(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-m", "kandev_tui", "mcp", "--workspace", str(tmp_path)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _rpc(proc, "this is not json")
+        replies = [json.loads(proc.stdout.readline())]
+        _rpc(proc, "x" * (9 * 1024 * 1024))  # one line past the bound: read past, said, the server lives
+        replies.append(json.loads(proc.stdout.readline()))
+        _rpc(proc, json.dumps([{"jsonrpc": "2.0", "id": 1, "method": "ping"}]))
+        replies.append(json.loads(proc.stdout.readline()))
+        assert [(r["id"], r["error"]["code"]) for r in replies] == [(None, -32700), (None, -32700), (None, -32600)]
+        _rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})  # no answer to a notification
+        _rpc(proc, {"jsonrpc": "2.0", "id": "p", "method": "ping"})
+        assert json.loads(proc.stdout.readline()) == {"jsonrpc": "2.0", "id": "p", "result": {}}
+        _rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"arguments": {}}})
+        _rpc(proc, {"jsonrpc": "2.0", "id": 3, "method": "resources/list"})
+        _rpc(proc, {"jsonrpc": "2.0", "id": 4, "method": "initialize", "params": {"protocolVersion": "1999-01-01"}})
+        replies = {}
+        _await_reply(proc, replies, 4)
+        _await_reply(proc, replies, 3)
+        _await_reply(proc, replies, 2)
+        assert replies[2]["error"]["code"] == -32602 and replies[3]["error"]["code"] == -32601
+        assert replies[4]["result"]["protocolVersion"] == "2025-11-25"  # a version it does not know: the newest
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=10)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr.read()
+
