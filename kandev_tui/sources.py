@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from kandev_tui.acp import AgentClient, AgentError, AgentOptions, LoginRequired
 from kandev_tui.transcript import Item, RecordingWriter, Store, read_recording
-from kandev_tui.transcript.items import SESSION_INFO, as_interrupted
+from kandev_tui.transcript.items import as_interrupted
 from kandev_tui.transcript.pipeline import Pipeline
 from kandev_tui.session.background import RunsInBackground
 from kandev_tui.session.source import ItemsCallback, Source, StateCallback
@@ -241,10 +241,8 @@ class LiveSource(RunsInBackground, Source):
         return self.pipeline is not None and self.pipeline.streaming
 
     def _items(self, items: list[Item]) -> None:
-        for item in items:
-            if item.kind == SESSION_INFO and isinstance(item.payload.get("title"), str) and item.payload["title"]:
-                self.title = item.payload["title"]
-                self._update_session(title=self.title)
+        if self.take_title(items):
+            self._update_session(title=self.title)
         self.on_items(items)
 
     async def send(self, text: str) -> None:
@@ -452,8 +450,12 @@ class ReplaySource(RunsInBackground, Source):
         self.speed = speed
         self.title = path.name
         self.agent_name = "replay"
-        self.pipeline = Pipeline(None, None, listener=on_items, recorded=True)  # every frame replayed is in the file
+        self.pipeline = Pipeline(None, None, listener=self._items, recorded=True)  # every frame replayed is in the file
         self.background_name = "kandev-tui replay"
+
+    def _items(self, items: list[Item]) -> None:
+        self.take_title(items)  # before the items are shown: a state shown meanwhile shows the same title
+        self.on_items(items)
 
     async def start(self) -> None:
         await self._there(self._play())

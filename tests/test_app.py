@@ -409,3 +409,19 @@ async def test_no_cursor_blinks_in_a_test(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert not app.transcript_screen.prompt.cursor_blink and not app.transcript_screen.search_box.cursor_blink
+
+
+async def test_the_agents_title_for_a_replayed_session_stays_whatever_arrives_last(tmp_path):
+    """The title a session_info item brings is the source's too: a state shown after it (the replay's end) shows the
+    same title, not the recording's file name (a snapshot once caught the other order)."""
+    from kandev_tui.session import SessionState
+
+    from .app_helpers import FIXTURES, replay_app, settle
+
+    app = replay_app(tmp_path, FIXTURES / "recordings" / "codex-real.jsonl")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.source.title == "Run the checks and chart them"
+        assert app.transcript_screen.status.title == "Run the checks and chart them"
+        app.show_state(app.session.state_change(SessionState.REPLAYED, "end of recording"))  # the state again, last
+        assert app.transcript_screen.status.title == "Run the checks and chart them"

@@ -26,7 +26,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from kandev_tui.transcript.items import Item
+from kandev_tui.transcript.items import SESSION_INFO, Item
 
 from .state import SessionState
 
@@ -60,6 +60,16 @@ class Source:
         self.on_state = on_state
         self.state = SessionState.IDLE
         self.repos: dict[str, Path] = {}
+
+    def take_title(self, items: list[Item]) -> bool:
+        """The title the agent gave the session (its ``session_info``), if ``items`` bring one: the source's from now
+        on, so that whatever shows the source's title shows it, whichever comes first. True when it changed."""
+        titles = [item.payload["title"] for item in items if item.kind == SESSION_INFO
+                  and isinstance(item.payload.get("title"), str) and item.payload["title"]]
+        if not titles or titles[-1] == self.title:
+            return False
+        self.title = titles[-1]
+        return True
 
     def _set_state(self, state: str, detail: str = "") -> None:
         self.state = SessionState(state)
