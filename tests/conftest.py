@@ -7,7 +7,10 @@ from typing import Any
 
 import pytest
 
+from .leftovers import Leftovers
+
 FIXTURES = Path(__file__).parent / "fixtures"
+_LEFTOVERS = Leftovers()  # what runs and exists when the suite starts is not the suite's (checked when it ends)
 
 SPEC_DOCUMENT: dict[str, Any] = {
     "version": 1,
@@ -51,6 +54,12 @@ def still_cursors(monkeypatch):
             self.cursor_blink = False
 
         monkeypatch.setattr(widget, "__init__", __init__)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_root(tmp_path_factory):
+    """The session's temporary root: the processes left to init that name it are the suite's (tests/leftovers.py)."""
+    _LEFTOVERS.basetemp = tmp_path_factory.getbasetemp()
 
 
 @pytest.fixture(autouse=True)
@@ -141,6 +150,17 @@ def pytest_runtest_makereport(item, call):
 def pytest_sessionfinish(session, exitstatus):
     import os
 
+    if _LEFTOVERS is not None:
+        left = _LEFTOVERS.check()
+        if left:  # the suite must clean up what it starts: a leak fails the run, on the machine where it leaks
+            reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+            lines = ["the suite left these behind (now removed):", *(f"  {line}" for line in left)]
+            if reporter is not None:
+                reporter.write_sep("=", "leftovers", red=True)
+                for line in lines:
+                    reporter.write_line(line)
+            if session.exitstatus == 0:
+                session.exitstatus = 1
     target = os.environ.get("KANDEV_RELIABILITY")
     if not target or not _RELIABILITY:
         return

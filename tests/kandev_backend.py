@@ -1,7 +1,8 @@
 """A real Kandev backend for the attach tests (``../shared/spec/kandev-attach.md``).
 
 The pinned runtime ``@kdlbs/runtime-linux-x64@0.95.1`` is installed once per machine with npm into a cache
-outside the repository (``$KANDEV_RUNTIME_CACHE``, default ``~/.cache/kandev-tui/kandev-runtime-0.95.1``;
+outside the repository (``$KANDEV_RUNTIME_CACHE``, default ``$KANDEV_TEST_CACHE/kandev-runtime-0.95.1``, that is
+``~/.cache/kandev-tui/kandev-runtime-0.95.1``;
 ``make kandev-runtime`` does the same). The backend runs with a clean environment in a temporary directory,
 with kandev-tui's demo agent as ``mock-agent``, and is stopped with SIGTERM.
 """
@@ -24,7 +25,8 @@ from typing import Any
 
 PACKAGE = "@kdlbs/runtime-linux-x64"
 VERSION = "0.95.1"
-CACHE = Path(os.environ.get("KANDEV_RUNTIME_CACHE") or Path.home() / ".cache" / "kandev-tui" / f"kandev-runtime-{VERSION}")
+CACHE = Path(os.environ.get("KANDEV_RUNTIME_CACHE") or Path(os.environ.get("KANDEV_TEST_CACHE") or Path.home() / ".cache"
+                                                                / "kandev-tui") / f"kandev-runtime-{VERSION}")
 
 
 class RuntimeMissing(Exception):

@@ -1,7 +1,8 @@
 """The real agents' ACP adapters, pinned, from npm, run through kandev-tui against scripted model servers.
 
 The adapters are installed once per machine with npm into a cache outside the repository
-(``$KANDEV_AGENTS_CACHE``, default ``~/.cache/kandev-tui/real-agents-<pins>``), as the Kandev runtime is. Each
+(``$KANDEV_AGENTS_CACHE``, default ``$KANDEV_TEST_CACHE/real-agents-<pins>``, that is
+``~/.cache/kandev-tui/real-agents-<pins>``), as the Kandev runtime is. Each
 run starts ``kandev-tui run --headless`` with the adapter *inside* a network namespace that has only loopback
 (``unshare -n`` as root, ``unshare -rn`` otherwise), beside the scripted server (:mod:`tests.netns_run`): the
 adapter, its tools and its MCP calls to ``kandev-tui mcp`` are real, only the model's HTTP API is scripted, and
@@ -32,7 +33,9 @@ ADAPTERS = {
     "opencode": ("opencode-ai", "1.18.33", "opencode", ["acp"]),
 }
 _PINS = hashlib.sha1(json.dumps(sorted(ADAPTERS.items())).encode()).hexdigest()[:8]
-CACHE = Path(os.environ.get("KANDEV_AGENTS_CACHE") or Path.home() / ".cache" / "kandev-tui" / f"real-agents-{_PINS}")
+# the suite's downloads (about 1.2 GB here, 0.5 GB for the Kandev runtime) live under $KANDEV_TEST_CACHE
+TEST_CACHE = Path(os.environ.get("KANDEV_TEST_CACHE") or Path.home() / ".cache" / "kandev-tui")
+CACHE = Path(os.environ.get("KANDEV_AGENTS_CACHE") or TEST_CACHE / f"real-agents-{_PINS}")
 FIXED_PORT = 18080  # for the agents whose config names the server's address; inside its namespace every port is free
 CODEX_PORT = FIXED_PORT
 # the model API each agent talks to (tests/model_servers.py), and whether its config names a fixed port

@@ -195,12 +195,16 @@ async def test_slash_commands_are_offered_filtered_and_completed_then_sent_as_te
         await pilot.press("tab")
         assert screen.prompt.text == "/chart " and not screen.command_menu.open
         assert screen.prompt.border_subtitle == "some words"  # what the command takes
+        app.show_state(app.session.state_change(app.source.state, ""))  # the session's state, said again meanwhile
+        await pilot.pause()
+        assert screen.prompt.border_subtitle == "some words"  # the hint stays (a busy machine's late state cleared it)
         await pilot.press(*"tests pass", "enter")
         await until(pilot, lambda: any(e.key.startswith("turn_end") for e in app.view.entries))
         sent = [i for i in app.view.layout_model.items.values() if i.kind == "user_message"]
         assert sent[-1].payload["text"] == "/chart tests pass"  # as text, as the protocol says
         await pilot.press("/", "escape")  # escape hides the menu and leaves the text
         assert not screen.command_menu.open and screen.prompt.text == "/"
+        assert screen.prompt.border_subtitle == ""  # the menu's keys are gone with it
         await app.action_quit()
 
 

@@ -42,6 +42,18 @@ class PromptInput(TextArea):
         super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="focus", **kwargs)
         self.menu = menu  # the agent's slash commands, offered while the text is "/" and the start of a name
         self.commands: list[Command] = []
+        self._hint = ""  # what the prompt says under the box of itself: the menu's keys, a command's input
+        self._reason = ""  # why it takes no prompt now (the session's state), said there instead while it lasts
+
+    def say(self, hint: str) -> None:
+        self._hint = hint
+        self.border_subtitle = self._reason or self._hint
+
+    def set_reason(self, reason: str) -> None:
+        """Why the prompt takes nothing now ("" once it does): said under the box, over the prompt's own hint, which
+        shows again once the reason is gone (a state arriving while a command is being completed keeps its hint)."""
+        self._reason = reason
+        self.border_subtitle = self._reason or self._hint
 
     async def on_key(self, event: events.Key) -> None:
         # runs before TextArea's own key handler (which would insert a newline for enter): prevent_default skips it
@@ -53,6 +65,7 @@ class PromptInput(TextArea):
                 menu.move(-1 if event.key == "up" else 1)
             elif event.key == "escape":
                 menu.close()
+                self.say("")
             else:
                 self.complete()
             return
@@ -79,8 +92,10 @@ class PromptInput(TextArea):
         matches = matching_commands(self.commands, typed) if typed is not None else []
         if matches and not (len(matches) == 1 and matches[0].name == typed):
             self.menu.offer(matches)
-            self.border_subtitle = "tab or enter completes · ↑↓ choose · escape hides"
+            self.say("tab or enter completes · ↑↓ choose · escape hides")
         else:
+            if self.menu.open or not text:  # the menu's keys, or a sent prompt's hint, say nothing any more
+                self.say("")
             self.menu.close()
 
     def complete(self) -> None:
@@ -91,7 +106,7 @@ class PromptInput(TextArea):
         self.text = f"/{command.name} "
         self.move_cursor(self.document.end)
         self.menu.close()
-        self.border_subtitle = command.hint
+        self.say(command.hint)
 
     def action_submit(self) -> None:
         text = self.text
