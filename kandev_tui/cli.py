@@ -269,16 +269,18 @@ def build_parser() -> argparse.ArgumentParser:
         description="Serve kandev-tui to web browsers with textual-serve: each browser tab that opens the address runs "
                     "its own kandev-tui (by default the picker of stored sessions; or any command given after --), "
                     "which ends when the tab closes. Charts, keys, the mouse, links and files work as in a terminal. "
-                    "textual-serve has no authentication: it listens on loopback unless --public is given; from "
-                    "another machine, forward the port over SSH (ssh -L 8000:127.0.0.1:8000 HOST).",
+                    "Each run makes a secret: the address it prints (http://127.0.0.1:8000/?token=...) is the only "
+                    "way in (a cookie keeps it after the first load; anything else is refused with 403). It listens "
+                    "on loopback unless --public is given; from another machine, forward the port over SSH "
+                    "(ssh -L 8000:127.0.0.1:8000 HOST) and open the printed address.",
         epilog="examples:\n  kandev-tui serve\n  kandev-tui serve -- replay session.jsonl\n"
                "  kandev-tui serve --port 8080 -- run -- npx -y @agentclientprotocol/claude-agent-acp\n"
                "  kandev-tui serve -- attach ws://devbox:38429/ws")
     serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="the port to listen on (default: 8000)")
     serve.add_argument("--public", action="store_true",
-                       help="allow a --host that is not loopback (anyone who reaches it controls the app: put it "
-                            "behind SSH port forwarding or an authenticating proxy)")
+                       help="allow a --host that is not loopback (the secret is still needed, but plain HTTP shows it "
+                            "to whoever sees the traffic: prefer SSH port forwarding, or a proxy with TLS)")
     serve.add_argument("--public-url", metavar="URL", help="the address browsers reach the server at, when it is "
                                                            "not http://HOST:PORT (a proxy)")
     serve.add_argument("app_command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]",
@@ -971,30 +973,24 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         return _fail("kandev-tui serve: --port must be between 1 and 65535", EXIT_USAGE)
     if args.host not in LOOPBACK and not args.public:
-        return _fail(f"kandev-tui serve: --host {args.host} is reachable from other machines and textual-serve has "
-                     "no authentication; serve on 127.0.0.1 and use ssh -L, or add --public behind an "
-                     "authenticating proxy", EXIT_USAGE)
+        return _fail(f"kandev-tui serve: --host {args.host} is reachable from other machines; serve on 127.0.0.1 and "
+                     "use ssh -L, or add --public (its secret then crosses the network as plain HTTP)", EXIT_USAGE)
     problem = _serve_problem(args, app_args) or _port_problem(args.host, args.port)
     if problem:
         return _fail(problem, EXIT_USAGE)
     try:
-        from textual_serve.server import Server
+        from kandev_tui.web import serve
     except ImportError:
         return _fail("kandev-tui serve: textual-serve is missing from this install; reinstall kandev-tui "
                      "(pip install --force-reinstall kandev-tui)", EXIT_USAGE)
-    shown_host = f"[{args.host}]" if ":" in args.host else args.host
-    url = args.public_url or f"http://{shown_host}:{args.port}"
     if args.public:
-        print(f"kandev-tui serve: warning: {url} has no authentication: anyone who reaches it can read your "
-              "sessions and drive your agents; keep it behind SSH port forwarding or an authenticating proxy",
-              file=sys.stderr)
+        print("kandev-tui serve: warning: reachable from other machines over plain HTTP: whoever can see the traffic "
+              "can take the secret in its address; prefer SSH port forwarding, or a proxy with TLS", file=sys.stderr)
     # textual-serve runs this through a shell: exec leaves one process per tab, the app, which ends with its tab
     command = "exec " + shlex.join([sys.executable, "-m", "kandev_tui", *(app_args or ["open"])])
-    print(f"kandev-tui serve: open {url} in a browser (each tab runs its own app; ctrl+c stops)", file=sys.stderr)
-    server = Server(command, host=args.host, port=args.port, title=f"kandev-tui {' '.join(app_args[:1]) or 'open'}",
-                    public_url=url)
     try:
-        server.serve()
+        serve(command, host=args.host, port=args.port, title=f"kandev-tui {' '.join(app_args[:1]) or 'open'}",
+              public_url=args.public_url)
     except OSError as exc:  # lost the race for the port, or the address went away
         return _fail(f"kandev-tui serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
     return EXIT_OK

@@ -46,14 +46,20 @@ def wait_until(condition, timeout: float = 60, what: str = "") -> None:
 
 
 class Served:
+    """``kandev-tui serve`` on a free port; ``url`` is the address it printed, with its secret."""
+
     def __init__(self, tmp_path: Path, *command: str) -> None:
         self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
+        self.base = f"http://127.0.0.1:{self.port}/"
         self.log = tmp_path / "serve.log"
         env = dict(os.environ, KANDEV_TUI_DB=str(tmp_path / "sessions.db"), KANDEV_TUI_CONFIG=str(tmp_path / "config.toml"))
         self.process = subprocess.Popen([*KANDEV_TUI, "serve", "--port", str(self.port), "--", *command], env=env,
                                         stdout=self.log.open("wb"), stderr=subprocess.STDOUT, start_new_session=True)
         wait_for_port(self.port)
+        wait_until(lambda: "?token=" in self.log.read_text(), 30, "the address with its secret")
+        line = next(line for line in self.log.read_text().splitlines() if "?token=" in line)
+        self.url = line.split("open ", 1)[1].split(" ", 1)[0]
+        self.secret = self.url.split("?token=", 1)[1]
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -65,10 +71,12 @@ class Served:
                 self.process.wait()
 
 
-def open_page(served: Served, expect: str) -> Browser:
+def open_page(served: Served, *expect: str) -> Browser:
+    """A tab on the served address, once the page has received every one of ``expect``."""
     browser = Browser()
     browser.navigate(served.url)
-    browser.wait_for(lambda: expect in browser.text_received(), 60, f"{expect!r} in the page")
+    for text in expect:
+        browser.wait_for(lambda: text in browser.text_received(), 60, f"{text!r} in the page")
     return browser
 
 
@@ -80,8 +88,7 @@ def test_a_replay_in_a_real_browser_draws_the_transcript_takes_keys_and_runs_one
     served = Served(tmp_path, "replay", str(recording))
     first = second = None
     try:
-        first = open_page(served, "end of turn")
-        assert "Build summary" in first.text_received()  # the demo's metric panel, drawn in the page
+        first = open_page(served, "end of turn", "Ask me anything else")  # the replay's end, drawn in the page
         assert len(app_processes(str(recording))) == 1
 
         second = open_page(served, "end of turn")  # another tab: its own app, independent of the first
@@ -101,7 +108,7 @@ def test_a_replay_in_a_real_browser_draws_the_transcript_takes_keys_and_runs_one
         first.screenshot(tmp_path / "help.png")
         before = len(first.received)
         first.key("Escape", "Escape", key_code=27)
-        first.wait_for(lambda: "Build summary" in first.received[before:].decode("utf-8", "replace"), 30,
+        first.wait_for(lambda: "Ask me anything else" in first.received[before:].decode("utf-8", "replace"), 30,
                        "the transcript again")
     finally:
         for browser in (first, second):
@@ -166,14 +173,79 @@ def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path):
         f"kandev-tui serve: port {port} is in use on 127.0.0.1; choose another with --port"
 
 
-def test_public_serving_warns_that_there_is_no_authentication(tmp_path):
+def test_public_serving_warns_that_plain_http_shows_the_secret_and_prints_an_address_a_browser_can_reach(tmp_path):
+    import socket
+    import urllib.error
+    import urllib.request
+
     port = free_port()
     env = dict(os.environ, KANDEV_TUI_DB=str(tmp_path / "sessions.db"))
-    process = subprocess.Popen([*KANDEV_TUI, "serve", "--public", "--port", str(port)], env=env,
+    process = subprocess.Popen([*KANDEV_TUI, "serve", "--public", "--host", "0.0.0.0", "--port", str(port)], env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         wait_for_port(port)
+        with pytest.raises(urllib.error.HTTPError) as refused:  # --public needs the secret as well
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10)
+        assert refused.value.code == 403
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         _, stderr = process.communicate(timeout=20)
-    assert "has no authentication" in stderr and "SSH port forwarding" in stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 2 and "plain HTTP" in lines[0] and "SSH port forwarding" in lines[0]
+    assert lines[1].startswith(f"kandev-tui serve: open http://{socket.gethostname()}:{port}/?token=")
+    assert "0.0.0.0" not in lines[1] and "exec " not in stderr  # not textual-serve's banner
+
+
+def test_the_page_and_its_websocket_are_refused_without_the_secret_and_ask_no_other_server(tmp_path):
+    """In Chromium: the address without its secret is refused (403) and starts no app; the printed address opens the
+    app, whose cookie lets a reload in; a WebSocket without the cookie, or from another origin, is refused; and the
+    page asks nothing of any server but this one (it loaded a web font's stylesheet from the internet before)."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    from websockets.exceptions import InvalidStatus
+    from websockets.sync.client import connect
+
+    recording = tmp_path / "secret-demo.jsonl"
+    recording.write_bytes(DEMO_RECORDING.read_bytes())
+    served = Served(tmp_path, "replay", str(recording))
+    browser = None
+    try:
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(served.base, timeout=10)
+        assert refused.value.code == 403
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(served.base + "?token=" + "x" * len(served.secret), timeout=10)
+        assert refused.value.code == 403
+        browser = Browser()
+        browser.navigate(served.base)
+        browser.wait_for(lambda: "needs the address" in (browser.evaluate("document.body.innerText") or ""), 30,
+                         "the refusal in the page")
+        assert not app_processes(str(recording))
+        browser.navigate(served.url)
+        browser.wait_for(lambda: "Ask me anything else" in browser.text_received(), 60, "the app in the page")
+        assert len(app_processes(str(recording))) == 1
+        before = len(browser.received)
+        browser.navigate(served.base)  # no token in the address: the cookie carries it
+        browser.wait_for(lambda: "Ask me anything else" in browser.received[before:].decode("utf-8", "replace"), 60,
+                         "the app again, by its cookie")
+        ws = served.base.replace("http", "ws") + "ws?width=80&height=24"
+        for headers in ({}, {"Cookie": f"kandev-tui-{served.port}={served.secret}", "Origin": "http://evil.test"}):
+            with pytest.raises(InvalidStatus) as status:
+                connect(ws, additional_headers=headers, open_timeout=10).close()
+            assert status.value.response.status_code == 403
+        asked = {event["params"]["request"]["url"] for event in browser.events
+                 if event.get("method") == "Network.requestWillBeSent"}
+        asked |= {event["params"]["url"] for event in browser.events
+                  if event.get("method") == "Network.webSocketCreated"}
+        others = {url for url in asked if not url.startswith((served.base, served.base.replace("http", "ws")))
+                  and not url.startswith("data:")}
+        assert asked and not others, json.dumps(sorted(others))
+    finally:
+        if browser is not None:
+            browser.close()
+        wait_until(lambda: not app_processes(str(recording)), 30, "every app to end with its tab")
+        served.stop()
+    log = served.log.read_text()
+    assert log.count(served.secret) == 1  # said once, in the address; never in a log line
