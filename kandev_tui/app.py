@@ -54,6 +54,8 @@ class KandevApp(App[int]):
     source ``source_factory(on_items, on_state)`` makes) and the screens and widgets that show it."""
 
     TITLE = "kandev-tui"
+    # drawn for a terminal of 16 colours (TERM=xterm): None, as the terminal says (a headless app: no); tests set it
+    sixteen_colors: bool | None = None
     CSS_PATH = "styles/app.tcss"
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [
@@ -121,6 +123,13 @@ class KandevApp(App[int]):
         self.session.attach(self, asyncio.get_running_loop())
         theme = self.settings_store.settings.theme
         self.theme = theme if theme in self.available_themes else "textual-dark"
+        # a terminal of 16 colours: borders that stay visible once rounded to them (styles/app.tcss)
+        sixteen = self.sixteen_colors
+        if sixteen is None:
+            sixteen = not self.is_headless and self.console.color_system in ("standard", "windows")
+        self.set_class(sixteen, "-colors-16")
+        if sixteen and not self.current_theme.dark:
+            self.refresh_css(animate=False)  # the faint text of a light theme, as get_css_variables gives it there
         for warning in self.settings_store.warnings:
             self.notify(warning, severity="warning", timeout=8, markup=False)
         self.transcript_screen.status.agent = self.source.agent_name
@@ -539,6 +548,14 @@ class KandevApp(App[int]):
         if "card_limit" in changes:
             self.session.set_card_limit(settings.card_limit)
 
+    def get_css_variables(self) -> dict[str, str]:
+        variables = super().get_css_variables()
+        if self.has_class("-colors-16") and not self.current_theme.dark:
+            # rounded to 16 colours, a light theme's faint text (muted, disabled: a light grey) became the white it
+            # is drawn on; a darker grey rounds to grey
+            variables.update({"text-muted": "auto 70%", "text-disabled": "auto 60%"})
+        return variables
+
     def watch_theme(self, theme: str) -> None:
         if self.is_mounted:
             self.call_after_refresh(self.view.refresh_theme)
@@ -562,6 +579,9 @@ class KandevApp(App[int]):
         if os.environ.get("NO_COLOR"):
             return None
         theme = self.current_theme
+        if self.has_class("-colors-16") and not theme.dark:
+            # rounded to 16 colours, a light theme's warning and success became yellow on white: ANSI's dark ones
+            return ((0, 0, 170), (170, 0, 0), (170, 0, 170), (0, 130, 0))
         names = [theme.primary, theme.warning or "#e5c07b", theme.success or "#98c379", theme.error or "#e06c75"]
         return tuple(Color.parse(name).rgb for name in names)
 

@@ -5,7 +5,8 @@ one, and ``pyproject.toml`` pins Textual to the minor version those tests passed
 names a private attribute of Textual (the import contract's neighbour, ``tests/test_textual_hooks.py``, checks
 that too).
 
-- :func:`screen_text`: the screen as text (Textual only exports SVG);
+- :func:`screen_text`: the screen as text (Textual only exports SVG); :func:`screen_svg`: as SVG in the colours a
+  terminal of fewer colours shows (Textual exports truecolor only);
 - :func:`note_input_at_driver`: an input noted when the terminal's driver hands it over, not when the app's queue
   reaches it;
 - :func:`mount_screen_ahead`: an installed screen composed and mounted before it is first shown;
@@ -51,6 +52,36 @@ def screen_text(app: Any) -> str:
     update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
     console.print(update)
     return console.export_text(styles=False)
+
+
+def screen_svg(app: Any, color_system: str = "truecolor", title: str = "kandev-tui", palette: Any = None) -> str:
+    """The screen as SVG in ``color_system`` (``standard``: the 16 colours of ``TERM=xterm``; ``256``), as a terminal
+    with so many colours shows it: each colour is the one Rich writes for it there, drawn in ``palette`` (a Rich
+    ``TerminalTheme``; Rich's default one without).
+
+    ``App.export_screenshot`` renders the screen's compositor in truecolor; this renders the same update, rounds each
+    colour as the app's console does in such a terminal, and exports that (Rich's SVG export keeps colours as given).
+    """
+    from rich.color import ColorSystem
+    from rich.segment import Segment, Segments
+    from rich.style import Style
+
+    system = {"truecolor": ColorSystem.TRUECOLOR, "256": ColorSystem.EIGHT_BIT,
+              "standard": ColorSystem.STANDARD}[color_system]
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True, color_system="truecolor",
+                      record=True, legacy_windows=False, safe_box=False)
+    update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    rounded = []
+    for segment in console.render(update):
+        style = segment.style
+        if style is not None and (style.color is not None or style.bgcolor is not None):
+            style = style + Style(color=style.color.downgrade(system) if style.color else None,
+                                  bgcolor=style.bgcolor.downgrade(system) if style.bgcolor else None)
+        rounded.append(Segment(segment.text, style, segment.control))
+    console.export_svg()  # what rendering the update recorded is dropped: the rounded segments are recorded instead
+    console.print(Segments(rounded), end="")
+    return console.export_svg(title=title, **({"theme": palette} if palette is not None else {}))
 
 
 def note_input_at_driver(app: Any, kinds: tuple[type, ...], note: Callable[[], None]) -> bool:

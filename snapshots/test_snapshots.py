@@ -55,3 +55,35 @@ def test_session_control(snap_compare, tmp_path, view, size):
     from .scenes import control_app, show_control
 
     assert snap_compare(control_app(tmp_path, view), terminal_size=size, run_before=lambda pilot: show_control(pilot, view))
+
+
+XTERM = None  # the xterm palette, made when first used (rich.terminal_theme is imported with the tests' apps)
+
+
+def xterm_palette():
+    """xterm's own 16 colours (what TERM=xterm shows): the picture of a terminal with only those."""
+    global XTERM
+    if XTERM is None:
+        from rich.terminal_theme import TerminalTheme
+
+        XTERM = TerminalTheme((0, 0, 0), (229, 229, 229),
+                              [(0, 0, 0), (205, 0, 0), (0, 205, 0), (205, 205, 0), (0, 0, 238), (205, 0, 205),
+                               (0, 205, 205), (229, 229, 229)],
+                              [(127, 127, 127), (255, 0, 0), (0, 255, 0), (255, 255, 0), (92, 92, 255),
+                               (255, 0, 255), (0, 255, 255), (255, 255, 255)])
+    return XTERM
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("scene", ["claude_edit", "states", "blocks"])
+def test_scene_in_16_colours(snap_compare, tmp_path, scene, theme):
+    """What a terminal of 16 colours (TERM=xterm) shows: every colour rounded as the app's console rounds it there,
+    drawn in xterm's palette. Each card's border, diff line, prompt and text stays readable in either theme (a light
+    theme's diff lines were black on black, its card borders bright white on bright white)."""
+    from kandev_tui.textual_hooks import screen_svg
+
+    app = make(scene, tmp_path, theme)
+    app.sixteen_colors = True
+    app.export_screenshot = lambda title=None, simplify=False: screen_svg(app, "standard", title or "kandev-tui",
+                                                                           xterm_palette())
+    assert snap_compare(app, terminal_size=(100, 34), run_before=RUN_BEFORE[scene])

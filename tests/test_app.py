@@ -425,3 +425,29 @@ async def test_the_agents_title_for_a_replayed_session_stays_whatever_arrives_la
         assert app.transcript_screen.status.title == "Run the checks and chart them"
         app.show_state(app.session.state_change(SessionState.REPLAYED, "end of recording"))  # the state again, last
         assert app.transcript_screen.status.title == "Run the checks and chart them"
+
+
+async def test_a_diffs_shades_follow_the_theme_even_once_drawn(tmp_path):
+    """An edit's added and removed lines are shaded from the theme (dark shades under a light theme's dark text were
+    black on black in 16 colours): a theme chosen after the card was drawn shades it anew."""
+    from kandev_tui.widgets.calls.diff import look_for
+
+    edit = tool_item("e1", name="edit", kind="edit", title="Edit a.py",
+                     content=[{"type": "diff", "path": "a.py", "oldText": "a = 1\n", "newText": "a = 2\n"}])
+    app = stored_app(tmp_path, [edit])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+
+        def shades_drawn() -> set:
+            from kandev_tui.textual_hooks import screen_svg
+
+            svg = screen_svg(app)
+            return {colour for colour in (look_for(app.current_theme).added.bgcolor.triplet.hex,
+                                          look_for(app.current_theme).removed.bgcolor.triplet.hex) if colour in svg}
+
+        assert len(shades_drawn()) == 2
+        dark = look_for(app.current_theme)
+        app.theme = "textual-light"
+        await pilot.pause(0.2)
+        light = look_for(app.current_theme)
+        assert light != dark and len(shades_drawn()) == 2  # the light theme's own shades, on screen

@@ -76,7 +76,8 @@ class FileViewerScreen(DrawsInputAtOnce, Screen[None]):
             return
         self.text = safe_text(text)
         self._body.update(Syntax(self.text, lexer_for(self.path, None), line_numbers=True, word_wrap=True,
-                                 background_color="default", highlight_lines={self.line} if self.line else None))
+                                 theme="ansi_dark" if self.app.current_theme.dark else "ansi_light",
+                                 highlight_lines={self.line} if self.line else None))
         if self.line:
             self.call_after_refresh(lambda: self.query_one(VerticalScroll).scroll_to(y=max(0, self.line - 3),
                                                                                      animate=False))

@@ -15,6 +15,7 @@ from .notice import Notice
 from .permission import PermissionRequest
 from .plan import Plan
 from .thought import Thought
+from .tool_call import ToolCallView
 from .tool_card import ToolCard
 from .tool_group import ToolGroup
 from .user_message import UserMessage
@@ -22,5 +23,5 @@ from .user_message import UserMessage
 ITEM_WIDGETS = {K.USER: UserMessage, K.AGENT: AgentMessage, K.THOUGHT: Thought, K.PLAN: Plan,
                 K.PERMISSION: PermissionRequest, K.ERROR: Notice, K.TURN_END: Notice, K.NOTE: Notice}
 
-__all__ = ["AgentMessage", "ChartBlock", "ITEM_WIDGETS", "Notice", "PermissionRequest", "Plan", "Thought", "ToolCard",
-           "ToolGroup", "UserMessage"]
+__all__ = ["AgentMessage", "ChartBlock", "ITEM_WIDGETS", "Notice", "PermissionRequest", "Plan", "Thought",
+           "ToolCallView", "ToolCard", "ToolGroup", "UserMessage"]

@@ -158,7 +158,8 @@ class FilePreview(Widget):
                 shown = safe_text(json.dumps(json.loads(text), indent=2, ensure_ascii=False))[:PREVIEW_CHARS]
             except ValueError:
                 pass
-        body = Syntax(shown, lexer, word_wrap=True, background_color="default", line_numbers=False)
+        body = Syntax(shown, lexer, theme="ansi_dark" if self.app.current_theme.dark else "ansi_light", word_wrap=True,
+                      line_numbers=False)  # the theme's ANSI colours, on the card's own background
         if clipped:
             from rich.console import Group
 

@@ -14,18 +14,18 @@ from kandev_tui.transcript.tools import summarize
 
 from .base import EntryWidget, safe_text
 from .calls.content import content_parts
-from .calls.diff import diff_parts
+from .calls.diff import DARK_LOOK, Look, diff_parts, look_for
 
 # what the agent asks to do, by the ACP tool kind of the call
 ASKS_TO = {"edit": "edit", "delete": "delete", "move": "move", "read": "read", "search": "search",
            "execute": "run", "fetch": "fetch"}
-def request_detail(tool_call: dict) -> list:
+def request_detail(tool_call: dict, look: Look = DARK_LOOK) -> list:
     """What a request asks to approve, drawn as the call itself would be: an edit's diff (compact), or the
     command and its description."""
     payload = {"content": tool_call.get("content"), "locations": tool_call.get("locations"),
                "kind": tool_call.get("kind"), "input": {"kind": tool_call.get("kind"),
                                                        "raw_input": tool_call.get("rawInput")}}
-    diff = diff_parts(payload["content"], True, payload["locations"])
+    diff = diff_parts(payload["content"], True, payload["locations"], look=look)
     if diff:
         return diff
     parts: list = []
@@ -112,7 +112,7 @@ class PermissionRequest(EntryWidget):
         self._text = f"Permission: {title}"
         verb = ASKS_TO.get(tool.get("kind"), "use")
         self._title.update(Text.assemble(("? ", "bold yellow"), (f"The agent asks to {verb}: ", ""), (title, "bold")))
-        detail = request_detail(tool)
+        detail = request_detail(tool, look_for(self.app.current_theme))
         self._detail.display = bool(detail) and not item.payload.get("answer")
         if detail:
             self._detail.update(Group(*detail))
@@ -132,6 +132,9 @@ class PermissionRequest(EntryWidget):
         else:
             hint = "(read-only: nobody can answer this request now)"
         self._answer.update(Text(hint, style="dim"))
+
+    def refresh_theme(self) -> None:
+        self.update_item(self._item)  # the diff's shades are the theme's
 
     def set_answerable(self, answerable: bool, elsewhere: str = "") -> None:
         self.answerable = answerable and not self._item.payload.get("answer")

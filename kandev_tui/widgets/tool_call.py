@@ -13,7 +13,7 @@ from kandev_tui.transcript.items import Item
 from kandev_tui.transcript.tools import call_output, summarize
 
 from .base import SearchHit, safe_text
-from .calls import call_parts, do_pending_work, heavy_view, pending_work
+from .calls import call_parts, do_pending_work, heavy_view, pending_work, look_for
 
 STATUS = {"pending": ("○", "dim"), "in_progress": ("◐", "yellow"), "complete": ("✔", "green"),
           "error": ("✖", "red"), "cancelled": ("⊘", "dim")}
@@ -141,7 +141,9 @@ class ToolCallView(SearchHit, Static):
         if payload.get("parent_id"):
             head = Text.assemble(("  ↳ ", "dim"), head)
         parts: list[Any] = [head]
-        view, body = call_parts(payload, compact=not self.expanded, wait=False, side=self.side_by_side)
+        look = look_for(self.app.current_theme)
+        view, body = call_parts(payload, compact=not self.expanded, wait=False, side=self.side_by_side,
+                                look=look)
         if pending_work(payload):  # a big diff: computed in a thread, drawn when it is done
             self.run_worker(self._do_pending_work, thread=True, group="call-work", exclusive=True)
         if view is not None:  # a view of its own: the diff of an edit, a command and its output
@@ -165,7 +167,7 @@ class ToolCallView(SearchHit, Static):
                 text = "\n".join(lines[:PREVIEW_LINES])
                 truncated = True
             parts.append(Text(label, style="dim"))
-            parts.append(Syntax(text, "json", word_wrap=True, background_color="default") if is_json
+            parts.append(Syntax(text, "json", theme=look.syntax_theme, word_wrap=True) if is_json
                          else Text(text, overflow="fold"))
         parts += body  # content blocks and locations
         self._highlight(parts)

@@ -586,6 +586,13 @@ class TranscriptView(FocusRestylesItself, GivesDrawContext, VerticalScroll):
             pending[-1].focus()
 
     def refresh_theme(self) -> None:
+        """The theme changed: what draws with the theme's colours itself (charts, a diff's shades) draws again."""
         E = made_entries()
-        for chart in self.query(E.ChartBlock) if E is not None else ():
+        if E is None:
+            return
+        for chart in self.query(E.ChartBlock):
             chart.refresh_theme()
+        for call in self.query(E.ToolCallView):
+            call.redraw()
+        for request in self.query(E.PermissionRequest):
+            request.refresh_theme()

@@ -22,26 +22,28 @@ from .content import content_parts, locations_line
 from .excerpt import read_parts, search_parts
 from kandev_tui.transcript.diffs import diff_blocks
 
-from .diff import big_diff
+from .diff import DARK_LOOK, Look, big_diff, look_for
 from .diff import compute_diffs, diff_parts, file_diffs
 from .output import has_output, output_parts
 
-View = Callable[[dict[str, Any], bool, bool, bool], list[Any] | None]
+View = Callable[[dict[str, Any], bool, bool, bool, Look], list[Any] | None]
 
 
-def _diff(payload: dict[str, Any], compact: bool, wait: bool, side: bool) -> list[Any] | None:
-    return diff_parts(payload.get("content"), compact, payload.get("locations"), wait=wait, side=side) or None
+def _diff(payload: dict[str, Any], compact: bool, wait: bool, side: bool, look: Look) -> list[Any] | None:
+    return diff_parts(payload.get("content"), compact, payload.get("locations"), wait=wait, side=side,
+                      look=look) or None
 
 
-def _output(payload: dict[str, Any], compact: bool, wait: bool, side: bool) -> list[Any] | None:
+def _output(payload: dict[str, Any], compact: bool, wait: bool, side: bool, look: Look) -> list[Any] | None:
     return output_parts(payload, compact) if has_output(payload) else None
 
 
-def _read(payload: dict[str, Any], compact: bool, wait: bool, side: bool) -> list[Any] | None:
-    return read_parts(payload, compact) if payload.get("kind") == "read" and not payload.get("mcp") else None
+def _read(payload: dict[str, Any], compact: bool, wait: bool, side: bool, look: Look) -> list[Any] | None:
+    return read_parts(payload, compact, look.syntax_theme) if payload.get("kind") == "read" and not payload.get("mcp") \
+        else None
 
 
-def _search(payload: dict[str, Any], compact: bool, wait: bool, side: bool) -> list[Any] | None:
+def _search(payload: dict[str, Any], compact: bool, wait: bool, side: bool, look: Look) -> list[Any] | None:
     return search_parts(payload, compact) if payload.get("kind") == "search" and not payload.get("mcp") else None
 
 
@@ -50,14 +52,15 @@ def _search(payload: dict[str, Any], compact: bool, wait: bool, side: bool) -> l
 VIEWS: list[tuple[str, View]] = [("diff", _diff), ("output", _output), ("read", _read), ("search", _search)]
 
 
-def call_parts(payload: dict[str, Any], compact: bool, *, wait: bool = True,
-               side: bool = False) -> tuple[str | None, list[Any]]:
+def call_parts(payload: dict[str, Any], compact: bool, *, wait: bool = True, side: bool = False,
+               look: Look = DARK_LOOK) -> tuple[str | None, list[Any]]:
     """(the view that drew the body, or None; the parts) of a call: its body view, then its other content blocks and
     its locations. None: no view knew the call (the caller shows its arguments and output as they came).
     ``wait=False`` (the event loop): work that would take long (a big diff) is not done here; see
-    :func:`pending_work`. ``side``: a diff's old and new side by side."""
+    :func:`pending_work`. ``side``: a diff's old and new side by side; ``look``: the theme's shades and code colours
+    (:func:`look_for`)."""
     for name, view in VIEWS:
-        parts = view(payload, compact, wait, side)
+        parts = view(payload, compact, wait, side, look)
         if parts:
             extra = content_parts(payload.get("content"), skip_terminal=name == "output")
             line = locations_line(payload.get("locations")) if name != "diff" else None

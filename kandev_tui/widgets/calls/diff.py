@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 from rich.style import Style
@@ -18,8 +19,39 @@ from kandev_tui.transcript.diffs import FileDiff, diff_blocks, file_diff, first_
 COMPACT_LINES = 12  # diff lines a compact view shows ("m: N more lines")
 ADDED = Style(color="green")
 REMOVED = Style(color="red")
-ADDED_SHADE = Style(bgcolor="#12361b")
-REMOVED_SHADE = Style(bgcolor="#3c1618")
+
+
+@dataclass(frozen=True)
+class Look:
+    """How a call draws in the theme: its diff's added and removed line shades, and the token colours of its code
+    (Rich's ANSI syntax themes, which Textual maps to the theme's own ANSI colours: no background of their own)."""
+
+    added: Style
+    removed: Style
+    dark: bool = True
+
+    @property
+    def syntax_theme(self) -> str:
+        return "ansi_dark" if self.dark else "ansi_light"
+
+
+DARK_LOOK = Look(Style(bgcolor="#12361b"), Style(bgcolor="#3c1618"))  # outside an app (a test's parts)
+
+
+def look_for(theme: Any) -> Look:
+    """A Textual theme's look. The diff's shades are its success and error colours, faint over its background: dark
+    shades under a dark theme's light text, light ones under a light theme's dark text, so either stays readable
+    where a terminal of 16 colours rounds them to black or white (fixed dark shades under a light theme were black on
+    black there)."""
+    from textual.color import Color
+
+    background = Color.parse(theme.background or ("#121212" if theme.dark else "#efefef"))
+    mix = 0.22 if theme.dark else 0.18
+
+    def faint(colour: str | None, fallback: str) -> Style:
+        return Style(bgcolor=background.blend(Color.parse(colour or fallback), mix).hex)
+
+    return Look(faint(theme.success, "#4ebf71"), faint(theme.error, "#ba3c5b"), bool(theme.dark))
 
 
 BIG_CHARS = 200_000  # a diff of texts longer than this is computed in a thread, never on the event loop
@@ -86,13 +118,13 @@ def by_file(diffs: list[FileDiff]) -> list[list[FileDiff]]:
     return groups
 
 
-def diff_lines(diff: FileDiff, limit: int | None = None) -> tuple[list[Text], int]:
+def diff_lines(diff: FileDiff, limit: int | None = None, look: Look = DARK_LOOK) -> tuple[list[Text], int]:
     """The diff's lines as Text (a hunk header, then gutter, sign and highlighted code), at most ``limit`` of
     them; and how many more there are."""
     if diff.note:
         return [Text(diff.note, style="dim italic")], 0
     lexer = _lexer(diff.path)
-    syntax = Syntax("", lexer, theme="ansi_dark", background_color="default")
+    syntax = Syntax("", lexer, theme=look.syntax_theme)
     width = len(str(max((n for h in diff.hunks for line in h.lines for n in (line.old, line.new) if n), default=1)))
     out: list[Text] = []
     total = sum(len(h.lines) + 1 for h in diff.hunks)
@@ -111,19 +143,19 @@ def diff_lines(diff: FileDiff, limit: int | None = None) -> tuple[list[Text], in
             sign_style = ADDED if line.sign == "+" else REMOVED if line.sign == "-" else Style(dim=True)
             row = Text.assemble((f"{old} {new} ", "dim"), (line.sign + " ", sign_style + Style(bold=True)), code)
             if line.sign != " ":
-                row.stylize(ADDED_SHADE if line.sign == "+" else REMOVED_SHADE)
+                row.stylize(look.added if line.sign == "+" else look.removed)
             out.append(row)
     return out, max(0, total - len(out))
 
 
-def side_by_side(diff: FileDiff, limit: int) -> tuple[list[Any], int]:
+def side_by_side(diff: FileDiff, limit: int, look: Look = DARK_LOOK) -> tuple[list[Any], int]:
     """The diff's hunks as tables of old and new side by side (removed lines beside the added ones that replace
     them, context on both sides), at most ``limit`` rows in all; and how many rows more there are."""
     from rich.table import Table
 
     if diff.note:
         return [Text(diff.note, style="dim italic")], 0
-    syntax = Syntax("", _lexer(diff.path), theme="ansi_dark", background_color="default")
+    syntax = Syntax("", _lexer(diff.path), theme=look.syntax_theme)
 
     def cell(line, sign: str) -> Text:
         if line is None:
@@ -133,7 +165,7 @@ def side_by_side(diff: FileDiff, limit: int) -> tuple[list[Any], int]:
         row = Text.assemble((f"{number or '':>5} ", "dim"), (sign + " " if line.sign != " " else "  ",
                                                             ADDED if sign == "+" else REMOVED), code)
         if line.sign != " ":
-            row.stylize(ADDED_SHADE if sign == "+" else REMOVED_SHADE)
+            row.stylize(look.added if sign == "+" else look.removed)
         return row
 
     parts: list[Any] = []
@@ -184,15 +216,24 @@ def _code(syntax: Syntax, text: str) -> Text:
 
 
 def _no_backgrounds(code: Text) -> None:
-    """Token colours only: the theme's backgrounds boxed tokens on the diff's shading."""
+    """Token colours only: a background (the theme's, or the terminal's default) boxed the code on the diff's shading
+    and on the card (a box of the terminal's own background in 16 colours)."""
     from rich.text import Span
 
-    code.spans = [Span(span.start, span.end, Style.from_color(span.style.color)) if isinstance(span.style, Style)
-                  and span.style.bgcolor is not None else span for span in code.spans]
+    code.style = Style.null()
+    spans = []
+    for span in code.spans:
+        style = Style.parse(span.style) if isinstance(span.style, str) else span.style
+        if style.bgcolor is not None:
+            if style.color is None:
+                continue
+            style = Style.from_color(style.color)
+        spans.append(Span(span.start, span.end, style))
+    code.spans = spans
 
 
 def diff_parts(content: Any, compact: bool, locations: Any = None, *, wait: bool = True,
-               side: bool = False) -> list[Any]:
+               side: bool = False, look: Look = DARK_LOOK) -> list[Any]:
     """The parts of a call's diffs: per file a header and its lines (compact: the first COMPACT_LINES in all,
     else FULL_LINES at most); ``side``: old and new side by side. ``wait=False``: a big diff not computed yet is
     a line saying so."""
@@ -211,7 +252,7 @@ def diff_parts(content: Any, compact: bool, locations: Any = None, *, wait: bool
             if left <= 0:
                 more += sum(len(h.lines) + 1 for h in diff.hunks)
                 continue
-            lines, hidden = side_by_side(diff, left) if side else diff_lines(diff, left)
+            lines, hidden = side_by_side(diff, left, look) if side else diff_lines(diff, left, look)
             parts.extend(lines)
             more += hidden
             left -= sum(len(p.rows) if hasattr(p, "rows") else 1 for p in lines)

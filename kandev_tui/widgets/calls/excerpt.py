@@ -37,7 +37,7 @@ def _more(count: int, compact: bool) -> list[Any]:
     return [Text(f"{'m: ' if compact else ''}{count:,} more line{'s' if count != 1 else ''}", style="dim italic")]
 
 
-def read_parts(payload: dict[str, Any], compact: bool) -> list[Any] | None:
+def read_parts(payload: dict[str, Any], compact: bool, syntax_theme: str = "ansi_dark") -> list[Any] | None:
     text = result_text(payload)
     if text is None:
         return None
@@ -49,8 +49,7 @@ def read_parts(payload: dict[str, Any], compact: bool) -> list[Any] | None:
             lexer = Syntax.guess_lexer(path, code="")
         except Exception:  # noqa: BLE001 - a file type Pygments does not know
             lexer = "text"
-    return [Syntax("\n".join(lines), lexer, theme="ansi_dark", background_color="default", word_wrap=True)] + \
-        _more(more, compact)
+    return [Syntax("\n".join(lines), lexer, theme=syntax_theme, word_wrap=True)] + _more(more, compact)
 
 
 def search_parts(payload: dict[str, Any], compact: bool) -> list[Any] | None:
