@@ -13,7 +13,7 @@ from kandev_tui.widgets.file_preview import BINARY, CLIPPED, UNAVAILABLE, FilePr
 from kandev_tui.widgets.metrics_block import MetricsBlock, columns_for
 from kandev_tui.widgets.tool_card import ToolCard
 
-from .app_helpers import bar_chart, message_item, rich_item, settle, stored_app
+from .app_helpers import bar_chart, message_item, rich_item, settle, stored_app, until
 
 ISO = ["2026-08-12T09:00:00Z", "2026-08-13T09:00:00Z", "2026-08-14T09:00:00Z"]
 
@@ -318,7 +318,45 @@ async def test_file_viewer_search_and_back(tmp_path):
         await pilot.press(*"needle")
         await pilot.press("enter")
         await pilot.pause()
-        assert app.screen.hits == [200]
+        assert app.screen.hits == [(200, 0, 6)]
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, FileViewerScreen)
+
+
+async def test_file_viewer_search_marks_each_match_and_scrolls_by_the_rows_drawn(tmp_path):
+    """/ marks every match and brings the current one into view by display rows: long lines above it wrap into
+    many rows each (scrolled by lines, the view stopped far above the match)."""
+    from textual.containers import VerticalScroll
+
+    from kandev_tui.screens.file_viewer import FileViewerScreen
+    from kandev_tui.textual_hooks import screen_text
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    lines = [f"long line {n} " + "word " * 60 for n in range(40)] + ["the Needle here", "x", "and a needle there"]
+    (ws / "notes.txt").write_text("\n".join(lines) + "\n")
+    app = stored_app(tmp_path, [rich_item("f", _file_doc("notes.txt"))], workspace=str(ws))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.view.query_one(FilePreview).focus()
+        await pilot.press("o")
+        await until(pilot, lambda: isinstance(app.screen, FileViewerScreen) and app.screen.text)
+        screen = app.screen
+        await pilot.press("slash", *"needle", "enter")
+        await until(pilot, lambda: screen.hits == [(40, 4, 10), (42, 6, 12)])
+        await until(pilot, lambda: "the Needle here" in screen_text(app))  # brought into view, 40 wrapped lines on
+        scroll = screen.query_one(VerticalScroll)
+        assert scroll.scroll_y > 40 * 3  # by rows, each long line three or more of them
+
+        def marked() -> list[tuple[str, bool]]:
+            """(the text, whether bold) of each reversed run the viewer draws."""
+            console = app.console
+            rows = console.render_lines(screen._body.content, console.options.update_width(78), pad=False)
+            return [(segment.text, bool(segment.style.bold)) for row in rows for segment in row
+                    if segment.style is not None and segment.style.reverse]
+
+        assert marked() == [("Needle", True), ("needle", False)]  # both marked, the current one bold
+        await pilot.press("n")
+        await until(pilot, lambda: "and a needle there" in screen_text(app))
+        assert marked() == [("Needle", False), ("needle", True)]

@@ -36,8 +36,9 @@ class FileViewerScreen(DrawsInputAtOnce, Screen[None]):
         self.path, self.repo, self.file_title = path, repo, title
         self.line = line  # scrolled to when the file is shown (an edit's first changed line)
         self.text = ""
-        self.hits: list[int] = []
+        self.hits: list[tuple[int, int, int]] = []  # every match of the search: (line, start, end), 0-based
         self._hit = -1
+        self._rows: tuple[int, list[list[str]]] | None = None  # (width, each line's display rows) as drawn
         self._body = Static()
 
     def compose(self) -> ComposeResult:
@@ -75,12 +76,44 @@ class FileViewerScreen(DrawsInputAtOnce, Screen[None]):
             self._body.update(Text(message, style="dim italic"))
             return
         self.text = safe_text(text)
-        self._body.update(Syntax(self.text, lexer_for(self.path, None), line_numbers=True, word_wrap=True,
-                                 theme="ansi_dark" if self.app.current_theme.dark else "ansi_light",
-                                 highlight_lines={self.line} if self.line else None))
+        self._draw()
         if self.line:
             self.call_after_refresh(lambda: self.query_one(VerticalScroll).scroll_to(y=max(0, self.line - 3),
                                                                                      animate=False))
+
+    def _syntax(self) -> Syntax:
+        """The file, its matches reversed (the current one bold, its line highlighted)."""
+        current = self.hits[self._hit] if 0 <= self._hit < len(self.hits) else None
+        line = current[0] + 1 if current else self.line
+        syntax = Syntax(self.text, lexer_for(self.path, None), line_numbers=True, word_wrap=True,
+                        theme="ansi_dark" if self.app.current_theme.dark else "ansi_light",
+                        highlight_lines={line} if line else None)
+        for match in self.hits:
+            syntax.stylize_range("reverse bold" if match == current else "reverse", (match[0] + 1, match[1]),
+                                 (match[0] + 1, match[2]))
+        return syntax
+
+    def _draw(self) -> None:
+        self._body.update(self._syntax())
+
+    def _display_rows(self) -> list[list[str]]:
+        """Each line's rows as the viewer draws it (wrapped at its width, the line numbers' column left out): the
+        search scrolls by these, not by lines (a wrapped line above a hit took it rows away from where it was)."""
+        width = self._body.content_region.width or self.size.width
+        if self._rows is None or self._rows[0] != width:
+            console = self.app.console
+            drawn = ["".join(segment.text for segment in row) for row in
+                     console.render_lines(Syntax(self.text, "text", line_numbers=True, word_wrap=True),
+                                          console.options.update_width(width), pad=False)]
+            gutter = len(drawn[0]) - len(drawn[0].lstrip()) if drawn else 0
+            gutter += len(drawn[0].lstrip().split(" ", 1)[0]) + 1 if drawn else 0
+            lines: list[list[str]] = []
+            for row in drawn:
+                if row[:gutter].strip() or not lines:  # a line number: a line of the file starts here
+                    lines.append([])
+                lines[-1].append(row[gutter:])
+            self._rows = (width, lines)
+        return self._rows[1]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "download":  # in a browser (kandev-tui serve) the file can be had whole; a terminal has it
@@ -114,18 +147,33 @@ class FileViewerScreen(DrawsInputAtOnce, Screen[None]):
         self.query_one(Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        needle = event.value.lower()
-        self.hits = [n for n, line in enumerate(self.text.splitlines()) if needle and needle in line.lower()]
+        from kandev_tui.widgets.base import match_spans
+
+        needle = event.value.strip().casefold()
+        self.hits = [(n, start, end) for n, line in enumerate(self.text.splitlines())
+                     for start, end in match_spans(line, needle)]
         self._hit = -1
         self.remove_class("searching")
         if not self.hits:
+            self._draw()
             self.notify(f"No match for {safe_text(event.value, keep_newlines=False)!r}", severity="warning", markup=False)
             return
         self.action_next_hit()
 
     def action_next_hit(self) -> None:
+        """The next match: marked, and its display row brought into view (two rows of what comes before above)."""
         if not self.hits:
             return
         self._hit = (self._hit + 1) % len(self.hits)
-        self.query_one(VerticalScroll).scroll_to(y=self.hits[self._hit], animate=False)
+        self._draw()
+        line, start, end = self.hits[self._hit]
+        rows = self._display_rows()
+        before = sum(len(drawn) for drawn in rows[:line])
+        within = 0  # the row of the line the match starts on (the rows, joined, are the line as it wraps)
+        for text in rows[line] if line < len(rows) else ():
+            if start < len(text):
+                break
+            start -= len(text)
+            within += 1
+        self.query_one(VerticalScroll).scroll_to(y=max(0, before + within - 2), animate=False)
         self.notify(f"match {self._hit + 1} of {len(self.hits)}", timeout=1.5)

@@ -104,6 +104,12 @@ class AgentMessage(EntryWidget):
             strip = highlighted(strip, self.hit_needle)
         return strip.apply_style(style)
 
+    def hit_row(self, needle: str) -> int | None:
+        from .search_marks import row_of
+
+        width = self.content_region.width
+        return row_of([strip.text for strip in self._strips(width)], needle) if width > 0 else None
+
     def render(self) -> MarkdownLines:  # what Textual would draw whole (not used while render_line is)
         return self._document
 

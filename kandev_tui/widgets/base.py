@@ -12,15 +12,39 @@ from kandev_tui.transcript.items import Item
 class SearchHit:
     """A widget the transcript's search can mark: the current hit is tinted and its matches shown reversed.
 
-    ``show_hit(needle)`` marks it (None unmarks); widgets that draw text themselves highlight ``self.hit_needle``.
+    ``show_hit(needle)`` marks it (None unmarks): the texts its statics draw are marked (:mod:`.search_marks`), and
+    widgets that draw text themselves highlight ``self.hit_needle``. ``hit_row(needle)``: the display row where this
+    widget draws the first match, or None.
     """
 
     hit_needle: str | None = None
 
     def show_hit(self, needle: str | None) -> None:
+        from .search_marks import mark_texts
+
         self.hit_needle = needle.casefold() if needle else None
         self.set_class(needle is not None, "search-hit")  # type: ignore[attr-defined]
+        mark_texts(self, self.hit_needle)  # type: ignore[arg-type]
         self.refresh()  # type: ignore[attr-defined]
+
+    def hit_row(self, needle: str) -> int | None:
+        from .search_marks import display_row, drawn
+
+        return display_row(self, drawn(self), needle)  # type: ignore[arg-type]
+
+
+def first_match(root: Widget, needle: str) -> tuple[Widget, int] | None:
+    """The first widget of ``root`` (itself included, in the order they are drawn) that draws ``needle``
+    (casefolded), and the row of the match in it; None when nothing shown draws it (a chart's label cut short)."""
+    from .search_marks import display_row, drawn
+
+    for widget in root.walk_children(with_self=True):
+        if not widget.display:
+            continue
+        row = widget.hit_row(needle) if isinstance(widget, SearchHit) else display_row(widget, drawn(widget), needle)
+        if row is not None:
+            return widget, row
+    return None
 
 
 class EntryWidget(SearchHit, Widget):

@@ -32,6 +32,7 @@ from kandev_tui.session.layout import Entry, Layout
 from kandev_tui.session.window import Viewport, Window
 from kandev_tui.transcript import items as K
 from kandev_tui.textual_hooks import FocusRestylesItself, layout_changes
+from kandev_tui.widgets.base import first_match
 from kandev_tui.widgets.context import GivesDrawContext
 from kandev_tui.transcript.items import Item
 
@@ -414,14 +415,34 @@ class TranscriptView(FocusRestylesItself, GivesDrawContext, VerticalScroll):
             def mark_call() -> None:
                 call = widget.call_view(key)
                 self.mark_hit(call or widget, needle)
-                self.scroll_to_widget(call or widget, animate=False, top=True)
+                self.call_after_refresh(self._bring_into_view, call or widget, needle)
 
             self.call_after_refresh(mark_call)
             return widget
-        if needle is not None:
+        if needle is None:
+            self.call_after_refresh(lambda: self.scroll_to_widget(widget, animate=False, top=True))
+            return widget
+
+        def mark() -> None:  # once its parts are mounted (a card composes them when it is)
             self.mark_hit(widget, needle)
-        self.call_after_refresh(lambda: self.scroll_to_widget(widget, animate=False, top=True))
+            self.call_after_refresh(self._bring_into_view, widget, needle)
+
+        self.call_after_refresh(mark)
         return widget
+
+    def _bring_into_view(self, widget: Widget, needle: str, tries: int = 10) -> None:
+        """Scroll to the row where ``widget`` draws the first match of ``needle`` (two rows of what comes before it
+        above), or to its top when nothing it shows draws the match; once it is laid out (a call just unfolded)."""
+        if not widget.is_attached:
+            return
+        if not widget.size.height and tries:
+            self.call_after_refresh(self._bring_into_view, widget, needle, tries - 1)
+            return
+        found = first_match(widget, needle.casefold())
+        target, row = found if found is not None else (widget, 0)
+        self.scroll_to_widget(target, animate=False, top=True, immediate=True)
+        if row > 2:
+            self.scroll_to(y=self.scroll_y + row - 2, animate=False, immediate=True)
 
     def mark_hit(self, widget: Widget | None, needle: str | None = None) -> None:
         """Mark ``widget`` as the search's current hit (None: no hit is marked)."""
