@@ -386,3 +386,19 @@ def test_a_read_shows_an_excerpt_and_a_search_its_matches():
     assert view == "search" and "2 matches for TODO" in plain(parts) and "b.py:9" in plain(parts)
     structured = {**read, "output": {"lines": 3}}  # not text: the generic view (arguments and output as sent)
     assert call_parts(structured, True)[0] is None
+
+
+def test_a_read_or_a_search_whose_result_is_also_sent_as_content_shows_it_once():
+    """The demo, Claude and others send a read's or a search's result both as the result and as a content block:
+    the excerpt shows it, the content block saying it again is left out (other content stays)."""
+    found = "src/auth.py:5: TOKEN_TTL = 3600  # HACK: make configurable\nsrc/billing.py:9: # HACK: support JPY"
+    search = {"kind": "search", "title": "Search for HACK", "input": {"kind": "search", "raw_input": {"query": "HACK"}},
+              "output": found, "content": [{"type": "content", "content": {"type": "text", "text": found + "\n"}},
+                                           {"type": "content", "content": {"type": "text", "text": "2 files"}}]}
+    text = plain(call_parts(search, False)[1])
+    assert text.count("TOKEN_TTL") == 1 and "2 files" in text
+    report = '{"suite": "kandev-demo", "tests": {"passed": 412}}'
+    read = {"kind": "read", "title": "Read build.json", "input": {"kind": "read", "raw_input": {"path": "build.json"}},
+            "output": report, "content": [{"type": "content", "content": {"type": "text", "text": report}}]}
+    for compact in (True, False):
+        assert plain(call_parts(read, compact)[1]).count("kandev-demo") == 1

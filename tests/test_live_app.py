@@ -281,3 +281,29 @@ async def test_an_app_that_ends_without_a_quit_still_stops_its_agent_and_its_sou
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)  # gone, and reaped
     assert not [t.name for t in threading.enumerate() if t.name.startswith("kandev-tui agent")]
+
+
+async def test_a_pending_edit_shows_its_diff_once_where_the_answer_is_given(tmp_path, monkeypatch):
+    """The demo asks before it writes: while the request waits, the edit's card says its diff is in the request, and
+    the request shows it; once answered, the card shows it and the request no longer does. Each diff line is on
+    screen once, never twice."""
+    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.widgets.edit_card import EditCard
+
+    monkeypatch.setenv(DELAY_ENV, "0")
+    app, store = live_app(tmp_path)
+    async with app.run_test(size=(100, 60)) as pilot:
+        await send_when_idle(pilot, app, "Check the build")
+        assert await wait_for(pilot, lambda: any(w.answerable for w in app.view.query(PermissionRequest)))
+        card = app.view.query_one(EditCard)
+        assert card.item.payload.get("asking") is True
+        assert await wait_for(pilot, lambda: "its diff is in the permission request below" in screen_text(app))
+        assert screen_text(app).count("+ # Build summary") == 1  # in the request
+        await pilot.press("1")
+        assert await wait_for(pilot, lambda: ready(app))
+        assert await wait_for(pilot, lambda: "below" not in screen_text(app) and not card.item.payload.get("asking"))
+        app.view.scroll_to_widget(card, animate=False, top=True, immediate=True)
+        await pilot.pause(0.2)
+        assert screen_text(app).count("+ # Build summary") == 1  # in the card
+        await app.action_quit()
+    store.close()

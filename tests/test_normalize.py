@@ -441,3 +441,31 @@ def test_gemini_arguments_that_are_not_a_presentation_are_unavailable_not_truste
     bad = {"version": 1, "title": "x" * 5000, "blocks": []}
     result = rich_result(gemini_frames(bad, "Rich output accepted."))
     assert result.state is State.UNAVAILABLE
+
+
+def test_a_call_is_marked_asking_while_its_permission_request_waits():
+    """Whether the request comes after the call or before it (Gemini CLI), the call is ``asking`` until the answer, and
+    never after the turn's end."""
+    def update(call_id: str) -> Frame:
+        return Frame(IN, {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": {
+            "sessionUpdate": "tool_call", "toolCallId": call_id, "title": f"Write {call_id}", "kind": "edit",
+            "status": "pending", "content": [{"type": "diff", "path": f"{call_id}.md", "oldText": None,
+                                              "newText": "new\n"}]}}})
+
+    def ask(request_id: int, call_id: str) -> Frame:
+        return Frame(IN, {"jsonrpc": "2.0", "id": request_id, "method": "session/request_permission", "params": {
+            "sessionId": "s", "toolCall": {"toolCallId": call_id},
+            "options": [{"optionId": "ok", "name": "Allow", "kind": "allow_once"}]}})
+
+    def answer(request_id: int) -> Frame:
+        return Frame(OUT, {"jsonrpc": "2.0", "id": request_id,
+                           "result": {"outcome": {"outcome": "selected", "optionId": "ok"}}})
+
+    start = frames_of("codex-mcp-rich-output.json")[:1]
+    asked = items_from_frames([*start, update("a"), ask(5, "a")])
+    assert tool(asked, "a").payload["asking"] is True
+    assert "asking" not in tool(items_from_frames([*start, update("a"), ask(5, "a"), answer(5)]), "a").payload
+    early = items_from_frames([*start, ask(6, "b"), update("b")])
+    assert tool(early, "b").payload["asking"] is True
+    ended = items_from_frames(end_turn([*start, update("c"), ask(7, "c")]))
+    assert "asking" not in tool(ended, "c").payload

@@ -157,8 +157,10 @@ def as_interrupted(items: list[Item]) -> list[Item]:
     calls and unanswered requests read as cancelled, as the end of a turn leaves them; every other item as stored."""
     out = []
     for item in items:
-        if item.kind == TOOL and item.status not in TERMINAL:
-            item = Item(item.key, item.kind, item.turn, {**item.payload, "status": CANCELLED}, status=CANCELLED,
+        if item.kind == TOOL and (item.status not in TERMINAL or item.payload.get("asking")):
+            payload = {k: v for k, v in item.payload.items() if k != "asking"}
+            status = item.status if item.status in TERMINAL else CANCELLED
+            item = Item(item.key, item.kind, item.turn, {**payload, "status": status}, status=status,
                         tool_call_id=item.tool_call_id, final=True)
         elif item.kind == PERMISSION and not item.payload.get("answer"):
             item = Item(item.key, item.kind, item.turn, {**item.payload, "answer": {"outcome": "cancelled"}},

@@ -196,8 +196,21 @@ class Normalizer:
                 if isinstance(option, dict) and option.get("optionId") == option_id:
                     answer["name"] = option.get("name")
                     answer["option_kind"] = option.get("kind")
-        return [item.but(payload={**item.payload, "answer": answer},
-                         status="answered" if answer["outcome"] == "selected" else "cancelled", final=True)]
+        answered = [item.but(payload={**item.payload, "answer": answer},
+                             status="answered" if answer["outcome"] == "selected" else "cancelled", final=True)]
+        return answered + self._asks(item.tool_call_id, False)
+
+    def _asks(self, tool_call_id: Any, asking: bool) -> list[Item]:
+        """The call a permission request is for, marked ``asking`` while the request waits (its diff is shown once,
+        in the request, where the answer is given) and unmarked once it is answered; its item, if it changed."""
+        call = self._tools.get(tool_call_id) if isinstance(tool_call_id, str) else None
+        if call is None or call.get("new") or bool(call.get("asking")) == asking:
+            return []  # a call not reported yet is marked when it is (the request must not place it first)
+        if asking:
+            call["asking"] = True
+        else:
+            call.pop("asking", None)
+        return [self._tool_item(call)]
 
     # -- incoming ----------------------------------------------------------
 
@@ -282,7 +295,7 @@ class Normalizer:
         item = Item(key, K.PERMISSION, self.turn, {"tool_call": tool_call, "options": options},
                     status="pending", tool_call_id=tool_call.get("toolCallId"))
         self._permissions[key] = item
-        return self._close_text() + [item]
+        return self._close_text() + self._asks(item.tool_call_id, True) + [item]
 
     def _arguments_from_request(self, tool_call: dict[str, Any]) -> None:
         """Gemini CLI reports an MCP call with no ``rawInput``: the rich-output call's arguments are only in its
@@ -334,7 +347,8 @@ class Normalizer:
         """Unfinished tool calls are cancelled, the plan is final, memory is released."""
         changed = []
         for call in self._tools.values():
-            if cancel_if_unfinished(call):
+            asked = call.pop("asking", None) is not None
+            if cancel_if_unfinished(call) or asked:
                 changed.append(self._tool_item(call))
         self._released.update(self._tools)
         self._tools.clear()
@@ -464,6 +478,8 @@ class Normalizer:
         call = self._tool(tool_call_id)
         is_new = call.pop("new", False)
         merge_tool_frame(call, update, first=is_new)
+        if is_new and any(item.tool_call_id == tool_call_id for item in self._permissions.values()):
+            call["asking"] = True  # asked about before it was reported (Gemini CLI)
         self._show_terminals(call)
         changed: list[Item] = []
         if is_new and not call.get("parent_id"):

@@ -146,6 +146,9 @@ class ToolCallView(SearchHit, Static):
                                 look=look)
         if pending_work(payload):  # a big diff: computed in a thread, drawn when it is done
             self.run_worker(self._do_pending_work, thread=True, group="call-work", exclusive=True)
+        if view == "diff" and payload.get("asking"):  # the request below shows it, where the answer is given
+            parts.append(Text("↓ its diff is in the permission request below", style="dim italic"))
+            return Group(*parts)
         if view is not None:  # a view of its own: the diff of an edit, a command and its output
             parts += body
             if self.expanded:

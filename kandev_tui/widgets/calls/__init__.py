@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .content import content_parts, locations_line
-from .excerpt import read_parts, search_parts
+from .excerpt import read_parts, result_text, search_parts
 from kandev_tui.transcript.diffs import diff_blocks
 
 from .diff import DARK_LOOK, Look, big_diff, look_for
@@ -62,7 +62,8 @@ def call_parts(payload: dict[str, Any], compact: bool, *, wait: bool = True, sid
     for name, view in VIEWS:
         parts = view(payload, compact, wait, side, look)
         if parts:
-            extra = content_parts(payload.get("content"), skip_terminal=name == "output")
+            shown = result_text(payload) if name in ("read", "search") else None  # not said twice
+            extra = content_parts(payload.get("content"), skip_terminal=name == "output", shown=shown)
             line = locations_line(payload.get("locations")) if name != "diff" else None
             return name, parts + extra + ([line] if line is not None else [])
     extra = content_parts(payload.get("content"))

@@ -40,10 +40,12 @@ def block_part(block: dict[str, Any]) -> Any | None:
     return None
 
 
-def content_parts(content: Any, *, skip_terminal: bool = False) -> list[Any]:
+def content_parts(content: Any, *, skip_terminal: bool = False, shown: str | None = None) -> list[Any]:
     """The content blocks a call carries beside its diffs: text, links, images. With ``skip_terminal`` (the
     call's command output is shown already) a terminal block, which refers to that output, and a fenced block of
-    text (Claude's ```` ```console ```` copy of it) are left out."""
+    text (Claude's ```` ```console ```` copy of it) are left out; so is a text block that says ``shown`` again (the
+    result a read or a search showed already: agents send it both as the result and as content)."""
+    shown = shown.strip() if shown else None
     if not isinstance(content, list):
         return []
     parts: list[Any] = []
@@ -53,6 +55,8 @@ def content_parts(content: Any, *, skip_terminal: bool = False) -> list[Any]:
         if block.get("type") == "content" and isinstance(block.get("content"), dict):
             inner = block["content"]
             if skip_terminal and inner.get("type") == "text" and str(inner.get("text", "")).lstrip().startswith("```"):
+                continue
+            if shown and inner.get("type") == "text" and str(inner.get("text", "")).strip() == shown:
                 continue
             part = block_part(inner)
             if part is not None:
