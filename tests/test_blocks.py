@@ -360,3 +360,21 @@ async def test_file_viewer_search_marks_each_match_and_scrolls_by_the_rows_drawn
         await pilot.press("n")
         await until(pilot, lambda: "and a needle there" in screen_text(app))
         assert marked() == [("Needle", False), ("needle", True)]
+
+
+async def test_metric_cards_in_a_row_are_as_tall_as_the_tallest(tmp_path):
+    """A metric with a detail line is a row taller: the others of its row grow with it (they staggered)."""
+    from kandev_tui.widgets.metrics_block import MetricPanel
+
+    doc = {"version": 1, "title": "Metrics", "blocks": [{"type": "metrics", "items": [
+        {"label": "Requests", "value": "1.2M"}, {"label": "Errors", "value": "0.4%", "detail": "down from 0.9%"},
+        {"label": "Apdex", "value": "0.97"}, {"label": "Latency", "value": "120 ms"}]}]}
+    app = stored_app(tmp_path, [rich_item("m", doc)])
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: len(app.view.query(MetricPanel)) == 4)
+        await pilot.pause(0.1)
+        panels = list(app.view.query(MetricPanel))
+        first_row = [p for p in panels if p.region.y == panels[0].region.y]
+        assert len(first_row) == 3 and {p.region.height for p in first_row} == {5}  # the detail's row height
+        assert panels[3].region.height == 4  # alone in its row: its own height

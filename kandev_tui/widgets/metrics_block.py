@@ -17,7 +17,7 @@ def columns_for(width: int) -> int:
 
 class MetricPanel(Static):
     DEFAULT_CSS = """
-    MetricPanel { height: auto; border: round $panel-lighten-2; padding: 0 1; }
+    MetricPanel { height: 100%; border: round $panel-lighten-2; padding: 0 1; }  /* a row's cards as tall as its tallest */
     """
 
 
