@@ -40,6 +40,7 @@ from kandev_tui.widgets.transcript_view import TranscriptView, entry_widgets
 
 if TYPE_CHECKING:  # the screens not shown at start are imported when first shown (the first frame comes sooner)
     from kandev_tui.screens.login import LoginScreen
+    from kandev_tui.widgets.tool_call import ToolCallView
     from kandev_tui.widgets.file_preview import FilePreview
     from kandev_tui.widgets.permission import PermissionRequest
 
@@ -494,6 +495,9 @@ class KandevApp(App[int]):
 
         self.push_screen(FileViewerScreen(event.path, event.repo, event.title, line=event.line,
                                           workspace=self.workspace))
+
+    def on_tool_call_view_output_wanted(self, event: ToolCallView.OutputWanted) -> None:
+        self.run_worker(self.session.fetch_output(event.key), name="fetch-output", group="fetch-output")
 
     def on_transcript_screen_cancel_turn(self, event: TranscriptScreen.CancelTurn) -> None:
         self.cancel_turn()

@@ -618,6 +618,10 @@ class KandevSource(RunsInBackground, Source):
         else:
             self._set_state("idle", "")
 
+    async def fetch_output(self, key: str) -> None:
+        if self.attachment is not None and key.startswith("kandev:"):
+            await self._there(self.attachment.shell_output(key.removeprefix("kandev:")))
+
     async def load_older(self) -> int:
         return await self._there(self._load_older()) or 0
 

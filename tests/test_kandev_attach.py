@@ -268,7 +268,7 @@ async def test_list_prints_sessions_newest_first(backend, finished, tmp_path):
 # -- the app -------------------------------------------------------------------------------------------
 
 
-def attached_app(backend: Backend, session_id: str | None, tmp_path: Path):
+def attached_app(backend: Backend, session_id: str | None, tmp_path: Path, page_size: int = 10):
     from kandev_tui.app import KandevApp
     from kandev_tui.sources import KandevSource
 
@@ -276,7 +276,7 @@ def attached_app(backend: Backend, session_id: str | None, tmp_path: Path):
 
     store = Store(tmp_path / "db.sqlite")
     app = KandevApp(lambda on_items, on_state: KandevSource(backend.url, session_id, on_items, on_state, store=store,
-                                                            page_size=10),
+                                                            page_size=page_size),
                     settings_store=settings_at(tmp_path, chart_animation=False))
     app.animation_level = "none"
     return app
@@ -380,3 +380,55 @@ async def test_typing_goes_to_the_prompt_once_the_session_takes_prompts(backend,
         assert app.focused is app.transcript_screen.prompt
         await pilot.press(*"hi")
         assert app.transcript_screen.prompt.text == "hi"
+
+
+async def test_a_commands_output_is_fetched_when_it_is_opened_and_kept(backend, finished, tmp_path):
+    """Kandev's rows keep only the sizes of a command's output; opening the command fetches its text from the backend
+    (GET …/messages/{id}/shell-output), shows it with its exit code, and keeps it in the cache with the row."""
+    from kandev_tui.widgets.tool_group import ToolGroup
+
+    _, session_id, rows = finished
+    commands = {r["id"]: r for r in rows if r["type"] == "tool_execute"}
+    assert len(commands) == 2
+    app = attached_app(backend, session_id, tmp_path, page_size=100)  # the whole session in one page
+    async with app.run_test(size=(100, 60)) as pilot:
+        await until(pilot, lambda: app.source.state == "idle" and len(app.view.layout_model.items) == len(rows))
+        items = app.view.layout_model.items
+        assert all(items[f"kandev:{rid}"].payload.get("output_at_source") == rid for rid in commands)
+        group = next(g for g in app.view.query(ToolGroup) if any(k in g.items for k in
+                                                                 (f"kandev:{rid}" for rid in commands)))
+        app.view.scroll_to_widget(group, animate=False, top=True, immediate=True)
+        group.focus()
+        await pilot.press("enter")  # the group opened: its commands are shown, and their output fetched
+        await until(pilot, lambda: all("shell" in items[f"kandev:{rid}"].payload for rid in commands))
+        shells = [items[f"kandev:{rid}"].payload["shell"] for rid in commands]
+        assert {"stdout": "412 passed, 3 failed, 7 skipped in 26.90s\n", "exit_code": 0} in shells
+        assert any("No rule to make target 'lint'" in s.get("stderr", "") and s["exit_code"] == 2 for s in shells)
+        await until(pilot, lambda: "412 passed, 3 failed" in "\n".join(
+            w.render_line(y).text for w in group.query("ToolCallView") for y in range(w.size.height)))
+    store = Store(tmp_path / "db.sqlite", create=False)
+    try:
+        cached = {r["id"]: r for r in store.kandev_rows(backend_key_of(backend), session_id)}
+    finally:
+        store.close()
+    assert all(isinstance(cached[rid].get("kandev_tui_shell_output"), dict) for rid in commands)
+
+
+async def test_a_command_the_backend_has_no_output_for_says_so(backend, finished):
+    from kandev_tui.kandev import Attachment
+
+    _, session_id, rows = finished
+    said: list = []
+    attachment = Attachment(backend.url, session_id, on_items=said.extend)
+    command = next(r for r in rows if r["type"] == "tool_execute")
+    gone = {**command, "id": "0000-no-such-message"}
+    attachment.merge([gone])
+    await attachment.shell_output(gone["id"])
+    note = said[-1].payload["output"]["note"]
+    assert note.endswith("bytes of stdout: Kandev has no output for this command") and "shell" not in said[-1].payload
+
+
+def backend_key_of(backend: Backend) -> str:
+    from kandev_tui.kandev import backend_key
+
+    return backend_key(backend.url)

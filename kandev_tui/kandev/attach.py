@@ -29,6 +29,7 @@ from kandev_tui.transcript import items as K
 from kandev_tui.transcript.items import Item
 
 from .connection import KandevConnection, KandevError, backend_key, http_base
+from .shell_output import FETCHED, shell_output
 from .rows import order_key, row_id, row_item
 
 log = logging.getLogger(__name__)
@@ -169,6 +170,8 @@ class Attachment:
             if known is not None:
                 if instant(row.get("updated_at")) < instant(known.get("updated_at")):
                     continue  # an older state of the row: never go back
+                if FETCHED in known:  # the command's output, fetched: Kandev's row never carries it
+                    row[FETCHED] = known[FETCHED]
                 if known == row:
                     continue
                 row.setdefault("created_at", known.get("created_at"))
@@ -199,6 +202,19 @@ class Attachment:
         self._track(items)
         self.on_items(items)
         return items
+
+    async def shell_output(self, rid: str) -> None:
+        """Fetch a command's output (Kandev's row keeps only its sizes) into its row, cached with it, and show it;
+        where the backend has none, the command says so."""
+        row = self.rows.get(rid)
+        if row is None or FETCHED in row:
+            return
+        found = await asyncio.to_thread(shell_output, self.url, self.token, self.session_id, rid)
+        self.rows[rid] = {**self.rows.get(rid, row), FETCHED: found}
+        self._save([self.rows[rid]])
+        item = self.item(rid)
+        if item is not None:
+            self.on_items([item])
 
     # -- history -------------------------------------------------------------------
 

@@ -19,6 +19,8 @@ from typing import Any
 from kandev_tui.transcript import items as K
 from kandev_tui.transcript.items import Item
 
+from .shell_output import FETCHED
+
 STATUS = {
     "pending": K.PENDING, "in_progress": K.IN_PROGRESS, "running": K.IN_PROGRESS,
     "complete": K.COMPLETE, "completed": K.COMPLETE, "success": K.COMPLETE,
@@ -81,7 +83,7 @@ def row_item(row: dict[str, Any]) -> Item | None:
                    for t in meta.get("todos") or [] if isinstance(t, dict)]
         return Item(key, K.PLAN, turn, {"entries": entries, "kandev": origin}, final=True)
     if kind in TOOL_KINDS:
-        return _tool(key, turn, kind, content, meta, origin)
+        return _tool(key, turn, kind, content, meta, origin, row.get(FETCHED))
     if kind == "permission_request":
         return _permission(key, turn, content, meta, origin)
     if kind == "script_execution":
@@ -99,7 +101,9 @@ def row_item(row: dict[str, Any]) -> Item | None:
     return Item(key, K.NOTE, turn, {"text": text[:500], "unknown": True, "kandev": origin}, final=True)
 
 
-def _tool(key: str, turn: int, kind: str, content: str, meta: dict[str, Any], origin: dict[str, Any]) -> Item:
+def _tool(key: str, turn: int, kind: str, content: str, meta: dict[str, Any], origin: dict[str, Any],
+          fetched: Any = None) -> Item:
+    """A tool row's item; ``fetched``: a command's output as fetched from the backend (or why it could not be)."""
     normalized = _dict(meta.get("normalized"))
     status = STATUS.get(_str(meta.get("status")), K.IN_PROGRESS if meta.get("status") else K.COMPLETE)
     title = _str(meta.get("title")) or content or None
@@ -139,8 +143,14 @@ def _tool(key: str, turn: int, kind: str, content: str, meta: dict[str, Any], or
         if "exit_code" in output:
             summary["exit_code"] = output["exit_code"]
         sizes = [f"{output[k]} bytes of {k.split('_')[0]}" for k in ("stdout_bytes", "stderr_bytes") if output.get(k)]
-        if sizes:
-            summary["note"] = ", ".join(sizes) + " (Kandev keeps the sizes, not the text)"
+        if isinstance(fetched, dict):  # the text, fetched when the command was opened
+            payload["shell"] = {**{k: v for k, v in fetched.items() if k in ("stdout", "stderr")},
+                                "exit_code": fetched.get("exit_code", output.get("exit_code"))}
+        elif sizes:
+            summary["note"] = ", ".join(sizes) + (f": {fetched}" if isinstance(fetched, str) else
+                                                  " (Kandev keeps the text: opening the command fetches it)")
+            if not isinstance(fetched, str):
+                payload["output_at_source"] = origin["id"]  # the source fetches it when asked (Source.fetch_output)
         payload.update(name="execute", input={"kind": "execute", "raw_input": raw_input}, output=summary or None)
     elif shape == "modify_file":
         path = _str(body.get("file_path"))

@@ -207,6 +207,10 @@ class SessionModel:
     async def log_in(self, method_id: str, env: dict[str, str] | None = None) -> None:
         await self.source.log_in(method_id, env)
 
+    async def fetch_output(self, key: str) -> None:
+        """What the item ``key`` left at its source, fetched (it comes as a new version of the item)."""
+        await self.source.fetch_output(key)
+
     async def choose(self, method: str, params: dict) -> None:
         """A choice for the session (a mode, a config option's value, a model); the agent's refusal raises."""
         await self.source.choose(method, params)

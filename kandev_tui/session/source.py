@@ -9,7 +9,7 @@ has to guess with ``hasattr``:
 - ``streaming``: the source is taking in output as fast as it can (a flood); the UI then takes batches less often,
   so that reading keeps up (read from any thread, it may be a moment out of date);
 - paging (``kandev-tui attach``): ``more_above``, ``load_older``; and ``on_reset``, which the app sets when it can
-  take every item again in order (older history arrived);
+  take every item again in order (older history arrived); ``fetch_output``: what an item left at its source;
 - picking a session: ``can_pick_session``, ``sessions()``, the picker's titles; while ``session_id`` is None the
   app shows the picker, then sets ``session_id`` and starts the source;
 - logging in (a live agent): ``login_methods`` while the state is ``login``, ``log_in(method_id, env)``,
@@ -110,6 +110,10 @@ class Source:
         from kandev_tui.acp import AgentError
 
         raise AgentError("this session takes no choices")
+
+    async def fetch_output(self, key: str) -> None:
+        """Fetch what the item ``key`` left at its source (a Kandev command's output, which its row keeps only the
+        size of): the item comes again, with it. Asked when the user opens it."""
 
     async def load_older(self) -> int:
         """Fetch older items (delivered through ``on_reset``); how many came."""

@@ -7,6 +7,7 @@ from rich.console import Group
 from rich.syntax import Syntax
 from rich.text import Text
 from textual.binding import Binding
+from textual.message import Message
 from textual.widgets import Static
 
 from kandev_tui.transcript.items import Item
@@ -80,15 +81,33 @@ class ToolCallView(SearchHit, Static):
     side_by_side = False  # a diff's old and new side by side (an edit card toggles it)
     _laid_out_width = 0  # the width a big view was last laid out at (in a thread)
 
+    class OutputWanted(Message):
+        """The call is shown and its output is at its source (a Kandev command's): fetch it (the app asks the
+        session's source, and the item comes again with it)."""
+
+        def __init__(self, key: str) -> None:
+            super().__init__()
+            self.key = key
+
     def __init__(self, item: Item) -> None:
         super().__init__()
         self.item = item
         self.expanded = False
+        self._asked_for_output = False
         self.update_item(item)
+
+    def on_mount(self) -> None:
+        self._want_output()
+
+    def _want_output(self) -> None:
+        if self.item.payload.get("output_at_source") and not self._asked_for_output and self.is_attached:
+            self._asked_for_output = True  # once: the answer comes as the item's next version
+            self.post_message(self.OutputWanted(self.item.key))
 
     def update_item(self, item: Item) -> None:
         self.item = item
         self.redraw()
+        self._want_output()
 
     def action_more(self) -> None:
         self.expanded = not self.expanded
