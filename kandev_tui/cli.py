@@ -152,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay = commands.add_parser("replay", help="replay a recording in the app",
                                  description="Replay a recording made with --record through the same normaliser "
                                              "and widgets as a live session.")
-    replay.add_argument("file", metavar="FILE")
+    replay.add_argument("file", metavar="FILE", help="a recording made with kandev-tui run --record FILE")
     replay.add_argument("--speed", type=float, default=None, metavar="N",
                         help="N times real time (default: as fast as possible)")
     _add_stats_option(replay)  # no --db: a replay stores nothing
@@ -177,7 +177,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="headless answer to permission requests (default: reject)")
     run.add_argument("--record", metavar="FILE", help="write every JSON-RPC frame, both directions, to FILE (JSONL; "
                      "a new file: an existing one is never replaced)")
-    run.add_argument("--no-guidance", action="store_true", help="do not prepend the rich-output guidance to the first prompt")
+    run.add_argument("--no-guidance", action="store_true",
+                     help="do not give the agent the rich-output guidance (given as its system prompt where it takes "
+                          "one, else before the first prompt)")
     run.add_argument("--mcp-config", metavar="FILE", help="more MCP servers to offer the agent: a JSON list of "
                      "{name, command, args, env} (stdio) or {type: http|sse, name, url, headers} entries")
     run.add_argument("--init-timeout", type=_positive_seconds, default=30.0, metavar="SECONDS",
@@ -306,7 +308,8 @@ def build_parser() -> argparse.ArgumentParser:
     guidance = commands.add_parser(
         "guidance",
         help="print the rich-output guidance paragraph given to agents",
-        description="Print the compact paragraph kandev-tui prepends to an agent's first prompt.",
+        description="Print the compact paragraph kandev-tui gives agents about rich output: as their system prompt "
+                    "where they take one (Codex, Claude Code), else before the first prompt.",
     )
     guidance.add_argument("--profile", choices=["task", "office"], default="task", help="agent profile (default: task)")
 
@@ -347,15 +350,17 @@ def _workspace(args: argparse.Namespace) -> Any:
 
     root = Path(args.workspace).expanduser() if args.workspace else Path.cwd()
     if not root.is_dir():
-        return f"kandev-tui: workspace {root} is not a directory"
+        what = "no such directory" if not root.exists() else "not a directory"
+        return f"kandev-tui {args.command}: --workspace {root}: {what}"
     repos = {}
     for option in args.repo:
         try:
             name, directory = parse_repo_option(option)
         except ValueError as exc:
-            return f"kandev-tui: {exc}"
+            return f"kandev-tui {args.command}: --repo {option}: {exc}"
         if not directory.is_dir():
-            return f"kandev-tui: repository {name}: {directory} is not a directory"
+            what = "no such directory" if not directory.exists() else "not a directory"
+            return f"kandev-tui {args.command}: --repo {name}={directory}: {what}"
         repos[name] = directory
     return Workspace(root, repos)
 
@@ -444,14 +449,23 @@ def _open_store(args: argparse.Namespace, *, create: bool = True) -> Any:
     ``create=False`` (commands that only read): a missing database is not made. Then None when it is the
     default one (nothing has been stored yet), and an error when the user named it (--db, KANDEV_TUI_DB).
     """
-    from kandev_tui.transcript.store import Store, StoreError, StoreMissing
+    from kandev_tui.transcript.store import Store, StoreError, StoreMissing, default_db_path
 
+    path = Path(args.db).expanduser() if args.db else default_db_path()
     try:
-        return Store(Path(args.db).expanduser() if args.db else None, create=create)
+        return Store(path, create=create)
     except StoreMissing as exc:
-        return f"kandev-tui: {exc}" if args.db or os.environ.get("KANDEV_TUI_DB") else None
+        return _store_problem(args, path, exc) if args.db or os.environ.get("KANDEV_TUI_DB") else None
     except StoreError as exc:
-        return f"kandev-tui: {exc}"
+        return _store_problem(args, path, exc)
+
+
+def _store_problem(args: argparse.Namespace, path: Path, exc: Any) -> str:
+    """One line, in the shape of every file option's: ``kandev-tui CMD: --db PATH: reason``."""
+    if not exc.reason:  # what is in the file (damaged, a newer schema) says it all
+        return f"kandev-tui {args.command}: {exc}"
+    where = "--db" if args.db else "KANDEV_TUI_DB" if os.environ.get("KANDEV_TUI_DB") else "the session database"
+    return f"kandev-tui {args.command}: {where} {path}: {exc.reason}"
 
 
 def _find_session(command: str, store: Any, wanted: str) -> dict[str, Any] | str:
@@ -514,8 +528,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         data, problem = _read_json(args.mcp_config)
         if problem:
             store.close()
-            where = "" if _unreadable(problem) else f" {args.mcp_config}"
-            return _fail(f"kandev-tui run: --mcp-config{where}: {problem}", EXIT_USAGE)
+            if _unreadable(problem):  # "PATH: reason"
+                return _fail(f"kandev-tui run: --mcp-config {problem}", EXIT_USAGE)
+            return _fail(f"kandev-tui run: --mcp-config {args.mcp_config}: {problem}", EXIT_USAGE)
         try:
             extra_servers = parse_mcp_config(data)
         except ValueError as exc:
@@ -581,13 +596,14 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     if not with_rows:
         print(NOTHING_STORED)
         return EXIT_OK
-    print(f"{'ID':<12}  {'STARTED':<16}  {'ITEMS':>5}  {'STATE':<9}  {'RESUME':<6}  {'AGENT':<24}  TITLE")
+    print(f"{'ID':<12}  {'STARTED':<16}  {'ITEMS':>5}  {'STATE':<11}  {'RESUME':<6}  {'AGENT':<24}  TITLE")
     for row in with_rows:
         started = datetime.fromtimestamp(row["created"]).strftime("%Y-%m-%d %H:%M")
         agent = visible(agent_display_name(row["agent_command"] or []), keep_newlines=False)
+        agent = agent if len(agent) <= 24 else "…" + agent[-23:]  # its end names it best (…/claude-agent-acp)
         title = visible(row["title"], keep_newlines=False)
         resume = row["continues"] if row.get("continues") and row.get("agent_session_id") else "no"
-        print(f"{row['id']:<12}  {started:<16}  {row['items']:>5}  {row['state']:<9}  {resume:<6}  {agent[-24:]:<24}  "
+        print(f"{row['id']:<12}  {started:<16}  {row['items']:>5}  {row['state']:<11}  {resume:<6}  {agent:<24}  "
               f"{title}")
     return EXIT_OK
 
@@ -761,10 +777,15 @@ def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt:
 
 
 def _no_terminal() -> str | None:
-    """Why the app cannot open here (no terminal), or None."""
-    if sys.stdout.isatty() or os.environ.get("KANDEV_TUI_FORCE_APP"):
+    """Why the app cannot open here (no terminal, or one that cannot draw it: TERM=dumb), or None."""
+    if os.environ.get("KANDEV_TUI_FORCE_APP"):
         return None
     if os.environ.get("TEXTUAL_DRIVER", "").endswith(":WebDriver"):  # kandev-tui serve: a browser, over pipes
+        return None
+    if os.environ.get("TERM") == "dumb":  # Emacs' shell, some CI runners: no cursor moves, no colours
+        return ("kandev-tui: this terminal (TERM=dumb) cannot draw the app; use 'kandev-tui run --headless' or "
+                "'kandev-tui transcript', or a terminal that can (TERM=xterm-256color)")
+    if sys.stdout.isatty():
         return None
     return ("kandev-tui: the app needs a terminal; for scripts and CI use "
             "'kandev-tui run --headless' or 'kandev-tui transcript'")

@@ -267,3 +267,24 @@ def test_every_benchmark_takes_help_and_refuses_unknown_options():
         refused = subprocess.run([sys.executable, str(script), "--no-such-option"], capture_output=True, text=True,
                                  timeout=60)
         assert refused.returncode == 2 and "unrecognized arguments" in refused.stderr, script.name
+
+
+def test_a_dumb_terminal_is_refused_with_what_to_use_instead(tmp_path):
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "KANDEV_TUI_FORCE_APP"}
+    env.update(TERM="dumb", TMPDIR=str(tmp_path), KANDEV_TUI_DB=str(tmp_path / "s.db"))
+    from .app_helpers import DEMO_RECORDING
+
+    for command in (["demo"], ["replay", str(DEMO_RECORDING)]):
+        result = subprocess.run([sys.executable, "-m", "kandev_tui", *command], capture_output=True, text=True,
+                                timeout=60, env=env)
+        assert result.returncode == 2 and "TERM=dumb" in result.stderr and "--headless" in result.stderr, result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_help_says_what_each_argument_is():
+    assert "a recording made with kandev-tui run --record" in run("replay", "--help").stdout
+    for command in ("guidance", "run"):
+        text = " ".join(run(command, "--help").stdout.split())
+        assert "prepend" not in text and "system prompt" in text

@@ -191,3 +191,36 @@ def test_sessions_show_the_agent_and_the_recording_in_full(tmp_path):
     assert result.returncode == 0, result.stderr
     row = json.loads(run("sessions", "--json", "--db", str(tmp_path / "s.db")).stdout.splitlines()[0])
     assert row["recording"] == str(work / "rec.jsonl")
+
+
+def test_every_file_option_says_what_is_wrong_in_one_shape(tmp_path):
+    """kandev-tui CMD: --option PATH: reason, for every file or directory option."""
+    (tmp_path / "a-file").write_text("x")
+    under_file = tmp_path / "a-file" / "s.db"
+    missing = tmp_path / "nowhere"
+    cases = [
+        (("sessions", "--db", str(under_file)), f"kandev-tui sessions: --db {under_file}: "),
+        (("run", "--headless", "--prompt", "x", "--db", str(under_file), "--", *DEMO), f"kandev-tui run: --db {under_file}: "),
+        (("run", "--headless", "--prompt", "x", "--workspace", str(missing), "--", *DEMO),
+         f"kandev-tui run: --workspace {missing}: no such directory"),
+        (("run", "--headless", "--prompt", "x", "--repo", f"docs={missing}", "--", *DEMO),
+         f"kandev-tui run: --repo docs={missing}: no such directory"),
+        (("run", "--headless", "--prompt", "x", "--mcp-config", str(missing / "m.json"), "--", *DEMO),
+         f"kandev-tui run: --mcp-config {missing / 'm.json'}: no such file"),
+        (("mcp", "--workspace", str(missing)), f"kandev-tui mcp: --workspace {missing}: no such directory"),
+    ]
+    for args, start in cases:
+        line = one_line_error(run(*args), 2)
+        assert line.startswith(start), line
+
+
+def test_sessions_shortens_a_long_agent_name_with_an_ellipsis(tmp_path):
+    db = tmp_path / "s.db"
+    store = Store(db)
+    store.create_session(title="long", agent_command=["npx", "-y", "@agentclientprotocol/a-very-long-agent-name-acp"],
+                         state="interrupted")
+    store.close()
+    listed = run("sessions", "--db", str(db)).stdout.splitlines()
+    row = listed[1]
+    assert "…ery-long-agent-name-acp " in row and "interrupted" in row
+    assert row.index("…") == listed[0].index("AGENT")  # the columns line up, the state's word included

@@ -152,7 +152,7 @@ def run_serve(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
     (("--", "sessions"), "'sessions' does not open the app"),
     (("--", "run", "--headless", "--prompt", "x", "--", "agent"), "--headless has no screen to serve"),
     (("--", "replay", "missing.jsonl"), "missing.jsonl: no such file"),
-    (("--", "open", "nosuchid"), "sessions.db does not exist"),
+    (("--", "open", "nosuchid"), "sessions.db: does not exist"),
     (("--port", "0"), "--port must be between 1 and 65535"),
 ])
 def test_serve_says_what_is_wrong_before_it_listens(args, said, tmp_path):

@@ -92,7 +92,12 @@ SESSION_COLUMNS = ("id", "title", "agent_command", "workspace", "created", "upda
 
 
 class StoreError(Exception):
-    """The database cannot be used; the message says why and what to do."""
+    """The database cannot be used; the message says why and what to do. ``reason``: for a file that cannot be
+    used at all (not a problem of what is in it), why, in a few words (the command line names the option)."""
+
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 class StoreMissing(StoreError):
@@ -159,7 +164,7 @@ class Database:
                 self._db = self._open_to_write()
             self._prepare()
         except sqlite3.OperationalError as exc:  # cannot be opened or written: not a sign of damage
-            raise StoreError(f"the session database {self.path} cannot be used: {exc}") from None
+            raise StoreError(f"the session database {self.path} cannot be used: {exc}", str(exc)) from None
         except sqlite3.DatabaseError as exc:
             raise self.damaged(exc) from None
 
@@ -175,11 +180,12 @@ class Database:
 
         problem = output_problem(self.path, make_parents=True)
         if problem is not None:
-            raise StoreError(f"the session database {self.path} cannot be used: {problem}")
+            raise StoreError(f"the session database {self.path} cannot be used: {problem}", problem)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise StoreError(f"the session database {self.path} cannot be used: {exc.strerror or exc}") from None
+            reason = str(exc.strerror or exc)
+            raise StoreError(f"the session database {self.path} cannot be used: {reason}", reason) from None
         return sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
 
     def _open_read_only(self) -> sqlite3.Connection:
@@ -190,12 +196,12 @@ class Database:
 
             problem = directory_problem(self.path.parent)  # a file where a folder should be is said as such
             if problem is not None and "is not a directory" in problem:
-                raise StoreError(f"the session database {self.path} cannot be used: {problem}")
-            raise StoreMissing(f"the session database {self.path} does not exist")
+                raise StoreError(f"the session database {self.path} cannot be used: {problem}", problem)
+            raise StoreMissing(f"the session database {self.path} does not exist", "does not exist")
         if self.path.is_dir():
-            raise StoreError(f"the session database {self.path} cannot be used: is a directory")
+            raise StoreError(f"the session database {self.path} cannot be used: is a directory", "is a directory")
         if not os.access(self.path, os.R_OK):
-            raise StoreError(f"the session database {self.path} cannot be used: not readable")
+            raise StoreError(f"the session database {self.path} cannot be used: not readable", "not readable")
         uri = self.path.absolute().as_uri()
         for query in ("mode=ro", "mode=ro&immutable=1"):
             db = sqlite3.connect(f"{uri}?{query}", uri=True, timeout=30, isolation_level=None,
