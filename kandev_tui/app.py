@@ -124,6 +124,9 @@ class KandevApp(App[int]):
         self.session.attach(self, asyncio.get_running_loop())
         theme = self.settings_store.settings.theme
         self.theme = theme if theme in self.available_themes else "textual-dark"
+        if theme not in self.available_themes:
+            self.notify(f"The theme {theme!r} (settings) is not one kandev-tui has: textual-dark is used. Themes: "
+                        f"{', '.join(sorted(self.available_themes))}.", severity="warning", timeout=10, markup=False)
         # a terminal of 16 colours: borders that stay visible once rounded to them (styles/app.tcss)
         sixteen = self.sixteen_colors
         if sixteen is None:

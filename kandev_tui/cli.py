@@ -650,12 +650,17 @@ def cmd_transcript(args: argparse.Namespace) -> int:
 
 
 def _recording_problem(command: str, file: str) -> tuple[str, int] | None:
-    """(one line, exit status) when FILE is not a recording that can be read; the same for every command."""
-    from kandev_tui.transcript.frames import recording_problem
+    """(one line, exit status) when FILE is not a recording that can be read; the same for every command. A last line
+    cut short (the recording stopped mid-write) is said as a warning."""
+    from kandev_tui.transcript.frames import recording_problem, torn_warning
 
     where = f"kandev-tui {command}: {file}"
+
+    def torn(line: int) -> None:
+        print(f"{where}: warning: {torn_warning(line)}", file=sys.stderr)
+
     try:
-        problem = recording_problem(Path(file).expanduser())
+        problem = recording_problem(Path(file).expanduser(), torn)
     except FileNotFoundError:
         return f"{where}: no such file", EXIT_USAGE
     except IsADirectoryError:

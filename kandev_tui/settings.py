@@ -47,9 +47,10 @@ def _as_int(value: Any, low: int, high: int) -> int:
     return number
 
 
-def _as_str(value: Any) -> str:
-    if not isinstance(value, str):
-        raise SettingError("expected text")
+def _as_theme(value: Any) -> str:
+    """A theme's name (the app says when Textual has no such theme: it knows more than :data:`THEMES`)."""
+    if not isinstance(value, str) or not value.strip():
+        raise SettingError(f"expected a theme's name, e.g. {', '.join(THEMES)}")
     return value
 
 
@@ -70,7 +71,7 @@ class Settings:
     client_terminals: bool = True  # agents may run commands in kandev-tui's terminals (terminal/*)
 
     def __post_init__(self) -> None:
-        for name, check in (("theme", _as_str), ("chart_animation", _as_bool),
+        for name, check in (("theme", _as_theme), ("chart_animation", _as_bool),
                             ("card_limit", lambda v: _as_int(v, 1, 100)), ("inject_guidance", _as_bool),
                             ("edits_inline", _as_bool), ("attention_bell", _as_bool), ("attention_title", _as_bool),
                             ("client_fs_read", _as_bool), ("client_fs_write", _as_bool),
@@ -80,6 +81,16 @@ class Settings:
     @classmethod
     def names(cls) -> tuple[str, ...]:
         return tuple(f.name for f in fields(cls))
+
+
+def _typed_as_in_toml(key: str, value: Any) -> None:
+    """A setting in the file has its own TOML type (``chart_animation = "yes"`` is text, not a switch)."""
+    default = getattr(Settings, key)
+    if isinstance(default, bool) and not isinstance(value, bool):
+        raise SettingError("expected true or false, without quotes")
+    if isinstance(default, int) and not isinstance(default, bool) and (isinstance(value, bool)
+                                                                        or not isinstance(value, int)):
+        raise SettingError("expected a whole number, without quotes")
 
 
 def config_path() -> Path:
@@ -125,13 +136,17 @@ class SettingsStore:
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
                 self.warnings.append(f"{self.path}: ignored ({exc}); using defaults")
         values: dict[str, Any] = {}
-        for source in (self.file_values, _env_overrides()):
-            for key, value in source.items():
+        for source in ("file", "environment"):
+            for key, value in (self.file_values if source == "file" else _env_overrides()).items():
+                where = f"{self.path}: {key} = {_toml_value(value)}" if source == "file" else \
+                    f"{ENV_PREFIX}{key.upper()}={value!r} (the setting {key})"
                 try:
+                    if source == "file":
+                        _typed_as_in_toml(key, value)  # the environment's strings are read as the type
                     Settings(**{**values, key: value})
                     values[key] = value
-                except (SettingError, TypeError):
-                    self.warnings.append(f"setting {key}={value!r} is not valid; using the default")
+                except (SettingError, TypeError) as exc:
+                    self.warnings.append(f"{where} is not valid ({exc}); the default is used")
         return Settings(**values)
 
     def update(self, **changes: Any) -> Settings:

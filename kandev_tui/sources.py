@@ -464,7 +464,12 @@ class ReplaySource(RunsInBackground, Source):
         self._set_state("running", "replaying")
         previous = None
         batch = []
-        for frame in read_recording(self.path):
+        def torn(line: int) -> None:
+            from kandev_tui.transcript.frames import torn_warning
+
+            self.on_state("notice", f"{self.path.name}: {torn_warning(line)}")
+
+        for frame in read_recording(self.path, torn):
             if self.speed and previous is not None and frame.t > previous:
                 delay = min(5.0, (frame.t - previous) / self.speed)
                 if delay > 0.01:

@@ -451,3 +451,31 @@ async def test_a_diffs_shades_follow_the_theme_even_once_drawn(tmp_path):
         await pilot.pause(0.2)
         light = look_for(app.current_theme)
         assert light != dark and len(shades_drawn()) == 2  # the light theme's own shades, on screen
+
+
+def test_every_invalid_setting_in_the_file_is_warned_about(tmp_path, monkeypatch):
+    """Each value that is not valid is said (the file's path, the line as written, what it takes) and its default
+    used; the others are kept."""
+    (tmp_path / "config.toml").write_text('theme = 3\nchart_animation = "yes"\ncard_limit = "5"\n'
+                                          'attention_bell = false\n')
+    monkeypatch.setenv("KANDEV_TUI_EDITS_INLINE", "maybe")
+    store = SettingsStore(tmp_path / "config.toml")
+    settings = store.settings
+    assert (settings.theme, settings.chart_animation, settings.card_limit, settings.attention_bell,
+            settings.edits_inline) == ("textual-dark", True, 16, False, True)
+    said = "\n".join(store.warnings)
+    assert len(store.warnings) == 4, said
+    assert f'{tmp_path / "config.toml"}: theme = 3 is not valid (expected a theme' in said
+    assert 'chart_animation = "yes" is not valid (expected true or false, without quotes)' in said
+    assert 'card_limit = "5" is not valid (expected a whole number, without quotes)' in said
+    assert "KANDEV_TUI_EDITS_INLINE='maybe' (the setting edits_inline) is not valid (expected true or false)" in said
+
+
+async def test_a_theme_textual_does_not_have_is_said_and_the_default_used(tmp_path):
+    app = replay_app(tmp_path, theme="nope")
+    said: list[str] = []
+    app.notify = lambda message, **kwargs: said.append(message)  # type: ignore[method-assign]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.theme == "textual-dark"
+    assert any("The theme 'nope' (settings) is not one kandev-tui has" in message for message in said)

@@ -224,3 +224,30 @@ def test_sessions_shortens_a_long_agent_name_with_an_ellipsis(tmp_path):
     row = listed[1]
     assert "…ery-long-agent-name-acp " in row and "interrupted" in row
     assert row.index("…") == listed[0].index("AGENT")  # the columns line up, the state's word included
+
+
+def test_a_recording_cut_mid_line_is_said_and_what_came_before_is_used(tmp_path):
+    text = DEMO_RECORDING.read_text()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text(text[: text.rindex("\n", 0, len(text) - 1) + 40])  # the last line, cut short
+    lines = cut.read_text().count("\n") + 1
+    for args in (("transcript", str(cut)), ("snapshot", str(cut), "-o", str(tmp_path / "shot.txt"))):
+        result = run(*args)
+        assert result.returncode == 0, result.stderr
+        assert result.stderr.strip() == (f"kandev-tui {args[0]}: {cut}: warning: it ends mid-line (line {lines} was "
+                                         "cut short: the recording stopped mid-write); what came before is shown")
+    assert result.stdout.strip() == str(tmp_path / "shot.txt")
+
+
+async def test_a_replay_of_a_recording_cut_mid_line_says_so_in_the_app(tmp_path):
+    from .app_helpers import replay_app, settle
+
+    text = DEMO_RECORDING.read_text()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text(text[: text.rindex("\n", 0, len(text) - 1) + 40])
+    app = replay_app(tmp_path, cut)
+    said: list[str] = []
+    app.notify = lambda message, **kwargs: said.append(message)  # type: ignore[method-assign]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+    assert any("cut.jsonl: it ends mid-line" in message for message in said)

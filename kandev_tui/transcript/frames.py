@@ -14,7 +14,7 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import Callable, IO, Any, Iterator
 
 from kandev_tui.jsonutil import dumps
 
@@ -78,8 +78,8 @@ class RecordingError(ValueError):
     """A recording line that is not a frame."""
 
 
-def read_recording(path: str | Path) -> Iterator[Frame]:
-    """Frames of a recording; a torn last line (a crash mid-write) is skipped."""
+def read_recording(path: str | Path, on_torn: Callable[[int], None] | None = None) -> Iterator[Frame]:
+    """Frames of a recording; a torn last line (a crash mid-write) is skipped, and ``on_torn(line number)`` told."""
     with open(path, encoding="utf-8", errors="replace") as handle:
         for number, line in enumerate(handle, start=1):  # streamed: constant memory
             if not line.strip():
@@ -88,6 +88,8 @@ def read_recording(path: str | Path) -> Iterator[Frame]:
                 data = json.loads(line)
             except json.JSONDecodeError:
                 if not line.endswith("\n") and not handle.readline():
+                    if on_torn is not None:
+                        on_torn(number)
                     return  # a torn final write (a crash mid-line)
                 raise RecordingError(f"line {number} is not JSON") from None
             if not isinstance(data, dict) or data.get("dir") not in (IN, OUT, LOCAL):
@@ -95,15 +97,21 @@ def read_recording(path: str | Path) -> Iterator[Frame]:
             yield Frame.from_json(data)
 
 
-def recording_problem(path: str | Path) -> str | None:
-    """Why ``path`` is not a recording to replay (one line: "line 3 is not JSON", "has no frames"), or None.
+def torn_warning(line: int) -> str:
+    """What is said of a recording whose last line was cut short."""
+    return f"it ends mid-line (line {line} was cut short: the recording stopped mid-write); what came before is shown"
+
+
+def recording_problem(path: str | Path, on_torn: Callable[[int], None] | None = None) -> str | None:
+    """Why ``path`` is not a recording to replay (one line: "line 3 is not JSON", "has no frames"), or None; a last
+    line cut short is no reason, but ``on_torn`` is told of it.
 
     Reads it through once (JSON only, no normalising), so that a replay can say it before the app opens.
     OSError (a missing or unreadable file) is the caller's to word.
     """
     frames = 0
     try:
-        for _frame in read_recording(path):
+        for _frame in read_recording(path, on_torn):
             frames += 1
     except RecordingError as exc:
         return str(exc)
