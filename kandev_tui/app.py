@@ -528,6 +528,14 @@ class KandevApp(App[int]):
             self.install_screen(HelpScreen(), "help")
         mount_screen_ahead(self, "help")
 
+    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
+        """The palette's Screenshot: saved where it can be (the Downloads folder where there is one, else beside the
+        sessions, else the temporary folder), and the notice says where (Textual only tried a Downloads folder, and
+        said "Failed to save screenshot" where there is none)."""
+        if path is None and not self.is_web:
+            path = str(screenshot_directory())
+        self.deliver_screenshot(filename, path)
+
     def action_settings(self) -> None:
         from kandev_tui.screens.settings import SettingsScreen
 
@@ -630,3 +638,24 @@ class KandevApp(App[int]):
 
             self._workspace = Workspace(self.source.workspace, self.source.repos)
         return self._workspace
+
+
+def screenshot_directory() -> Path:
+    """Where a screenshot can be saved: the user's Downloads folder when it exists, else ``screenshots`` beside the
+    sessions (made), else the temporary folder."""
+    import tempfile
+
+    from platformdirs import user_downloads_path
+
+    from kandev_tui.transcript.store import default_db_path
+    from kandev_tui.userpaths import directory_problem
+
+    for folder in (user_downloads_path(), default_db_path().parent / "screenshots"):
+        if folder.is_dir() or folder.name == "screenshots":
+            if directory_problem(folder) is None:
+                try:
+                    folder.mkdir(parents=True, exist_ok=True)
+                    return folder
+                except OSError:
+                    continue
+    return Path(tempfile.gettempdir())

@@ -479,3 +479,34 @@ async def test_a_theme_textual_does_not_have_is_said_and_the_default_used(tmp_pa
         await settle(pilot)
         assert app.theme == "textual-dark"
     assert any("The theme 'nope' (settings) is not one kandev-tui has" in message for message in said)
+
+
+async def test_settings_open_with_the_first_setting_focused_and_take_keys_at_once(tmp_path):
+    from textual.widgets import Select
+
+    app = replay_app(tmp_path)
+    async with app.run_test(size=(45, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("f2")
+        await until(pilot, lambda: isinstance(app.focused, Select))
+        await pilot.press("enter")  # the themes open, as enter on a choice does
+        await until(pilot, lambda: app.focused is not None and app.focused.id != "theme")
+        await pilot.press("down", "enter")
+        await until(pilot, lambda: app.theme == "textual-light")
+
+
+async def test_a_screenshot_is_saved_where_it_can_be_and_the_notice_says_where(tmp_path, monkeypatch):
+    """No Downloads folder (a server, a container): the screenshot goes beside the sessions, and the notice says so."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_DOWNLOAD_DIR", str(tmp_path / "home" / "Downloads"))  # not made: there is none
+    monkeypatch.setenv("KANDEV_TUI_DB", str(tmp_path / "data" / "sessions.db"))
+    app = replay_app(tmp_path)
+    said: list[str] = []
+    app.notify = lambda message, **kwargs: said.append(str(message))  # type: ignore[method-assign]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.action_screenshot()
+        await until(pilot, lambda: any("Saved screenshot" in message for message in said))
+    shots = list((tmp_path / "data" / "screenshots").glob("*.svg"))
+    assert len(shots) == 1 and "<svg" in shots[0].read_text()
+    assert str(shots[0]) in next(message for message in said if "Saved screenshot" in message)

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -31,7 +33,7 @@ class SettingsScreen(DrawsInputAtOnce, ModalScreen[None]):
         settings = self.app.settings_store.settings
         with VerticalScroll():
             yield Static("[b]Settings[/b]  (saved as you change them · escape to close)")
-            yield Static(Text(str(self.app.settings_store.path)), classes="note")
+            yield Static(Text(_short(self.app.settings_store.path)), classes="note")
             with Horizontal():
                 yield Label("Theme")
                 yield Select([(t, t) for t in THEMES], value=settings.theme if settings.theme in THEMES else THEMES[0],
@@ -67,6 +69,9 @@ class SettingsScreen(DrawsInputAtOnce, ModalScreen[None]):
                 yield Switch(value=settings.client_terminals, id="client_terminals")
         yield KeyFooter()  # over the transcript's: the keys of this screen (escape closes it), not of the one below
 
+    def on_mount(self) -> None:
+        self.query_one("#theme", Select).focus()  # the keys work at once: enter opens the themes, tab moves on
+
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "theme" and isinstance(event.value, str):
             self.app.change_setting(theme=event.value)
@@ -82,3 +87,12 @@ class SettingsScreen(DrawsInputAtOnce, ModalScreen[None]):
                 return
             if 1 <= value <= 100:
                 self.app.change_setting(card_limit=value)
+
+
+def _short(path: Path) -> str:
+    """The settings file's path with the home folder as ``~`` (a 45-column screen fits it whole)."""
+    home = Path.home()
+    try:
+        return "~/" + str(path.relative_to(home))
+    except ValueError:
+        return str(path)
