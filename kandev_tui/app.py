@@ -184,7 +184,18 @@ class KandevApp(App[int]):
             return
         self.source.session_id = session_id
         self._focus_prompt = True  # when it takes prompts: typing goes there, as on a fresh start
+        self.transcript_screen.back_to_list = self.source.can_pick_again
+        self.transcript_screen.refresh_bindings()
         self._run_source()
+
+    def on_transcript_screen_back_to_list(self, event: TranscriptScreen.BackToList) -> None:
+        """Escape in a session picked from the list: the list again (the session left as it was stored)."""
+        from kandev_tui.screens.session_picker import SessionPickerScreen
+
+        self.transcript_screen.back_to_list = False
+        self.reset_transcript([])
+        self.source.session_id = None
+        self.push_screen(SessionPickerScreen(self.source), self._picked)
 
     async def _start_source(self) -> None:
         try:

@@ -381,6 +381,7 @@ class StoredSource(Source):
 
     read_only_reason = "a stored session is read-only; start a new one with kandev-tui run"
     can_pick_session = True
+    can_pick_again = True
     picker_loading = "Reading the stored sessions…"
     picker_empty = "No sessions are stored yet: start one with kandev-tui run or kandev-tui demo."
 

@@ -34,14 +34,25 @@ async def test_the_stored_sessions_are_listed_newest_first_and_enter_opens_one(t
         assert [entry.task for entry in picker.entries] == ["Chart the build times", "Fix the flaky test"]
         assert "2 sessions, newest first" in str(picker.status.render())
         assert picker.entries[1].agent == "claude-agent-acp" and picker.entries[1].items == 1
-        shown = str(picker.options.get_option_at_index(1).prompt)
-        assert "claude-agent-acp · " in shown and shown.endswith(" · 1 item")  # whole, however long the agent's name
+        first, second = picker.options.get_option_at_index(1).prompt.renderables
+        assert first.plain == "■ ended  Fix the flaky test"  # as `kandev-tui sessions` says its state
+        assert "claude-agent-acp · " in second.plain and " · 1 item · /w" in second.plain
+        assert first.no_wrap and second.no_wrap  # one line each, cut with an ellipsis where the width ends
         await pilot.press("down", "enter")
         await until(pilot, lambda: app.source.state == "stored")
         await settle(pilot)
         assert app.source.session_id == older and app.transcript_screen.status.title == "Fix the flaky test"
         assert "The older session's answer." in app.view.layout_model.items["message:1"].payload["text"]
         assert app.transcript_screen.prompt.disabled  # read-only, as `open ID` is
+        await pilot.press("escape")  # back to the list, not out of the app
+        await until(pilot, lambda: isinstance(app.screen, SessionPickerScreen) and app.screen.entries)
+        assert not app.view.layout_model.items
+        await pilot.press("enter")  # the newest, this time
+        await until(pilot, lambda: app.source.state == "stored" and app.source.session_id == newer)
+        await settle(pilot)
+        assert "The newer session's answer." in app.view.layout_model.items["message:1"].payload["text"]
+        assert app.transcript_screen.status.title == "Chart the build times"
+    assert app.return_code is None or app.return_code == 0
     store.close()
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -20,8 +21,9 @@ from kandev_tui.widgets.key_footer import KeyFooter
 STATE_LABELS = {"WAITING_FOR_INPUT": ("○ waiting for input", "green"), "RUNNING": ("● running", "yellow"),
                 "STARTING": ("◌ starting", "yellow"), "FAILED": ("✖ failed", "red"), "COMPLETED": ("■ completed", "dim"),
                 "CANCELLED": ("■ cancelled", "dim"),
-                # a stored session's last state (kandev_tui.sources)
-                "IDLE": ("■ ended", "dim"), "ENDED": ("■ agent exited", "dim"), "ERROR": ("✖ failed", "red")}
+                # a stored session's last state (kandev_tui.sources), as kandev-tui sessions says it
+                "IDLE": ("■ ended", "dim"), "ENDED": ("■ ended", "dim"), "ERROR": ("✖ failed", "red"),
+                "INTERRUPTED": ("◌ interrupted", "yellow")}
 
 
 def _when(stamp: str) -> str:
@@ -81,12 +83,16 @@ class SessionPickerScreen(DrawsInputAtOnce, Screen[str | None]):
         options = []
         for entry in self.entries:
             label, style = STATE_LABELS.get(entry.state, (entry.state.lower().replace("_", " ") or "unknown", ""))
-            text = Text.assemble((safe_text(entry.task, keep_newlines=False)[:80], "bold"), "  ", (label, style))
-            text.append(f"\n  {safe_text(entry.workspace, keep_newlines=False)[:40]} · "
-                        f"{safe_text(entry.agent, keep_newlines=False)[:30] or 'agent'} · {_when(entry.updated_at)} · "
-                        f"{entry.session_id[:8]}" + (f" · {entry.items} item{'s' if entry.items != 1 else ''}"
-                                                    if entry.items is not None else ""), style="dim")
-            options.append(Option(text, id=entry.session_id))
+            # two lines, each cut short with an ellipsis where the width ends (they wrapped into four at 80 columns):
+            # the state first, then the title
+            first = Text.assemble((label, style), "  ", (safe_text(entry.task, keep_newlines=False), "bold"),
+                                  no_wrap=True, overflow="ellipsis")
+            second = Text(f"  {_when(entry.updated_at)} · {safe_text(entry.agent, keep_newlines=False) or 'agent'} · "
+                          f"{entry.session_id[:8]}" + (f" · {entry.items} item{'s' if entry.items != 1 else ''}"
+                                                      if entry.items is not None else "")
+                          + f" · {safe_text(entry.workspace, keep_newlines=False)}", style="dim", no_wrap=True,
+                          overflow="ellipsis")
+            options.append(Option(Group(first, second), id=entry.session_id))
         self.options.add_options(options)
         self.options.highlighted = 0
         self.options.focus()

@@ -27,6 +27,7 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         # escape: closes the search while it is open, else cancels a running turn; shown only when it does one
         Binding("escape", "close_search", "Close search"),
         Binding("escape", "cancel_turn", "Cancel turn"),
+        Binding("escape", "back_to_list", "Back to the list"),
         Binding("ctrl+end", "latest", "Latest", show=False),
         Binding("ctrl+home", "first", show=False),
         Binding("pageup", "page(-1)", show=False, priority=True),
@@ -36,6 +37,7 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
     ]
 
     turn_running = False  # a turn runs that escape can cancel (set by the app: set_turn_running)
+    back_to_list = False  # the session was picked from a list it can go back to (set by the app)
 
     def __init__(self, view: TranscriptView) -> None:
         super().__init__()
@@ -107,10 +109,19 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
             return self.search_box.display
         if action == "cancel_turn":
             return not self.search_box.display and self.app.screen is self and self.turn_running
+        if action == "back_to_list":
+            return not self.search_box.display and self.app.screen is self and not self.turn_running and \
+                self.back_to_list
         return True
 
     class CancelTurn(Message):
         """The user asked to cancel the running turn (escape)."""
+
+    class BackToList(Message):
+        """The user asked for the list the session was picked from (escape)."""
+
+    def action_back_to_list(self) -> None:
+        self.post_message(self.BackToList())
 
     def set_turn_running(self, running: bool) -> None:
         """Whether a turn runs that can be cancelled: the app says so as the session's state changes."""

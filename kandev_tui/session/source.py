@@ -46,6 +46,7 @@ class Source:
     read_only_reason: str = ""
     session_id: str | None = None
     can_pick_session: bool = False
+    can_pick_again: bool = False  # the session picked can be left for the list again (escape): the stored ones
     picker_title: tuple[str, str] = ("Pick a session", "")  # (what, where)
     picker_loading: str = "Loading sessions…"
     picker_empty: str = "There are no sessions yet."
