@@ -40,6 +40,7 @@ from kandev_tui.widgets.transcript_view import TranscriptView, entry_widgets
 
 if TYPE_CHECKING:  # the screens not shown at start are imported when first shown (the first frame comes sooner)
     from kandev_tui.screens.login import LoginScreen
+    from kandev_tui.screens.session_picker import SessionPickerScreen
     from kandev_tui.widgets.tool_call import ToolCallView
     from kandev_tui.widgets.file_preview import FilePreview
     from kandev_tui.widgets.permission import PermissionRequest
@@ -100,6 +101,7 @@ class KandevApp(App[int]):
         self._last_state = SessionState.STARTING
         self._title_set = False  # the terminal's title was set to call the user (attention)
         self._signals: EndingSignals | None = None  # taken while mounted
+        self._picker: SessionPickerScreen | None = None  # the list of sessions, while one is to be picked
 
     @property
     def exit_code(self) -> int:
@@ -143,7 +145,8 @@ class KandevApp(App[int]):
         if self.source.can_pick_session and not self.source.session_id:  # no session named: pick one
             from kandev_tui.screens.session_picker import SessionPickerScreen
 
-            self.push_screen(SessionPickerScreen(self.source), self._picked)
+            self._picker = SessionPickerScreen(self.source)
+            self.push_screen(self._picker, self._picked)
             return
         # the first frame comes first: starting an agent imports the ACP SDK (over a second, in a thread that
         # still competes with the event loop for the interpreter)
@@ -180,6 +183,8 @@ class KandevApp(App[int]):
 
     def _picked(self, session_id: str | None) -> None:
         if not session_id:
+            if self._picker is not None and self._picker.failure:  # quit with no list to pick from: it failed
+                self.session.fail(self._picker.failure)
             self.finish()
             return
         self.source.session_id = session_id
@@ -195,7 +200,8 @@ class KandevApp(App[int]):
         self.transcript_screen.back_to_list = False
         self.reset_transcript([])
         self.source.session_id = None
-        self.push_screen(SessionPickerScreen(self.source), self._picked)
+        self._picker = SessionPickerScreen(self.source)
+        self.push_screen(self._picker, self._picked)
 
     async def _start_source(self) -> None:
         try:

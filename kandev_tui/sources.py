@@ -264,8 +264,12 @@ class LiveSource(RunsInBackground, Source):
         if self.client.process is not None and self.client.process.returncode is not None:
             self.can_prompt = False
             self.read_only_reason = "the agent has exited"
-            self._update_session(state="ended")
-            self._set_state("ended", "the agent has exited")
+            if self.client.exit_reason:  # it died during the turn: the session failed (the command exits 1)
+                self._update_session(state="failed")
+                self._set_state("error", self.client.exit_reason)
+            else:
+                self._update_session(state="ended")
+                self._set_state("ended", "the agent has exited")
         else:
             self._set_state("idle", stop)
 

@@ -140,3 +140,64 @@ async def test_an_agent_that_ignores_cancel_is_stopped_and_its_output_kept(tmp_p
     text = stored_text(store)
     chunks = text.split("still going ")[1:]
     assert [int(c) for c in chunks] == list(range(len(chunks))) and len(chunks) > 10  # nothing lost, no gap
+
+
+async def test_an_agent_killed_mid_turn_is_said_once_by_its_signal_and_the_app_exits_non_zero(tmp_path):
+    from kandev_tui.transcript import items as K
+
+    app, store = fault_app(tmp_path, "killed-mid-turn")
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await wait_for(pilot, lambda: ready(app))
+        app.transcript_screen.prompt.focus()
+        await pilot.press(*"go", "enter")
+        assert await wait_for(pilot, lambda: app.source.state == "error")
+        await app.action_quit()
+    assert app.return_code == 1 and app.failure == "the agent was ended by SIGKILL (signal 9) during the turn"
+    session = store.sessions()[0]
+    errors = [i for i in store.items(session["id"]) if i.kind == K.ERROR]
+    assert [e.payload["message"] for e in errors] == ["The agent was ended by SIGKILL (signal 9) during the turn."]
+    assert "exit_code" not in errors[0].payload and session["state"] == "failed"
+    store.close()
+
+
+def test_a_command_that_echoes_is_said_not_to_speak_acp(tmp_path):
+    import subprocess
+
+    result = subprocess.run([sys.executable, "-m", "kandev_tui", "run", "--headless", "--prompt", "hi", "--db",
+                             str(tmp_path / "s.db"), "--", "cat"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert "kandev-tui run: cat does not speak ACP: it sent kandev-tui's own initialize back" in result.stderr
+
+
+async def test_pick_with_an_agent_that_lists_no_sessions_says_so_without_a_retry_and_quitting_fails(tmp_path):
+    from kandev_tui.screens.session_picker import SessionPickerScreen
+
+    store = Store(tmp_path / "s.db")
+    agent = AgentOptions(command=[*AGENT, "exit-mid-turn"], workspace=tmp_path, inject_guidance=False)
+    app = KandevApp(lambda on_items, on_state: LiveSource(agent, store, on_items, on_state, pick=True),
+                    settings_store=settings_at(tmp_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await wait_for(pilot, lambda: isinstance(app.screen, SessionPickerScreen) and app.screen.failure)
+        said = str(app.screen.status.render())
+        assert "This agent does not list its sessions" in said and "Error" not in said and "r to try again" not in said
+        await pilot.press("escape")
+        assert await wait_for(pilot, lambda: app.return_code is not None)
+    assert app.return_code == 1 and "does not list its sessions" in app.failure
+    store.close()
+
+
+async def test_attach_with_no_backend_to_list_from_exits_non_zero(tmp_path):
+    from kandev_tui.screens.session_picker import SessionPickerScreen
+    from kandev_tui.sources import KandevSource
+
+    from .kandev_backend import free_port
+
+    url = f"ws://127.0.0.1:{free_port()}/ws"  # nothing listens there
+    app = KandevApp(lambda on_items, on_state: KandevSource(url, None, on_items, on_state),
+                    settings_store=settings_at(tmp_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await wait_for(pilot, lambda: isinstance(app.screen, SessionPickerScreen) and app.screen.failure)
+        assert "r to try again" in str(app.screen.status.render())  # a backend may come: trying again can help
+        await pilot.press("escape")
+        assert await wait_for(pilot, lambda: app.return_code is not None)
+    assert app.return_code == 1

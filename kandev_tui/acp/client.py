@@ -159,6 +159,10 @@ def _tail(path: Path | None, lines: int = 12) -> list[str]:
     return [line for line in data.splitlines() if line.strip()][-lines:]
 
 
+# what kandev-tui asks of agents: an agent that asks it of kandev-tui sends its input back
+AGENT_METHODS = frozenset({"initialize", "authenticate", "session/new", "session/load", "session/resume",
+                           "session/prompt", "session/list", "session/set_mode"})
+
 # notifications whose frame is all kandev-tui needs (the normaliser reads it): never dispatched through the SDK
 OBSERVED_ONLY = frozenset({"session/update"})
 
@@ -184,6 +188,8 @@ class AgentClient:
         self._turn: asyncio.Task[Any] | None = None
         self._permission_waits: set[asyncio.Task[Any]] = set()  # the questions being asked, cancelled by cancel()
         self._exit_reported = False
+        self._echoed = False  # the agent asked kandev-tui what kandev-tui asks agents: it echoes (cat)
+        self.exit_reason = ""  # how the agent ended during a turn ("the agent was ended by SIGKILL during the turn")
         self._closing: asyncio.Future[None] | None = None
         from .files import ClientFiles
         from .terminals import Terminals
@@ -251,6 +257,9 @@ class AgentClient:
         except asyncio.TimeoutError:
             await self._fail(f"The agent did not answer initialize within {options.init_timeout:g} s.")
         except Exception as exc:  # noqa: BLE001 - ConnectionError, RequestError
+            if self._echoed:
+                await self._fail(f"{' '.join(options.command)[:200]} does not speak ACP: it sent kandev-tui's own "
+                                 "initialize back (is it an ACP agent, or the command that starts one?)")
             await self._fail(f"The agent failed during initialize: {self._describe(exc)}")
         response = response if isinstance(response, dict) else {}
         self.agent_info = response.get("agentInfo") if isinstance(response.get("agentInfo"), dict) else {}
@@ -436,7 +445,12 @@ class AgentClient:
                 self._exit_reported = True
                 details = await self._exit_details()
                 code = details["exit_code"]
-                what = f"exited with code {code}" if code is not None else "closed its output"
+                if code is not None and code < 0:  # ended by a signal: named, not a negative exit code
+                    details["exit_code"] = None
+                    what = f"was ended by {_signal_name(-code)}"
+                else:
+                    what = f"exited with code {code}" if code is not None else "closed its output"
+                self.exit_reason = f"the agent {what} during the turn"
                 self._local(f"The agent {what} during the turn.", ends_turn=True, **details)
             return "error"
         finally:
@@ -493,6 +507,8 @@ class AgentClient:
 
         serve = self._services().get(method)
         if serve is None:
+            if method in AGENT_METHODS:  # what kandev-tui asks of agents, asked of it: the command echoes its input
+                self._echoed = True
             raise RequestError.method_not_found(method)
         try:
             return await serve(params)
@@ -581,6 +597,13 @@ class AgentClient:
         if self._log is not None:
             self._log.close()
             self._log = None
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return f"{signal.Signals(number).name} (signal {number})"
+    except ValueError:
+        return f"signal {number}"
 
 
 async def _end_agent(process: asyncio.subprocess.Process) -> None:

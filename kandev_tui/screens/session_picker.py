@@ -45,6 +45,7 @@ class SessionPickerScreen(DrawsInputAtOnce, Screen[str | None]):
         super().__init__()
         self.source = source
         self.entries: list[Any] = []
+        self.failure = ""  # why the list could not be had, while it could not (quitting then is a failure)
         self.options = OptionList(id="picker-list")
         self.status = Static(source.picker_loading, id="picker-status")
 
@@ -63,17 +64,22 @@ class SessionPickerScreen(DrawsInputAtOnce, Screen[str | None]):
         self.run_worker(self._load(), exclusive=True, group="picker")
 
     async def _load(self) -> None:
+        from kandev_tui.acp import AgentError
         from kandev_tui.kandev import KandevError
+        from kandev_tui.transcript import StoreError
 
         try:
             self.entries = await self.source.sessions()
-        except KandevError as exc:
-            self.status.update(Text(f"✖ {exc}\nPress r to try again, escape to quit.", style="red"))
+        except KandevError as exc:  # a backend away or starting: trying again can help
+            self._failed(str(exc), "Press r to try again, escape to quit.")
+            return
+        except (AgentError, StoreError) as exc:  # what the agent cannot do, a damaged database: trying again cannot
+            self._failed(str(exc), "Press escape to quit.")
             return
         except Exception as exc:  # noqa: BLE001 - never a traceback on screen
-            self.status.update(Text(f"✖ the session list could not be read: {type(exc).__name__}: {exc}\n"
-                                    "Press r to try again, escape to quit.", style="red"))
+            self._failed(f"the session list could not be read: {exc}", "Press r to try again, escape to quit.")
             return
+        self.failure = ""
         self.options.clear_options()
         if not self.entries:
             self.status.update(self.source.picker_empty)
@@ -96,6 +102,10 @@ class SessionPickerScreen(DrawsInputAtOnce, Screen[str | None]):
         self.options.add_options(options)
         self.options.highlighted = 0
         self.options.focus()
+
+    def _failed(self, reason: str, then: str) -> None:
+        self.failure = reason
+        self.status.update(Text(f"✖ {reason}\n{then}", style="red"))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         entry = next((e for e in self.entries if e.session_id == event.option.id), None)

@@ -8,6 +8,8 @@ modes: exit-mid-turn, garbage, no-init, huge-line, ignore-cancel, slow-stream [N
 """
 
 import json
+import os
+import signal
 import sys
 import time
 
@@ -58,6 +60,9 @@ def main():
             send({"jsonrpc": "2.0", "id": request_id, "result": {"sessionId": "f-1"}})
         elif method == "session/prompt":
             session = message["params"]["sessionId"]
+            if MODE == "killed-mid-turn":  # as the OOM killer or a kill -9 ends it
+                chunk(session, "Starting ")
+                os.kill(os.getpid(), signal.SIGKILL)
             if MODE == "exit-mid-turn":
                 chunk(session, "Starting ")
                 chunk(session, "work…")
