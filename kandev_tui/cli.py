@@ -845,7 +845,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
         settings = SettingsStore()
         options = AgentOptions(command=agent_command(args.scenario), workspace=workspace,
                                inject_guidance=settings.settings.inject_guidance, **client_services(settings.settings))
-        return _run_app(args, store, lambda on_items, on_state: _live_source(options, store, on_items, on_state),
+        choices = settings.agent_choices(options.command)  # the mode and model last chosen for the demo, as for any
+        return _run_app(args, store, lambda on_items, on_state: _live_source(options, store, on_items, on_state,
+                                                                             choices=choices),
                         initial_prompt=SCENARIOS[args.scenario], settings=settings)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -255,9 +255,11 @@ async def test_file_preview_states(tmp_path):
     assert state == "ok"
     state, body, _ = await _preview_state(tmp_path / "c", ws, "bin.dat")
     assert state == "binary" and BINARY in body
-    for name, path in (("d", "missing.txt"), ("e", "escape.txt"), ("f", "pipe.txt")):
+    for name, path, why in (("d", "missing.txt", "no such file"), ("e", "escape.txt", "outside"),
+                            ("f", "pipe.txt", "not a regular file")):
         state, body, _ = await _preview_state(tmp_path / name, ws, path)
-        assert state == "unavailable" and body.strip() == UNAVAILABLE, path
+        assert state == "unavailable" and body.strip().startswith("Preview unavailable: "), path
+        assert why in " ".join(body.split()), (path, body)  # the reason, said
 
 
 async def test_file_preview_reuses_and_retries(tmp_path):
@@ -378,3 +380,18 @@ async def test_metric_cards_in_a_row_are_as_tall_as_the_tallest(tmp_path):
         first_row = [p for p in panels if p.region.y == panels[0].region.y]
         assert len(first_row) == 3 and {p.region.height for p in first_row} == {5}  # the detail's row height
         assert panels[3].region.height == 4  # alone in its row: its own height
+
+
+async def test_a_replays_file_preview_says_why_it_cannot_show_the_file(tmp_path):
+    from .app_helpers import replay_app
+
+    app = replay_app(tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        preview = app.view.query(FilePreview).last()
+        app.view.scroll_to_widget(preview, animate=False, immediate=True)
+        preview.focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: preview.state == "unavailable")
+        shown = " ".join(str(preview._body.content).split())
+        assert shown.startswith("Preview unavailable: this session has no workspace here to read it from (a replay")

@@ -288,3 +288,21 @@ def test_a_login_in_the_terminal_steps_aside_and_comes_back_logged_in(tmp_path):
         time.sleep(1.0)
     finally:
         tmux.close()
+
+
+def test_the_demo_starts_in_the_mode_last_chosen_for_it(tmp_path):
+    """The mode remembered for the demo's agent (the settings' [agents."…"] table, as the picker writes it) is the one
+    it starts in, as for any agent: in write mode it asks nothing before it writes."""
+    from kandev_tui.demo import agent_command
+    from kandev_tui.settings import agent_key
+
+    (tmp_path / "c.toml").write_text(f'[agents."{agent_key(agent_command())}"]\nmode = "write"\n')
+    env = {"KANDEV_TUI_DB": str(tmp_path / "s.db"), "KANDEV_TUI_CONFIG": str(tmp_path / "c.toml"),
+           "TERM": "xterm-256color", "KANDEV_DEMO_DELAY": "0", "PYTHONHASHSEED": "0"}
+    tmux = Tmux(120, 40, f"{KANDEV} demo", env)
+    try:
+        screen = tmux.wait_for("end of turn")
+        assert "Write" in screen.splitlines()[0]  # the status line's mode
+        assert "Allow once" not in screen
+    finally:
+        tmux.close()

@@ -56,8 +56,10 @@ class FileViewerScreen(DrawsInputAtOnce, Screen[None]):
     def _load(self) -> None:
         from kandev_tui.workspace import WorkspaceError
 
+        from kandev_tui.widgets.file_preview import NO_WORKSPACE
+
         workspace = self.workspace
-        message = "Preview unavailable."
+        message = f"Preview unavailable: {NO_WORKSPACE}."
         text = None
         if workspace is not None:
             try:
@@ -67,8 +69,8 @@ class FileViewerScreen(DrawsInputAtOnce, Screen[None]):
                     message = "Preview unavailable for this file type."
                 elif read.truncated:
                     text += "\n… (the viewer shows the first MiB)"
-            except WorkspaceError:
-                pass
+            except WorkspaceError as exc:
+                message = f"Preview unavailable: {exc}."
         self.app.call_from_thread(self._show, text, message)
 
     def _show(self, text: str | None, message: str) -> None:

@@ -38,16 +38,21 @@ def lexer_for(path: str, mime_type: str | None) -> str:
     return Syntax.guess_lexer(PurePosixPath(path).name or "x.txt")
 
 
+NO_WORKSPACE = ("this session has no workspace here to read it from (a replay, or a session of another machine or "
+                "one whose folder is gone)")
+
+
 def load_preview(workspace, path: str, repo: str | None) -> tuple[str, str | None, bool]:
-    """(state, text, clipped): state is "ok", "binary" or "unavailable". Runs in a worker thread."""
+    """(state, text, clipped): state is "ok", "binary" or "unavailable" (then the text is why). Runs in a worker
+    thread."""
     from kandev_tui.workspace import WorkspaceError
 
     if workspace is None:
-        return "unavailable", None, False
+        return "unavailable", NO_WORKSPACE, False
     try:
         read = workspace.read_text(path, PREVIEW_CHARS * 4 + 4, repo)
-    except WorkspaceError:
-        return "unavailable", None, False
+    except WorkspaceError as exc:
+        return "unavailable", str(exc), False
     if read.text is None:
         return "binary", None, False
     text = read.text
@@ -149,7 +154,7 @@ class FilePreview(Widget):
             self._body.update(Text(BINARY, style="dim italic"))
             return
         if state != "ok" or text is None:
-            self._body.update(Text(UNAVAILABLE, style="dim italic"))
+            self._body.update(Text(f"{UNAVAILABLE[:-1]}: {safe_text(text or 'no reason given')}.", style="dim italic"))
             return
         lexer = lexer_for(self.block.path, self.block.mime_type)
         shown = safe_text(text)
