@@ -202,6 +202,10 @@ async def test_slash_commands_are_offered_filtered_and_completed_then_sent_as_te
         await until(pilot, lambda: any(e.key.startswith("turn_end") for e in app.view.entries))
         sent = [i for i in app.view.layout_model.items.values() if i.kind == "user_message"]
         assert sent[-1].payload["text"] == "/chart tests pass"  # as text, as the protocol says
+        (chart,) = [i for i in app.view.layout_model.items.values() if i.kind == "tool_call"
+                    and (i.payload.get("input") or {}).get("title") == "Your message"]
+        labels = chart.payload["input"]["blocks"][0]["labels"]
+        assert labels == ["1. tests", "2. pass"]  # the words after the command, not the command itself
         await pilot.press("/", "escape")  # escape hides the menu and leaves the text
         assert not screen.command_menu.open and screen.prompt.text == "/"
         assert screen.prompt.border_subtitle == ""  # the menu's keys are gone with it

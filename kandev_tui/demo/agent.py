@@ -307,7 +307,7 @@ class DemoAgent:
         state["turns"] += 1
         text = "".join(getattr(block, "text", "") for block in prompt)
         first = self._fleet_turn if self.scenario == "fleet" else self._first_turn
-        script = first if state["turns"] == 1 else self._later_turn
+        script = first if state["turns"] == 1 and _chart_words(text) is None else self._later_turn
         try:
             await script(session_id, state, text)
         except _Cancelled:
@@ -507,12 +507,20 @@ class DemoAgent:
             raise _Cancelled
 
     async def _later_turn(self, session_id: str, state: dict[str, Any], text: str) -> None:
+        words_given = _chart_words(text)  # the slash command it offers: the words after it, not itself
+        command = words_given is not None
+        if command:
+            text = words_given
         words = [w.strip(".,!?;:\"'()") for w in text.split()]
         words = [w[:40] for w in words if w][:8] or ["(empty)"]
         quoted = " ".join(text.split())[:200]
-        await self._stream(session_id, f"You asked: “{quoted}”.\n\nI'm the scripted demo agent, so I can't really "
-                                        "do that — but here is a chart of the words in your message, drawn by "
-                                        "kandev-tui from a tool call, like any real result.\n\n")
+        if command:
+            await self._stream(session_id, f"/chart: the words “{quoted}”, charted by kandev-tui from a tool call, "
+                                            "like any real result.\n\n")
+        else:
+            await self._stream(session_id, f"You asked: “{quoted}”.\n\nI'm the scripted demo agent, so I can't "
+                                            "really do that — but here is a chart of the words in your message, "
+                                            "drawn by kandev-tui from a tool call, like any real result.\n\n")
         chart = {"version": 1, "title": "Your message", "blocks": [{
             "type": "chart", "chart_type": "bar", "title": "Letters per word",
             "summary": f"{len(words)} word{'s' if len(words) != 1 else ''}, longest first in your reading order.",
@@ -539,6 +547,13 @@ class DemoAgent:
         (cwd / "reports" / "summary.md").write_text(summary)
         await self._send(session_id, helpers.update_tool_call("edit-1", status="completed",
                                                               raw_output="Wrote reports/summary.md"))
+
+
+def _chart_words(text: str) -> str | None:
+    """The words after ``/chart`` when the user's prompt is that command (its last paragraph: a client may put text of
+    its own before the user's, as kandev-tui's guidance), else None."""
+    last = text.strip().rsplit("\n\n", 1)[-1].strip()
+    return last[len("/chart"):] if last.split()[:1] == ["/chart"] else None
 
 
 MODES = {"ask": {"name": "Ask", "description": "Ask before writing files"},
