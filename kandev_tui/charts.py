@@ -141,15 +141,29 @@ def x_tick_positions(count: int, ticks: tuple[str, ...], width: int) -> list[int
 
 
 def bar_labels(ticks: tuple[str, ...], slot: float) -> tuple[list[str], str | None]:
-    """Every category's label fitted to the cells its group of bars has (``slot``), or a note saying why none is.
+    """Every category's label fitted to the cells around its group of bars (``slot`` per category), or a note saying
+    why none is.
 
-    A label that does not fit is cut with "…"; when cuts would make two labels alike, or a slot has no room for a
-    letter and a space, the labels give way to a note (the data table, ``d``, shows them in full).
+    Labels are centred under their groups, each within its slot; an inner one longer than that takes the room its
+    short neighbours leave (``billing`` between ``api`` and ``auth``), a space or more kept between any two. One that
+    still does not fit is cut with "…"; when cuts would make two labels alike, or a slot has no room for a letter and
+    a space, the labels give way to a note (the data table, ``d``, shows them in full).
     """
     room = int(slot) - 1
     if room < 1:
         return [], "labels hidden: too narrow · d: data table"
-    fitted = [t if len(t) <= room else (t[: room - 1] + "…" if room > 1 else t[:1]) for t in ticks]
+    lengths = [min(len(t), room) for t in ticks]  # each within its own slot: never in another's way
+
+    def fits(i: int, j: int) -> bool:  # two neighbours, centred a slot apart, a space or more between them
+        return j < 0 or j >= len(lengths) or math.ceil(lengths[i] / 2) + math.ceil(lengths[j] / 2) + 2 <= int(slot)
+
+    for i in range(1, len(ticks) - 1):  # an inner label cut short takes what its neighbours leave, a cell at a time
+        while lengths[i] < len(ticks[i]):
+            lengths[i] += 1
+            if not (fits(i, i - 1) and fits(i, i + 1)):
+                lengths[i] -= 1
+                break
+    fitted = [t if len(t) <= n else (t[: n - 1] + "…" if n > 1 else t[:1]) for t, n in zip(ticks, lengths)]
     if len(set(fitted)) < len(set(ticks)):
         return [], "labels hidden: too narrow to tell apart · d: data table"
     return fitted, None
@@ -197,10 +211,14 @@ def plot(data: ChartData, width: int, height: int, colors: tuple[tuple[int, int,
     note = None
     shown = [i for i, v in enumerate(visible) if v]
     plot_cells = max(1, width - max(len(t) for t in tick_labels) - 3)  # less the y labels, "┤" and the frame
+    drawn_width = width
+    if data.chart_type == "bar" and plot_cells > n:  # a whole number of cells per category: every bar of a series as
+        drawn_width -= plot_cells % n  # wide as the others (plotext rounds each one's edges to cells: 6 or 7 wide)
+        plot_cells -= plot_cells % n
     cells_per_x = plot_cells / max(1, n)
     with _LOCK:
         plt.clf()
-        plt.plotsize(max(10, width), max(5, height))
+        plt.plotsize(max(10, drawn_width), max(5, height))
         plt.theme("clear")
         for order, index in enumerate(shown):
             color = colors[index % len(colors)] if colors else None

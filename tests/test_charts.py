@@ -98,3 +98,23 @@ def test_without_colour_the_legend_marks_are_the_series_cells():
     lines = [line.plain for line in plot(DEMO_BARS, 60, 12, None, (True, True))]
     drawn = "".join(lines)
     assert LEGEND_MARKS["bar"][0] in drawn and LEGEND_MARKS["bar"][1] in drawn
+
+
+def test_every_bar_of_a_series_is_as_wide_as_the_others_and_labels_use_the_room_their_neighbours_leave():
+    """At every width from 40 to 120 columns: one width for the bars of a series (plotext rounded each one's edges:
+    6 or 7 cells), every label shown or a note said, and a long inner label whole where its short neighbours leave
+    room ("slow-tests" between "auth" and "web"; it was cut to "slow-…")."""
+    import re
+
+    from kandev_tui.charts import ChartData, bar_labels, plot
+
+    data = ChartData("k", "bar", ("api", "billing", "auth", "slow-tests", "web"), ("Failures",), ((3, 12, 4, 7, 2),))
+    for width in range(40, 121):
+        lines = plot(data, width, 12, None, (True,))
+        widths = {len(run.group(0)) for line in lines[1:-2] for run in re.finditer("█+", line.plain)}
+        assert len(widths) == 1, (width, widths)
+        assert lines[-2].plain.count("┬") == 5 and len(lines[-1].plain.split()) == 5, width
+    assert bar_labels(("auth", "slow-tests", "web"), 9)[0] == ["auth", "slow-tests", "web"]  # 8 cells of its own, 10
+    assert bar_labels(("auth", "slow-tests", "web"), 8)[0] == ["auth", "slow-te…", "web"]  # as much as leaves a gap
+    assert bar_labels(("storage", "compute"), 8)[0] == ["storage", "compute"]  # each within its slot, as before
+    assert bar_labels(("billing", "invoices", "refunds"), 6)[0] == ["bill…", "invo…", "refu…"]  # no room to share

@@ -166,6 +166,9 @@ def test_code_is_wrapped_between_tokens_at_narrow_widths():
     line = Text("pytest -q --json-report --json-report-file=reports/build.json")
     pieces = wrap_code_line(line, 30)
     assert [p.plain for p in pieces] == ["pytest -q --json-report", "  --json-report-file=reports/", "  build.json"]
+    # at the demo's width at 45 columns: a path is broken between its parts, not inside a file's name (build. json)
+    assert [p.plain for p in wrap_code_line(line, 36)] == ["pytest -q --json-report", "  --json-report-file=reports/",
+                                                         "  build.json"]
     indented = wrap_code_line(Text("    result = run_verification(service_name, timeout=threshold_seconds)"), 28)
     assert all(p.plain.startswith("      ") for p in indented[1:])  # the line's indentation and two more
     assert "service_nam" not in [p.plain.strip() for p in indented]

@@ -84,14 +84,16 @@ def _rich_theme(primary: str, accent: str, secondary: str):
     })
 
 
-BREAK_AFTER = frozenset("/=-.,:;([{)]}>|&+")  # where code is broken when no space is left on the line
+# where code is broken when no space is left on the line: between a path's parts, an option and its value, before
+# breaking a name at its dot or its dash (``reports/build.`` + ``json`` split a file's name)
+BREAK_AFTER = (frozenset("/=,:;>|&+"), frozenset("-.([{)]}"))
 
 
 def wrap_code_line(line, width: int) -> list:
     """One line of highlighted code (a Rich ``Text``) in pieces of at most ``width`` cells.
 
-    A line is broken after a space where it can be, else after punctuation (``/``, ``=``, ``-``, ``.``…), and only
-    a token longer than the whole width is cut inside; the pieces after the first keep the line's indentation and
+    A line is broken after a space where it can be, else after the punctuation that separates parts (``/``, ``=``,
+    ``:``…), else after a dot or a dash, and only a token longer than the whole width is cut inside; the pieces after the first keep the line's indentation and
     two cells more, so a wrapped line reads as one. Nothing is dropped: the pieces, less the added indentation,
     are the line.
     """
@@ -111,8 +113,10 @@ def wrap_code_line(line, width: int) -> list:
             end += 1
         floor = max(start, indent if not pieces else start) + 1  # never a piece of indentation alone
         cut = next((i + 1 for i in range(end - 1, floor - 1, -1) if plain[i] == " "), None)
-        if cut is None:
-            cut = next((i + 1 for i in range(end - 1, floor - 1, -1) if plain[i] in BREAK_AFTER), None)
+        for marks in BREAK_AFTER if cut is None else ():
+            cut = next((i + 1 for i in range(end - 1, floor - 1, -1) if plain[i] in marks), None)
+            if cut is not None:
+                break
         if cut is None or cut <= start:
             cut = max(end, start + 1)  # a token wider than the line: cut where the line ends
         piece = line[start:cut]
