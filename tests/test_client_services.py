@@ -25,25 +25,14 @@ from kandev_tui.transcript.pipeline import Pipeline
 from kandev_tui.transcript.replay import items_from_recording
 from kandev_tui.transcript.tools import OUTPUT_TAIL
 
+from .procs import live_pids
+
 AGENT = [sys.executable, str(Path(__file__).parent / "agents" / "client_agent.py")]
 
 
 def marked_processes(mark: str) -> list[int]:
     """Pids of live processes whose environment holds ``mark``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as handle:
-                environ = handle.read()
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                state = handle.read().rsplit(b")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if mark.encode() in environ and state != b"Z":
-            found.append(int(entry))
-    return found
+    return live_pids(lambda _pid, environ: mark.encode() in environ, read="environ")
 
 
 class Session:

@@ -52,12 +52,18 @@ def _serves_a_page(kandev: str, tmp_path: Path) -> None:
 
     from .browser import free_port, wait_for_port
 
+    from .procs import wait_until
+
     port = free_port()
-    server = subprocess.Popen([kandev, "serve", "--port", str(port), "--", "replay", str(DEMO_RECORDING)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    log = tmp_path / "serve.log"
+    with log.open("w") as out:
+        server = subprocess.Popen([kandev, "serve", "--port", str(port), "--", "replay", str(DEMO_RECORDING)],
+                                  stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         wait_for_port(port)
-        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30).read().decode()
+        wait_until(lambda: "?token=" in log.read_text(), 30, "the address with its secret")
+        secret = log.read_text().split("?token=", 1)[1].split()[0]
+        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/?token={secret}", timeout=30).read().decode()
         assert "kandev-tui replay" in page and "/ws" in page
     finally:
         os.killpg(server.pid, signal.SIGTERM)

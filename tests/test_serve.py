@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from kandev_tui.transcript import Store
 
 from .app_helpers import DEMO_RECORDING
 from .browser import CHROMIUM, Browser, free_port, wait_for_port
+from .procs import live_pids, wait_until
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs it)")
 KANDEV_TUI = [sys.executable, "-m", "kandev_tui"]
@@ -24,25 +24,11 @@ KANDEV_TUI = [sys.executable, "-m", "kandev_tui"]
 
 def app_processes(marker: str) -> list[int]:
     """The kandev-tui apps textual-serve started whose command line holds ``marker`` (not the server itself)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            words = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        line = b" ".join(words).decode(errors="replace")
-        if marker in line and "-m kandev_tui" in line and " serve" not in line:
-            found.append(int(entry.name))
-    return found
+    def an_app(_pid: int, cmdline: bytes) -> bool:
+        line = b" ".join(cmdline.split(b"\0")).decode(errors="replace")
+        return marker in line and "-m kandev_tui" in line and " serve" not in line
 
-
-def wait_until(condition, timeout: float = 60, what: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"waited {timeout} s for {what}"
-        time.sleep(0.1)
+    return live_pids(an_app)
 
 
 class Served:

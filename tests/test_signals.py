@@ -12,13 +12,13 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from kandev_tui.transcript import Store
 
+from .procs import alive, live_pids, wait_until
 from .tmux import Tmux
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -37,26 +37,7 @@ def launcher(tmp_path: Path) -> tuple[Path, str]:
 
 def processes_with(token: str) -> list[int]:
     """Live processes whose command line holds ``token``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-            state = Path(f"/proc/{entry}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if token.encode() in cmdline and state != b"Z":
-            found.append(int(entry))
-    return found
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` still runs (a zombie has ended: nobody may reap it, as this machine's init does not)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except (OSError, IndexError):
-        return False
+    return live_pids(lambda _pid, cmdline: token.encode() in cmdline)
 
 
 def kandev_pid(tmux: Tmux) -> int:
@@ -65,15 +46,6 @@ def kandev_pid(tmux: Tmux) -> int:
     children = Path(f"/proc/{shell}/task/{shell}/children").read_text().split()
     assert len(children) == 1, children
     return int(children[0])
-
-
-def wait_until(check, seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"{what} did not happen within {seconds} s")
 
 
 def env_for(tmp_path: Path) -> dict[str, str]:
