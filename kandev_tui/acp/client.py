@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from kandev_tui import __version__
 from kandev_tui.shutdown import forget_group, register_group, session_members, signal_session
-from kandev_tui.transcript.frames import LOCAL, Frame
+from kandev_tui.transcript.clientside import edit_paths
+from kandev_tui.transcript.frames import IN, LOCAL, Frame
 
 if TYPE_CHECKING:  # imported when a client is made (after the app's first frame)
     from .terminals import Terminals
@@ -197,6 +198,42 @@ class AgentClient:
         self._files = ClientFiles(options.workspace, options.repos)
         self._terminals = Terminals(self._files, on_frame, env=options.env)
         self._watcher: asyncio.Task[None] | None = None
+        self._edits: set[str] = set()  # the agent's calls of kind edit (a later update may not repeat the kind)
+        self._before_read: dict[tuple[str, str], None] = {}  # (call, path) whose file was read before the edit
+
+    # -- frames ----------------------------------------------------------------
+
+    def _frame(self, frame: Frame) -> None:
+        """Each frame of the agent's stream, passed on; before the first frame of an edit that names a file, the
+        file as it is then (``file_before``, :mod:`kandev_tui.transcript.clientside`)."""
+        if frame.dir == IN and frame.msg is not None:
+            self._before_edit(frame.msg)
+        self._on_frame(frame)
+
+    def _before_edit(self, msg: dict[str, Any]) -> None:
+        method = msg.get("method")
+        if method not in ("session/update", "session/request_permission"):
+            return
+        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        call = params.get("update") if method == "session/update" else params.get("toolCall")
+        if not isinstance(call, dict) or (method == "session/update" and call.get("sessionUpdate") not in (
+                "tool_call", "tool_call_update")):
+            return
+        call_id = call.get("toolCallId")
+        if not isinstance(call_id, str) or call.get("status") in ("completed", "failed"):
+            return
+        if call.get("kind") == "edit":
+            self._edits.add(call_id)
+        for path in edit_paths(call, call_id in self._edits):
+            if (call_id, path) in self._before_read:
+                continue
+            self._before_read[(call_id, path)] = None
+            if len(self._before_read) > 4096:  # bounded: the oldest calls are long done
+                del self._before_read[next(iter(self._before_read))]
+            state = self._files.before(path)
+            if state is not None:
+                self._on_frame(Frame.now(LOCAL, {"event": "file_before", "tool_call_id": call_id, "path": path,
+                                                 **state}))
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -244,7 +281,7 @@ class AgentClient:
         register_group(self.process.pid)  # ended however kandev-tui ends (kandev_tui/shutdown.py)
         assert self.process.stdout is not None and self.process.stdin is not None
         self._watcher = asyncio.ensure_future(self._watch_exit(self.process))
-        transport = LineTransport(self.process.stdout, self.process.stdin, self._on_frame, observed_only=OBSERVED_ONLY)
+        transport = LineTransport(self.process.stdout, self.process.stdin, self._frame, observed_only=OBSERVED_ONLY)
         self._conn = Connection(self._handle, transport)
         try:
             response = await asyncio.wait_for(self._conn.send_request("initialize", {

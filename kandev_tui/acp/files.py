@@ -33,6 +33,7 @@ from kandev_tui.workspace import FileMissing, Workspace, WorkspaceError, decode_
 READ_AT_MOST = 16 * 1024 * 1024  # bytes of text one read answers with
 WRITE_AT_MOST = 16 * 1024 * 1024  # bytes one write may bring (the transport's line bound is lower still)
 DIFF_OLD_AT_MOST = 4 * 1024 * 1024  # bytes of a file's former text kept for the transcript's diff
+BEFORE_AT_MOST = 256 * 1024  # bytes of a file read as it is before an agent's edit (its text goes in a local frame)
 
 RESOURCE_NOT_FOUND = -32002
 INVALID_PARAMS = -32602
@@ -126,6 +127,32 @@ class ClientFiles:
         return FileRequestError(INVALID_PARAMS, f"refused {path[:300]!r}: {exc}", path)
 
     # -- reads -----------------------------------------------------------------
+
+    def before(self, path: Any) -> dict[str, Any] | None:
+        """A file as it is now, before an agent's edit changes it: ``{"real_path", "exists": False}`` or
+        ``{"real_path", "exists": True, "text"}`` (no ``text`` for a file over :data:`BEFORE_AT_MOST` bytes or not
+        text); None for a path kandev-tui does not serve (outside the workspace, not a regular file)."""
+        try:
+            repo, relative = self.locate(path)
+            root = self.workspace.root_for(repo).resolve(strict=True)
+        except (FileRequestError, WorkspaceError, OSError, RuntimeError):
+            return None
+        real = str(root / relative)
+        try:
+            fd, info = self.workspace.open_regular(relative, repo)
+        except FileMissing:
+            return {"real_path": real, "exists": False}
+        except WorkspaceError:
+            return None
+        try:
+            with os.fdopen(fd, "rb") as handle:
+                data = handle.read(BEFORE_AT_MOST + 1) if info.st_size <= BEFORE_AT_MOST else b""
+        except OSError:
+            return None
+        text = decode_text(data, truncated=False) if data and len(data) <= BEFORE_AT_MOST else None
+        if info.st_size == 0:
+            text = ""
+        return {"real_path": real, "exists": True, **({"text": text} if text is not None else {})}
 
     def read(self, params: Any) -> dict[str, Any]:
         """``fs/read_text_file``: ``{content}`` of the file, or of ``limit`` lines from line ``line`` (1-based)."""

@@ -12,6 +12,11 @@ session:
 - ``{"event": "terminal", "terminal", ...}``: the command line and directory, output (``data``, with ``skipped``
   bytes the client did not keep), and the exit (``exit_code``, ``signal``). They make the ``shell`` of every call
   whose content embeds ``{"type": "terminal", "terminalId"}``, whether the call arrives before or after the output.
+- ``{"event": "file_before", "tool_call_id", "path", "real_path", "exists", "text"?}``, just before the first frame
+  of an edit call (or of a permission request for one) that names a file: the file as it was before the edit. An
+  edit's diff is made against it: a write the agent reports with no old text (before reading the file) is compared
+  with the file on disk; a fragment of old and new text is placed at its line in the file; a file the agent wrote
+  itself as well as through the client (OpenCode) shows its real change, not "no change".
 """
 
 from __future__ import annotations
@@ -36,6 +41,24 @@ def terminal_ids(content: Any) -> list[str]:
             and isinstance(block.get("terminalId"), str)]
 
 
+PATH_KEYS = ("path", "file_path", "filePath", "filepath", "absolute_path")
+
+
+def edit_paths(call: dict[str, Any], is_edit: bool) -> list[str]:
+    """The files an agent's call (a ``tool_call``/``tool_call_update`` or a permission request's ``toolCall``) is
+    about to change: its ``diff`` blocks' paths and, for an edit (``is_edit``), its locations and its input's path."""
+    found = [block["path"] for block in call.get("content") or [] if isinstance(block, dict)
+             and block.get("type") == "diff" and isinstance(block.get("path"), str)] \
+        if isinstance(call.get("content"), list) else []
+    if is_edit:
+        locations = call.get("locations") if isinstance(call.get("locations"), list) else []
+        found += [loc["path"] for loc in locations if isinstance(loc, dict) and isinstance(loc.get("path"), str)]
+        raw = call.get("rawInput")
+        if isinstance(raw, dict):
+            found += [raw[key] for key in PATH_KEYS if isinstance(raw.get(key), str)]
+    return [path for index, path in enumerate(found) if path.strip() and path not in found[:index]]
+
+
 def diff_paths(content: Any) -> set[str]:
     if not isinstance(content, list):
         return set()
@@ -51,6 +74,7 @@ class ClientSide:
         self._terminals: dict[str, dict[str, Any]] = {}  # terminal id → its shell (command, cwd, stdout, exit)
         self._calls: dict[str, list[str]] = {}  # terminal id → the calls that embed it
         self._asked: set[str] = set()  # paths whose diff the agent showed in a permission request this turn
+        self._before: dict[tuple[str, str], dict[str, Any]] = {}  # (call id, path or real path) → the file before
 
     def asked(self, tool_call: dict[str, Any]) -> None:
         """A permission request's call: the diffs it shows (Gemini asks with its edit's diff, then has the client
@@ -59,6 +83,50 @@ class ClientSide:
 
     def turn_ended(self) -> None:
         self._asked.clear()
+        self._before.clear()
+
+    # -- files as they were before an edit ----------------------------------------
+
+    def before(self, event: dict[str, Any]) -> str | None:
+        """Keep a ``file_before`` event; the id of the call it is for."""
+        call_id, path = event.get("tool_call_id"), event.get("path")
+        if not isinstance(call_id, str) or not isinstance(path, str) or not isinstance(event.get("exists"), bool):
+            return None
+        state = {"exists": event["exists"], **({"text": event["text"]} if isinstance(event.get("text"), str) else {})}
+        for key in {path, event.get("real_path")}:
+            if isinstance(key, str):
+                self._before.setdefault((call_id, key), state)  # the first: the file before any of the call's changes
+        return call_id
+
+    def before_of(self, call_id: str, path: str) -> dict[str, Any] | None:
+        return self._before.get((call_id, path))
+
+    def placed(self, call_id: str, content: Any) -> list[Any] | None:
+        """``content`` with its diffs made against the files as they were (a new list), or None if none changed: an
+        old text the agent left out (null) is the file's text; a fragment of it is placed at its line
+        (``_meta.kandevTui.line``)."""
+        if not isinstance(content, list) or not self._before:
+            return None
+        changed = False
+        out = []
+        for block in content:
+            state = self._before.get((call_id, block.get("path"))) if isinstance(block, dict) \
+                and block.get("type") == "diff" and isinstance(block.get("path"), str) else None
+            text = state.get("text") if state is not None and state["exists"] else None
+            old = block.get("oldText") if isinstance(block, dict) else None
+            if text is not None and old is None:
+                block = {**block, "oldText": text}
+                changed = True
+            elif text is not None and isinstance(old, str) and old and old != text:
+                where = text.find(old)
+                line = text.count("\n", 0, where) + 1 if where > 0 else 1
+                meta = block.get("_meta") if isinstance(block.get("_meta"), dict) else {}
+                ours = meta.get("kandevTui") if isinstance(meta.get("kandevTui"), dict) else {}
+                if line > 1 and ours.get("line") != line:
+                    block = {**block, "_meta": {**meta, "kandevTui": {**ours, "line": line}}}
+                    changed = True
+            out.append(block)
+        return out if changed else None
 
     def shown_by_agent(self, path: str) -> bool:
         return path in self._asked

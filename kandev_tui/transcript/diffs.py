@@ -94,19 +94,29 @@ def file_diff(path: str, old: str | None, new: str | None, context: int = CONTEX
                     note=note)
 
 
+def placed_line(block: dict[str, Any]) -> int | None:
+    """The line kandev-tui found a diff block's old text at, in the file as it was (``_meta.kandevTui.line``)."""
+    meta = block.get("_meta")
+    ours = meta.get("kandevTui") if isinstance(meta, dict) else None
+    line = ours.get("line") if isinstance(ours, dict) else None
+    return line if isinstance(line, int) and not isinstance(line, bool) and line >= 1 else None
+
+
 def first_lines(blocks: list[dict[str, Any]], locations: Any) -> list[int]:
     """The line each diff block starts at: from ``locations`` when it has one entry per block, each with the
-    block's path and a ``line`` (Claude's finished edits), else 1."""
+    block's path and a ``line`` (Claude's finished edits), else where kandev-tui found the block's old text in the
+    file as it was (:func:`placed_line`), else 1."""
     if isinstance(locations, list) and len(locations) == len(blocks):
         lines = []
         for block, location in zip(blocks, locations):
             line = location.get("line") if isinstance(location, dict) else None
             if not (isinstance(line, int) and not isinstance(line, bool) and line >= 1
                     and location.get("path") == block["path"]):
-                return [1] * len(blocks)
+                break
             lines.append(line)
-        return lines
-    return [1] * len(blocks)
+        else:
+            return lines
+    return [placed_line(block) or 1 for block in blocks]
 
 
 def diff_summary(content: Any) -> list[dict[str, Any]] | None:

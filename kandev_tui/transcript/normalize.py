@@ -290,6 +290,10 @@ class Normalizer:
         if "kind" not in tool_call and known is not None and isinstance(known.get("kind"), str):
             tool_call = {**tool_call, "kind": known["kind"]}  # what is asked (edit, run…), from the call it is for
         options = [o for o in params.get("options") or [] if isinstance(o, dict)]
+        placed = self._client.placed(tool_call.get("toolCallId"), tool_call.get("content")) \
+            if isinstance(tool_call.get("toolCallId"), str) else None
+        if placed is not None:
+            tool_call = {**tool_call, "content": placed}
         self._arguments_from_request(tool_call)
         self._client.asked(tool_call)
         item = Item(key, K.PERMISSION, self.turn, {"tool_call": tool_call, "options": options},
@@ -478,6 +482,7 @@ class Normalizer:
         call = self._tool(tool_call_id)
         is_new = call.pop("new", False)
         merge_tool_frame(call, update, first=is_new)
+        self._place(call)
         if is_new and any(item.tool_call_id == tool_call_id for item in self._permissions.values()):
             call["asking"] = True  # asked about before it was reported (Gemini CLI)
         self._show_terminals(call)
@@ -519,6 +524,10 @@ class Normalizer:
             return changed
         if kind == "file_written":
             return self._file_written(event)
+        if kind == "file_before":
+            call_id = self._client.before(event)
+            call = self._tools.get(call_id) if call_id is not None else None
+            return [self._tool_item(call)] if call is not None and not call.get("new") and self._place(call) else []
         if kind == "terminal":
             changed = []
             for tool_call_id in self._client.terminal_event(event):
@@ -528,6 +537,16 @@ class Normalizer:
                     changed.append(self._tool_item(call))
             return changed
         return []
+
+    def _place(self, call: dict[str, Any]) -> bool:
+        """The call's diffs made against the files as they were before it (:meth:`ClientSide.placed`); True if they
+        changed."""
+        placed = self._client.placed(call["tool_call_id"], call.get("content"))
+        if placed is None:
+            return False
+        call["content"] = placed
+        call["diffs"] = diff_summary(placed)
+        return True
 
     def _show_terminals(self, call: dict[str, Any]) -> None:
         """The output of the client terminals a call embeds becomes its command output."""
@@ -544,6 +563,13 @@ class Normalizer:
             return []
         path = block["path"]
         call = self._client.follows(list(self._tools.values()), path)
+        before = None
+        if call is not None:
+            before = self._client.before_of(call["tool_call_id"], path) or \
+                self._client.before_of(call["tool_call_id"], str(event.get("real_path")))
+        if before is not None and (not before["exists"] or "text" in before):
+            # the file as it was before the call, not as the write found it (an agent that wrote it itself as well)
+            block = {**block, "oldText": before.get("text") if before["exists"] else None}
         if call is not None:
             if path in diff_paths(call.get("content")):
                 return []  # the agent's own call shows this file's diff already

@@ -1,0 +1,326 @@
+"""An ACP agent that plays a turn in many agents' dialects: the test kit of what kandev-tui must read from any agent.
+
+Raw JSON-RPC over stdio (no SDK: every field is written as the dialect has it). It really reaches the MCP server
+kandev-tui offers it, over stdio (it starts the command of the ``session/new`` entry) or over HTTP (it POSTs to the
+entry's URL with its headers) when ``http`` is set, and calls ``show_rich_output_kandev`` there; and it really runs
+commands in kandev-tui's terminals. What it plays comes from the JSON in ``$DIALECT`` (each key optional):
+
+- ``http``: advertise ``mcpCapabilities.http`` (kandev-tui then offers its server over HTTP);
+- ``echo``: send each prompt back as ``user_message_chunk`` (some agents do);
+- ``usage_chunk``: end the turn's message with a chunk that carries only usage (empty text, ``_meta.usage``);
+- ``auth``: ``authMethods`` to offer (a list, sent as is) and ``auth_needed``: refuse ``session/new`` until
+  ``authenticate`` (``auth_crash``: die while answering it; ``auth_fail``: answer it with an error);
+- ``auth_opt_in``: offer ``auth`` only to a client whose ``clientCapabilities._meta`` has this key true;
+- ``steps``: the turn, a list of:
+  - ``{"op": "chart", "name_in", "arguments_in", "order", "arguments"?, "call"?}``: a rich-output call.
+    ``name_in``: ``title`` (``mcp__kandev__show_rich_output_kandev``), ``meta`` (the name in ``_meta.toolName``,
+    the title ``show_rich_output_kandev (kandev MCP Server): {json}``, kind ``read``), ``none`` (the title is the
+    presentation's description), ``code`` (the call is a code-running tool whose code calls
+    ``mcp_kandev.show_rich_output_kandev``), ``unreported`` (no frames at all). ``arguments_in``: ``rawInput``,
+    ``none``, ``content`` (streamed as text content in three pieces, which the final update replaces with the
+    result). ``order``: ``frames_first`` (the call is announced, then made) or ``call_first`` (made, then
+    announced as done). ``call``: the tool call id;
+  - ``{"op": "command", "line", "exit_in", "id"?}``: a command. ``exit_in``: ``exit_code``, ``exitCode``,
+    ``exit_status``, ``meta`` (``_meta.exit_code``), ``json_text`` (the result as JSON text), ``none``,
+    ``terminal`` (run in a kandev-tui terminal, ``terminal/create`` with the whole line and no ``args``), ``both``
+    (run there and its output also sent as content, with colours);
+  - ``{"op": "ask", "id_only": true}``: a permission request for the last call, with only its ``toolCallId``;
+  - ``{"op": "say", "text"}``; ``{"op": "write", "path", "content", "report"?: "before_read"|"fragment"}``: an
+    edit, written through the client; reported with its path only, or with a diff (``fragment``: old and new text
+    of two lines from ``line``, ``find`` replaced by ``replace``, without their place in the file;
+    ``before_read``: a write announced before the old file is read, ``oldText`` null; ``self_write``: it writes
+    the file itself too, before asking the client to).
+
+usage: python dialect_agent.py
+"""
+
+import asyncio
+import json
+import os
+import sys
+import urllib.request
+
+DIALECT = json.loads(os.environ.get("DIALECT") or "{}")
+CHART = {"version": 1, "title": "Build times", "description": "Seconds per stage of the last build",
+         "blocks": [{"type": "chart", "chart_type": "bar", "title": "Stages", "labels": ["lint", "test", "pack"],
+                     "series": [{"label": "seconds", "values": [3, 41, 7]}]}]}
+
+
+class Agent:
+    def __init__(self, reader, writer):
+        self.reader, self.writer = reader, writer
+        self.next_id = 0
+        self.waiting = {}
+        self.servers = []
+        self.session = "dialect-1"
+        self.client_caps = {}
+        self.logged_in = not DIALECT.get("auth_needed")
+        self.mcp = None  # the stdio MCP server process, once started
+        self.mcp_ids = 0
+
+    def send(self, message):
+        self.writer.write((json.dumps(message) + "\n").encode())
+
+    async def request(self, method, params):
+        self.next_id += 1
+        future = asyncio.get_running_loop().create_future()
+        self.waiting[self.next_id] = future
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        return await future
+
+    def update(self, update):
+        self.send({"jsonrpc": "2.0", "method": "session/update",
+                   "params": {"sessionId": self.session, "update": update}})
+
+    # -- the MCP server kandev-tui offered ------------------------------------------------------------------------
+
+    async def mcp_call(self, arguments):
+        entry = next(s for s in self.servers if s.get("name") == "kandev")
+        if entry.get("type") == "http":
+            return await asyncio.to_thread(self._http_call, entry, arguments)
+        if self.mcp is None:
+            env = {**os.environ, **{e["name"]: e["value"] for e in entry.get("env") or []}}
+            self.mcp = await asyncio.create_subprocess_exec(entry["command"], *entry["args"], env=env,
+                                                            stdin=asyncio.subprocess.PIPE,
+                                                            stdout=asyncio.subprocess.PIPE)
+            await self._mcp_rpc("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                               "clientInfo": {"name": "dialect-agent", "version": "1"}})
+            self.mcp.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        return await self._mcp_rpc("tools/call", {"name": "show_rich_output_kandev", "arguments": arguments})
+
+    async def _mcp_rpc(self, method, params):
+        self.mcp_ids += 1
+        self.mcp.stdin.write((json.dumps({"jsonrpc": "2.0", "id": self.mcp_ids, "method": method,
+                                          "params": params}) + "\n").encode())
+        await self.mcp.stdin.drain()
+        while True:
+            answer = json.loads(await self.mcp.stdout.readline())
+            if answer.get("id") == self.mcp_ids:
+                return answer.get("result")
+
+    def _http_call(self, entry, arguments):
+        headers = {h["name"]: h["value"] for h in entry.get("headers") or []}
+        headers.update({"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
+        result = None
+        for number, (method, params) in enumerate([
+                ("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                "clientInfo": {"name": "dialect-agent", "version": "1"}}),
+                ("tools/call", {"name": "show_rich_output_kandev", "arguments": arguments})], start=1):
+            body = json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": params}).encode()
+            with urllib.request.urlopen(urllib.request.Request(entry["url"], body, headers), timeout=30) as answer:
+                result = json.loads(answer.read()).get("result")
+        return result
+
+    # -- a turn ---------------------------------------------------------------------------------------------------
+
+    async def chart(self, step):
+        call = step.get("call", "chart-1")
+        arguments = step.get("arguments", CHART)
+        name_in, arguments_in, order = step.get("name_in", "title"), step.get("arguments_in", "rawInput"), \
+            step.get("order", "frames_first")
+        start = {"sessionUpdate": "tool_call", "toolCallId": call, "status": "pending"}
+        if name_in == "title":
+            start.update(title="mcp__kandev__show_rich_output_kandev", kind="other")
+        elif name_in == "meta":
+            start.update(title=f"show_rich_output_kandev (kandev MCP Server): {json.dumps(arguments)}", kind="read",
+                         _meta={"toolName": "show_rich_output_kandev"})
+        elif name_in == "none":
+            start.update(title=arguments.get("description") or arguments["title"], kind="other")
+        elif name_in == "code":
+            start.update(title="Run code", kind="execute",
+                         rawInput={"code": f"mcp_kandev.show_rich_output_kandev(**{json.dumps(arguments)})"})
+        if arguments_in == "rawInput" and name_in != "code":
+            start["rawInput"] = arguments
+        text = json.dumps(arguments)
+        pieces = [text[: len(text) // 3], text[: 2 * len(text) // 3], text]
+        if order == "frames_first" and name_in != "unreported":
+            self.update(start)
+            if arguments_in == "content":
+                for piece in pieces:
+                    self.update({"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "in_progress",
+                                 "content": [{"type": "content", "content": {"type": "text", "text": piece}}]})
+            await self.writer.drain()
+        result = await self.mcp_call(arguments)
+        if name_in == "unreported":
+            return
+        done = {"sessionUpdate": "tool_call_update", "toolCallId": call,
+                "status": "failed" if result.get("isError") else "completed",
+                "content": [{"type": "content", "content": block} for block in result.get("content") or []]}
+        if name_in in ("title", "code"):
+            done["rawOutput"] = result
+        if order == "call_first":
+            start.pop("status")
+            self.update({**start, **done, "sessionUpdate": "tool_call"})
+        else:
+            self.update(done)
+
+    async def command(self, step):
+        call, line, exit_in = step.get("id", "cmd-1"), step["line"], step.get("exit_in", "exit_code")
+        self.update({"sessionUpdate": "tool_call", "toolCallId": call, "title": line, "kind": "execute",
+                     "status": "pending", "rawInput": {"command": line}})
+        if exit_in in ("terminal", "both"):
+            made = await self.request("terminal/create", {"sessionId": self.session, "command": line})
+            terminal = made["terminalId"]
+            self.update({"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "in_progress",
+                         "content": [{"type": "terminal", "terminalId": terminal}]})
+            ended = await self.request("terminal/wait_for_exit", {"sessionId": self.session, "terminalId": terminal})
+            output = await self.request("terminal/output", {"sessionId": self.session, "terminalId": terminal})
+            done = {"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "completed"}
+            if exit_in == "both":
+                done["content"] = [{"type": "terminal", "terminalId": terminal},
+                                   {"type": "content", "content": {"type": "text", "text": output["output"]}}]
+            self.update(done)
+            await self.request("terminal/release", {"sessionId": self.session, "terminalId": terminal})
+            return ended
+        process = await asyncio.create_subprocess_shell(line, stdout=asyncio.subprocess.PIPE,
+                                                        stderr=asyncio.subprocess.STDOUT)
+        out = (await process.communicate())[0].decode()
+        code = process.returncode
+        done = {"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "completed"}
+        if exit_in == "exit_code":
+            done["rawOutput"] = {"output": out, "exit_code": code}
+        elif exit_in == "exitCode":
+            done["rawOutput"] = {"output": out, "exitCode": code}
+        elif exit_in == "exit_status":
+            done["rawOutput"] = {"stdout": out, "exit_status": code}
+        elif exit_in == "meta":
+            done["rawOutput"] = out
+            done["_meta"] = {"exit_code": code}
+        elif exit_in == "json_text":
+            done["content"] = [{"type": "content", "content": {"type": "text", "text": json.dumps(
+                {"output": out, "exit_code": code})}}]
+        else:
+            done["content"] = [{"type": "content", "content": {"type": "text", "text": out}}]
+        self.update(done)
+        return code
+
+    async def ask(self, step, last_call):
+        tool_call = {"toolCallId": last_call}
+        return await self.request("session/request_permission", {
+            "sessionId": self.session, "toolCall": tool_call,
+            "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+                        {"optionId": "reject", "name": "Reject", "kind": "reject_once"}]})
+
+    async def turn(self, request_id, params):
+        prompt = "".join(block.get("text", "") for block in params.get("prompt") or [] if isinstance(block, dict))
+        if DIALECT.get("echo"):
+            self.update({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": prompt}})
+        last_call = None
+        for step in DIALECT.get("steps") or []:
+            op = step["op"]
+            if op == "chart":
+                await self.chart(step)
+                last_call = step.get("call", "chart-1")
+            elif op == "command":
+                await self.command(step)
+                last_call = step.get("id", "cmd-1")
+            elif op == "ask":
+                await self.ask(step, last_call)
+            elif op == "say":
+                self.update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": step["text"]}})
+            elif op == "write":
+                await self.write(step)
+            await self.writer.drain()
+        if DIALECT.get("usage_chunk"):
+            self.update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": ""},
+                         "_meta": {"usage": {"inputTokens": 10, "outputTokens": 5}}})
+        self.send({"jsonrpc": "2.0", "id": request_id, "result": {"stopReason": "end_turn"}})
+
+    async def write(self, step):
+        call = step.get("id", "edit-1")
+        path = os.path.join(os.getcwd(), step["path"])
+        if step.get("report") == "fragment":
+            lines = open(path, encoding="utf-8").read().splitlines()  # noqa: SIM115
+            old = "\n".join(lines[step["line"] - 1: step["line"] + 1])
+            new = old.replace(step["find"], step["replace"])
+            diff = {"type": "diff", "path": path, "oldText": old, "newText": new}
+        elif step.get("report") == "before_read":
+            diff = {"type": "diff", "path": path, "oldText": None, "newText": step["content"]}
+        else:
+            diff = None
+        self.update({"sessionUpdate": "tool_call", "toolCallId": call, "title": f"Edit {step['path']}",
+                     "kind": "edit", "status": "pending", "content": [diff] if diff else [],
+                     "locations": [{"path": path}], "rawInput": {"filePath": path}})
+        await self.writer.drain()
+        await self.ask({}, call)  # as OpenCode does in its ask mode: the file is written once allowed
+        if step.get("report") == "fragment":
+            full = open(path, encoding="utf-8").read().replace(step["find"], step["replace"], 1)
+        else:
+            full = step["content"]
+        if step.get("self_write"):  # it writes the file itself as well, before the client does (OpenCode)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(full)
+        await self.request("fs/write_text_file", {"sessionId": self.session, "path": path, "content": full})
+        self.update({"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "completed"})
+
+    # -- the protocol -------------------------------------------------------------------------------------------------
+
+    def initialize(self, params):
+        self.client_caps = params.get("clientCapabilities") or {}
+        methods = DIALECT.get("auth") or []
+        opt_in = DIALECT.get("auth_opt_in")
+        if opt_in and (self.client_caps.get("_meta") or {}).get(opt_in) is not True:
+            methods = []
+        return {"protocolVersion": 1, "authMethods": methods,
+                "agentCapabilities": {"mcpCapabilities": {"http": bool(DIALECT.get("http")), "sse": False}},
+                "agentInfo": {"name": "dialect-agent", "version": "1"}}
+
+    async def serve(self):
+        while True:
+            line = await self.reader.readline()
+            if not line:
+                return
+            message = json.loads(line)
+            method, request_id = message.get("method"), message.get("id")
+            if method is None:
+                future = self.waiting.pop(request_id, None)
+                if future is not None and not future.done():
+                    future.set_result(message.get("result") or message.get("error"))
+                continue
+            params = message.get("params") or {}
+            if method == "initialize":
+                self.send({"jsonrpc": "2.0", "id": request_id, "result": self.initialize(params)})
+            elif method == "authenticate":
+                if DIALECT.get("auth_crash"):
+                    os._exit(7)
+                if DIALECT.get("auth_fail"):
+                    self.send({"jsonrpc": "2.0", "id": request_id,
+                               "error": {"code": -32603, "message": "the login service is down"}})
+                else:
+                    self.logged_in = True
+                    self.send({"jsonrpc": "2.0", "id": request_id, "result": {}})
+            elif method == "session/new":
+                if not self.logged_in:
+                    self.send({"jsonrpc": "2.0", "id": request_id,
+                               "error": {"code": -32000, "message": "Authentication required"}})
+                    continue
+                self.servers = params.get("mcpServers") or []
+                self.send({"jsonrpc": "2.0", "id": request_id, "result": {"sessionId": self.session}})
+            elif method == "session/prompt":
+                asyncio.ensure_future(self.turn(request_id, params))
+            elif method == "session/cancel":
+                pass
+            elif request_id is not None:
+                self.send({"jsonrpc": "2.0", "id": request_id,
+                           "error": {"code": -32601, "message": f"Method not found: {method}"}})
+            await self.writer.drain()
+
+
+async def main():
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=1 << 24)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, sys.stdout)
+    writer = asyncio.StreamWriter(transport, protocol, reader, loop)
+    agent = Agent(reader, writer)
+    try:
+        await agent.serve()
+    finally:
+        if agent.mcp is not None and agent.mcp.returncode is None:
+            agent.mcp.kill()
+            await agent.mcp.wait()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
