@@ -194,7 +194,10 @@ def serve(workspace: Workspace, profile: str = "task", stdin: IO[bytes] | None =
         stdout = os.fdopen(os.dup(1), "wb")
         os.dup2(2, 1)
         sys.stdout = sys.stderr
-    threading.Thread(target=preload, name="kandev-tui mcp preload", daemon=True).start()
+    # Joined before serve returns: a thread still importing as the interpreter shuts down can abort it (SIGABRT,
+    # seen in CI when the client closed stdin within a moment of starting the server).
+    loader = threading.Thread(target=preload, name="kandev-tui mcp preload", daemon=True)
+    loader.start()
     lock = threading.Lock()
     broken = threading.Event()
 
@@ -229,5 +232,7 @@ def serve(workspace: Workspace, profile: str = "task", stdin: IO[bytes] | None =
                 else:
                     send(server.handle(message))
         except KeyboardInterrupt:
+            loader.join()
             return 130
+    loader.join()
     return 0

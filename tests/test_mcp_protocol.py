@@ -181,7 +181,7 @@ def test_bad_json_rpc_never_kills_the_server(tmp_path):
     finally:
         proc.stdin.close()
         proc.wait(timeout=10)
-    assert proc.returncode == 0
+    assert proc.returncode == 0, proc.stderr.read()
 
 
 def test_the_tool_is_listed_before_anything_heavy_is_imported(tmp_path):
@@ -230,3 +230,18 @@ def test_what_is_not_mcp_is_answered_as_json_rpc_says(tmp_path):
         proc.wait(timeout=10)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr.read()
 
+
+
+def test_serve_returns_with_no_import_still_running(tmp_path):
+    """The client closing stdin at once ends serve only after the background import: a thread still importing as
+    the interpreter shuts down can abort it (SIGABRT, exit -6, seen in CI)."""
+    code = (
+        "import io, threading\n"
+        "from kandev_tui.mcp_server import serve\n"
+        "from kandev_tui.workspace import Workspace\n"
+        f"rc = serve(Workspace({str(tmp_path)!r}), stdin=io.BytesIO(b''), stdout=io.BytesIO())\n"
+        "print(rc, sorted(t.name for t in threading.enumerate() if t is not threading.main_thread()))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[-2] == "0 []"
