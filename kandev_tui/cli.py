@@ -328,6 +328,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="task",
         help="task and office list the tool; config and external list none (default: task)",
     )
+    mcp.add_argument(
+        "--report", metavar="URL",
+        help="tell the kandev-tui session that started this server of each call, at its loopback address "
+             "(http://127.0.0.1:PORT/report, the secret in $KANDEV_TUI_REPORT_TOKEN): kandev-tui passes it to the "
+             "agents it starts",
+    )
     parser.command_parsers = dict(commands.choices)  # type: ignore[attr-defined]
     return parser
 
@@ -400,15 +406,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
             return _fail(f"kandev-tui validate: {problem}", EXIT_USAGE)
         return _fail(problem)
     if args.stored:
-        from kandev_tui.presentation import State, read_stored_call
+        from kandev_tui.presentation import State, read_tool_call
 
         if not isinstance(data, dict):
             return _fail("unavailable: a stored call must be a JSON object")
         if "name" not in data and ("blocks" in data or "version" in data):
             return _fail("not-rich-output: FILE holds tool arguments (a presentation), not a stored call "
                          '{"name","title","status","input","output"}: run it without --stored')
-        result = read_stored_call(data.get("name"), data.get("title"), data.get("status"), data.get("input"),
-                                  data.get("output"), data.get("content"))
+        result = read_tool_call(data, data.get("status"))
         if result.state is State.READY:
             assert result.presentation is not None
             print(json.dumps(result.presentation.to_json(), indent=2, ensure_ascii=False))
@@ -438,9 +443,18 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     workspace = _workspace(args)
     if isinstance(workspace, str):
         return _fail(workspace, EXIT_USAGE)
-    from kandev_tui.mcp_server import serve
+    from kandev_tui.mcp_server import Reporter, serve
 
-    return serve(workspace, args.profile)
+    report = None
+    if args.report:
+        token = os.environ.get("KANDEV_TUI_REPORT_TOKEN", "")
+        if not token:
+            return _fail("kandev-tui mcp: --report needs the session's secret in $KANDEV_TUI_REPORT_TOKEN", EXIT_USAGE)
+        try:
+            report = Reporter(args.report, token)
+        except ValueError as exc:
+            return _fail(f"kandev-tui mcp: {exc}", EXIT_USAGE)
+    return serve(workspace, args.profile, report=report)
 
 
 def _open_store(args: argparse.Namespace, *, create: bool = True) -> Any:

@@ -7,6 +7,10 @@ tenth of a second, where the ``mcp`` SDK's server took 0.8 s to import (1.2 s on
 first model request went out without the tool. The validation that ``tools/call`` needs (pydantic) is imported in
 a thread as the server starts. Every call goes through :func:`call_show_rich_output`, the function
 ``kandev-tui validate`` uses. The official ``mcp`` client is what the tests talk to it with.
+
+Started by kandev-tui for an agent (``--report URL``, the secret in ``$KANDEV_TUI_REPORT_TOKEN``), it tells the
+session of each call as it happens, before the agent has the result (:class:`Reporter`,
+:mod:`kandev_tui.mcp_hub`): the session then knows a rich-output call however the agent describes it.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, Callable
+from urllib.parse import urlsplit
 
 from kandev_tui.presentation import INPUT_SCHEMA, TOOL_DESCRIPTION
 from kandev_tui.presentation.guidance import PROFILES, RICH_OUTPUT_PROFILES
@@ -79,18 +84,37 @@ class RpcError(Exception):
         self.data = data
 
 
+Observer = Callable[[dict[str, Any]], None]
+
+
 class McpServer:
     """One MCP server for a workspace and a profile, without a transport: :meth:`handle` takes one JSON-RPC message
     (a dict, as parsed) and gives its answer (None for a notification). Thread-safe: calls may be answered in
-    threads while other requests are answered at once."""
+    threads while other requests are answered at once.
 
-    def __init__(self, workspace: Workspace, profile: str = "task") -> None:
+    ``observer``, when given, is told (in the thread that answers) of ``initialize`` (``{"kind": "hello"}``) and of
+    each call of the tool: ``{"kind": "start", "call": N, "arguments"}`` before it is validated and
+    ``{"kind": "end", "call": N, "is_error", "text", "structured"}`` before its result is answered. It returns
+    once the event is held, and never raises."""
+
+    def __init__(self, workspace: Workspace, profile: str = "task", observer: Observer | None = None) -> None:
         if profile not in PROFILES:
             raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
         self.workspace = workspace
         self.profile = profile
         self.client_info: dict[str, Any] = {}
         self.protocol_version = PROTOCOL_VERSIONS[-1]
+        self._observer = observer
+        self._calls = 0
+        self._count = threading.Lock()
+
+    def _observe(self, event: dict[str, Any]) -> None:
+        if self._observer is None:
+            return
+        try:
+            self._observer(event)
+        except Exception:  # noqa: BLE001 - the session's knowing never costs the agent its call
+            pass
 
     def tools(self) -> list[dict[str, Any]]:
         if self.profile not in RICH_OUTPUT_PROFILES:
@@ -133,6 +157,7 @@ class McpServer:
             self.protocol_version = requested if requested in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[-1]
             if isinstance(params.get("clientInfo"), dict):
                 self.client_info = params["clientInfo"]
+            self._observe({"kind": "hello"})
             from kandev_tui import __version__
 
             return {"protocolVersion": self.protocol_version, "capabilities": {"tools": {"listChanged": False}},
@@ -155,10 +180,16 @@ class McpServer:
             raise RpcError(INVALID_PARAMS, "Invalid params: arguments must be an object")
         if name not in {tool["name"] for tool in self.tools()}:
             return ToolOutcome(True, f"Unknown tool {name[:80]!r} (profile {self.profile}).").to_json()
+        with self._count:
+            self._calls += 1
+            number = self._calls
+        self._observe({"kind": "start", "call": number, "arguments": arguments or {}})
         try:
             outcome = call_show_rich_output(arguments or {}, self.workspace)
         except Exception as exc:  # noqa: BLE001 - never let one call take the server down
             outcome = ToolOutcome(True, f"internal error while presenting: {type(exc).__name__}")
+        self._observe({"kind": "end", "call": number, "is_error": outcome.is_error, "text": outcome.text,
+                       "structured": outcome.structured})
         return outcome.to_json()
 
 
@@ -183,11 +214,53 @@ def _lines(stream: IO[bytes]) -> Any:
         yield line.rstrip(b"\r\n")
 
 
+class Reporter:
+    """The side channel of a server kandev-tui started: each event POSTed to the session's loopback address
+    (:mod:`kandev_tui.mcp_hub`) with its secret, one at a time, and answered once the session holds it. The first
+    failure ends the reporting: the calls go on, and the session reads the agent's frames as it would without."""
+
+    def __init__(self, url: str, token: str, timeout: float = 10.0) -> None:
+        parts = urlsplit(url)
+        if parts.scheme != "http" or parts.hostname not in ("127.0.0.1", "localhost", "::1") or not parts.port:
+            raise ValueError(f"--report takes a loopback http://127.0.0.1:PORT/… address, not {url[:120]!r}")
+        self._host, self._port, self._path = parts.hostname, parts.port, parts.path or "/"
+        self._token = token
+        self._timeout = timeout
+        self._lock = threading.Lock()
+        self._connection: Any = None
+        self._server = str(os.getpid())
+        self.dead = False
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        import http.client
+
+        body = json.dumps({**event, "server": self._server}, separators=(",", ":")).encode("ascii")
+        headers = {"Content-Type": "application/json", "Authorization": f"Bearer {self._token}"}
+        with self._lock:
+            for attempt in (1, 2):  # a kept-alive connection the session closed meanwhile: once more, anew
+                if self.dead:
+                    return
+                try:
+                    if self._connection is None:
+                        self._connection = http.client.HTTPConnection(self._host, self._port, timeout=self._timeout)
+                    self._connection.request("POST", self._path, body, headers)
+                    answer = self._connection.getresponse()
+                    answer.read()
+                    if answer.status != 204:
+                        self.dead = True
+                    return
+                except (OSError, http.client.HTTPException):
+                    self._connection = None
+                    if attempt == 2:
+                        self.dead = True
+
+
 def serve(workspace: Workspace, profile: str = "task", stdin: IO[bytes] | None = None,
-          stdout: IO[bytes] | None = None) -> int:
+          stdout: IO[bytes] | None = None, report: Observer | None = None) -> int:
     """Run the server on stdin/stdout until the client closes its end. The protocol has fd 1 to itself: whatever
-    else writes to standard output (a library's stray print) goes to standard error instead."""
-    server = McpServer(workspace, profile)
+    else writes to standard output (a library's stray print) goes to standard error instead. ``report``: the
+    observer of :class:`McpServer` (a :class:`Reporter`)."""
+    server = McpServer(workspace, profile, observer=report)
     if stdin is None:
         stdin = sys.stdin.buffer
     if stdout is None:

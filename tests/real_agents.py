@@ -100,7 +100,13 @@ class Run:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def kinds(self, kind: str) -> list[dict[str, Any]]:
-        return [item for item in self.items if item["kind"] == kind]
+        """The items of a kind, each as it was last printed (headless prints an item again when it changes: a
+        call changes as more of it arrives), in the order they came."""
+        last: dict[str, dict[str, Any]] = {}
+        for item in self.items:
+            if item["kind"] == kind:
+                last[item["key"]] = item
+        return list(last.values())
 
     def tool(self, title_part: str) -> dict[str, Any]:
         return next(item for item in self.kinds("tool_call") if title_part in (item["payload"].get("title") or ""))

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 AGENT = [sys.executable, str(Path(__file__).resolve().parent / "agents" / "dialect_agent.py")]
 
 
@@ -17,7 +19,12 @@ class Played:
     def __init__(self, done: subprocess.CompletedProcess, recording: Path, workspace: Path) -> None:
         self.code = done.returncode
         self.stderr = done.stderr
-        self.items = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+        latest: dict[str, dict[str, Any]] = {}  # the headless lines: each item as it ends, again when it changes
+        for line in done.stdout.splitlines():
+            if line.startswith("{"):
+                item = json.loads(line)
+                latest[item["key"]] = item
+        self.items = list(latest.values())
         self.recording = recording
         self.workspace = workspace
 
@@ -90,3 +97,109 @@ def test_a_diff_fragment_is_numbered_from_its_place_in_the_file(tmp_path):
                                     first_line=line).hunks for d in h.lines if d.sign == "-"]
     assert [(d.old, d.text) for d in changed] == [(15, "line 15")]
     assert (played.workspace / "notes.txt").read_text() == NOTES.replace("line 15", "line fifteen")
+
+
+# -- rich output: known from kandev-tui's own MCP server, however the agent describes the call -------------------
+
+NAMES_IN = ["title", "meta", "none", "code", "unreported"]
+ARGUMENTS_IN = ["rawInput", "none", "content"]
+ORDERS = ["frames_first", "call_first"]
+COMBINATIONS = [(name, arguments, order) for name in NAMES_IN for arguments in ARGUMENTS_IN for order in ORDERS]
+
+
+def chart_for(index: int) -> dict[str, Any]:
+    title = f"Chart {index}"
+    return {"version": 1, "title": title, "description": f"The build's stage times, case {index}",
+            "blocks": [{"type": "chart", "chart_type": "bar", "title": f"Stages {index}", "summary": "Tests are slow.",
+                        "labels": ["lint", "test", "pack"], "series": [{"label": "s", "values": [3, 40 + index, 7]}]}]}
+
+
+@pytest.fixture(scope="module", params=["stdio", "http"])
+def every_dialect(request, tmp_path_factory):
+    """One turn that makes a rich-output call in every combination of where the agent puts the tool's name and
+    arguments and whether it announces the call before making it, each with arguments of its own; over stdio or
+    HTTP."""
+    tmp = tmp_path_factory.mktemp(f"dialects-{request.param}")
+    steps = [{"op": "chart", "call": f"c{index}", "name_in": name, "arguments_in": arguments, "order": order,
+              "arguments": chart_for(index)} for index, (name, arguments, order) in enumerate(COMBINATIONS)]
+    played = play(tmp, {"http": request.param == "http", "steps": steps})
+    assert played.code == 0, played.stderr
+    return played
+
+
+def cards(items: list[dict[str, Any]]) -> list[tuple[dict[str, Any], Any]]:
+    from kandev_tui.presentation import read_tool_call
+
+    out = []
+    for item in items:
+        if item["kind"] == "tool_call":
+            read = read_tool_call(item["payload"], item["status"])
+            if read.is_rich_output:
+                out.append((item, read))
+    return out
+
+
+@pytest.mark.parametrize("index,combination", list(enumerate(COMBINATIONS)), ids=["-".join(c) for c in COMBINATIONS])
+def test_every_rich_output_call_is_one_card_drawn_from_what_the_server_saw(every_dialect, index, combination):
+    from kandev_tui.presentation import State
+
+    name_in, _arguments_in, _order = combination
+    mine = [(item, read) for item, read in cards(every_dialect.items)
+            if read.state is State.READY and read.presentation.title == f"Chart {index}"]
+    assert len(mine) == 1, [(i["tool_call_id"], r.state) for i, r in cards(every_dialect.items)]
+    item, read = mine[0]
+    assert read.presentation.blocks[0].series[0].values == [3, 40 + index, 7]
+    assert item["payload"]["rich_output"]["via"] == ("http" if "http" in str(every_dialect.recording.parent)
+                                                    else "stdio")
+    agent_call = [i for i in every_dialect.calls() if i["tool_call_id"] == f"c{index}"]
+    if name_in == "code":  # the code-running call stays what it is, and the chart stands beside it
+        assert len(agent_call) == 1 and agent_call[0]["payload"].get("rich_output") is None
+        assert item["tool_call_id"].startswith("kandev-tui-rich-output-")
+    elif name_in == "unreported":
+        assert not agent_call and item["tool_call_id"].startswith("kandev-tui-rich-output-")
+    else:  # the agent's own call is the card
+        assert item["tool_call_id"] == f"c{index}"
+        assert not [i for i in agent_call if i is not item]
+
+
+def test_frames_sent_after_the_call_keep_the_agents_order(tmp_path):
+    """An agent that sends a turn's frames in a burst once its MCP call has been answered (OpenCode under load):
+    the server's report comes first, yet the card is where the agent put its call: after the message before it and
+    the command before it, before the message after it."""
+    steps = [{"op": "say", "text": "Measuring."}, {"op": "command", "line": "echo measured", "id": "cmd"},
+             {"op": "chart", "call": "late", "name_in": "title"}, {"op": "say", "text": "Charted."}]
+    played = play(tmp_path, {"http": True, "buffered": True, "steps": steps})
+    assert played.code == 0, played.stderr
+    order = [item["key"] for item in played.items if item["kind"] in ("agent_message", "tool_call")]
+    assert order == ["message:2", "tool:cmd", "tool:late", "message:3"]
+    assert played.call("late")["payload"]["rich_output"]["phase"] == "end"
+    assert not [i for i in played.calls() if i["tool_call_id"].startswith("kandev-tui-rich-output-")]
+
+
+def test_the_live_session_and_its_replay_and_store_agree(every_dialect):
+    from kandev_tui.transcript import Store
+    from kandev_tui.transcript.replay import items_from_recording
+
+    live = {i["key"]: (i["status"], i["payload"]) for i in every_dialect.items if i["kind"] == "tool_call"}
+    replayed = {i.key: (i.status, i.payload) for i in items_from_recording(every_dialect.recording)
+                if i.kind == "tool_call"}
+    assert json.dumps(live, sort_keys=True) == json.dumps(replayed, sort_keys=True)
+    store = Store(every_dialect.recording.parent / "s.db")
+    try:
+        session = store.sessions()[0]
+        stored = {i.key: (i.status, i.payload) for i in store.packed_items(session["id"]) if i.kind == "tool_call"}
+    finally:
+        store.close()
+    assert json.dumps(stored, sort_keys=True) == json.dumps(live, sort_keys=True)
+
+
+def test_the_secret_is_in_no_recording_log_or_item(every_dialect):
+    frames = every_dialect.recording.read_text()
+    assert "[kandev-tui secret]" in frames  # it was offered (and kept out of the recording)
+    logs = "".join(p.read_text(errors="replace") for p in (every_dialect.recording.parent / "logs").glob("*"))
+    text = frames + logs + json.dumps(every_dialect.items) + every_dialect.stderr
+    import re
+
+    assert not re.search(r"Bearer (?!\[kandev-tui secret\])", text)
+    assert "KANDEV_TUI_REPORT_TOKEN\",\"value\":\"[kandev-tui secret]\"" in frames or "http" in str(
+        every_dialect.recording.parent)

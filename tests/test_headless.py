@@ -62,7 +62,9 @@ def test_rich_output_calls_went_through_the_real_mcp_server(demo_run):
     assert chart.labels == ["api", "auth", "billing", "web"] and [s.label for s in chart.series] == ["Passed", "Failed"]
 
     item, csv = rich(items, "rich-2")
-    assert item["payload"]["name"] == "other" and item["payload"]["title"] == "mcp__kandev__show_rich_output_kandev"
+    # the demo agent names its call only in the title, as Claude Code does; the server's report names it
+    assert item["payload"]["name"] == "show_rich_output_kandev" and item["payload"]["rich_output"]["via"] == "http"
+    assert item["payload"]["title"] == "mcp__kandev__show_rich_output_kandev"
     assert csv.state is State.READY
     line = csv.presentation.blocks[0]
     assert line.csv is None and line.labels[0] == "2026-08-10T09:12:00Z"
@@ -117,9 +119,10 @@ def test_recording_holds_both_directions(demo_run):
     assert initialize["clientCapabilities"] == {"fs": {"readTextFile": True, "writeTextFile": True}, "terminal": True,
                                                 "auth": {"terminal": True}}
     new = next(m for m in sent if m.get("method") == "session/new")["params"]
-    server = new["mcpServers"][0]
-    assert server["name"] == "kandev" and server["env"] == [] and "type" not in server
-    assert server["args"][-4:] == ["--workspace", str(demo_run["workspace"].resolve()), "--profile", "task"]
+    server = new["mcpServers"][0]  # over HTTP (the demo agent says it reaches servers so), its secret kept out
+    assert server["type"] == "http" and server["name"] == "kandev" and server["url"].startswith("http://127.0.0.1:")
+    assert server["headers"] == [{"name": "Authorization", "value": "Bearer [kandev-tui secret]"}]
+    assert any(f.dir == "local" and f.msg.get("event") == "rich_output_server" for f in frames)
     prompt = next(m for m in sent if m.get("method") == "session/prompt")["params"]
     assert prompt["prompt"][0]["text"].endswith("Check the build health")
     assert "show_rich_output_kandev" in prompt["prompt"][0]["text"]  # the guidance, on the first prompt

@@ -26,7 +26,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("workspace", ("kandev_tui.workspace",)),
     ("transcript", ("kandev_tui.transcript",)),
     ("registry", ("kandev_tui.renderers", "kandev_tui.renderers.registry")),
-    ("agents", ("kandev_tui.acp", "kandev_tui.kandev", "kandev_tui.mcp_server", "kandev_tui.demo")),
+    ("agents", ("kandev_tui.acp", "kandev_tui.kandev", "kandev_tui.mcp_server", "kandev_tui.mcp_hub", "kandev_tui.demo")),
     ("session", ("kandev_tui.session", "kandev_tui.runner", "kandev_tui.sources")),
     ("ui", ("kandev_tui.pacing", "kandev_tui.ansi", "kandev_tui.charts", "kandev_tui.textual_hooks",
             "kandev_tui.widgets", "kandev_tui.screens", "kandev_tui.renderers.rich_output",

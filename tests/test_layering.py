@@ -5,7 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-CORE = ["kandev_tui.presentation", "kandev_tui.workspace", "kandev_tui.mcp_server", "kandev_tui.sanitize",
+CORE = ["kandev_tui.presentation", "kandev_tui.workspace", "kandev_tui.mcp_server", "kandev_tui.mcp_hub",
+        "kandev_tui.sanitize",
         "kandev_tui.transcript", "kandev_tui.transcript.pipeline", "kandev_tui.transcript.export",
         "kandev_tui.transcript.replay", "kandev_tui.acp", "kandev_tui.runner", "kandev_tui.kandev",
         "kandev_tui.kandev.headless", "kandev_tui.kandev.catalog", "kandev_tui.session", "kandev_tui.sources"]

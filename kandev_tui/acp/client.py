@@ -26,6 +26,8 @@ from kandev_tui.transcript.clientside import edit_paths
 from kandev_tui.transcript.frames import IN, LOCAL, Frame
 
 if TYPE_CHECKING:  # imported when a client is made (after the app's first frame)
+    from kandev_tui.mcp_hub import McpHub
+
     from .terminals import Terminals
 
 PROTOCOL_VERSION = 1
@@ -133,11 +135,18 @@ def parse_mcp_config(data: Any) -> list[dict[str, Any]]:
     return servers
 
 
-def mcp_servers_for(options: AgentOptions, agent_caps: dict[str, Any]) -> list[dict[str, Any]]:
-    """Our server first, then the user's; stdio always, http/sse only if the agent says it can; first entry per name."""
-    mcp_caps = agent_caps.get("mcpCapabilities") if isinstance(agent_caps.get("mcpCapabilities"), dict) else {}
+def mcp_capabilities(agent_caps: dict[str, Any]) -> dict[str, Any]:
+    caps = agent_caps.get("mcpCapabilities")
+    return caps if isinstance(caps, dict) else {}
+
+
+def mcp_servers_for(options: AgentOptions, agent_caps: dict[str, Any],
+                    ours: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Our server first (``ours``, else :func:`kandev_mcp_server`), then the user's; stdio always, http/sse only if
+    the agent says it can; first entry per name."""
+    mcp_caps = mcp_capabilities(agent_caps)
     servers, seen = [], set()
-    for entry in [kandev_mcp_server(options.workspace, options.repos), *options.extra_mcp_servers]:
+    for entry in [ours or kandev_mcp_server(options.workspace, options.repos), *options.extra_mcp_servers]:
         name = entry.get("name")
         kind = entry.get("type")
         if not isinstance(name, str) or name in seen:
@@ -198,6 +207,7 @@ class AgentClient:
         self._files = ClientFiles(options.workspace, options.repos)
         self._terminals = Terminals(self._files, on_frame, env=options.env)
         self._watcher: asyncio.Task[None] | None = None
+        self._hub: McpHub | None = None  # kandev-tui's own MCP server as this session knows it (kandev_tui.mcp_hub)
         self._edits: set[str] = set()  # the agent's calls of kind edit (a later update may not repeat the kind)
         self._before_read: dict[tuple[str, str], None] = {}  # (call, path) whose file was read before the edit
 
@@ -281,7 +291,9 @@ class AgentClient:
         register_group(self.process.pid)  # ended however kandev-tui ends (kandev_tui/shutdown.py)
         assert self.process.stdout is not None and self.process.stdin is not None
         self._watcher = asyncio.ensure_future(self._watch_exit(self.process))
-        transport = LineTransport(self.process.stdout, self.process.stdin, self._frame, observed_only=OBSERVED_ONLY)
+        self._hub = await self._start_hub()
+        transport = LineTransport(self.process.stdout, self.process.stdin, self._frame, observed_only=OBSERVED_ONLY,
+                                  scrub=self._hub.scrub if self._hub is not None else None)
         self._conn = Connection(self._handle, transport)
         try:
             response = await asyncio.wait_for(self._conn.send_request("initialize", {
@@ -305,6 +317,29 @@ class AgentClient:
         methods = response.get("authMethods")
         self.auth_methods = [m for m in methods if isinstance(m, dict) and isinstance(m.get("id"), str)] \
             if isinstance(methods, list) else []
+
+    async def _start_hub(self) -> McpHub | None:
+        """The loopback server through which this session knows each call of its MCP server (None if it cannot
+        listen: the server is then offered over stdio, and the agent's frames are all there is to read)."""
+        from kandev_tui.mcp_hub import McpHub
+
+        hub = McpHub(self.options.workspace, self.options.repos, self._on_frame)
+        try:
+            await hub.start()
+        except OSError as exc:
+            self._note(f"kandev-tui could not listen on 127.0.0.1 for its MCP server ({exc.strerror or exc}); "
+                       "rich output is read from the agent's frames alone.")
+            return None
+        return hub
+
+    def _our_server(self) -> dict[str, Any]:
+        """How the agent is offered kandev-tui's MCP server: over HTTP where it says it reaches servers so, else
+        over stdio (reporting to the hub)."""
+        if self._hub is None:
+            return kandev_mcp_server(self.options.workspace, self.options.repos)
+        if mcp_capabilities(self.agent_capabilities).get("http") is True:
+            return self._hub.http_entry()
+        return self._hub.stdio_entry()
 
     @property
     def terminals(self) -> Terminals:
@@ -345,7 +380,7 @@ class AgentClient:
         offered) or ``session/load``. :class:`LoginRequired` when the agent needs a login first."""
         options = self.options
         params: dict[str, Any] = {"cwd": str(options.workspace),
-                                  "mcpServers": mcp_servers_for(options, self.agent_capabilities)}
+                                  "mcpServers": mcp_servers_for(options, self.agent_capabilities, self._our_server())}
         guidance = self._guidance_params()
         params.update(guidance)
         self._prefix_guidance = options.inject_guidance and not guidance
@@ -441,7 +476,10 @@ class AgentClient:
                 code = await asyncio.wait_for(self.process.wait(), timeout=wait)
             except asyncio.TimeoutError:
                 code = None
-        return {"exit_code": code, "stderr": _tail(self.options.log_path) or None}
+        tail = _tail(self.options.log_path)
+        if self._hub is not None:
+            tail = [self._hub.scrub(line) for line in tail]
+        return {"exit_code": code, "stderr": tail or None}
 
     async def _fail(self, message: str) -> None:
         details = await self._exit_details(wait=0.5)
@@ -631,6 +669,8 @@ class AgentClient:
             await _end_agent(process)
         if self._watcher is not None:
             self._watcher.cancel()
+        if self._hub is not None:
+            await self._hub.close()
         if self._log is not None:
             self._log.close()
             self._log = None

@@ -36,10 +36,13 @@ class LineTransport:
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                  on_frame: Callable[[Frame], None], max_line: int = MAX_LINE_BYTES,
-                 observed_only: frozenset[str] = frozenset()) -> None:
+                 observed_only: frozenset[str] = frozenset(), scrub: Callable[[str], str] | None = None) -> None:
         # notifications of these methods are handed to on_frame only, not to the SDK: all there is to do with them
         # is done there (session/update: normalised from the frame), and the SDK's dispatch costs a task each
         self._observed_only = observed_only
+        # what must never reach a frame (a recording, the store, the screen): the secret of kandev-tui's own MCP
+        # server, given to the agent in session/new; scrub(text) returns text itself when it has none of it
+        self._scrub = scrub
         self._reader = reader
         self._writer = writer
         self._on_frame = on_frame
@@ -53,7 +56,8 @@ class LineTransport:
         self._partial_size = 0  # its full size
 
     async def send(self, message: dict[str, Any]) -> None:
-        data = (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        line = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        data = (line + "\n").encode("utf-8")
         async with self._lock:
             if self._closed:
                 if "method" not in message:  # an answer the agent can no longer read (it was stopped): dropped
@@ -61,6 +65,8 @@ class LineTransport:
                 raise ConnectionError("the agent's input is closed")
             self._writer.write(data)
             await self._writer.drain()
+        if self._scrub is not None and (clean := self._scrub(line)) is not line:
+            message = json.loads(clean)
         self._on_frame(Frame.now(OUT, message))
 
     async def receive(self) -> dict[str, Any] | None:
@@ -80,6 +86,8 @@ class LineTransport:
             if line is None:
                 return None
             text = line.decode("utf-8", "replace").strip()
+            if self._scrub is not None:
+                text = self._scrub(text)
             if not text and size <= self._max_line:
                 continue
             message: Any = None

@@ -26,7 +26,7 @@ _HOMES = {
     "ChartBlock": "models", "FileBlock": "models", "MetricsBlock": "models", "Presentation": "models",
     "Snapshot": "models",
     "State": "stored", "StoredPresentation": "stored", "TOOL_NAME": "names", "is_rich_output_name": "names",
-    "read_stored_call": "stored",
+    "read_stored_call": "stored", "read_tool_call": "stored", "is_rich_output_call": "names",
     "encoded_size": "validate", "parse_tool_input": "validate",
 }
 
@@ -47,6 +47,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "ChartBlock", "CsvSourceError", "FileBlock", "GUIDANCE", "INPUT_SCHEMA", "MetricsBlock",
     "Presentation", "PresentationError", "Snapshot", "State", "StoredPresentation", "TOOL_DESCRIPTION",
-    "TOOL_NAME", "encoded_size", "format_x_ticks", "format_y_tick", "guidance", "is_rich_output_name",
-    "parse_csv", "parse_number", "parse_tool_input", "read_stored_call", "resolve_csv",
+    "TOOL_NAME", "encoded_size", "format_x_ticks", "format_y_tick", "guidance", "is_rich_output_call",
+    "is_rich_output_name", "parse_csv", "parse_number", "parse_tool_input", "read_stored_call", "read_tool_call",
+    "resolve_csv",
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 TOOL_NAME = "show_rich_output_kandev"
 KANDEV_NAMES = frozenset(
     {
@@ -33,3 +35,29 @@ def is_rich_output_name(name: str | None, title: str | None = None) -> bool:
     if isinstance(title, str):
         return title.strip() in KANDEV_NAMES
     return False
+
+
+def is_rich_output_call(call: dict[str, Any]) -> bool:
+    """Whether a stored tool call (an item's payload) is a rich-output call: as kandev-tui's own server saw it
+    (``rich_output``) when a server of ours was reached in its session, else by its name in the agent's dialect.
+
+    A call made while a server of ours was reached (``rich_output_known``) that the server never saw is not one
+    until it completes: one that fails or is cancelled never reached the server (refused, say) and stays a generic
+    call; one that completes all the same was answered by a server of ours whose report was lost (the side channel
+    died), and is read from the agent's frames as it would be without one."""
+    if isinstance(call.get("rich_output"), dict):
+        return True
+    if call.get("rich_output_known") is True and call.get("status") != "complete":
+        return False
+    name, title = call.get("name"), call.get("title")
+    return is_rich_output_name(name if isinstance(name, str) else None, title if isinstance(title, str) else None)
+
+
+def extract_arguments(input_: Any) -> Any:
+    """Spec §6.2: ``input.raw_input.arguments``, else ``input.raw_input``, else ``input``."""
+    if isinstance(input_, dict):
+        raw = input_.get("raw_input")
+        if isinstance(raw, dict):
+            arguments = raw.get("arguments")
+            return arguments if isinstance(arguments, dict) else raw
+    return input_

@@ -17,7 +17,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from .errors import PresentationError
-from .names import KANDEV_NAMES, TOOL_NAME, is_rich_output_name  # noqa: F401 - re-exported
+from .names import (  # noqa: F401 - re-exported
+    KANDEV_NAMES, TOOL_NAME, extract_arguments, is_rich_output_call, is_rich_output_name,
+)
 from .models import ChartBlock, Presentation, Snapshot
 from .validate import error_from_validation, parse_tool_input
 
@@ -65,16 +67,6 @@ class StoredPresentation:
     @property
     def is_rich_output(self) -> bool:
         return self.state is not State.NOT_RICH_OUTPUT
-
-
-def extract_arguments(input_: Any) -> Any:
-    """Spec §6.2: ``input.raw_input.arguments``, else ``input.raw_input``, else ``input``."""
-    if isinstance(input_, dict):
-        raw = input_.get("raw_input")
-        if isinstance(raw, dict):
-            arguments = raw.get("arguments")
-            return arguments if isinstance(arguments, dict) else raw
-    return input_
 
 
 def _parse_json(text: str) -> Any:
@@ -191,8 +183,31 @@ def merge_snapshot(presentation: Presentation, snapshot: Snapshot | None) -> Pre
     return presentation.model_copy(update={"blocks": blocks})
 
 
+def read_reported_call(record: dict[str, Any], status: Any) -> StoredPresentation:
+    """A call as kandev-tui's own MCP server saw it (a stored call's ``rich_output``: the arguments it was given and,
+    once it answered, its outcome), re-validated as any stored call is. ``status``: the call's, for one the server
+    never answered (running, or cancelled once its turn ended). Never raises."""
+    try:
+        if record.get("phase") != "end":
+            state = STATUS_STATES.get(status.strip().lower() if isinstance(status, str) else "")
+            return StoredPresentation(State.CANCELLED if state in (State.READY, State.FAILED, State.CANCELLED)
+                                      else State.RUNNING)
+        if record.get("is_error") is True:
+            text = record.get("text")
+            return StoredPresentation(State.FAILED, error=text if isinstance(text, str) and text.strip()
+                                      else "The tool reported an error.")
+        presentation = parse_tool_input(record.get("arguments"))
+        structured = record.get("structured")
+        snapshot = _snapshot_of(structured if structured is not None else extract_result(record.get("text")))
+        return StoredPresentation(State.READY, presentation=merge_snapshot(presentation, snapshot))
+    except PresentationError as exc:
+        return StoredPresentation(State.UNAVAILABLE, reason=str(exc))
+    except (RecursionError, MemoryError, ValueError, TypeError, AttributeError) as exc:
+        return StoredPresentation(State.UNAVAILABLE, reason=f"unreadable stored call ({type(exc).__name__})")
+
+
 def read_stored_call(name: Any, title: Any, status: Any, input: Any, output: Any,  # noqa: A002
-                     content: Any = None) -> StoredPresentation:
+                     content: Any = None, reported: Any = None) -> StoredPresentation:
     """Decide how a stored tool call renders (spec §6). Never raises.
 
     ``name`` is the normalised tool name (``kandev/show_rich_output_kandev``,
@@ -200,8 +215,11 @@ def read_stored_call(name: Any, title: Any, status: Any, input: Any, output: Any
     (``pending``, ``in_progress``, ``complete``, ``error``, ``cancelled``) or
     ACP (``completed``, ``failed``) status. Only a completed call renders blocks.
     ``content``: the call's ACP content blocks, the result when there is no ``output`` (Gemini CLI passes an MCP
-    result on only as content text).
+    result on only as content text). ``reported``: the call as kandev-tui's own server saw it, which is what it
+    renders from when given (:func:`read_reported_call`), whatever the agent named it.
     """
+    if isinstance(reported, dict):
+        return read_reported_call(reported, status)
     try:
         if not is_rich_output_name(name if isinstance(name, str) else None, title if isinstance(title, str) else None):
             return StoredPresentation(State.NOT_RICH_OUTPUT)
@@ -222,3 +240,13 @@ def read_stored_call(name: Any, title: Any, status: Any, input: Any, output: Any
         return StoredPresentation(State.UNAVAILABLE, reason=str(exc))
     except (RecursionError, MemoryError, ValueError, TypeError) as exc:
         return StoredPresentation(State.UNAVAILABLE, reason=f"unreadable stored call ({type(exc).__name__})")
+
+
+def read_tool_call(call: dict[str, Any], status: Any) -> StoredPresentation:
+    """How a stored tool call (an item's payload, of any age or agent) renders: from what kandev-tui's own server saw
+    (:func:`read_reported_call`) when it was reached; else by the agent's dialect (:func:`read_stored_call`). Never
+    raises."""
+    if not isinstance(call, dict) or not is_rich_output_call(call):
+        return StoredPresentation(State.NOT_RICH_OUTPUT)
+    return read_stored_call(call.get("name"), call.get("title"), status, call.get("input"), call.get("output"),
+                            call.get("content"), reported=call.get("rich_output"))

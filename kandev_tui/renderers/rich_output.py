@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from kandev_tui.presentation import is_rich_output_name
+from kandev_tui.presentation import is_rich_output_call
 
 from .registry import Renderer
 
 
 def _matches(call: dict[str, Any]) -> bool:
-    name, title = call.get("name"), call.get("title")
-    return is_rich_output_name(name if isinstance(name, str) else None, title if isinstance(title, str) else None)
+    return is_rich_output_call(call)
 
 
 def _widget(item: Any) -> Any:

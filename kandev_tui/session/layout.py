@@ -83,7 +83,9 @@ class Layout:
         self.items[item.key] = item
         existing = self.entry_of.get(item.key)
         if existing is not None:
-            if existing.kind == "group" and item.kind == K.TOOL and item.status not in ("pending", "in_progress", None):
+            if existing.kind == "group" and item.kind == K.TOOL and (
+                    item.status not in ("pending", "in_progress", None)
+                    or isinstance(item.payload.get("rich_output"), dict)):  # kandev-tui's server saw it: a card now
                 return self._maybe_promote(existing, item)
             return existing, False
         if item.kind in NOT_IN_FLOW:
@@ -113,7 +115,8 @@ class Layout:
         return self._add(group, item), True
 
     def _maybe_promote(self, group: Entry, item: Item) -> tuple[Entry, bool]:
-        """A grouped call whose result names a renderer (``__renderer``) leaves the group for a card.
+        """A grouped call whose result names a renderer (``__renderer``), or that kandev-tui's own MCP server has
+        seen as a rich-output call, leaves the group for a card.
 
         The order matches what placing the finished call directly gives (as opening the stored
         session does): the first member's card takes the group's place and the rest of the group

@@ -12,7 +12,7 @@ from collections import OrderedDict
 from typing import Callable, Generic, Hashable, TypeVar
 
 from kandev_tui import stats
-from kandev_tui.presentation import StoredPresentation, read_stored_call
+from kandev_tui.presentation import StoredPresentation, read_tool_call
 from kandev_tui.transcript.items import Item
 
 T = TypeVar("T")
@@ -43,12 +43,10 @@ class VersionCache(Generic[T]):
 
 
 def _read_presentation(item: Item) -> StoredPresentation:
-    payload = item.payload
     stats.bump("presentations_parsed")
-    return read_stored_call(payload.get("name"), payload.get("title"), item.status, payload.get("input"),
-                            payload.get("output"), payload.get("content"))
+    return read_tool_call(item.payload, item.status)
 
 
 presentation_of: VersionCache[StoredPresentation] = VersionCache(_read_presentation)
-"""A rich-output call's presentation (:func:`kandev_tui.presentation.read_stored_call`: re-validated, its snapshot
+"""A rich-output call's presentation (:func:`kandev_tui.presentation.read_tool_call`: re-validated, its snapshot
 merged, the status gate applied), once per item version."""

@@ -28,12 +28,10 @@ def _fence(text: str) -> str:
 
 def rich_output_markdown(item: Item) -> str | None:
     """Markdown for a rich-output call, or None when the item is not one."""
-    from kandev_tui.presentation import State, read_stored_call
+    from kandev_tui.presentation import State, read_tool_call
     from kandev_tui.presentation.axis import format_y_tick
 
-    payload = item.payload
-    result = read_stored_call(payload.get("name"), payload.get("title"), item.status, payload.get("input"),
-                              payload.get("output"), payload.get("content"))
+    result = read_tool_call(item.payload, item.status)
     if not result.is_rich_output:
         return None
     if result.state is not State.READY:

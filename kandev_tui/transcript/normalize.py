@@ -19,6 +19,7 @@ from .clientside import ClientSide, diff_paths
 from .diffs import diff_summary
 from .frames import IN, LOCAL, OUT, Frame
 from .items import COMPLETE, FAILED, TERMINAL, Item
+from .rich_calls import RichCalls
 from .tools import cancel_if_unfinished, keep_written, merge_tool_frame, new_call
 
 log = logging.getLogger("kandev_tui.normalize")
@@ -82,6 +83,7 @@ class Normalizer:
         self._requests_in: dict[Any, str] = {}  # agent request id → item key
         self._tools: dict[str, dict[str, Any]] = {}
         self._client = ClientSide()  # the files kandev-tui wrote and the commands it ran for the agent
+        self._rich = RichCalls()  # the rich-output calls kandev-tui's own MCP server saw
         self._message: Item | None = None
         self._thought: Item | None = None
         self._user: Item | None = None
@@ -350,6 +352,11 @@ class Normalizer:
     def _finish_turn(self) -> list[Item]:
         """Unfinished tool calls are cancelled, the plan is final, memory is released."""
         changed = []
+        made = self._rich.turn_ended(self.turn, self._call_of_ours)  # calls the agent never reported
+        if made:
+            changed += self._close_text()
+        for call in made:
+            changed.append(self._tool_item(call))
         for call in self._tools.values():
             asked = call.pop("asking", None) is not None
             if cancel_if_unfinished(call) or asked:
@@ -482,6 +489,7 @@ class Normalizer:
         call = self._tool(tool_call_id)
         is_new = call.pop("new", False)
         merge_tool_frame(call, update, first=is_new)
+        self._rich.note(call, update, made=is_new)
         self._place(call)
         if is_new and any(item.tool_call_id == tool_call_id for item in self._permissions.values()):
             call["asking"] = True  # asked about before it was reported (Gemini CLI)
@@ -505,8 +513,16 @@ class Normalizer:
 
     # -- local events --------------------------------------------------------
 
+    def _call_of_ours(self, tool_call_id: str) -> dict[str, Any]:
+        return new_call(tool_call_id, self.turn)
+
     def _local(self, event: dict[str, Any]) -> list[Item]:
         kind = event.get("event")
+        if kind == "rich_output_server":
+            self._rich.reached = True
+            return []
+        if kind == "rich_output":
+            return [self._tool_item(call) for call in self._rich.reported(event, list(self._tools.values()), self.turn)]
         if kind in ("note", "error"):
             # a note: something kandev-tui did or learnt that is worth a quiet line (a login asked for, done; the
             # session closed during a turn); either may end the turn (its unfinished calls cancelled)

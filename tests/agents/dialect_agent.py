@@ -6,6 +6,8 @@ entry's URL with its headers) when ``http`` is set, and calls ``show_rich_output
 commands in kandev-tui's terminals. What it plays comes from the JSON in ``$DIALECT`` (each key optional):
 
 - ``http``: advertise ``mcpCapabilities.http`` (kandev-tui then offers its server over HTTP);
+- ``buffered``: hold a turn's ``session/update`` frames and send them in one burst at its end (OpenCode sends its
+  frames late: its MCP call is answered before the client has heard of the call or the message before it);
 - ``echo``: send each prompt back as ``user_message_chunk`` (some agents do);
 - ``usage_chunk``: end the turn's message with a chunk that carries only usage (empty text, ``_meta.usage``);
 - ``auth``: ``authMethods`` to offer (a list, sent as is) and ``auth_needed``: refuse ``session/new`` until
@@ -42,7 +44,8 @@ import urllib.request
 
 DIALECT = json.loads(os.environ.get("DIALECT") or "{}")
 CHART = {"version": 1, "title": "Build times", "description": "Seconds per stage of the last build",
-         "blocks": [{"type": "chart", "chart_type": "bar", "title": "Stages", "labels": ["lint", "test", "pack"],
+         "blocks": [{"type": "chart", "chart_type": "bar", "title": "Stages", "summary": "The tests take longest.",
+                     "labels": ["lint", "test", "pack"],
                      "series": [{"label": "seconds", "values": [3, 41, 7]}]}]}
 
 
@@ -57,6 +60,7 @@ class Agent:
         self.logged_in = not DIALECT.get("auth_needed")
         self.mcp = None  # the stdio MCP server process, once started
         self.mcp_ids = 0
+        self.held = None  # a turn's frames, held back (``buffered``)
 
     def send(self, message):
         self.writer.write((json.dumps(message) + "\n").encode())
@@ -69,6 +73,9 @@ class Agent:
         return await future
 
     def update(self, update):
+        if self.held is not None:
+            self.held.append(update)
+            return
         self.send({"jsonrpc": "2.0", "method": "session/update",
                    "params": {"sessionId": self.session, "update": update}})
 
@@ -135,7 +142,7 @@ class Agent:
         pieces = [text[: len(text) // 3], text[: 2 * len(text) // 3], text]
         if order == "frames_first" and name_in != "unreported":
             self.update(start)
-            if arguments_in == "content":
+            if arguments_in == "content" and name_in != "code":  # the code call streams its code, not these
                 for piece in pieces:
                     self.update({"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "in_progress",
                                  "content": [{"type": "content", "content": {"type": "text", "text": piece}}]})
@@ -203,6 +210,8 @@ class Agent:
 
     async def turn(self, request_id, params):
         prompt = "".join(block.get("text", "") for block in params.get("prompt") or [] if isinstance(block, dict))
+        if DIALECT.get("buffered"):
+            self.held = []
         if DIALECT.get("echo"):
             self.update({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": prompt}})
         last_call = None
@@ -224,6 +233,9 @@ class Agent:
         if DIALECT.get("usage_chunk"):
             self.update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": ""},
                          "_meta": {"usage": {"inputTokens": 10, "outputTokens": 5}}})
+        held, self.held = self.held, None
+        for update in held or []:
+            self.update(update)
         self.send({"jsonrpc": "2.0", "id": request_id, "result": {"stopReason": "end_turn"}})
 
     async def write(self, step):

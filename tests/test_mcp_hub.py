@@ -1,0 +1,201 @@
+"""kandev-tui's own MCP server as a session knows it (kandev_tui/mcp_hub.py): the official ``mcp`` client over
+Streamable HTTP, ``kandev-tui mcp --report`` over stdio reporting to it, and what it refuses. Real sockets, real
+processes."""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kandev_tui.mcp_hub import McpHub
+from kandev_tui.presentation import TOOL_NAME
+from kandev_tui.presentation.guidance import CSV_CHART_EXAMPLE
+
+from .conftest import BUILD_TIMES_CSV
+
+CHART = {"version": 1, "title": "Build", "blocks": [{"type": "chart", "chart_type": "line", "title": "Times",
+                                                     "summary": "Flat.", "labels": ["a", "b"],
+                                                     "series": [{"label": "s", "values": [1, 2]}]}]}
+CSV_CHART = CSV_CHART_EXAMPLE  # reads reports/build-times.csv
+
+
+def frames_of(seen: list[Any]) -> list[dict[str, Any]]:
+    return [frame.msg for frame in seen]
+
+
+def with_hub(tmp_path: Path, script) -> tuple[Any, list[dict[str, Any]]]:
+    """Run ``script(hub)`` with a hub started on a fresh loop; (its answer, the frames the hub made)."""
+    (tmp_path / "reports").mkdir(exist_ok=True)
+    (tmp_path / "reports" / "build-times.csv").write_text(BUILD_TIMES_CSV)
+    seen: list[Any] = []
+
+    async def main():
+        hub = McpHub(tmp_path, {}, seen.append)
+        await hub.start()
+        try:
+            return await script(hub)
+        finally:
+            await hub.close()
+
+    return asyncio.run(main()), frames_of(seen)
+
+
+def test_the_official_client_over_streamable_http(tmp_path):
+    from mcp.client.session import ClientSession
+    from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+
+    async def script(hub):
+        entry = hub.http_entry()
+        headers = {h["name"]: h["value"] for h in entry["headers"]}
+        async with create_mcp_http_client(headers=headers) as client:
+            async with streamable_http_client(entry["url"], http_client=client) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    tools = await session.list_tools()
+                    inline = await session.call_tool(TOOL_NAME, CHART)
+                    from_csv = await session.call_tool(TOOL_NAME, CSV_CHART)
+                    bad = await session.call_tool(TOOL_NAME, {"version": 1, "title": "x", "blocks": []})
+                    return tools, inline, from_csv, bad
+
+    (tools, inline, from_csv, bad), frames = with_hub(tmp_path, script)
+    assert [t.name for t in tools.tools] == [TOOL_NAME]
+    assert not inline.is_error and inline.content[0].text == "Rich output accepted."
+    assert not from_csv.is_error and from_csv.structured_content["resolved_charts"]
+    assert bad.is_error and "blocks" in bad.content[0].text
+    assert frames[0] == {"event": "rich_output_server", "via": "http"}
+    calls = [f for f in frames if f["event"] == "rich_output"]
+    assert [(f["phase"], f["call"]) for f in calls] == [("start", "http:1"), ("end", "http:1"), ("start", "http:2"),
+                                                        ("end", "http:2"), ("start", "http:3"), ("end", "http:3")]
+    assert calls[0]["arguments"] == CHART and calls[1]["is_error"] is False
+    assert calls[3]["structured"] == from_csv.structured_content  # the snapshot, as the agent got it
+    assert calls[5]["is_error"] is True and calls[5]["text"] == bad.content[0].text
+
+
+def _request(port: int, method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None,
+             connection: http.client.HTTPConnection | None = None) -> tuple[int, bytes, dict[str, str]]:
+    conn = connection or http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request(method, path, body, headers or {})
+    answer = conn.getresponse()
+    data = answer.read()
+    return answer.status, data, dict(answer.getheaders())
+
+
+def test_what_the_hub_refuses_and_what_it_takes(tmp_path):
+    initialize = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                             "params": {"protocolVersion": "2025-06-18", "capabilities": {}}}).encode()
+
+    async def script(hub):
+        def talk():
+            good = {"Authorization": f"Bearer {hub.token}", "Content-Type": "application/json"}
+            out = {
+                "no secret": _request(hub.port, "POST", "/mcp", initialize)[0],
+                "wrong secret": _request(hub.port, "POST", "/mcp", initialize,
+                                         {"Authorization": "Bearer " + "x" * len(hub.token)})[0],
+                "other origin": _request(hub.port, "POST", "/mcp", initialize,
+                                         {**good, "Origin": "https://evil.example"})[0],
+                "get": _request(hub.port, "GET", "/mcp", b"", good)[:1],
+                "elsewhere": _request(hub.port, "POST", "/", initialize, good)[0],
+                "not json": _request(hub.port, "POST", "/mcp", b"{nope", good)[:2],
+                "notification": _request(hub.port, "POST", "/mcp",
+                                         b'{"jsonrpc":"2.0","method":"notifications/initialized"}', good)[0],
+                "too big": _request(hub.port, "POST", "/mcp", b"", {**good, "Content-Length": str(64 << 20)})[0],
+                "report without secret": _request(hub.port, "POST", "/report", b'{"kind":"hello","server":"1"}')[0],
+                "bad report": _request(hub.port, "POST", "/report", b'{"kind":"nonsense"}', good)[0],
+            }
+            kept = http.client.HTTPConnection("127.0.0.1", hub.port, timeout=30)  # two requests on one connection
+            out["kept alive"] = [_request(hub.port, "POST", "/mcp", initialize, good, kept)[0] for _ in range(2)]
+            kept.putrequest("POST", "/mcp")  # a chunked body
+            for name, value in {**good, "Transfer-Encoding": "chunked"}.items():
+                kept.putheader(name, value)
+            kept.endheaders()
+            kept.send(b"%x\r\n%s\r\n0\r\n\r\n" % (len(initialize), initialize))
+            answer = kept.getresponse()
+            out["chunked"] = (answer.status, json.loads(answer.read())["result"]["serverInfo"]["name"])
+            return out
+
+        return await asyncio.to_thread(talk)
+
+    said, frames = with_hub(tmp_path, script)
+    assert said["no secret"] == said["wrong secret"] == said["report without secret"] == 401
+    assert said["other origin"] == 403 and said["get"] == (405,) and said["elsewhere"] == 404
+    assert said["not json"][0] == 400 and json.loads(said["not json"][1])["error"]["code"] == -32700
+    assert said["notification"] == 202 and said["too big"] == 413 and said["bad report"] == 400
+    assert said["kept alive"] == [200, 200] and said["chunked"] == (200, "kandev-tui")
+    assert frames == [{"event": "rich_output_server", "via": "http"}]  # the refused ones made nothing
+
+
+def test_the_stdio_server_reports_each_call_before_the_agent_has_its_result(tmp_path):
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    async def script(hub):
+        entry = hub.stdio_entry()
+        env = {**os.environ, **{e["name"]: e["value"] for e in entry["env"]}}
+        seen_at_result = []
+        async with stdio_client(StdioServerParameters(command=entry["command"], args=entry["args"], env=env)) as (
+                read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                result = await session.call_tool(TOOL_NAME, CSV_CHART)
+                seen_at_result.append(len(hub_frames))
+        return result, seen_at_result
+
+    hub_frames: list[Any] = []
+    (tmp_path / "reports").mkdir(exist_ok=True)
+    (tmp_path / "reports" / "build-times.csv").write_text(BUILD_TIMES_CSV)
+
+    async def main():
+        hub = McpHub(tmp_path, {}, hub_frames.append)
+        await hub.start()
+        try:
+            return await script(hub)
+        finally:
+            await hub.close()
+
+    result, seen_at_result = asyncio.run(main())
+    frames = frames_of(hub_frames)
+    assert not result.is_error
+    assert frames[0] == {"event": "rich_output_server", "via": "stdio"}
+    assert [f["phase"] for f in frames[1:]] == ["start", "end"]
+    assert seen_at_result == [3]  # the end was held before the client had the result
+    assert frames[2]["structured"] == result.structured_content
+    assert frames[1]["call"].endswith(":1") and frames[1]["call"] == frames[2]["call"]
+
+
+@pytest.mark.parametrize("report,token,said", [
+    ("http://example.com:80/report", "s", "loopback"),
+    ("http://127.0.0.1:9/report", "", "KANDEV_TUI_REPORT_TOKEN"),
+])
+def test_a_bad_report_address_is_one_line_and_exit_2(tmp_path, report, token, said):
+    env = {k: v for k, v in os.environ.items() if k != "KANDEV_TUI_REPORT_TOKEN"}
+    if token:
+        env["KANDEV_TUI_REPORT_TOKEN"] = token
+    done = subprocess.run([sys.executable, "-m", "kandev_tui", "mcp", "--workspace", str(tmp_path), "--report", report],
+                          capture_output=True, text=True, timeout=60, env=env, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and said in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in done.stderr
+
+
+def test_a_server_whose_session_is_gone_still_answers(tmp_path):
+    """The side channel dies (the session's port closed): the server answers the agent all the same."""
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    async def main():
+        args = ["-m", "kandev_tui", "mcp", "--workspace", str(tmp_path), "--report", "http://127.0.0.1:9/report"]
+        env = {**os.environ, "KANDEV_TUI_REPORT_TOKEN": "secret"}
+        async with stdio_client(StdioServerParameters(command=sys.executable, args=args, env=env)) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                return await session.call_tool(TOOL_NAME, CHART)
+
+    result = asyncio.run(main())
+    assert not result.is_error and result.content[0].text == "Rich output accepted."
