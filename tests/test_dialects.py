@@ -203,3 +203,64 @@ def test_the_secret_is_in_no_recording_log_or_item(every_dialect):
     assert not re.search(r"Bearer (?!\[kandev-tui secret\])", text)
     assert "KANDEV_TUI_REPORT_TOKEN\",\"value\":\"[kandev-tui secret]\"" in frames or "http" in str(
         every_dialect.recording.parent)
+
+
+# -- commands: their output and exit, however the agent reports them ----------------------------------------------
+
+EXITS = ["exit_code", "exitCode", "exit_status", "meta", "nested_meta", "string", "trailer", "json_text", "terminal",
+         "both", "none"]
+LINE = "printf '\\033[32mgreen\\033[0m ok\\n'; echo 'to stderr' >&2; exit {code}"
+
+
+@pytest.fixture(scope="module")
+def commands(tmp_path_factory):
+    """One turn with each way of reporting a command, each run twice: failing (exit 3) and succeeding."""
+    steps = [{"op": "command", "line": LINE.format(code=code), "exit_in": exit_in, "id": f"{exit_in}-{code}"}
+             for exit_in in EXITS for code in (3, 0)]
+    steps += [{"op": "command", "line": "sleep 0", "exit_in": "signal", "id": "signal-x"},
+              {"op": "command", "line": "true", "exit_in": "negative", "id": "negative-x"}]
+    played = play(tmp_path_factory.mktemp("commands"), {"steps": steps})
+    assert played.code == 0, played.stderr
+    return played
+
+
+def drawn(item: dict[str, Any]) -> str:
+    """The call as the transcript draws it (expanded), as plain text."""
+    from rich.console import Console, Group
+
+    from kandev_tui.widgets.calls import call_parts
+
+    _view, parts = call_parts(item["payload"], compact=False)
+    console = Console(width=100, record=True, color_system=None, file=open(os.devnull, "w"))  # noqa: SIM115
+    console.print(Group(*parts))
+    return console.export_text()
+
+
+@pytest.mark.parametrize("exit_in", EXITS)
+def test_a_failing_command_fails_and_its_output_is_shown_once_in_colour(commands, exit_in):
+    failing, passing = commands.call(f"{exit_in}-3"), commands.call(f"{exit_in}-0")
+    if exit_in == "none":  # no exit code anywhere: the agent's status stands, and none is made up
+        assert failing["payload"]["shell"].get("exit_code") is None and failing["status"] == "complete"
+    else:
+        assert failing["payload"]["shell"]["exit_code"] == 3 and failing["status"] == "error"
+        assert passing["payload"]["shell"]["exit_code"] == 0 and passing["status"] == "complete"
+    assert "\x1b[32mgreen\x1b[0m ok" in failing["payload"]["shell"]["stdout"]  # its colours kept, to be drawn
+    text = drawn(failing)
+    assert text.count("green ok") == 1, text  # once: not again from the content or the JSON it came in
+    assert "␛" not in text and "\\u001b" not in text and '"exit_code"' not in text, text
+    assert ("exit code 3" in text) is (exit_in != "none"), text
+
+
+def test_a_command_ended_by_a_signal_or_a_negative_code_fails_and_says_so(commands):
+    for call_id, name in (("signal-x", "SIGTERM"), ("negative-x", "SIGKILL")):
+        call = commands.call(call_id)
+        assert call["status"] == "error" and call["payload"]["shell"]["signal"] == name
+        assert f"ended by signal {name}" in drawn(call)
+
+
+def test_a_whole_shell_line_in_a_client_terminal_runs_through_sh(commands):
+    """terminal/create with the whole line as ``command`` and no ``args``: run as Zed runs it, through sh -c (a
+    pipe, a redirection, an exit status), not as the name of a program."""
+    call = commands.call("terminal-3")
+    assert "command not found" not in json.dumps(call["payload"])
+    assert "to stderr" in call["payload"]["shell"]["stdout"]  # the redirection ran in a shell

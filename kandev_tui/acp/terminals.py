@@ -25,6 +25,7 @@ import fcntl
 import os
 import pty
 import re
+import shutil
 import signal
 import struct
 import termios
@@ -213,6 +214,19 @@ class Terminal:
             self._flusher = None
 
 
+_SHELL_SYNTAX = re.compile(r"[\s|&;<>()$`\\\"'*?~{}\[\]=#]")
+
+
+def shell_line(command: str, args: list[str], path: str | None, cwd: Path) -> list[str]:
+    """What to run for ``terminal/create``: the program and its arguments as given; but a ``command`` with no
+    ``args`` that names no program (a whole shell line, ``ls -la | head``, as some agents send it) runs through
+    ``/bin/sh -c``, as Zed and other clients run it."""
+    if args or not _SHELL_SYNTAX.search(command) or shutil.which(command, path=path) is not None \
+            or (cwd / command).exists():
+        return [command, *args]  # a program (a name with no space or shell syntax not found is an error)
+    return ["/bin/sh", "-c", command]
+
+
 class Terminals:
     """The terminals of one session."""
 
@@ -274,12 +288,13 @@ class Terminals:
                 raise FileRequestError(INVALID_PARAMS, "env must be a list of {name, value} strings")
             env[variable["name"]] = variable["value"]
         cwd = self._cwd(params.get("cwd"))
+        program = shell_line(command, args, env.get("PATH"), cwd)
         master, slave = pty.openpty()
         try:
             fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
             os.set_blocking(master, False)
             process = await asyncio.create_subprocess_exec(
-                command, *args, stdin=slave, stdout=slave, stderr=slave, cwd=str(cwd), env=env,
+                *program, stdin=slave, stdout=slave, stderr=slave, cwd=str(cwd), env=env,
                 start_new_session=True)
         except FileNotFoundError:
             os.close(master)

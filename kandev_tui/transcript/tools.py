@@ -10,9 +10,9 @@ output across providers, async subagent launches and the Monitor tool.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from .commands import shell_output
 from .diffs import diff_summary
 from .items import CANCELLED, COMPLETE, FAILED, IN_PROGRESS, PENDING, TERMINAL
 
@@ -52,56 +52,6 @@ def _claude_meta(update: dict[str, Any]) -> dict[str, Any]:
     if isinstance(meta, dict) and isinstance(meta.get("claudeCode"), dict):
         return meta["claudeCode"]
     return {}
-
-
-_AUGGIE = re.compile(r"<(return-code|output|stderr)>(.*?)</\1>", re.S)
-
-
-def shell_output(raw_output: Any, meta: Any = None) -> dict[str, Any] | None:
-    """stdout/stderr/exit code from an ``execute`` tool's ``rawOutput`` (any provider).
-
-    Shapes: ``formatted_output``/``output``/``stdout``/``stderr``, ``exit_code``
-    or ``metadata.exit``, Auggie's ``<return-code>``/``<output>``/``<stderr>``
-    tags, a plain string; and ``_meta.terminal_output``.
-    """
-    out: dict[str, Any] = {"stdout": None, "stderr": None, "exit_code": None}
-    if isinstance(raw_output, str):
-        out["stdout"] = raw_output
-    elif isinstance(raw_output, dict):
-        for key in ("stdout", "formatted_output", "output"):
-            if isinstance(raw_output.get(key), str):
-                out["stdout"] = raw_output[key]
-                break
-        if isinstance(raw_output.get("stderr"), str):
-            out["stderr"] = raw_output["stderr"]
-        code = raw_output.get("exit_code")
-        if code is None and isinstance(raw_output.get("metadata"), dict):
-            code = raw_output["metadata"].get("exit")
-        if isinstance(code, (int, float)) and not isinstance(code, bool):
-            out["exit_code"] = int(code)
-        text = out["stdout"]
-        if isinstance(text, str) and "<return-code>" in text:
-            tags = dict((name, value) for name, value in _AUGGIE.findall(text))
-            out["stdout"] = tags.get("output", "")
-            if "stderr" in tags:
-                out["stderr"] = tags["stderr"]
-            try:
-                out["exit_code"] = int(tags.get("return-code", "").strip())
-            except ValueError:
-                pass
-    if isinstance(meta, dict):
-        terminal = meta.get("terminal_output")
-        if isinstance(terminal, str) and out["stdout"] is None:
-            out["stdout"] = terminal
-        elif isinstance(terminal, dict):
-            if out["stdout"] is None and isinstance(terminal.get("output"), str):
-                out["stdout"] = terminal["output"]
-            code = terminal.get("exit_code", terminal.get("exitCode"))
-            if out["exit_code"] is None and isinstance(code, int) and not isinstance(code, bool):
-                out["exit_code"] = code
-    if all(value is None for value in out.values()):
-        return None
-    return out
 
 
 OUTPUT_TAIL = 256 * 1024  # characters of a command's output an item keeps: the last ones (the recording has all)
@@ -243,16 +193,16 @@ def merge_tool_frame(call: dict[str, Any], update: dict[str, Any], first: bool) 
         status = IN_PROGRESS  # output is streaming
     if not call.get("mcp") and (call["kind"] == "execute" or isinstance(call.get("shell"), dict)):
         # a command (or a call that streamed command output: codex-acp calls some commands "read"), its rawOutput
-        shell = shell_output(call.get("output") if "rawOutput" in update else None, update.get("_meta"))
+        shell = shell_output(call.get("output") if "rawOutput" in update else None, update.get("_meta"),
+                             update.get("content") if "content" in update else None)
         if shell:
             call["shell"] = {**(call.get("shell") or {}), **{k: v for k, v in shell.items() if v is not None}}
     shell = call.get("shell")
     if isinstance(shell, dict):
         bound_output(call)
-        if status == COMPLETE and shell.get("exit_code") not in (None, 0):
-            status = FAILED
-        elif status == COMPLETE and shell.get("signal") not in (None, ""):
-            status = FAILED
+        ended = status if status is not None else call["status"]
+        if ended == COMPLETE and (shell.get("exit_code") not in (None, 0) or shell.get("signal") not in (None, "")):
+            status = FAILED  # done, but the command failed: whatever status the agent gave, never ✔
     keep_written(call)
     diffs = diff_summary(call.get("content"))
     if diffs is not None:

@@ -23,7 +23,9 @@ commands in kandev-tui's terminals. What it plays comes from the JSON in ``$DIAL
     result). ``order``: ``frames_first`` (the call is announced, then made) or ``call_first`` (made, then
     announced as done). ``call``: the tool call id;
   - ``{"op": "command", "line", "exit_in", "id"?}``: a command. ``exit_in``: ``exit_code``, ``exitCode``,
-    ``exit_status``, ``meta`` (``_meta.exit_code``), ``json_text`` (the result as JSON text), ``none``,
+    ``exit_status``, ``meta`` (``_meta.exit_code``), ``nested_meta`` (``_meta.someAgent.toolResult.exitStatus``),
+    ``string`` (``"3"``), ``trailer`` (the output as text ending ``Exit Code: N``), ``signal`` (ended by
+    SIGTERM), ``negative`` (``returncode: -9``), ``json_text`` (the result as JSON text), ``none``,
     ``terminal`` (run in a kandev-tui terminal, ``terminal/create`` with the whole line and no ``args``), ``both``
     (run there and its output also sent as content, with colours);
   - ``{"op": "ask", "id_only": true}``: a permission request for the last call, with only its ``toolCallId``;
@@ -193,6 +195,17 @@ class Agent:
         elif exit_in == "meta":
             done["rawOutput"] = out
             done["_meta"] = {"exit_code": code}
+        elif exit_in == "string":
+            done["rawOutput"] = {"output": out, "exit_code": str(code)}
+        elif exit_in == "nested_meta":
+            done["rawOutput"] = out
+            done["_meta"] = {"someAgent": {"toolResult": {"exitStatus": code}}}
+        elif exit_in == "trailer":
+            done["content"] = [{"type": "content", "content": {"type": "text", "text": f"{out}\nExit Code: {code}"}}]
+        elif exit_in == "signal":
+            done["rawOutput"] = {"output": out, "exit_code": None, "signal": "SIGTERM"}
+        elif exit_in == "negative":
+            done["rawOutput"] = {"output": out, "returncode": -9}
         elif exit_in == "json_text":
             done["content"] = [{"type": "content", "content": {"type": "text", "text": json.dumps(
                 {"output": out, "exit_code": code})}}]

@@ -16,10 +16,12 @@ Each view returns Rich renderables; ``compact`` gives a bounded preview and says
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable
 
 from .content import content_parts, locations_line
 from .excerpt import read_parts, result_text, search_parts
+from kandev_tui.transcript.commands import repeats_output
 from kandev_tui.transcript.diffs import diff_blocks
 
 from .diff import DARK_LOOK, Look, big_diff, look_for
@@ -63,7 +65,8 @@ def call_parts(payload: dict[str, Any], compact: bool, *, wait: bool = True, sid
         parts = view(payload, compact, wait, side, look)
         if parts:
             shown = result_text(payload) if name in ("read", "search") else None  # not said twice
-            extra = content_parts(payload.get("content"), skip_terminal=name == "output", shown=shown)
+            said = partial(repeats_output, shell=payload["shell"]) if name == "output" else None
+            extra = content_parts(payload.get("content"), skip_terminal=name == "output", shown=shown, said=said)
             line = locations_line(payload.get("locations")) if name != "diff" else None
             return name, parts + extra + ([line] if line is not None else [])
     extra = content_parts(payload.get("content"))

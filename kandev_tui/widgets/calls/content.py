@@ -5,7 +5,7 @@ size, and ``locations`` as ``path:line``. Diffs and terminals have views of thei
 from __future__ import annotations
 
 import base64
-from typing import Any
+from typing import Any, Callable
 
 from rich.text import Text
 
@@ -40,11 +40,13 @@ def block_part(block: dict[str, Any]) -> Any | None:
     return None
 
 
-def content_parts(content: Any, *, skip_terminal: bool = False, shown: str | None = None) -> list[Any]:
+def content_parts(content: Any, *, skip_terminal: bool = False, shown: str | None = None,
+                  said: Callable[[str], bool] | None = None) -> list[Any]:
     """The content blocks a call carries beside its diffs: text, links, images. With ``skip_terminal`` (the
     call's command output is shown already) a terminal block, which refers to that output, and a fenced block of
     text (Claude's ```` ```console ```` copy of it) are left out; so is a text block that says ``shown`` again (the
-    result a read or a search showed already: agents send it both as the result and as content)."""
+    result a read or a search showed already: agents send it both as the result and as content), or one ``said``
+    judges said already (a command's output)."""
     shown = shown.strip() if shown else None
     if not isinstance(content, list):
         return []
@@ -57,6 +59,8 @@ def content_parts(content: Any, *, skip_terminal: bool = False, shown: str | Non
             if skip_terminal and inner.get("type") == "text" and str(inner.get("text", "")).lstrip().startswith("```"):
                 continue
             if shown and inner.get("type") == "text" and str(inner.get("text", "")).strip() == shown:
+                continue
+            if said is not None and inner.get("type") == "text" and said(str(inner.get("text", ""))):
                 continue
             part = block_part(inner)
             if part is not None:
