@@ -66,6 +66,11 @@ def login_lines(methods: list[dict[str, Any]]) -> list[str]:
         if kind == "env_var":
             names = [v.get("name") for v in method.get("vars") or [] if isinstance(v, dict) and isinstance(v.get("name"), str)]
             what = f"set {' and '.join(names) or 'the variables it names'} in the environment"
+        elif kind == "terminal" and isinstance(method.get("command"), str):  # a command of its own: run it yourself
+            import shlex
+
+            command = [method["command"], *[a for a in method.get("args") or [] if isinstance(a, str)]]
+            what = f"run {shlex.join(command)[:300]} in a terminal (or log in with kandev-tui run)"
         elif kind not in ("agent", "terminal"):
             what = f"a kind of login kandev-tui does not know ({kind})"
         description = " ".join(str(method.get("description") or "").split())

@@ -178,15 +178,18 @@ class LiveSource(RunsInBackground, Source):
     # -- logging in -------------------------------------------------------------------------------------------
 
     def terminal_login(self, method_id: str) -> tuple[list[str], dict[str, str]] | None:
-        """The command a ``terminal`` login runs in the user's terminal (the agent's own command with the method's
-        ``args``) and its environment (the method's ``env`` added), or None for another kind of method."""
+        """The command a ``terminal`` login runs in the user's terminal (the method's own command, else the agent's,
+        with the method's ``args``) and its environment (the method's ``env`` added), or None for another kind of
+        method (see :func:`kandev_tui.acp.client.login_method`)."""
         method = next((m for m in self.login_methods if m.get("id") == method_id), None)
         if method is None or method.get("type") != "terminal":
             return None
         args = [a for a in method.get("args") or [] if isinstance(a, str)]
         env = dict(self.options.env if self.options.env is not None else os.environ)
-        env.update({k: v for k, v in (method.get("env") or {}).items() if isinstance(k, str) and isinstance(v, str)})
-        return [*self.options.command, *args], env
+        given = method.get("env") if isinstance(method.get("env"), dict) else {}
+        env.update({k: v for k, v in given.items() if isinstance(k, str) and isinstance(v, str)})
+        command = method.get("command")  # a command of its own (_meta terminal-auth), else the agent's
+        return ([command, *args] if isinstance(command, str) and command else [*self.options.command, *args]), env
 
     async def log_in(self, method_id: str, env: dict[str, str] | None = None) -> None:
         """Log in with one of the agent's methods and open the session again: an ``agent`` method is the agent's

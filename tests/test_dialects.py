@@ -264,3 +264,79 @@ def test_a_whole_shell_line_in_a_client_terminal_runs_through_sh(commands):
     call = commands.call("terminal-3")
     assert "command not found" not in json.dumps(call["payload"])
     assert "to stderr" in call["payload"]["shell"]["stdout"]  # the redirection ran in a shell
+
+
+# -- logins --------------------------------------------------------------------------------------------------------
+
+TERMINAL_AUTH = {"id": "cli-login", "name": "Log in with the CLI", "description": "Opens a browser",
+                 "_meta": {"terminal-auth": {"command": "/usr/bin/env", "args": ["dialect-login", "--device"],
+                                             "label": "CLI login", "env": {"LOGIN_MODE": "device"}}}}
+
+
+def dialect_app(tmp_path: Path, dialect: dict[str, Any], monkeypatch):
+    from kandev_tui.acp import AgentOptions
+    from kandev_tui.app import KandevApp
+    from kandev_tui.sources import LiveSource
+    from kandev_tui.transcript import Store
+
+    from .app_helpers import settings_at
+
+    monkeypatch.setenv("DIALECT", json.dumps(dialect))
+    (tmp_path / "ws").mkdir(exist_ok=True)
+    store = Store(tmp_path / "s.db")
+    options = AgentOptions(command=AGENT, workspace=tmp_path / "ws", log_path=tmp_path / "agent.log")
+    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state),
+                    settings_store=settings_at(tmp_path, chart_animation=False))
+    app.animation_level = "none"
+    return app
+
+
+@pytest.mark.parametrize("opt_in", [False, True])
+async def test_a_login_marked_only_in_meta_terminal_auth_is_run_in_the_terminal(tmp_path, monkeypatch, opt_in):
+    """Zed's older form: the method has no type, only ``_meta["terminal-auth"]`` with its own command; it is a
+    login in the terminal (that command, its args and env), not the agent's authenticate. One agent offers it only
+    to clients that opt in with ``clientCapabilities._meta["terminal-auth"]`` in initialize: kandev-tui does."""
+    from kandev_tui.screens.login import LoginScreen
+
+    from .app_helpers import until
+
+    dialect = {"auth": [TERMINAL_AUTH], "auth_needed": True, **({"auth_opt_in": "terminal-auth"} if opt_in else {})}
+    app = dialect_app(tmp_path, dialect, monkeypatch)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LoginScreen))
+        assert [m["id"] for m in app.screen.methods] == ["cli-login"]
+        command, env = app.source.terminal_login("cli-login")
+        assert command == ["/usr/bin/env", "dialect-login", "--device"] and env["LOGIN_MODE"] == "device"
+        await app.action_quit()
+
+
+@pytest.mark.parametrize("how", ["auth_crash", "auth_fail"])
+async def test_a_login_that_fails_or_whose_agent_dies_ends_with_the_agents_reason(tmp_path, monkeypatch, how):
+    """authenticate answered with an error, or the agent dying while answering it (a child of its still holding
+    its output open): the login ends at once, back at the login screen with the reason, not "logging in" for
+    minutes."""
+    from kandev_tui.screens.login import LoginScreen
+
+    from .app_helpers import until
+
+    method = {"id": "agent-login", "name": "Log in", "description": "The agent logs you in"}
+    app = dialect_app(tmp_path, {"auth": [method], "auth_needed": True, how: True}, monkeypatch)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LoginScreen))
+        login = app.screen
+        await pilot.press("1")
+        await until(pilot, lambda: "choose a way again" in str(login.status.render()))
+        said = str(login.status.render())
+        if how == "auth_fail":
+            assert "the login service is down" in said
+        else:
+            assert "exited with code 7 during the login" in said and "no keyring" in said
+        assert app.source.state == "login"
+        await app.action_quit()
+
+
+def test_headless_says_which_command_a_terminal_auth_login_runs(tmp_path):
+    played = play(tmp_path, {"auth": [TERMINAL_AUTH], "auth_needed": True})
+    assert played.code == 1
+    assert "  cli-login: Log in with the CLI (Opens a browser): run /usr/bin/env dialect-login --device in a " \
+           "terminal (or log in with kandev-tui run)" in played.stderr.splitlines()

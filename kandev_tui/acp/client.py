@@ -177,6 +177,31 @@ AGENT_METHODS = frozenset({"initialize", "authenticate", "session/new", "session
 OBSERVED_ONLY = frozenset({"session/update"})
 
 
+def login_method(method: dict[str, Any]) -> dict[str, Any]:
+    """One of the agent's ``authMethods``, read in any of its forms: a login run in the user's terminal may be the
+    stable ``type: "terminal"`` (the agent's own command with ``args`` and ``env``) or only
+    ``_meta["terminal-auth"]`` (Zed's form: ``{command, args, env, label}``, the command its own); either becomes
+    ``type: "terminal"`` with ``args``, ``env`` (a dict) and, when the agent names one, ``command``."""
+    meta = method.get("_meta")
+    marked = meta.get("terminal-auth") if isinstance(meta, dict) else None
+    if not isinstance(marked, dict) or method.get("type") not in (None, "agent", "terminal"):
+        return method
+    found = {**method, "type": "terminal"}
+    command = marked.get("command")
+    if isinstance(command, str) and command.strip():
+        found["command"] = command
+    if isinstance(marked.get("args"), list):
+        found["args"] = [a for a in marked["args"] if isinstance(a, str)]
+    env = marked.get("env")
+    if isinstance(env, list):  # [{name, value}], as ACP spells environments elsewhere
+        env = {e.get("name"): e.get("value") for e in env if isinstance(e, dict)}
+    if isinstance(env, dict):
+        found["env"] = {k: v for k, v in env.items() if isinstance(k, str) and isinstance(v, str)}
+    if not method.get("name") and isinstance(marked.get("label"), str):
+        found["name"] = marked["label"]
+    return found
+
+
 class AgentClient:
     """One agent process and one ACP session with it."""
 
@@ -299,8 +324,11 @@ class AgentClient:
             response = await asyncio.wait_for(self._conn.send_request("initialize", {
                 "protocolVersion": PROTOCOL_VERSION,
                 # auth.terminal: the agent may offer a login to run in the user's terminal (the app steps aside)
+                # _meta terminal-auth: the same, in the form agents read before auth.terminal (Zed's), some
+                # offering their login only to a client that says so
                 "clientCapabilities": {"fs": {"readTextFile": options.fs_read, "writeTextFile": options.fs_write},
-                                       "terminal": options.terminals, "auth": {"terminal": True}},
+                                       "terminal": options.terminals, "auth": {"terminal": True},
+                                       "_meta": {"terminal-auth": True}},
                 "clientInfo": {"name": "kandev-tui", "title": "kandev-tui", "version": __version__},
             }), timeout=options.init_timeout)
         except asyncio.TimeoutError:
@@ -315,7 +343,7 @@ class AgentClient:
         caps = response.get("agentCapabilities")
         self.agent_capabilities = caps if isinstance(caps, dict) else {}
         methods = response.get("authMethods")
-        self.auth_methods = [m for m in methods if isinstance(m, dict) and isinstance(m.get("id"), str)] \
+        self.auth_methods = [login_method(m) for m in methods if isinstance(m, dict) and isinstance(m.get("id"), str)] \
             if isinstance(methods, list) else []
 
     async def _start_hub(self) -> McpHub | None:
@@ -416,13 +444,29 @@ class AgentClient:
         """``authenticate`` with one of the agent's methods; AgentError with the agent's reason when it fails."""
         if self._conn is None:
             raise AgentError("the agent is not running")
+        request = asyncio.ensure_future(self._conn.send_request("authenticate", {"methodId": method_id}))
+        ended = asyncio.ensure_future(_exited(self.process)) if self.process is not None else None
         try:
-            await asyncio.wait_for(self._conn.send_request("authenticate", {"methodId": method_id}), timeout=300)
-        except asyncio.TimeoutError:
-            raise AgentError("The agent did not finish the login within 5 minutes.") from None
-        except Exception as exc:  # noqa: BLE001
-            raise AgentError(f"The login failed: {self._describe(exc)}") from None
-        self._note(f"Logged in ({method_id}).")
+            # the agent's end ends the wait: one that dies while logging in may leave its output open (a child)
+            done, _ = await asyncio.wait([w for w in (request, ended) if w is not None], timeout=300,
+                                         return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiter in (request, ended):
+                if waiter is not None and not waiter.done():
+                    waiter.cancel()
+        if request in done and request.exception() is None:
+            self._note(f"Logged in ({method_id}).")
+            return
+        if request in done and not (ended is not None and ended in done):
+            raise AgentError(f"The login failed: {self._describe(request.exception())}")
+        if not done:
+            raise AgentError("The agent did not finish the login within 5 minutes.")
+        details = await self._exit_details(wait=0.5)
+        code = details["exit_code"]
+        what = f"was ended by {_signal_name(-code)}" if isinstance(code, int) and code < 0 else \
+            f"exited with code {code}" if code is not None else "stopped answering"
+        last = f" (its last words: {details['stderr'][-1].strip()[:200]})" if details["stderr"] else ""
+        raise AgentError(f"The agent {what} during the login{last}.")
 
     async def choose(self, method: str, params: dict[str, Any]) -> None:
         """A choice for the session (``session/set_mode``, ``session/set_config_option``, ``session/set_model``);
@@ -473,7 +517,7 @@ class AgentClient:
         code = None
         if self.process is not None:
             try:
-                code = await asyncio.wait_for(self.process.wait(), timeout=wait)
+                code = await asyncio.wait_for(_exited(self.process), timeout=wait)
             except asyncio.TimeoutError:
                 code = None
         tail = _tail(self.options.log_path)
@@ -674,6 +718,21 @@ class AgentClient:
         if self._log is not None:
             self._log.close()
             self._log = None
+
+
+async def _exited(process: asyncio.subprocess.Process) -> int:
+    """The agent's exit status once it has exited. ``Process.wait()`` also waits for its pipes to close, which a
+    child it left behind may hold open for good; its exit status is known as soon as it is reaped."""
+    while process.returncode is None:
+        waiter = asyncio.ensure_future(process.wait())
+        try:
+            await asyncio.wait_for(asyncio.shield(waiter), timeout=0.2)
+        except asyncio.TimeoutError:
+            pass
+        finally:
+            if not waiter.done():
+                waiter.cancel()
+    return process.returncode
 
 
 def _signal_name(number: int) -> str:

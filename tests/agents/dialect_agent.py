@@ -11,7 +11,8 @@ commands in kandev-tui's terminals. What it plays comes from the JSON in ``$DIAL
 - ``echo``: send each prompt back as ``user_message_chunk`` (some agents do);
 - ``usage_chunk``: end the turn's message with a chunk that carries only usage (empty text, ``_meta.usage``);
 - ``auth``: ``authMethods`` to offer (a list, sent as is) and ``auth_needed``: refuse ``session/new`` until
-  ``authenticate`` (``auth_crash``: die while answering it; ``auth_fail``: answer it with an error);
+  ``authenticate`` (``auth_crash``: die while answering it, a child left holding its output open; ``auth_fail``:
+  answer it with an error);
 - ``auth_opt_in``: offer ``auth`` only to a client whose ``clientCapabilities._meta`` has this key true;
 - ``steps``: the turn, a list of:
   - ``{"op": "chart", "name_in", "arguments_in", "order", "arguments"?, "call"?}``: a rich-output call.
@@ -307,7 +308,11 @@ class Agent:
             if method == "initialize":
                 self.send({"jsonrpc": "2.0", "id": request_id, "result": self.initialize(params)})
             elif method == "authenticate":
-                if DIALECT.get("auth_crash"):
+                if DIALECT.get("auth_crash"):  # it dies, and a child of its keeps its output open (as a
+                    sys.stderr.write("login helper crashed: no keyring\n")  # wrapper script's child may)
+                    sys.stderr.flush()
+                    import subprocess
+                    subprocess.Popen(["sleep", "120"])
                     os._exit(7)
                 if DIALECT.get("auth_fail"):
                     self.send({"jsonrpc": "2.0", "id": request_id,
