@@ -340,3 +340,35 @@ def test_headless_says_which_command_a_terminal_auth_login_runs(tmp_path):
     assert played.code == 1
     assert "  cli-login: Log in with the CLI (Opens a browser): run /usr/bin/env dialect-login --device in a " \
            "terminal (or log in with kandev-tui run)" in played.stderr.splitlines()
+
+
+# -- permissions and messages --------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def messages(tmp_path_factory):
+    """An agent that echoes the prompt (in pieces), sends a user message of its own, asks about a command with only
+    its id, and ends its message with a usage-only chunk."""
+    steps = [{"op": "say", "text": "Running it."}, {"op": "command", "line": "echo hi", "id": "c1"},
+             {"op": "ask", "id_only": True}, {"op": "usage"}, {"op": "user", "text": "(queued) and then stop"},
+             {"op": "say", "text": "Done."}, {"op": "usage"}]
+    played = play(tmp_path_factory.mktemp("messages"), {"echo": True, "steps": steps}, prompt="list the files")
+    assert played.code == 0, played.stderr
+    return played
+
+
+def test_an_echoed_prompt_is_not_shown_again_nor_its_guidance(messages):
+    users = [item["payload"]["text"] for item in messages.items if item["kind"] == "user_message"]
+    assert users == ["list the files", "(queued) and then stop"]  # the echo merged; the agent's own message kept
+    assert not any("show_rich_output_kandev" in json.dumps(item["payload"]) for item in messages.items
+                   if item["kind"] in ("user_message", "agent_message"))
+
+
+def test_a_request_with_only_the_calls_id_names_what_it_asks(messages):
+    request = next(item for item in messages.items if item["kind"] == "permission")["payload"]["tool_call"]
+    assert request["toolCallId"] == "c1" and request["title"] == "echo hi" and request["kind"] == "execute"
+    assert request["rawInput"] == {"command": "echo hi"}
+
+
+def test_a_usage_only_chunk_makes_no_empty_item(messages):
+    texts = [item["payload"]["text"] for item in messages.items if item["kind"] in ("agent_message", "user_message")]
+    assert "" not in texts and [t for t in texts if t in ("Running it.", "Done.")] == ["Running it.", "Done."]

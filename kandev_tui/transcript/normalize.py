@@ -28,6 +28,21 @@ STATE_UPDATES = {"available_commands_update", "current_mode_update", "config_opt
 CAPACITY_TEXT = "Selected model is at capacity"
 
 
+def _request_view(call: dict[str, Any]) -> dict[str, Any]:
+    """A known call as a permission request's ``toolCall`` carries it (title, kind, rawInput, content, locations)."""
+    view: dict[str, Any] = {}
+    for key in ("title", "kind"):
+        if isinstance(call.get(key), str) and call[key]:
+            view[key] = call[key]
+    raw = (call.get("input") or {}).get("raw_input") if isinstance(call.get("input"), dict) else None
+    if raw not in (None, {}, ""):
+        view["rawInput"] = raw
+    for key in ("content", "locations"):
+        if isinstance(call.get(key), list) and call[key]:
+            view[key] = call[key]
+    return view
+
+
 def _text_of(content: Any) -> str:
     """The text of one ACP content block (other block types become a marker)."""
     if isinstance(content, dict):
@@ -92,6 +107,8 @@ class Normalizer:
         self._counter = after[1]
         self._session_info: dict[str, Any] = {}
         self._guidance = ""  # the guidance text kandev-tui put before the first prompt (never a title)
+        self._echo: list[str] | None = None  # the prompt just sent, as the agent may send it back (see _user_chunk)
+        self._echoed = ""  # what it sent back of it so far
         self._first_words = ""  # the user's own first prompt
         self._usage: dict[str, Any] = {}
         self._system_error = False
@@ -181,6 +198,8 @@ class Normalizer:
             text = text[skip:]
         if not self._first_words:
             self._first_words = text
+        full = _text_of(params.get("prompt"))
+        self._echo, self._echoed = [" ".join(t.split()) for t in {full, text} if t.strip()], ""
         item = Item(self._next("user"), K.USER, self.turn, {"text": text}, final=True)
         changed.append(item)
         return changed
@@ -289,8 +308,8 @@ class Normalizer:
         self._requests_in[msg["id"]] = key
         tool_call = params.get("toolCall") if isinstance(params.get("toolCall"), dict) else {}
         known = self._tools.get(tool_call.get("toolCallId")) if isinstance(tool_call.get("toolCallId"), str) else None
-        if "kind" not in tool_call and known is not None and isinstance(known.get("kind"), str):
-            tool_call = {**tool_call, "kind": known["kind"]}  # what is asked (edit, run…), from the call it is for
+        if known is not None:  # what the request leaves out (some send only the id), from the call it is for
+            tool_call = {**_request_view(known), **tool_call}
         options = [o for o in params.get("options") or [] if isinstance(o, dict)]
         placed = self._client.placed(tool_call.get("toolCallId"), tool_call.get("content")) \
             if isinstance(tool_call.get("toolCallId"), str) else None
@@ -373,6 +392,7 @@ class Normalizer:
             changed.append(self._plan.but(final=True))
             self._plan = None
         self.turn_open = False
+        self._echo = None
         return changed
 
     # -- session/update ----------------------------------------------------
@@ -386,7 +406,9 @@ class Normalizer:
         if kind == "agent_thought_chunk":
             return self._chunk(update, "_thought", K.THOUGHT, "thought")
         if kind == "user_message_chunk":
-            return self._chunk(update, "_user", K.USER, "user")
+            return self._user_chunk(update)
+        if self._echo is not None and self._echoed:
+            self._echo = None  # an echo cut short by the agent's next update: the user's message is shown already
         if kind in ("tool_call", "tool_call_update"):
             return self._tool_frame(update, first=kind == "tool_call")
         if kind == "plan":
@@ -435,8 +457,27 @@ class Normalizer:
         head = " ".join(title.split())[:40].rstrip("…. ")
         return bool(head) and head in " ".join(self._guidance.split())
 
+    def _user_chunk(self, update: dict[str, Any]) -> list[Item]:
+        """A user message chunk. Some agents send the prompt they were given back as ``user_message_chunk``: the
+        user's message is shown already (without the guidance kandev-tui put before it), so what repeats the prompt
+        just sent (with or without the guidance, whitespace aside) is not shown again. What turns out not to be the
+        prompt is shown whole, from its first chunk."""
+        if self._echo is None:
+            return self._chunk(update, "_user", K.USER, "user")
+        self._echoed += _text_of(update.get("content"))
+        said = " ".join(self._echoed.split())
+        if said in self._echo:
+            self._echo = None  # the whole prompt, back: done
+            return []
+        if any(sent.startswith(said) for sent in self._echo):
+            return []  # so far, the prompt
+        self._echo = None
+        return self._chunk({**update, "content": {"type": "text", "text": self._echoed}}, "_user", K.USER, "user")
+
     def _chunk(self, update: dict[str, Any], attr: str, kind: str, prefix: str) -> list[Item]:
         text = _text_of(update.get("content"))
+        if not text:
+            return []  # a chunk with nothing to say (one that carries only usage): no empty item, nothing closed
         if kind == K.AGENT and self._system_error and CAPACITY_TEXT in text:
             self._system_error = False
             return self._close_text() + [self._error("The model is at capacity; try again or choose another model.",

@@ -8,7 +8,7 @@ commands in kandev-tui's terminals. What it plays comes from the JSON in ``$DIAL
 - ``http``: advertise ``mcpCapabilities.http`` (kandev-tui then offers its server over HTTP);
 - ``buffered``: hold a turn's ``session/update`` frames and send them in one burst at its end (OpenCode sends its
   frames late: its MCP call is answered before the client has heard of the call or the message before it);
-- ``echo``: send each prompt back as ``user_message_chunk`` (some agents do);
+- ``echo``: send each prompt back as ``user_message_chunk``, in three pieces (some agents do);
 - ``usage_chunk``: end the turn's message with a chunk that carries only usage (empty text, ``_meta.usage``);
 - ``auth``: ``authMethods`` to offer (a list, sent as is) and ``auth_needed``: refuse ``session/new`` until
   ``authenticate`` (``auth_crash``: die while answering it, a child left holding its output open; ``auth_fail``:
@@ -30,7 +30,8 @@ commands in kandev-tui's terminals. What it plays comes from the JSON in ``$DIAL
     ``terminal`` (run in a kandev-tui terminal, ``terminal/create`` with the whole line and no ``args``), ``both``
     (run there and its output also sent as content, with colours);
   - ``{"op": "ask", "id_only": true}``: a permission request for the last call, with only its ``toolCallId``;
-  - ``{"op": "say", "text"}``; ``{"op": "write", "path", "content", "report"?: "before_read"|"fragment"}``: an
+  - ``{"op": "say", "text"}``; ``{"op": "user", "text"}`` (a user message chunk that is not the prompt);
+    ``{"op": "usage"}`` (a message chunk with only usage); ``{"op": "write", "path", "content", "report"?: "before_read"|"fragment"}``: an
     edit, written through the client; reported with its path only, or with a diff (``fragment``: old and new text
     of two lines from ``line``, ``find`` replaced by ``replace``, without their place in the file;
     ``before_read``: a write announced before the old file is read, ``oldText`` null; ``self_write``: it writes
@@ -226,8 +227,11 @@ class Agent:
         prompt = "".join(block.get("text", "") for block in params.get("prompt") or [] if isinstance(block, dict))
         if DIALECT.get("buffered"):
             self.held = []
-        if DIALECT.get("echo"):
-            self.update({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": prompt}})
+        if DIALECT.get("echo"):  # in three pieces, as streamed
+            thirds = [prompt[: len(prompt) // 3], prompt[len(prompt) // 3: 2 * len(prompt) // 3],
+                      prompt[2 * len(prompt) // 3:]]
+            for piece in thirds:
+                self.update({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": piece}})
         last_call = None
         for step in DIALECT.get("steps") or []:
             op = step["op"]
@@ -239,6 +243,11 @@ class Agent:
                 last_call = step.get("id", "cmd-1")
             elif op == "ask":
                 await self.ask(step, last_call)
+            elif op == "user":  # a user message that is not the prompt (a queued message, a hook's note)
+                self.update({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": step["text"]}})
+            elif op == "usage":  # a message chunk that carries only usage
+                self.update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": ""},
+                             "_meta": {"usage": {"inputTokens": 10, "outputTokens": 5}}})
             elif op == "say":
                 self.update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": step["text"]}})
             elif op == "write":
