@@ -92,6 +92,7 @@ class KandevApp(App[int]):
         self._animated: set[str] = set()
         self._interrupt_at = 0.0
         self._focus_prompt = False
+        self._held: str | None = None  # a message sent while the agent starts: sent once it is ready (type-ahead)
         self.gc_policy = GcPolicy()
         self._workspace = None
         self._preloaded = False
@@ -140,7 +141,8 @@ class KandevApp(App[int]):
             self.notify(warning, severity="warning", timeout=8, markup=False)
         self.transcript_screen.status.agent = self.source.agent_name
         self.transcript_screen.status.title = self.source.title
-        self.transcript_screen.set_prompt_enabled(False, "starting…")
+        # a session that will take prompts takes typing from the first frame (type-ahead while the agent starts)
+        self.transcript_screen.set_prompt_enabled(self.source.can_prompt, "starting…")
         self.set_interval(1.0, self._collect_garbage_when_quiet)
         if self.source.can_pick_session and not self.source.session_id:  # no session named: pick one
             from kandev_tui.screens.session_picker import SessionPickerScreen
@@ -327,6 +329,7 @@ class KandevApp(App[int]):
                         markup=False)
         prompt = change.prompt
         screen.set_prompt_enabled(prompt.enabled, visible(prompt.reason), prompt.read_only)
+        self._send_held(change.state, prompt.read_only)
         screen.set_turn_running(change.turn_running)
         if prompt.enabled and (self.focused is None or self._focus_prompt or isinstance(self.focused, TranscriptView)
                                or self.view.is_request(self.focused)):
@@ -490,7 +493,29 @@ class KandevApp(App[int]):
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         log.info("prompt submitted (%d characters)", len(event.text))
         self.view.jump_to_latest()
+        if self.source.state in (SessionState.STARTING, SessionState.LOGIN) or self._held is not None:
+            # the agent is not ready: the message waits for it (a second one joins it), and is sent when it is
+            self._held = event.text if self._held is None else f"{self._held}\n\n{event.text}"
+            self.transcript_screen.prompt.set_reason("starting the agent… · your message is sent once it is ready")
+            return
         self.run_worker(self._send(event.text), name="turn", group="turn")
+
+    def _send_held(self, state: str, read_only: bool) -> None:
+        """The message held while the agent started: sent once the session is idle; given back to the prompt box
+        (never lost) when the session ends or fails before."""
+        if self._held is None:
+            return
+        if state == SessionState.IDLE:
+            text, self._held = self._held, None
+            self.run_worker(self._send(text), name="turn", group="turn")
+        elif read_only or state in (SessionState.ERROR, SessionState.ENDED):
+            text, self._held = self._held, None
+            prompt = self.transcript_screen.prompt
+            prompt.text = text + (f"\n\n{prompt.text}" if prompt.text.strip() else "")
+            self.notify("Your message was not sent: the agent did not start. It is back in the prompt box.",
+                        title="Not sent", severity="warning", markup=False)
+        elif state == SessionState.STARTING:
+            self.transcript_screen.prompt.set_reason("starting the agent… · your message is sent once it is ready")
 
     async def _send(self, text: str) -> None:
         try:

@@ -372,3 +372,51 @@ def test_a_request_with_only_the_calls_id_names_what_it_asks(messages):
 def test_a_usage_only_chunk_makes_no_empty_item(messages):
     texts = [item["payload"]["text"] for item in messages.items if item["kind"] in ("agent_message", "user_message")]
     assert "" not in texts and [t for t in texts if t in ("Running it.", "Done.")] == ["Running it.", "Done."]
+
+
+# -- type-ahead ----------------------------------------------------------------------------------------------------
+
+def items_of(app, kind: str) -> list:
+    return [item for item in app.view.layout_model.items.values() if item.kind == kind]
+
+
+async def test_what_is_typed_and_sent_while_the_agent_starts_is_sent_once_it_is_ready(tmp_path, monkeypatch):
+    """Keys typed while a slow agent starts are kept, and a message sent then waits for the agent, a second one
+    joining it; nothing is sent before the agent is ready, and then it is, once."""
+    from .app_helpers import until
+
+    gate = tmp_path / "ready"
+    app = dialect_app(tmp_path, {"start_gate": str(gate), "steps": [{"op": "say", "text": "Got it."}]}, monkeypatch)
+    async with app.run_test(size=(100, 30)) as pilot:
+        prompt = app.transcript_screen.prompt
+        await until(pilot, lambda: app.source.state == "starting" and not prompt.disabled)
+        await pilot.press(*"first", "enter")
+        await pilot.press(*"second", "enter")
+        await pilot.press(*"draft")  # typed, not sent
+        assert "sent once it is ready" in str(prompt.border_subtitle)
+        assert not items_of(app, "user_message")
+        gate.write_text("")
+        await until(pilot, lambda: items_of(app, "agent_message") and app.source.state == "idle")
+        assert [i.payload["text"] for i in items_of(app, "user_message")] == ["first\n\nsecond"]
+        assert prompt.text == "draft"
+        await app.action_quit()
+
+
+async def test_a_message_held_for_an_agent_that_never_starts_is_given_back(tmp_path, monkeypatch):
+    """The agent dies before it is ready: the message that waited for it is back in the prompt box."""
+    from .app_helpers import until
+
+    gate = tmp_path / "die"
+    app = dialect_app(tmp_path, {}, monkeypatch)
+    app.source.options.command = [sys.executable, "-c", (
+        "import os, sys, time\nsys.stdin.readline()\n"
+        f"while not os.path.exists({str(gate)!r}):\n    time.sleep(0.05)\nsys.exit(3)")]
+    async with app.run_test(size=(100, 30)) as pilot:
+        prompt = app.transcript_screen.prompt
+        await until(pilot, lambda: app.source.state == "starting" and not prompt.disabled)
+        await pilot.press(*"keep me", "enter")
+        assert prompt.text == ""
+        gate.write_text("")
+        await until(pilot, lambda: app.source.state == "error")
+        await until(pilot, lambda: prompt.text == "keep me")
+        await app.action_quit()

@@ -110,7 +110,7 @@ def test_nothing_waiting_needs_no_wait():
     ("idle", True, True, "", False),
     ("running", True, False, "a turn is running · escape cancels", False),
     ("waiting", True, False, "a turn is running · escape cancels", False),
-    ("starting", True, False, "starting the agent…", False),
+    ("starting", True, True, "starting the agent… · enter: sent once it is ready", False),  # type-ahead
     ("connecting", True, False, "connecting to Kandev…", False),
     ("ended", False, False, "the agent has exited", True),
     ("stored", False, False, "the agent has exited", True),

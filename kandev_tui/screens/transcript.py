@@ -80,7 +80,7 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
 
     def set_prompt_enabled(self, enabled: bool, reason: str = "", read_only: bool = False) -> None:
         self.prompt.disabled = not enabled
-        self.prompt.set_reason("" if enabled else reason)
+        self.prompt.set_reason(reason)
         self.prompt.border_title = ("Read-only" if read_only else "Message the agent · enter sends · ctrl+j newline")
 
     def on_transcript_view_follow_changed(self, event: TranscriptView.FollowChanged) -> None:

@@ -36,14 +36,15 @@ SETTLED_STATES = frozenset({SessionState.IDLE, SessionState.ENDED, SessionState.
 @dataclass(frozen=True)
 class PromptState:
     enabled: bool
-    reason: str  # shown under a disabled prompt ("" when enabled)
+    reason: str  # shown under the prompt: why it takes nothing now, or that what is sent waits ("" when idle)
     read_only: bool  # the session never takes prompts (a replay, a stored session)
 
 
 def prompt_state(state: str, detail: str, *, can_prompt: bool, read_only_reason: str) -> PromptState:
     """What the prompt box is in ``state``: only a session that takes prompts, idle, takes one."""
     state = SessionState(state)
-    enabled = can_prompt and state == SessionState.IDLE
+    # starting: what is typed is kept, and what is sent waits for the agent (the app holds it: type-ahead)
+    enabled = can_prompt and state in (SessionState.IDLE, SessionState.STARTING)
     read_only = not can_prompt and state not in (SessionState.STARTING, SessionState.LOGIN, *CONNECTION_STATES)
     if state in CONNECTION_STATES:
         reason = detail or "connecting to Kandev…"
@@ -52,9 +53,9 @@ def prompt_state(state: str, detail: str, *, can_prompt: bool, read_only_reason:
     elif state in TURN_STATES:
         reason = "a turn is running · escape cancels"
     elif state == SessionState.STARTING:
-        reason = "starting the agent…"
+        reason = "starting the agent… · enter: sent once it is ready" if enabled else "starting the agent…"
     elif state == SessionState.LOGIN:
         reason = "the agent needs a login · ctrl+l logs in"
     else:
         reason = ""
-    return PromptState(enabled, "" if enabled else reason, read_only)
+    return PromptState(enabled, reason, read_only)

@@ -13,6 +13,7 @@ commands in kandev-tui's terminals. What it plays comes from the JSON in ``$DIAL
 - ``auth``: ``authMethods`` to offer (a list, sent as is) and ``auth_needed``: refuse ``session/new`` until
   ``authenticate`` (``auth_crash``: die while answering it, a child left holding its output open; ``auth_fail``:
   answer it with an error);
+- ``start_gate``: answer ``initialize`` only once this file exists (an agent that takes long to start);
 - ``auth_opt_in``: offer ``auth`` only to a client whose ``clientCapabilities._meta`` has this key true;
 - ``steps``: the turn, a list of:
   - ``{"op": "chart", "name_in", "arguments_in", "order", "arguments"?, "call"?}``: a rich-output call.
@@ -315,6 +316,8 @@ class Agent:
                 continue
             params = message.get("params") or {}
             if method == "initialize":
+                while DIALECT.get("start_gate") and not os.path.exists(DIALECT["start_gate"]):
+                    await asyncio.sleep(0.05)  # a slow start, as long as the test wants it
                 self.send({"jsonrpc": "2.0", "id": request_id, "result": self.initialize(params)})
             elif method == "authenticate":
                 if DIALECT.get("auth_crash"):  # it dies, and a child of its keeps its output open (as a
