@@ -420,3 +420,52 @@ async def test_a_message_held_for_an_agent_that_never_starts_is_given_back(tmp_p
         await until(pilot, lambda: app.source.state == "error")
         await until(pilot, lambda: prompt.text == "keep me")
         await app.action_quit()
+
+
+# -- rich output: bad input ----------------------------------------------------------------------------------------
+
+def rich_reads(played) -> dict[str, Any]:
+    from kandev_tui.presentation import read_tool_call
+
+    return {item["tool_call_id"]: read_tool_call(item["payload"], item["status"]) for item in played.calls()}
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_two_calls_with_the_same_arguments_pair_in_order(tmp_path, transport):
+    same = chart_for(7)
+    steps = [{"op": "chart", "call": "first", "name_in": "none", "arguments_in": "none", "arguments": same},
+             {"op": "chart", "call": "second", "name_in": "none", "arguments_in": "none", "arguments": same}]
+    played = play(tmp_path, {"http": transport == "http", "steps": steps})
+    assert played.code == 0, played.stderr
+    reports = [played.call(c)["payload"]["rich_output"]["call"] for c in ("first", "second")]
+    assert [r.rsplit(":", 1)[1] for r in reports] == ["1", "2"]  # each its own report, the earlier with the earlier
+    assert len([i for i in played.calls() if i["tool_call_id"].startswith("kandev-tui-rich-output-")]) == 0
+    assert all(read.is_rich_output for read in rich_reads(played).values())
+
+
+def test_a_call_that_never_reached_the_server_stays_a_generic_call(tmp_path):
+    """The agent names the tool and fails the call without making it: with the server reached in this session
+    (it knows every call that came), that call is no card."""
+    steps = [{"op": "chart", "call": "real", "name_in": "title"},
+             {"op": "chart", "call": "never", "name_in": "title", "reach": False, "arguments": chart_for(2)}]
+    played = play(tmp_path, {"http": True, "steps": steps})
+    assert played.code == 0, played.stderr
+    reads = rich_reads(played)
+    assert reads["real"].is_rich_output and not reads["never"].is_rich_output
+    assert played.call("never")["status"] == "error" and "rich_output" not in played.call("never")["payload"]
+
+
+def test_a_side_channel_that_dies_mid_session_leaves_the_frames_to_be_read_as_before(tmp_path):
+    """The agent starts its stdio server again with a secret kandev-tui did not give (its reports are refused):
+    the server still answers the agent, and the call is read from the agent's frames, a card all the same."""
+    steps = [{"op": "chart", "call": "reported", "name_in": "title"},
+             {"op": "restart_mcp", "token": "not-the-secret"},
+             {"op": "chart", "call": "unreported", "name_in": "title", "arguments": chart_for(3)}]
+    played = play(tmp_path, {"steps": steps})
+    assert played.code == 0, played.stderr
+    reads = rich_reads(played)
+    assert "rich_output" in played.call("reported")["payload"]
+    assert "rich_output" not in played.call("unreported")["payload"] and played.call("unreported")["status"] == \
+        "complete"
+    assert reads["reported"].is_rich_output and reads["unreported"].is_rich_output
+    assert reads["unreported"].presentation.title == "Chart 3"

@@ -23,7 +23,10 @@ commands in kandev-tui's terminals. What it plays comes from the JSON in ``$DIAL
     ``mcp_kandev.show_rich_output_kandev``), ``unreported`` (no frames at all). ``arguments_in``: ``rawInput``,
     ``none``, ``content`` (streamed as text content in three pieces, which the final update replaces with the
     result). ``order``: ``frames_first`` (the call is announced, then made) or ``call_first`` (made, then
-    announced as done). ``call``: the tool call id;
+    announced as done). ``call``: the tool call id; ``reach: false``: the call is reported (and fails) but never
+    reaches the server;
+  - ``{"op": "restart_mcp", "token"}``: the stdio MCP server is stopped and started again at the next call, with
+    this report secret (a wrong one: its reports are refused, as a side channel that dies);
   - ``{"op": "command", "line", "exit_in", "id"?}``: a command. ``exit_in``: ``exit_code``, ``exitCode``,
     ``exit_status``, ``meta`` (``_meta.exit_code``), ``nested_meta`` (``_meta.someAgent.toolResult.exitStatus``),
     ``string`` (``"3"``), ``trailer`` (the output as text ending ``Exit Code: N``), ``signal`` (ended by
@@ -66,6 +69,7 @@ class Agent:
         self.mcp = None  # the stdio MCP server process, once started
         self.mcp_ids = 0
         self.held = None  # a turn's frames, held back (``buffered``)
+        self.mcp_token = None  # the report secret the stdio server is started with, when not the one given
 
     def send(self, message):
         self.writer.write((json.dumps(message) + "\n").encode())
@@ -92,6 +96,8 @@ class Agent:
             return await asyncio.to_thread(self._http_call, entry, arguments)
         if self.mcp is None:
             env = {**os.environ, **{e["name"]: e["value"] for e in entry.get("env") or []}}
+            if self.mcp_token is not None:
+                env["KANDEV_TUI_REPORT_TOKEN"] = self.mcp_token
             self.mcp = await asyncio.create_subprocess_exec(entry["command"], *entry["args"], env=env,
                                                             stdin=asyncio.subprocess.PIPE,
                                                             stdout=asyncio.subprocess.PIPE)
@@ -152,7 +158,10 @@ class Agent:
                     self.update({"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "in_progress",
                                  "content": [{"type": "content", "content": {"type": "text", "text": piece}}]})
             await self.writer.drain()
-        result = await self.mcp_call(arguments)
+        if step.get("reach", True):
+            result = await self.mcp_call(arguments)
+        else:  # the agent reports the call but never makes it (its server not connected, a refusal of its own)
+            result = {"isError": True, "content": [{"type": "text", "text": "MCP server kandev is not connected"}]}
         if name_in == "unreported":
             return
         done = {"sessionUpdate": "tool_call_update", "toolCallId": call,
@@ -244,6 +253,12 @@ class Agent:
                 last_call = step.get("id", "cmd-1")
             elif op == "ask":
                 await self.ask(step, last_call)
+            elif op == "restart_mcp":  # its stdio MCP server ends; the next call starts it again, with this secret
+                if self.mcp is not None:
+                    self.mcp.kill()
+                    await self.mcp.wait()
+                    self.mcp = None
+                self.mcp_token = step.get("token")
             elif op == "user":  # a user message that is not the prompt (a queued message, a hook's note)
                 self.update({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": step["text"]}})
             elif op == "usage":  # a message chunk that carries only usage
