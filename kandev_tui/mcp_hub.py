@@ -54,7 +54,7 @@ class McpHub:
     called on the loop the hub was started on."""
 
     def __init__(self, workspace: Path, repos: dict[str, Path], emit: Callable[[Frame], None],
-                 profile: str = "task") -> None:
+                 profile: str = "task", busy: Callable[[], bool] = lambda: True) -> None:
         self.workspace_path = workspace
         self.repos = repos
         self.profile = profile
@@ -66,6 +66,8 @@ class McpHub:
         self._connections: set[asyncio.Task[None]] = set()
         self.port = 0
         self._servers_seen: set[str] = set()
+        self._busy = busy  # whether its session has a turn running (see _route)
+        self._routed: dict[str, McpHub] = {}  # a call's report id → the hub of the session it was given to
 
     # -- what the agent is offered --------------------------------------------------------------------------------
 
@@ -97,8 +99,13 @@ class McpHub:
         self._loop = asyncio.get_running_loop()
         self._server = await asyncio.start_server(self._connection, "127.0.0.1", 0, limit=MAX_HEAD)
         self.port = self._server.sockets[0].getsockname()[1]
+        with _HUBS_LOCK:
+            _HUBS.append(self)
 
     async def close(self) -> None:
+        with _HUBS_LOCK:
+            if self in _HUBS:
+                _HUBS.remove(self)
         if self._server is not None:
             self._server.close()
             self._server = None
@@ -229,7 +236,47 @@ class McpHub:
             frame["text"] = str(event.get("text", ""))
             if isinstance(event.get("structured"), dict):
                 frame["structured"] = event["structured"]
-        self._emit(Frame.now(LOCAL, frame))
+        self._route(frame)
+
+    def _route(self, frame: dict[str, Any]) -> None:
+        """Give a call's event to its session. An agent may start one MCP server for several of its sessions (the
+        first one's, with its address and secret): a call that comes while this hub's session has no turn running
+        is another session's, and goes to the one session of this process whose turn runs (with none or several,
+        it stays here, where the normaliser leaves a call that comes outside a turn alone)."""
+        target = self._routed.get(frame["call"])
+        if target is None:
+            target = self
+            if not self._busy():
+                with _HUBS_LOCK:
+                    running = [hub for hub in _HUBS if hub is not self and hub._busy()]
+                if len(running) == 1:
+                    target = running[0]
+            self._routed[frame["call"]] = target
+        if frame["phase"] == "end":
+            self._routed.pop(frame["call"], None)
+        if target is self:
+            self._emit(Frame.now(LOCAL, frame))
+        else:
+            target.deliver(frame, self)
+
+    def deliver(self, frame: dict[str, Any], source: McpHub) -> None:
+        """A call's event routed here from another session's hub (any thread): emitted on this hub's loop, a
+        server of ours reached first."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+
+        def emit() -> None:
+            if f"routed:{id(source)}" not in self._servers_seen:
+                self._servers_seen.add(f"routed:{id(source)}")
+                self._emit(Frame.now(LOCAL, {"event": "rich_output_server", "via": frame["via"]}))
+            self._emit(Frame.now(LOCAL, frame))
+
+        loop.call_soon_threadsafe(emit)
+
+
+_HUBS: list[McpHub] = []  # the hubs of this process's sessions, for calls an agent's shared server brings
+_HUBS_LOCK = threading.Lock()
 
 
 async def _read_request(reader: asyncio.StreamReader,

@@ -199,3 +199,42 @@ def test_a_server_whose_session_is_gone_still_answers(tmp_path):
 
     result = asyncio.run(main())
     assert not result.is_error and result.content[0].text == "Rich output accepted."
+
+
+def test_a_call_through_a_server_another_session_offered_goes_to_the_session_whose_turn_runs(tmp_path):
+    """An agent that starts one MCP server for all its sessions (the first session's address and secret): a call
+    that comes to a hub whose session is idle goes to the one session of this process with a turn running; a
+    call while this hub's own session runs stays here."""
+    idle_frames: list[Any] = []
+    busy_frames: list[Any] = []
+    busy = {"idle": False, "busy": True}
+
+    async def main():
+        idle = McpHub(tmp_path, {}, idle_frames.append, busy=lambda: busy["idle"])
+        running = McpHub(tmp_path, {}, busy_frames.append, busy=lambda: busy["busy"])
+        await idle.start()
+        await running.start()
+        try:
+            headers = {"Authorization": f"Bearer {idle.token}", "Content-Type": "application/json"}
+
+            def report(event):
+                return _request(idle.port, "POST", "/report", json.dumps(event).encode(), headers)[0]
+
+            assert await asyncio.to_thread(report, {"kind": "hello", "server": "7"}) == 204
+            assert await asyncio.to_thread(report, {"kind": "start", "server": "7", "call": 1,
+                                                    "arguments": CHART}) == 204
+            busy["idle"] = True  # the idle session's own turn begins: the call's end still goes where it began
+            assert await asyncio.to_thread(report, {"kind": "end", "server": "7", "call": 1, "is_error": False,
+                                                    "text": "ok"}) == 204
+            assert await asyncio.to_thread(report, {"kind": "start", "server": "7", "call": 2,
+                                                    "arguments": CHART}) == 204  # now its own
+        finally:
+            await idle.close()
+            await running.close()
+
+    asyncio.run(main())
+    routed = [f for f in frames_of(busy_frames) if f["event"] == "rich_output"]
+    assert [(f["phase"], f["call"]) for f in routed] == [("start", "7:1"), ("end", "7:1")]
+    assert frames_of(busy_frames)[0] == {"event": "rich_output_server", "via": "stdio"}
+    own = [f for f in frames_of(idle_frames) if f["event"] == "rich_output"]
+    assert [(f["phase"], f["call"]) for f in own] == [("start", "7:2")]

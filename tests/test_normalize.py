@@ -469,3 +469,20 @@ def test_a_call_is_marked_asking_while_its_permission_request_waits():
     assert tool(early, "b").payload["asking"] is True
     ended = items_from_frames(end_turn([*start, update("c"), ask(7, "c")]))
     assert "asking" not in tool(ended, "c").payload
+
+
+def test_a_rich_output_call_reported_outside_a_turn_is_another_sessions_and_left_alone():
+    """A server an agent shares between its sessions reports another session's call here while no turn runs: no
+    card, and nothing waits to become one at this session's next turn's end."""
+    chart = {"version": 1, "title": "Elsewhere", "blocks": [{"type": "metrics", "items": [
+        {"label": "a", "value": "1"}]}]}
+    normalizer = Normalizer()
+    local = [{"event": "rich_output_server", "via": "stdio"},
+             {"event": "rich_output", "phase": "start", "call": "9:1", "via": "stdio", "arguments": chart},
+             {"event": "rich_output", "phase": "end", "call": "9:1", "via": "stdio", "is_error": False, "text": "ok"}]
+    assert [item for msg in local for item in normalizer.feed(Frame(LOCAL, msg))] == []
+    turn = [Frame(OUT, {"jsonrpc": "2.0", "id": 5, "method": "session/prompt",
+                             "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]}}),
+            Frame(IN, {"jsonrpc": "2.0", "id": 5, "result": {"stopReason": "end_turn"}})]
+    items = [item for frame in turn for item in normalizer.feed(frame)]
+    assert not [item for item in items if item.kind == "tool_call"]

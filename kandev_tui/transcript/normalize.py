@@ -563,6 +563,8 @@ class Normalizer:
             self._rich.reached = True
             return []
         if kind == "rich_output":
+            if not self.turn_open:  # no call of this session's (its server answers a call only within a turn)
+                return []  # but another session's, through a server an agent shares between its sessions
             return [self._tool_item(call) for call in self._rich.reported(event, list(self._tools.values()), self.turn)]
         if kind in ("note", "error"):
             # a note: something kandev-tui did or learnt that is worth a quiet line (a login asked for, done; the
