@@ -208,7 +208,7 @@ def test_the_secret_is_in_no_recording_log_or_item(every_dialect):
 # -- commands: their output and exit, however the agent reports them ----------------------------------------------
 
 EXITS = ["exit_code", "exitCode", "exit_status", "meta", "nested_meta", "string", "trailer", "json_text", "terminal",
-         "both", "none"]
+         "both", "summary", "none"]
 LINE = "printf '\\033[32mgreen\\033[0m ok\\n'; echo 'to stderr' >&2; exit {code}"
 
 
@@ -217,11 +217,21 @@ def commands(tmp_path_factory):
     """One turn with each way of reporting a command, each run twice: failing (exit 3) and succeeding."""
     steps = [{"op": "command", "line": LINE.format(code=code), "exit_in": exit_in, "id": f"{exit_in}-{code}"}
              for exit_in in EXITS for code in (3, 0)]
-    steps += [{"op": "command", "line": "sleep 0", "exit_in": "signal", "id": "signal-x"},
+    steps += [{"op": "command", "line": LINE.format(code=3), "exit_in": "summary", "id": "asked-first",
+               "announce": "request"},
+              {"op": "command", "line": "sleep 0", "exit_in": "signal", "id": "signal-x"},
               {"op": "command", "line": "true", "exit_in": "negative", "id": "negative-x"}]
     played = play(tmp_path_factory.mktemp("commands"), {"steps": steps})
     assert played.code == 0, played.stderr
     return played
+
+
+def test_a_call_announced_only_by_its_permission_request_is_what_the_request_said(commands):
+    """No tool_call frame: the permission request is all the agent says of the call before an update ends it
+    (Qwen Code). The call is the command the request named, and it failed."""
+    call = commands.call("asked-first")
+    assert call["payload"]["kind"] == "execute" and call["payload"]["title"] == LINE.format(code=3)
+    assert call["status"] == "error" and call["payload"]["shell"]["exit_code"] == 3
 
 
 def drawn(item: dict[str, Any]) -> str:
@@ -289,6 +299,14 @@ def dialect_app(tmp_path: Path, dialect: dict[str, Any], monkeypatch):
                     settings_store=settings_at(tmp_path, chart_animation=False))
     app.animation_level = "none"
     return app
+
+
+def test_a_login_whose_type_is_only_in_meta_is_a_terminal_login():
+    from kandev_tui.acp.client import login_method
+
+    qwen = {"id": "openai", "name": "Use OpenAI API key", "_meta": {"type": "terminal", "args": ["--auth-type=openai"]}}
+    assert login_method(qwen) == {**qwen, "type": "terminal", "args": ["--auth-type=openai"]}
+    assert login_method({"id": "x", "type": "env_var", "_meta": {"type": "terminal"}})["type"] == "env_var"
 
 
 @pytest.mark.parametrize("opt_in", [False, True])

@@ -179,11 +179,14 @@ OBSERVED_ONLY = frozenset({"session/update"})
 
 def login_method(method: dict[str, Any]) -> dict[str, Any]:
     """One of the agent's ``authMethods``, read in any of its forms: a login run in the user's terminal may be the
-    stable ``type: "terminal"`` (the agent's own command with ``args`` and ``env``) or only
-    ``_meta["terminal-auth"]`` (Zed's form: ``{command, args, env, label}``, the command its own); either becomes
+    stable ``type: "terminal"`` (the agent's own command with ``args`` and ``env``), only
+    ``_meta["terminal-auth"]`` (Zed's form: ``{command, args, env, label}``, the command its own), or
+    ``_meta: {type: "terminal", args}``; each becomes
     ``type: "terminal"`` with ``args``, ``env`` (a dict) and, when the agent names one, ``command``."""
     meta = method.get("_meta")
     marked = meta.get("terminal-auth") if isinstance(meta, dict) else None
+    if not isinstance(marked, dict) and isinstance(meta, dict) and meta.get("type") == "terminal":
+        marked = {"args": meta.get("args"), "env": meta.get("env")}  # the type itself in _meta (Qwen Code)
     if not isinstance(marked, dict) or method.get("type") not in (None, "agent", "terminal"):
         return method
     found = {**method, "type": "terminal"}

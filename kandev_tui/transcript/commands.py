@@ -9,8 +9,8 @@ has the output, its text ``content``:
   the object, not shown as JSON); Codex's ``_meta.terminal_output``;
 - the exit code, under any spelling of ``exit_code``/``exitCode``/``exit_status``/``exitStatus``/``returncode``/
   ``return_code`` (or OpenCode's ``metadata.exit``), in ``rawOutput``, a ``metadata``/``result`` object in it, or
-  ``_meta`` (an object in it too); as a number or a numeric string. Failing that, an output whose last line says
-  ``Exit code: N`` (``exit status N``, ``Process exited with code N``: Gemini CLI and others);
+  ``_meta`` (an object in it too); as a number or a numeric string. Failing that, an output or a text content whose
+  last lines say ``Exit Code: N`` (``exit status N``, ``Process exited with code N``: Gemini CLI, Qwen Code);
 - the signal: ``signal``/``termSignal`` (a name or number), or a negative exit code (a process killed by signal N,
   as Python and others report it), named ``SIGKILL`` and so on.
 """
@@ -163,7 +163,7 @@ def shell_output(raw_output: Any, meta: Any = None, content: Any = None) -> dict
         if text is not None:
             _from_text(text, out)
     if out["exit_code"] is None:
-        for stream in (out["stderr"], out["stdout"]):
+        for stream in (out["stderr"], out["stdout"], _text_content(content)):  # the content may say it (Qwen Code)
             lines = [line for line in stream.splitlines() if line.strip()] if isinstance(stream, str) else []
             found = next((m for line in lines[-6:] if (m := _TRAILER.match(line))), None)
             if found:
@@ -183,14 +183,16 @@ def _plain(text: str) -> str:
 
 def repeats_output(text: str, shell: dict[str, Any]) -> bool:
     """Whether a call's text content says again what its command output shows already: the same output (colours
-    and line ends aside: an agent that ran the command in a client terminal and also sends its output), or the
-    result object the output was read from (JSON text)."""
+    and line ends aside: an agent that ran the command in a client terminal and also sends its output), a summary
+    that holds the output and says the exit code, or the result object the output was read from (JSON text)."""
     streams = [s for s in (shell.get("stdout"), shell.get("stderr")) if isinstance(s, str) and s.strip()]
     if not streams or not text.strip():
         return False
     said = _plain(text)
     if said in (_plain("\n".join(streams)), _plain(streams[0])):
         return True
+    if _plain(streams[0]) in said and any(_TRAILER.match(line) for line in said.split("\n")):
+        return True  # a summary of the command (its line, its output, its exit: Qwen Code's), all shown already
     out: dict[str, Any] = {"stdout": None, "stderr": None, "exit_code": None, "signal": None}
     parsed = _json_object(text)
     if parsed is None:

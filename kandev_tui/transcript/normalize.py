@@ -109,6 +109,7 @@ class Normalizer:
         self._guidance = ""  # the guidance text kandev-tui put before the first prompt (never a title)
         self._echo: list[str] | None = None  # the prompt just sent, as the agent may send it back (see _user_chunk)
         self._echoed = ""  # what it sent back of it so far
+        self._asked_first: dict[str, dict[str, Any]] = {}  # a request's toolCall for a call not reported yet
         self._first_words = ""  # the user's own first prompt
         self._usage: dict[str, Any] = {}
         self._system_error = False
@@ -310,6 +311,8 @@ class Normalizer:
         known = self._tools.get(tool_call.get("toolCallId")) if isinstance(tool_call.get("toolCallId"), str) else None
         if known is not None:  # what the request leaves out (some send only the id), from the call it is for
             tool_call = {**_request_view(known), **tool_call}
+        elif isinstance(tool_call.get("toolCallId"), str):  # asked about before it is reported: the request may be
+            self._asked_first[tool_call["toolCallId"]] = tool_call  # all the agent says of it (Qwen Code)
         options = [o for o in params.get("options") or [] if isinstance(o, dict)]
         placed = self._client.placed(tool_call.get("toolCallId"), tool_call.get("content")) \
             if isinstance(tool_call.get("toolCallId"), str) else None
@@ -529,7 +532,12 @@ class Normalizer:
             return [self._error(f"The agent sent a tool call without an id{self._kept}.")]
         call = self._tool(tool_call_id)
         is_new = call.pop("new", False)
-        merge_tool_frame(call, update, first=is_new)
+        asked = self._asked_first.pop(tool_call_id, None)
+        seeded = is_new and asked is not None and not first
+        if seeded:  # its first frame an update: the permission request said what the call is (title, kind,
+            # rawInput, content), as its announcement would have
+            merge_tool_frame(call, {k: v for k, v in asked.items() if k != "status"}, first=True)
+        merge_tool_frame(call, update, first=is_new and not seeded)
         self._rich.note(call, update, made=is_new)
         self._place(call)
         if is_new and any(item.tool_call_id == tool_call_id for item in self._permissions.values()):

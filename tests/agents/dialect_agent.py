@@ -27,7 +27,9 @@ commands in kandev-tui's terminals. What it plays comes from the JSON in ``$DIAL
     reaches the server;
   - ``{"op": "restart_mcp", "token"}``: the stdio MCP server is stopped and started again at the next call, with
     this report secret (a wrong one: its reports are refused, as a side channel that dies);
-  - ``{"op": "command", "line", "exit_in", "id"?}``: a command. ``exit_in``: ``exit_code``, ``exitCode``,
+  - ``{"op": "command", "line", "exit_in", "id"?, "announce"?}``: a command (``announce: "request"``: no
+    ``tool_call`` frame, its permission request says what it is, then an update ends it, as Qwen Code does).
+    ``exit_in``: ``summary`` (the exit only in a text summary, Qwen Code's), ``exit_code``, ``exitCode``,
     ``exit_status``, ``meta`` (``_meta.exit_code``), ``nested_meta`` (``_meta.someAgent.toolResult.exitStatus``),
     ``string`` (``"3"``), ``trailer`` (the output as text ending ``Exit Code: N``), ``signal`` (ended by
     SIGTERM), ``negative`` (``returncode: -9``), ``json_text`` (the result as JSON text), ``none``,
@@ -177,8 +179,15 @@ class Agent:
 
     async def command(self, step):
         call, line, exit_in = step.get("id", "cmd-1"), step["line"], step.get("exit_in", "exit_code")
-        self.update({"sessionUpdate": "tool_call", "toolCallId": call, "title": line, "kind": "execute",
-                     "status": "pending", "rawInput": {"command": line}})
+        announce = {"toolCallId": call, "title": line, "kind": "execute", "status": "pending",
+                    "rawInput": {"command": line}}
+        if step.get("announce") == "request":  # no tool_call frame: the permission request is its announcement
+            await self.writer.drain()
+            await self.request("session/request_permission", {
+                "sessionId": self.session, "toolCall": {**announce, "content": [], "locations": []},
+                "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}]})
+        else:
+            self.update({"sessionUpdate": "tool_call", **announce})
         if exit_in in ("terminal", "both"):
             made = await self.request("terminal/create", {"sessionId": self.session, "command": line})
             terminal = made["terminalId"]
@@ -214,6 +223,11 @@ class Agent:
             done["_meta"] = {"someAgent": {"toolResult": {"exitStatus": code}}}
         elif exit_in == "trailer":
             done["content"] = [{"type": "content", "content": {"type": "text", "text": f"{out}\nExit Code: {code}"}}]
+        elif exit_in == "summary":  # the output plain, the exit only in a summary text (Qwen Code)
+            done["rawOutput"] = out
+            done["content"] = [{"type": "content", "content": {"type": "text", "text": (
+                f"Command: {line}\nDirectory: (root)\nOutput: {out}\nError: (none)\nExit Code: {code}\n"
+                "Signal: 0\nProcess Group PGID: 1")}}]
         elif exit_in == "signal":
             done["rawOutput"] = {"output": out, "exit_code": None, "signal": "SIGTERM"}
         elif exit_in == "negative":
