@@ -19,3 +19,17 @@ def dumps(value: Any, **options: Any) -> str:
     except UnicodeEncodeError:
         return json.dumps(value, ensure_ascii=True, **options)
     return text
+
+
+def json_object(text: Any) -> dict[str, Any] | None:
+    """The JSON object a text holds (an agent's result sent as JSON text), or None when it holds none."""
+    if not isinstance(text, str):
+        return None
+    stripped = text.strip()
+    if not (stripped.startswith("{") and stripped.endswith("}")):
+        return None
+    try:
+        value = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None

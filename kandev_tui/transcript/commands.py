@@ -17,10 +17,11 @@ has the output, its text ``content``:
 
 from __future__ import annotations
 
-import json
 import re
 import signal as signals
 from typing import Any
+
+from kandev_tui.jsonutil import json_object
 
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
 _AUGGIE = re.compile(r"<(return-code|output|stderr)>(.*?)</\1>", re.S)
@@ -78,17 +79,6 @@ def _find(mapping: dict[str, Any], keys: set[str], depth: int = 0, anywhere: boo
     return None
 
 
-def _json_object(text: str) -> dict[str, Any] | None:
-    stripped = text.strip()
-    if not (stripped.startswith("{") and stripped.endswith("}")):
-        return None
-    try:
-        value = json.loads(stripped)
-    except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
-
-
 def _from_object(raw: dict[str, Any], out: dict[str, Any]) -> None:
     for key in _OUTPUT_KEYS:
         if isinstance(raw.get(key), str):
@@ -105,7 +95,7 @@ def _from_object(raw: dict[str, Any], out: dict[str, Any]) -> None:
 
 
 def _from_text(text: str, out: dict[str, Any]) -> None:
-    parsed = _json_object(text)
+    parsed = json_object(text)
     if parsed is not None and any(_key(k) in _EXIT_KEYS or k in _OUTPUT_KEYS or k == "stderr" for k in parsed):
         _from_object(parsed, out)
         return
@@ -194,7 +184,7 @@ def repeats_output(text: str, shell: dict[str, Any]) -> bool:
     if _plain(streams[0]) in said and any(_TRAILER.match(line) for line in said.split("\n")):
         return True  # a summary of the command (its line, its output, its exit: Qwen Code's), all shown already
     out: dict[str, Any] = {"stdout": None, "stderr": None, "exit_code": None, "signal": None}
-    parsed = _json_object(text)
+    parsed = json_object(text)
     if parsed is None:
         return False
     _from_object(parsed, out)

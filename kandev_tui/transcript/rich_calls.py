@@ -17,10 +17,10 @@ its MCP call has been answered), so a report's arrival says nothing of its place
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Callable
 
+from kandev_tui.jsonutil import json_object
 from kandev_tui.presentation.names import TOOL_NAME, extract_arguments
 
 from .items import CANCELLED, COMPLETE, FAILED, IN_PROGRESS, TERMINAL
@@ -62,16 +62,6 @@ def _meta_names(meta: Any, depth: int = 0) -> list[str]:
     return found
 
 
-def _json_object(text: Any) -> dict[str, Any] | None:
-    if not isinstance(text, str) or not text.strip().startswith("{"):
-        return None
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
-
-
 def _content_text(content: Any) -> str:
     return "".join(block["content"]["text"] for block in (content if isinstance(content, list) else [])
                    if isinstance(block, dict) and isinstance(block.get("content"), dict)
@@ -87,17 +77,17 @@ def carried_arguments(call: dict[str, Any]) -> list[dict[str, Any]]:
         found.append(raw)
         if isinstance(raw.get("arguments"), dict):
             found.append(raw["arguments"])
-        parsed = _json_object(raw.get("arguments"))
+        parsed = json_object(raw.get("arguments"))
         if parsed is not None:
             found.append(parsed)
     else:
-        parsed = _json_object(raw)
+        parsed = json_object(raw)
         if parsed is not None:
             found.append(parsed)
     arguments = extract_arguments(call.get("input"))
     if isinstance(arguments, dict) and arguments not in found:
         found.append(arguments)
-    parsed = _json_object(_content_text(call.get("content")))
+    parsed = json_object(_content_text(call.get("content")))
     if parsed is not None:
         found.append(parsed)
     return found
