@@ -62,3 +62,16 @@ async def test_enter_on_an_empty_prompt_sends_nothing_and_inserts_nothing():
     async with app.run_test() as pilot:
         await pilot.press("enter", "enter")
         assert app.sent == [] and app.query_one(PromptInput).text == ""
+
+
+async def test_a_hint_in_square_brackets_is_shown_as_it_is_not_read_as_markup():
+    """Claude Code's /debug takes "[issue description]": under the box, that text, not a markup tag that hides it."""
+    app = PromptApp()
+    async with app.run_test(size=(60, 6)) as pilot:
+        prompt = app.query_one(PromptInput)
+        prompt.say("[issue description]")
+        await pilot.pause()
+        assert "[issue description]" in app.export_screenshot().replace("&#160;", " ")
+        prompt.set_reason("a turn is running · escape cancels")
+        await pilot.pause()
+        assert "a turn is running" in app.export_screenshot().replace("&#160;", " ")

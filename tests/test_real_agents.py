@@ -362,7 +362,7 @@ def test_claude_in_the_app_in_a_real_terminal(tmp_path):
         screen = tmux.wait_for("/debug", 30)
         assert "Enable debug logging" in screen
         tmux.keys("Tab")
-        screen = tmux.wait_for("[issue description]", 30)  # completed: what the command takes, under the box
+        tmux.wait_for("[issue description] ─╯", 30)  # completed: what the command takes, under the box
         tmux.keys("C-q")
         time.sleep(1.0)
     finally:

@@ -246,7 +246,7 @@ async def test_escape_leaves_the_login_for_later_and_ctrl_l_brings_it_back(tmp_p
         await until(pilot, lambda: isinstance(app.screen, LoginScreen))
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, LoginScreen))
-        assert "ctrl+l" in app.transcript_screen.prompt.border_subtitle
+        assert "ctrl+l" in str(app.transcript_screen.prompt.border_subtitle)
         await pilot.press("ctrl+l")
         await until(pilot, lambda: isinstance(app.screen, LoginScreen))
         await app.action_quit()

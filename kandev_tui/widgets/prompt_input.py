@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from textual import events
 from textual.binding import Binding
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import TextArea
 
@@ -47,13 +48,17 @@ class PromptInput(TextArea):
 
     def say(self, hint: str) -> None:
         self._hint = hint
-        self.border_subtitle = self._reason or self._hint
+        self._show_under()
 
     def set_reason(self, reason: str) -> None:
         """Why the prompt takes nothing now ("" once it does): said under the box, over the prompt's own hint, which
         shows again once the reason is gone (a state arriving while a command is being completed keeps its hint)."""
         self._reason = reason
-        self.border_subtitle = self._reason or self._hint
+        self._show_under()
+
+    def _show_under(self) -> None:
+        # as plain text: an agent's input hint such as "[issue description]" is not markup (it vanished as a tag)
+        self.border_subtitle = Content(self._reason or self._hint)
 
     async def on_key(self, event: events.Key) -> None:
         # runs before TextArea's own key handler (which would insert a newline for enter): prevent_default skips it
