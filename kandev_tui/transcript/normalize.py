@@ -396,6 +396,7 @@ class Normalizer:
             self._plan = None
         self.turn_open = False
         self._echo = None
+        self._asked_first.clear()  # requests for calls the agent never reported: their turn is over
         return changed
 
     # -- session/update ----------------------------------------------------
