@@ -291,3 +291,21 @@ async def test_only_the_user_stops_the_following(tmp_path):
         await pilot.press("pageup")
         await pilot.pause(0.1)
         assert not view.following  # and pageup
+
+
+async def test_content_that_grows_past_the_screen_by_itself_is_followed(tmp_path):
+    """Content that grows with no change set (a chart plotted, a Markdown block measured late) from fitting the view
+    to past it: the following view goes to the end. Textual sets the new virtual size (its watcher is where the view
+    follows) before it shows the scrollbar, and a view without a scrollbar refuses a scroll that is not forced; on a
+    loaded machine that left the view at the top, following."""
+    from textual.widgets import Static
+
+    app = stored_app(tmp_path, [message_item(0, "A short answer.")])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        view = app.view
+        assert view.following and view.max_scroll_y == 0
+        view.mount(Static("\n".join(f"line {n}" for n in range(200))), before=view.bottom)
+        await until(pilot, lambda: view.max_scroll_y > 100)
+        await until(pilot, lambda: view.scroll_y == view.max_scroll_y)
+        assert view.following

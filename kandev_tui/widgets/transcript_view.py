@@ -456,8 +456,10 @@ class TranscriptView(FocusRestylesItself, GivesDrawContext, VerticalScroll):
     # -- following -------------------------------------------------------------
 
     def _follow(self) -> None:
+        # forced: Textual sets a grown virtual size (whose watcher follows) before it shows the scrollbar, and
+        # refuses an unforced scroll to a view without one; the view's overflow is auto, so nothing else is bypassed
         if self.following:
-            self.scroll_end(animate=False, immediate=True)
+            self.scroll_end(animate=False, immediate=True, force=True)
 
     # Only the user stops the following (a wheel turn, a key or the scrollbar moving up; a search hit or a jump
     # elsewhere). The view's own moves (its window unmounting entries above, starting afresh at the end, keeping its
