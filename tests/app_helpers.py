@@ -46,13 +46,19 @@ def stored_app(tmp_path: Path, items: Iterable[Item], *, registry: Registry | No
     return app
 
 
-async def settle(pilot, rounds: int = 200) -> None:
-    """Wait until the source has delivered everything and the view has drawn it."""
+async def settle(pilot, rounds: int = 3000) -> None:
+    """Wait until the source has delivered everything and the view has drawn it (a minute at most); fail if it
+    never does."""
     app = pilot.app
+
+    def settled() -> bool:
+        return app.source.state in ("stored", "replayed", "idle", "error", "ended") and app.session.settled
+
     for _ in range(rounds):
         await pilot.pause(0.02)
-        if app.source.state in ("stored", "replayed", "idle", "error", "ended") and app.session.settled:
+        if settled():
             break
+    assert settled(), f"the session never settled: {app.source.state}, settled={app.session.settled}"
     await pilot.pause(0.05)
     await pilot.pause()
 
