@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-
+import io
+import os
 import sys
 from pathlib import Path
 from typing import IO, Any
@@ -26,8 +27,24 @@ class ItemPrinter:
 
     def __init__(self, out: IO[str]) -> None:
         self.out = out
+        self.reader_gone = False  # the reader of ``out`` went away (``| head``): nothing more is printed
         self._printed: dict[str, str] = {}
         self._state: dict[str, Item] = {}
+
+    def _write(self, text: str = "") -> None:
+        """Write (and flush) to ``out``; once its reader has gone, the turn goes on and is stored, silently."""
+        if self.reader_gone:
+            return
+        try:
+            if text:
+                self.out.write(text)
+            self.out.flush()
+        except BrokenPipeError:
+            self.reader_gone = True
+            try:  # the interpreter's own flush at exit would fail on the closed pipe too
+                os.dup2(os.open(os.devnull, os.O_WRONLY), self.out.fileno())
+            except (OSError, ValueError, io.UnsupportedOperation):
+                pass
 
     def __call__(self, items: list[Item]) -> None:
         for item in items:
@@ -37,18 +54,18 @@ class ItemPrinter:
                 self.finish()
             if item.final:
                 self._print(item)
-        self.out.flush()
+        self._write()
 
     def _print(self, item: Item) -> None:
         line = dumps(item.to_json(), separators=(",", ":"))
         if self._printed.get(item.key) != line:
             self._printed[item.key] = line
-            self.out.write(line + "\n")
+            self._write(line + "\n")
 
     def finish(self) -> None:
         for item in self._state.values():
             self._print(item)
-        self.out.flush()
+        self._write()
 
 
 def session_title(prompt: str) -> str:

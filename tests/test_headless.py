@@ -222,3 +222,26 @@ def test_user_mcp_servers_are_offered_after_ours(tmp_path):
     bad.write_text(_json.dumps([{"name": "x"}]))
     result = kandev("run", "--headless", "--prompt", "hi", "--mcp-config", str(bad), "--db", str(tmp_path / "s.db"), "--", *DEMO)
     assert result.returncode == 2 and "a stdio server needs a command" in result.stderr
+
+
+def test_a_reader_that_goes_away_ends_nothing_and_shows_no_traceback(tmp_path):
+    """``kandev-tui run --headless … | head -1``: the pipe closes after the first line. The turn still runs to its end
+    and is stored whole; nothing is printed after, no traceback; the exit status is the turn's."""
+    workspace = prepare_workspace(tmp_path / "ws")
+    db = tmp_path / "s.db"
+    process = subprocess.Popen([sys.executable, "-m", "kandev_tui", "run", "--headless", "--prompt", "Check the build",
+                                "--workspace", str(workspace), "--db", str(db), "--permission", "allow-once",
+                                "--", *DEMO], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    first = process.stdout.readline()
+    process.stdout.close()  # as head -1 does
+    stderr = process.stderr.read()
+    assert process.wait(timeout=120) == 0, stderr
+    assert json.loads(first)["kind"] == "user_message"
+    assert "Traceback" not in stderr and "BrokenPipe" not in stderr
+    store = Store(db)
+    try:
+        (session,) = store.sessions()
+        kinds = [item.kind for item in store.items(session["id"])]
+    finally:
+        store.close()
+    assert session["state"] == "ended" and kinds.count("turn_end") == 1
