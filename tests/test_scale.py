@@ -309,3 +309,4 @@ async def test_content_that_grows_past_the_screen_by_itself_is_followed(tmp_path
         await until(pilot, lambda: view.max_scroll_y > 100)
         await until(pilot, lambda: view.scroll_y == view.max_scroll_y)
         assert view.following
+        await until(pilot, lambda: view.vertical_scrollbar.position == view.scroll_y)  # its thumb at the end too

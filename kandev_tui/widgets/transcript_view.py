@@ -457,9 +457,17 @@ class TranscriptView(FocusRestylesItself, GivesDrawContext, VerticalScroll):
 
     def _follow(self) -> None:
         # forced: Textual sets a grown virtual size (whose watcher follows) before it shows the scrollbar, and
-        # refuses an unforced scroll to a view without one; the view's overflow is auto, so nothing else is bypassed
+        # refuses an unforced scroll to a view without one; the view's overflow is auto, so nothing else is bypassed.
+        # A scrollbar not shown yet is not moved by the scroll: it is placed once it is there
         if self.following:
+            no_bar = not self.show_vertical_scrollbar
             self.scroll_end(animate=False, immediate=True, force=True)
+            if no_bar:
+                self.call_next(self._place_scrollbar)
+
+    def _place_scrollbar(self) -> None:
+        if self.show_vertical_scrollbar:
+            self.vertical_scrollbar.position = self.scroll_y
 
     # Only the user stops the following (a wheel turn, a key or the scrollbar moving up; a search hit or a jump
     # elsewhere). The view's own moves (its window unmounting entries above, starting afresh at the end, keeping its
