@@ -1,4 +1,5 @@
-"""The Textual app: one transcript screen over a source (live agent, stored session, recording)."""
+"""The Textual app: sessions (a live agent, a stored session, a recording, a Kandev task), each with its transcript
+screen, one on screen at a time."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 from textual import events, on
-from textual.app import App, ScreenStackError, SystemCommand
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.color import Color
 from textual.message import Message
@@ -22,40 +23,43 @@ from kandev_tui.gcpolicy import GcPolicy
 from kandev_tui.pacing import USER
 from kandev_tui.renderers import Registry
 from kandev_tui.sanitize import visible
+from kandev_tui.app_session import AppSession
+from kandev_tui.session.row import SessionRow
 from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.settings import SettingsStore
 from kandev_tui.shutdown import ENDING_GRACE, EndingSignals, ending_reason, exit_status
 from kandev_tui.textual_hooks import (mount_screen_ahead, note_input_at_driver, read_alt_enter,
                                      set_terminal_title)
 from kandev_tui.session import SessionState
-from kandev_tui.session.changes import ChangeSet
 from kandev_tui.session.controls import Control, Controls
 from kandev_tui.session.model import SessionModel, SourceFactory, StateChange
-from kandev_tui.transcript.database import StoreError
-from kandev_tui.transcript.items import USAGE, SESSION_INFO, Item
 from kandev_tui.widgets import markdown_lines
 from kandev_tui.widgets.prompt_input import PromptInput
-from kandev_tui.widgets.context import DrawContext
+from kandev_tui.widgets.sessions_sidebar import SIDEBAR_FROM, SessionsSidebar
 from kandev_tui.widgets.transcript_view import TranscriptView, entry_widgets
 
 if TYPE_CHECKING:  # the screens not shown at start are imported when first shown (the first frame comes sooner)
     from kandev_tui.screens.login import LoginScreen
     from kandev_tui.screens.session_picker import SessionPickerScreen
+    from kandev_tui.screens.sessions import SessionsScreen
     from kandev_tui.widgets.tool_call import ToolCallView
     from kandev_tui.widgets.file_preview import FilePreview
     from kandev_tui.widgets.permission import PermissionRequest
 
 log = logging.getLogger("kandev_tui.app")
 # what counts as the user's input: the agent's output waits a moment after each (pacing.py)
-EXIT_STORE = 2  # the session database cannot be used, as the command line exits for it
 INPUT_EVENTS = (events.Key, events.MouseDown, events.MouseUp, events.MouseScrollDown, events.MouseScrollUp)
 
 
 class KandevApp(App[int]):
-    """kandev-tui's app: the wiring between a headless :class:`~kandev_tui.session.model.SessionModel` (made over the
-    source ``source_factory(on_items, on_state)`` makes) and the screens and widgets that show it."""
+    """kandev-tui's app: the wiring between sessions (each a headless :class:`~kandev_tui.session.model.SessionModel`
+    over its source, with its own transcript screen: :class:`~kandev_tui.app_session.AppSession`) and the screens and
+    widgets that show them. Each session is a Textual mode with a screen stack of its own; one is on screen, the
+    others go on streaming, storing and asking. ``session``, ``source``, ``view`` and ``transcript_screen`` are the
+    one on screen's."""
 
     TITLE = "kandev-tui"
+    DEFAULT_MODE = "session-1"  # each session is a mode (its own screen stack); the first is on screen at start
     # drawn for a terminal of 16 colours (TERM=xterm): None, as the terminal says (a headless app: no); tests set it
     sixteen_colors: bool | None = None
     CSS_PATH = "styles/app.tcss"
@@ -67,6 +71,10 @@ class KandevApp(App[int]):
         Binding("f2", "settings", "Settings"),
         Binding("ctrl+o", "choices", "Mode"),  # the agent's modes and models (shown when it offers any)
         Binding("ctrl+l", "log_in", "Log in"),  # shown while the agent waits for a login
+        Binding("ctrl+s", "sessions", "Sessions"),  # shown when there are several
+        Binding("ctrl+g", "next_waiting", "Next waiting", priority=True),  # shown when another session waits
+        Binding("ctrl+w", "close_session", "Close session", show=False, priority=True),  # with several
+        Binding("ctrl+b", "toggle_sidebar", "Sidebar", show=False),  # the sessions beside the transcript (≥120 cols)
     ]
 
     def __init__(self, source_factory: SourceFactory, *, settings_store: SettingsStore | None = None,
@@ -74,57 +82,95 @@ class KandevApp(App[int]):
                  initial_prompt: str | None = None) -> None:
         super().__init__()
         read_alt_enter()  # alt+enter from a real terminal is alt+enter (a new line), not enter (send)
-        self.initial_prompt = initial_prompt
         self.settings_store = settings_store or SettingsStore()
         self.registry = registry or Registry.from_entry_points(now=False)  # read after the first frame
         if not self.settings_store.settings.edits_inline:  # edits fold into the tool group, as other calls do
             self.registry = self.registry.without("edit")
         self.stats_path = stats_path
-        # the session, headless: its source, the batches on their way, the transcript's entries (kandev_tui/session/)
-        self.session = SessionModel(source_factory, self.registry, self.settings_store.settings.card_limit)
-        self.source = self.session.source
-        self.view = TranscriptView(self.session.transcript)
-        self.view.draw_context = DrawContext(  # what the transcript's widgets draw with (widgets/context.py)
-            series_colors=self.series_colors, should_animate=self.should_animate,
-            animations_enabled=self.animations_enabled, workspace=lambda: self.workspace,
-            visible=lambda: self.app_visible)
-        self.transcript_screen = TranscriptScreen(self.view)
+        self.sessions: list[AppSession] = []
+        self.open_session(source_factory, initial_prompt)
         self._animated: set[str] = set()
         self._interrupt_at = 0.0
-        self._focus_prompt = False
-        self._held: str | None = None  # a message sent while the agent starts: sent once it is ready (type-ahead)
+        self._close_at = 0.0
         self.gc_policy = GcPolicy()
-        self._workspace = None
         self._preloaded = False
-        self._source_closed = False
-        self.controls = Controls()  # what the agent lets the user choose (session_info): modes, models, commands
-        self._login_screen: LoginScreen | None = None
-        self._last_state = SessionState.STARTING
+        self._sources_closed = False
         self._title_set = False  # the terminal's title was set to call the user (attention)
+        self.sidebar_hidden = False  # ctrl+b hid the sessions beside the transcript
         self._signals: EndingSignals | None = None  # taken while mounted
-        self._picker: SessionPickerScreen | None = None  # the list of sessions, while one is to be picked
+        self._picker: SessionPickerScreen | None = None  # the list of stored sessions, while one is to be picked
+
+    def open_session(self, source_factory: SourceFactory, initial_prompt: str | None = None) -> AppSession:
+        """A session more (the first is on screen when the app starts; the others start with it, or at once when
+        the app runs already)."""
+        session = AppSession(self, len(self.sessions) + 1, source_factory, initial_prompt=initial_prompt,
+                             on_state=self._session_state)
+        self.sessions.append(session)
+        self.install_screen(session.screen, session.mode)  # installed: composed and mounted ahead of its first show
+        self.add_mode(session.mode, session.mode)
+        if self.is_running:
+            session.attach(asyncio.get_running_loop())
+            session.start()
+            self.call_after_refresh(mount_screen_ahead, self, session.mode)
+            self._show_others()
+        return session
+
+    # -- the session on screen -------------------------------------------------------
+
+    @property
+    def current(self) -> AppSession:
+        mode = self.current_mode
+        return next((s for s in self.sessions if s.mode == mode), self.sessions[0])
+
+    @property
+    def session(self) -> SessionModel:
+        return self.current.model
+
+    @property
+    def source(self) -> Any:
+        return self.current.source
+
+    @property
+    def view(self) -> TranscriptView:
+        return self.current.view
+
+    @property
+    def transcript_screen(self) -> TranscriptScreen:
+        return self.current.screen
+
+    @property
+    def controls(self) -> Controls:
+        return self.current.controls
+
+    @property
+    def workspace(self):
+        return self.current.workspace
 
     @property
     def exit_code(self) -> int:
-        """What the command exits with when the user quits: 1 once the session failed."""
-        return self.session.exit_code
+        """What the command exits with when the user quits: 1 once a session failed (2: the store is damaged)."""
+        return next((s.model.exit_code for s in self.sessions if s.model.exit_code), 0)
 
     @property
     def failure(self) -> str:
-        """Why the session failed, said on stderr after the app closes (the screen is gone by then)."""
-        return self.session.failure
+        """Why a session failed, said on stderr after the app closes (the screen is gone by then)."""
+        for s in self.sessions:
+            if s.model.failure:
+                return s.model.failure if len(self.sessions) == 1 else f"session {s.number}: {s.model.failure}"
+        return ""
 
     # -- lifecycle -------------------------------------------------------------
 
     def get_default_screen(self) -> Screen:
-        return self.transcript_screen
+        return self.sessions[0].screen
 
     def on_mount(self) -> None:
         note_input_at_driver(self, INPUT_EVENTS, USER.note)
         # a hang-up, a kill or SIGINT from outside quits as ctrl+q does (kandev_tui/shutdown.py)
         self._signals = EndingSignals(asyncio.get_running_loop(), self._end_for_signal)
         self._signals.install()
-        self.session.attach(self, asyncio.get_running_loop())
+        for session in self.sessions:
+            session.attach(asyncio.get_running_loop())
         theme = self.settings_store.settings.theme
         self.theme = theme if theme in self.available_themes else "textual-dark"
         if theme not in self.available_themes:
@@ -139,23 +185,26 @@ class KandevApp(App[int]):
             self.refresh_css(animate=False)  # the faint text of a light theme, as get_css_variables gives it there
         for warning in self.settings_store.warnings:
             self.notify(warning, severity="warning", timeout=8, markup=False)
-        self.transcript_screen.status.agent = self.source.agent_name
-        self.transcript_screen.status.title = self.source.title
-        # a session that will take prompts takes typing from the first frame (type-ahead while the agent starts)
-        self.transcript_screen.set_prompt_enabled(self.source.can_prompt, "starting…")
         self.set_interval(1.0, self._collect_garbage_when_quiet)
-        if self.source.can_pick_session and not self.source.session_id:  # no session named: pick one
+        if len(self.sessions) > 1:  # the others said in the status line, the sidebar shown where there is room
+            self.call_after_refresh(self._show_others)
+        self.set_interval(1.0, self._refresh_rows)
+        first = self.sessions[0]
+        if first.source.can_pick_session and not first.source.session_id:  # no session named: pick one
             from kandev_tui.screens.session_picker import SessionPickerScreen
 
-            self._picker = SessionPickerScreen(self.source)
+            self._picker = SessionPickerScreen(first.source)
             self.push_screen(self._picker, self._picked)
             return
         # the first frame comes first: starting an agent imports the ACP SDK (over a second, in a thread that
         # still competes with the event loop for the interpreter)
-        self.call_after_refresh(self._run_source)
+        self.call_after_refresh(self._run_sources)
 
-    def _run_source(self) -> None:
-        self.run_worker(self._start_source(), name="source", exclusive=True, group="source")
+    def _run_sources(self, sessions: list[AppSession] | None = None) -> None:
+        for session in sessions or self.sessions:
+            session.start()
+            if not session.on_screen:  # the first switch to it only draws it, after the first frame
+                self.call_after_refresh(mount_screen_ahead, self, session.mode)
         if not self._preloaded:  # after the first frame, in a thread: the Markdown of the agent's first message
             self._preloaded = True  # is not drawn behind the imports it needs (60 ms, in the middle of its output)
             self.run_worker(self._preload, name="preload", thread=True, group="preload")
@@ -184,62 +233,49 @@ class KandevApp(App[int]):
             self.notify(warning, severity="warning", timeout=8, markup=False)
 
     def _picked(self, session_id: str | None) -> None:
+        first = self.sessions[0]
         if not session_id:
             if self._picker is not None and self._picker.failure:  # quit with no list to pick from: it failed
-                self.session.fail(self._picker.failure)
+                first.model.fail(self._picker.failure)
             self.finish()
             return
-        self.source.session_id = session_id
-        self._focus_prompt = True  # when it takes prompts: typing goes there, as on a fresh start
-        self.transcript_screen.back_to_list = self.source.can_pick_again
-        self.transcript_screen.refresh_bindings()
-        self._run_source()
+        first.source.session_id = session_id
+        first.focus_prompt = True  # when it takes prompts: typing goes there, as on a fresh start
+        first.screen.back_to_list = first.source.can_pick_again
+        first.screen.refresh_bindings()
+        self._run_sources()
 
     def on_transcript_screen_back_to_list(self, event: TranscriptScreen.BackToList) -> None:
         """Escape in a session picked from the list: the list again (the session left as it was stored)."""
         from kandev_tui.screens.session_picker import SessionPickerScreen
 
-        self.transcript_screen.back_to_list = False
-        self.reset_transcript([])
-        self.source.session_id = None
-        self._picker = SessionPickerScreen(self.source)
+        first = self.sessions[0]
+        first.screen.back_to_list = False
+        first.reset_transcript([])
+        first.source.session_id = None
+        self._picker = SessionPickerScreen(first.source)
         self.push_screen(self._picker, self._picked)
 
-    async def _start_source(self) -> None:
-        try:
-            await self.source.start()
-        except StoreError as exc:  # the session database cannot be read (damaged): nothing to show; said once the
-            log.info("store: %s", exc)  # screen is gone, as the command line says it
-            self.session.fail(str(exc), EXIT_STORE)
-            self.exit(EXIT_STORE, return_code=EXIT_STORE)
-            return
-        except Exception as exc:  # noqa: BLE001 - never a traceback on screen
-            log.exception("source failed")
-            self.session.receive_state(SessionState.ERROR, f"{type(exc).__name__}: {exc}")
-            return
-        self.gc_policy.start()  # full collections wait for quiet moments (kandev_tui/gcpolicy.py)
-        if self.initial_prompt and self.source.can_prompt and self.source.state == SessionState.IDLE:
-            self.run_worker(self._send(self.initial_prompt), name="turn", group="turn")
-
     def _collect_garbage_when_quiet(self) -> None:
-        self.gc_policy.tick(max(USER.at, self.session.batch.received_at))
+        self.gc_policy.tick(max(USER.at, *(s.model.batch.received_at for s in self.sessions)))
 
     async def on_unmount(self) -> None:
         """The app is ending, however it ends (a quit, a crash, a test's end, a browser gone): nothing more is put on
-        screen and the source is closed (the agent stops, its thread ends), if a quit has not closed it already."""
-        self.session.detach()
+        screen and every source is closed (the agents stop, their threads end), if a quit has not closed them."""
+        for session in self.sessions:
+            session.detach()
         self.gc_policy.stop()
-        await self._close_source()
+        await self._close_sources()
         if self._signals is not None:
             self._signals.uninstall()
 
     async def action_quit(self) -> None:
-        await self._close_source()
+        await self._close_sources()
         self.finish()
 
     def _end_for_signal(self, signum: int) -> None:
-        """SIGHUP, SIGTERM or SIGINT: what ctrl+q does (the source closed: the agents stop, what came is stored, the
-        session marked), then the app ends and gives the terminal back; the process exits as one ended by the
+        """SIGHUP, SIGTERM or SIGINT: what ctrl+q does (the sources closed: the agents stop, what came is stored, the
+        sessions marked), then the app ends and gives the terminal back; the process exits as one ended by the
         signal (128 + its number). Should closing hang, the process ends anyway once the grace is over."""
         log.warning("ending: %s", ending_reason(signum))
         if self._signals is not None:
@@ -247,7 +283,7 @@ class KandevApp(App[int]):
         self.run_worker(self._end_for(signum), name="ending", group="ending", exclusive=True)
 
     async def _end_for(self, signum: int) -> None:
-        await self._close_source(ending_reason(signum))
+        await self._close_sources(ending_reason(signum))
         self.exit(exit_status(signum), return_code=exit_status(signum))
 
     def finish(self) -> None:
@@ -257,17 +293,15 @@ class KandevApp(App[int]):
     @on(ExitApp)
     async def _close_on_exit(self) -> None:
         """However the app is asked to exit (a quit key, or a browser that went away under ``kandev-tui serve``,
-        whose web driver posts ExitApp), the source is closed first: the store has everything, the agent stops."""
-        await self._close_source()
+        whose web driver posts ExitApp), the sources are closed first: the store has everything, the agents stop."""
+        await self._close_sources()
 
-    async def _close_source(self, reason: str = "") -> None:
-        if self._source_closed:
+    async def _close_sources(self, reason: str = "") -> None:
+        """Every session closed at once (each agent's process group ended; its grace runs beside the others')."""
+        if self._sources_closed:
             return
-        self._source_closed = True
-        try:
-            await self.session.close(reason)
-        except Exception:  # noqa: BLE001
-            log.exception("closing the source failed")
+        self._sources_closed = True
+        await asyncio.gather(*(session.close(reason) for session in self.sessions))
         if self.stats_path is not None:
             stats.write(self.stats_path)
 
@@ -279,7 +313,144 @@ class KandevApp(App[int]):
         self._interrupt_at = now
         self.notify("Press ctrl+c again to quit (ctrl+q quits at once).", timeout=2)
 
-    # -- what the session model asks of its UI (kandev_tui/session/model.py: SessionUI) -----------------
+    # -- several sessions --------------------------------------------------------------
+
+    def _session_state(self, session: AppSession, change: StateChange, previous: SessionState) -> None:
+        """A session's state changed (it shows it itself): the footer, the failure notice, the user called."""
+        if session.on_screen:
+            self.refresh_bindings()  # ctrl+l and ctrl+o are offered as the state allows
+        if change.state == SessionState.ERROR:
+            title = "The agent stopped" if len(self.sessions) == 1 else f"Session {session.number} stopped"
+            self.notify(visible(change.detail or "error"), title=title, severity="error", timeout=10, markup=False)
+        self._call_attention(session, previous, change.state)
+        self._show_others()
+
+    def rows(self) -> list[SessionRow]:
+        return [session.row() for session in self.sessions]
+
+    @property
+    def _sessions_list(self) -> SessionsScreen | None:
+        from kandev_tui.screens.sessions import SessionsScreen
+
+        return next((s for s in self.screen_stack if isinstance(s, SessionsScreen)), None) if self.is_running else None
+
+    def _show_others(self) -> None:
+        """The status line of the session on screen says what the others do (how many wait for the user); the
+        sessions list and the sidebar show every session's row again."""
+        rows = self.rows()
+        if self._sessions_list is not None:
+            self._sessions_list.show_rows(rows)
+        sidebar = self.sidebar_shown
+        for session in self.sessions:
+            session.screen.sidebar.display = session.screen.sidebar.can_focus = sidebar and session.on_screen
+            if sidebar and session.on_screen:
+                session.screen.sidebar.show_rows(rows)
+        self.refresh_bindings()  # ctrl+g is offered while another session waits
+        others = [s for s in self.sessions if not s.on_screen]
+        text = ""
+        if others:
+            waiting = sum(1 for s in others if s.waiting_since is not None)
+            text = f"+{len(others)} session{'s' if len(others) > 1 else ''}"
+            if waiting:
+                text += f" · {waiting} waiting (ctrl+g)"
+        for session in self.sessions:
+            session.screen.status.others = text if session.on_screen else ""
+
+    def session_changed(self) -> None:
+        """A session's title or cost changed: the rows that show it, again."""
+        if len(self.sessions) > 1:
+            self._show_others()
+
+    def _refresh_rows(self) -> None:
+        """Each second while the sessions are listed: what arrived off screen, titles and costs as they are now."""
+        if len(self.sessions) > 1 and (self.sidebar_shown or self._sessions_list is not None):
+            self._show_others()
+
+    @property
+    def sidebar_shown(self) -> bool:
+        """The sessions stand beside the transcript: several sessions, 120 columns or more, not hidden (ctrl+b)."""
+        return len(self.sessions) > 1 and self.size.width >= SIDEBAR_FROM and not self.sidebar_hidden
+
+    def on_resize(self, event: events.Resize) -> None:
+        if len(self.sessions) > 1:  # once the app has its new size (its own handler, after this one, takes it)
+            self.call_after_refresh(self._show_others)
+
+    def action_toggle_sidebar(self) -> None:
+        self.sidebar_hidden = not self.sidebar_hidden
+        self._show_others()
+
+    def action_sessions(self) -> None:
+        """ctrl+s: the sessions list (enter shows one); again: closed. Beside the transcript (120 columns and more)
+        the sidebar takes the focus instead."""
+        from kandev_tui.screens.sessions import SessionsScreen
+
+        if isinstance(self.screen, SessionsScreen):
+            self.screen.dismiss(None)
+            return
+        if self.sidebar_shown and self.screen is self.current.screen:
+            self._show_others()  # the rows as they are now
+            sidebar = self.current.screen.sidebar
+            if sidebar.has_focus:
+                self.current.screen.prompt.focus() if self.current.screen.prompt.can_focus else self.view.focus()
+            else:
+                sidebar.focus()
+            return
+        self.push_screen(SessionsScreen(self.rows()), self._switch_to_number)
+
+    def on_sessions_sidebar_picked(self, event: SessionsSidebar.Picked) -> None:
+        self.switch_to(self.sessions[event.number - 1])
+
+    def _switch_to_number(self, number: int | None) -> None:
+        if number is not None:
+            self.switch_to(self.sessions[number - 1])
+
+    def switch_to(self, session: AppSession) -> None:
+        """Show ``session`` where it was left (its screen stack, its place, its focus)."""
+        if not session.on_screen:
+            self.switch_mode(session.mode)
+        session.model.look_now()  # what waited while it was covered comes now
+        if session.focus_prompt and session.screen.prompt.can_focus:
+            session.focus_prompt = False
+            session.screen.prompt.focus()
+        session.show_login(session.last_state, session.detail)
+        self._show_others()
+        self.refresh_bindings()
+        if self._title_set:
+            set_terminal_title(self, f"kandev-tui · {visible(session.source.title, keep_newlines=False)}")
+
+    def action_next_waiting(self) -> None:
+        """ctrl+g: the session that has waited longest for the user (a permission, a login), other than this one."""
+        waiting = sorted((s for s in self.sessions if s.waiting_since is not None and not s.on_screen),
+                         key=lambda s: s.waiting_since or 0.0)
+        if not waiting:
+            self.notify("No other session is waiting for you.", timeout=3)
+            return
+        from kandev_tui.screens.sessions import SessionsScreen
+
+        if isinstance(self.screen, SessionsScreen):
+            self.screen.dismiss(None)
+        self.switch_to(waiting[0])
+
+    async def action_close_session(self) -> None:
+        """ctrl+w twice: the session on screen closes (its turn cancelled, its agent's process group ended, all of
+        it kept stored); it stays in the list, ended, and the next live session is shown. The last one: quit."""
+        session = self.current
+        now = time.monotonic()
+        if now - self._close_at >= 2.0:
+            self._close_at = now
+            what = "quit" if all(s.closed or s is session for s in self.sessions) else f"close session {session.number}"
+            self.notify(f"Press ctrl+w again to {what} (the transcript stays stored).", timeout=2)
+            return
+        self._close_at = 0.0
+        live = [s for s in self.sessions if not s.closed and s is not session]
+        if not live:
+            await self.action_quit()
+            return
+        await session.close()
+        self.switch_to(live[0])
+        self._show_others()
+
+    # -- what sessions ask of the app ------------------------------------------------
 
     class ItemsApplied(Message):
         """A batch of items is in the transcript (their widgets placed; a test's or a tool's signal to look)."""
@@ -288,123 +459,33 @@ class KandevApp(App[int]):
             super().__init__()
             self.keys = keys
 
-    def apply_changes(self, changes: ChangeSet) -> None:
-        self.view.apply(changes)
-        self._show_status_items(changes.status)
-        self.post_message(self.ItemsApplied(changes.keys))
-
-    def reset_transcript(self, items: list[Item]) -> None:
-        """Every item again, in order (older history arrived under attach)."""
-        self._show_status_items(self.view.reset(items, more_at_source=self.source.more_above).status)
-        self.transcript_screen.status.title = self.source.title
-        self.call_after_refresh(self._fill_screen)
-
-    def holding(self) -> float:
-        return USER.holding()
-
-    def covered(self) -> bool:
-        try:
-            return self.screen is not self.transcript_screen
-        except ScreenStackError:  # the app is closing: nothing is shown any more
-            return True
-
-    def settling(self) -> bool:
-        return self.view.settling
-
-    def notice(self, text: str) -> None:
-        self.notify(visible(text), severity="warning", markup=False)
-
-    def show_state(self, change: StateChange) -> None:
-        """The status line, the prompt box and the footer follow the session's state."""
-        screen = self.transcript_screen
-        log.info("state %s (%s)", change.state, change.detail)
-        screen.status.state = change.state
-        screen.status.title = self.source.title
-        screen.status.agent = self.source.agent_name
-        self._show_login(change)
-        self._call_attention(change.state)
-        self.refresh_bindings()  # ctrl+l and ctrl+o are offered as the state allows
-        if change.state == SessionState.ERROR:
-            self.notify(visible(change.detail or "error"), title="The agent stopped", severity="error", timeout=10,
-                        markup=False)
-        prompt = change.prompt
-        screen.set_prompt_enabled(prompt.enabled, visible(prompt.reason), prompt.read_only)
-        self._send_held(change.state, prompt.read_only)
-        screen.set_turn_running(change.turn_running)
-        if prompt.enabled and (self.focused is None or self._focus_prompt or isinstance(self.focused, TranscriptView)
-                               or self.view.is_request(self.focused)):
-            # the session takes prompts (again): typing goes to the prompt, unless the user is busy elsewhere (a
-            # chart, a group); the transcript itself only has focus because the disabled prompt lost it
-            self._focus_prompt = False
-            screen.prompt.focus()
-        self.view.set_permissions_answerable(change.answerable, visible(change.elsewhere))
-        if change.more_above != self.view.more_at_source:
-            self.view.set_more_at_source(change.more_above)
-            self.call_after_refresh(self._fill_screen)
-
-    def _show_status_items(self, items: list[Item]) -> None:
-        """Items that are not in the flow: the session's usage, title and choices, for the status line (and the
-        prompt's slash commands, the picker's choices)."""
-        status = self.transcript_screen.status
-        for item in items:
-            if item.kind == USAGE:
-                status.usage = dict(item.payload)
-            elif item.kind == SESSION_INFO:
-                if item.payload.get("title"):
-                    status.title = str(item.payload["title"])
-                self.controls = Controls(item.payload)
-                status.choices = self.controls.summary()
-                self.transcript_screen.prompt.commands = self.controls.commands
-                self.refresh_bindings()
-
     # -- logging in ------------------------------------------------------------------
 
-    def _show_login(self, change: StateChange) -> None:
-        """The login screen while the agent waits for a login (with why the last try failed), gone once it does
-        not."""
-        screen = self._login_screen
-        if change.state != SessionState.LOGIN:
-            if screen is not None and change.state != SessionState.STARTING:
-                self._login_screen = None
-                if screen.is_current:
-                    screen.dismiss()
-            return
-        if screen is not None and screen.is_attached:
-            screen.say(change.detail)
-            return
-        self.action_log_in(change.detail)
-
     def action_log_in(self, reason: str = "") -> None:
-        from kandev_tui.screens.login import LoginScreen
-
-        if self.source.state != SessionState.LOGIN or isinstance(self.screen, LoginScreen):
-            return
-        self._login_screen = LoginScreen(self.source.agent_name, reason or "The agent needs a login.",
-                                         self.source.login_methods, self._terminal_command)
-        self.push_screen(self._login_screen)
-
-    def _terminal_command(self, method_id: Any) -> list[str] | None:
-        found = self.source.terminal_login(method_id) if isinstance(method_id, str) else None
-        return found[0] if found else None
+        session = self.current
+        if session.source.state == SessionState.LOGIN:
+            session.show_login(SessionState.LOGIN, reason or session.detail)
 
     def on_login_screen_chosen(self, event: LoginScreen.Chosen) -> None:
-        self.run_worker(self._log_in(event.method_id, event.env), name="login", group="login", exclusive=True)
+        session = self.current
+        self.run_worker(self._log_in(session, event.method_id, event.env), name="login", group="login",
+                        exclusive=True)
 
-    async def _log_in(self, method_id: str, env: dict[str, str]) -> None:
-        terminal = self.source.terminal_login(method_id)
+    async def _log_in(self, session: AppSession, method_id: str, env: dict[str, str]) -> None:
+        terminal = session.source.terminal_login(method_id)
         if terminal is not None:
-            problem = self._run_in_terminal(*terminal)
+            problem = self._run_in_terminal(session, *terminal)
             if problem:
-                if self._login_screen is not None:
-                    self._login_screen.say(problem)
+                if session.login_screen is not None:
+                    session.login_screen.say(problem)
                 return
         try:
-            await self.session.log_in(method_id, env)
+            await session.model.log_in(method_id, env)
         except Exception as exc:  # noqa: BLE001 - the agent's reason, on the screen
-            if self._login_screen is not None:
-                self._login_screen.say(f"{visible(str(exc))}: choose a way again, or escape")
+            if session.login_screen is not None:
+                session.login_screen.say(f"{visible(str(exc))}: choose a way again, or escape")
 
-    def _run_in_terminal(self, command: list[str], env: dict[str, str]) -> str:
+    def _run_in_terminal(self, session: AppSession, command: list[str], env: dict[str, str]) -> str:
         """Run a login command in the user's terminal, the app stepped aside (``App.suspend``); what went wrong,
         or "" when it ended well. Ctrl+C ends the command, not kandev-tui."""
         import signal
@@ -420,7 +501,8 @@ class KandevApp(App[int]):
             with self.suspend():
                 print(f"kandev-tui: logging in: {' '.join(command)}\n(kandev-tui comes back when it ends)\n",
                       flush=True)
-                code = subprocess.run(command, env=env, preexec_fn=child, cwd=str(self.source.workspace or ".")).returncode
+                code = subprocess.run(command, env=env, preexec_fn=child,
+                                      cwd=str(session.source.workspace or ".")).returncode
         except SuspendNotSupported:
             return f"this terminal cannot be handed over here: run `{' '.join(command)}` yourself, then ctrl+l"
         except OSError as exc:
@@ -436,29 +518,37 @@ class KandevApp(App[int]):
     def action_choices(self) -> None:
         from kandev_tui.screens.choices import ChoicesScreen
 
-        if not (self.controls and self.source.can_prompt) or isinstance(self.screen, ChoicesScreen):
+        session = self.current
+        if not (session.controls and session.source.can_prompt) or isinstance(self.screen, ChoicesScreen):
             return
-        self.push_screen(ChoicesScreen(self.source.agent_name, self.controls), self._chosen)
+        self.push_screen(ChoicesScreen(session.source.agent_name, session.controls),
+                         lambda chosen: self._chosen(session, chosen))
 
-    def _chosen(self, chosen: tuple[Control, str] | None) -> None:
+    def _chosen(self, session: AppSession, chosen: tuple[Control, str] | None) -> None:
         if chosen is not None:
-            self.run_worker(self._choose(*chosen), name="choose", group="choose")
+            self.run_worker(self._choose(session, *chosen), name="choose", group="choose")
 
-    async def _choose(self, control: Control, value: str) -> None:
+    async def _choose(self, session: AppSession, control: Control, value: str) -> None:
         method, params = control.request(value)
         try:
-            await self.session.choose(method, params)
+            await session.model.choose(method, params)
         except Exception as exc:  # noqa: BLE001 - the agent refused: its reason, and the old choice stays
             self.notify(visible(str(exc)), title=f"{control.name} not changed", severity="warning", markup=False)
             return
-        if control.category in ("mode", "model") and self.source.agent_command:  # its next sessions start so
-            self.settings_store.remember_agent_choice(self.source.agent_command, control.category, value)
+        if control.category in ("mode", "model") and session.source.agent_command:  # its next sessions start so
+            self.settings_store.remember_agent_choice(session.source.agent_command, control.category, value)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "choices":  # offered when the agent offers choices and can take one (not a stored session)
             return bool(self.controls) and self.source.can_prompt
         if action == "log_in":
             return self.source.state == SessionState.LOGIN
+        if action in ("sessions", "close_session"):
+            return len(self.sessions) > 1
+        if action == "toggle_sidebar":
+            return len(self.sessions) > 1 and self.size.width >= SIDEBAR_FROM
+        if action == "next_waiting":  # offered while another session waits for the user
+            return any(s.waiting_since is not None and not s.on_screen for s in self.sessions)
         return True
 
     def post_message(self, message: Message) -> bool:
@@ -476,52 +566,15 @@ class KandevApp(App[int]):
                 USER.served()  # dispatched: the transcript's frames go on (pacing.py)
 
     def on_transcript_view_older_wanted(self, event: TranscriptView.OlderWanted) -> None:
-        self.run_worker(self._load_older(), name="older", group="older", exclusive=True)
-
-    async def _load_older(self) -> None:
-        loaded = await self.source.load_older()
-        if not loaded:
-            self.view.set_more_at_source(self.source.more_above)
-
-    def _fill_screen(self) -> None:
-        """History shorter than the screen cannot be scrolled up: ask for the next page at once."""
-        if self.view.more_at_source and self.view.lo == 0 and self.view.max_scroll_y <= 1:
-            self.view.ask_for_older()
+        session = next((s for s in self.sessions if s.view is event.view), None)
+        if session is not None:
+            self.run_worker(session.load_older(), name=f"older-{session.number}", group=f"older-{session.number}",
+                            exclusive=True)
 
     # -- user actions ------------------------------------------------------------
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
-        log.info("prompt submitted (%d characters)", len(event.text))
-        self.view.jump_to_latest()
-        if self.source.state in (SessionState.STARTING, SessionState.LOGIN) or self._held is not None:
-            # the agent is not ready: the message waits for it (a second one joins it), and is sent when it is
-            self._held = event.text if self._held is None else f"{self._held}\n\n{event.text}"
-            self.transcript_screen.prompt.set_reason("starting the agent… · your message is sent once it is ready")
-            return
-        self.run_worker(self._send(event.text), name="turn", group="turn")
-
-    def _send_held(self, state: str, read_only: bool) -> None:
-        """The message held while the agent started: sent once the session is idle; given back to the prompt box
-        (never lost) when the session ends or fails before."""
-        if self._held is None:
-            return
-        if state == SessionState.IDLE:
-            text, self._held = self._held, None
-            self.run_worker(self._send(text), name="turn", group="turn")
-        elif read_only or state in (SessionState.ERROR, SessionState.ENDED):
-            text, self._held = self._held, None
-            prompt = self.transcript_screen.prompt
-            prompt.text = text + (f"\n\n{prompt.text}" if prompt.text.strip() else "")
-            self.notify("Your message was not sent: the agent did not start. It is back in the prompt box.",
-                        title="Not sent", severity="warning", markup=False)
-        elif state == SessionState.STARTING:
-            self.transcript_screen.prompt.set_reason("starting the agent… · your message is sent once it is ready")
-
-    async def _send(self, text: str) -> None:
-        try:
-            await self.session.send(text)
-        except Exception as exc:  # noqa: BLE001
-            self.notify(visible(str(exc)), title="Not sent", severity="warning", markup=False)
+        self.current.submit(event.text)
 
     @property
     def turn_running(self) -> bool:
@@ -603,7 +656,8 @@ class KandevApp(App[int]):
         if "theme" in changes and settings.theme in self.available_themes:
             self.theme = settings.theme
         if "card_limit" in changes:
-            self.session.set_card_limit(settings.card_limit)
+            for session in self.sessions:
+                session.model.set_card_limit(settings.card_limit)
 
     def get_css_variables(self) -> dict[str, str]:
         variables = super().get_css_variables()
@@ -615,7 +669,8 @@ class KandevApp(App[int]):
 
     def watch_theme(self, theme: str) -> None:
         if self.is_mounted:
-            self.call_after_refresh(self.view.refresh_theme)
+            for session in self.sessions:
+                self.call_after_refresh(session.view.refresh_theme)
 
     # -- what widgets ask the app ----------------------------------------------------
 
@@ -654,32 +709,32 @@ class KandevApp(App[int]):
 
     # -- attention: the user is elsewhere when the agent needs them -----------------------------------
 
-    def _call_attention(self, state: SessionState) -> None:
+    def _call_attention(self, session: AppSession, previous: SessionState, state: SessionState) -> None:
         """When a request waits for the user, the agent needs a login, or a turn ends, while the terminal is not in
-        view (Textual's app focus: the terminal reports it, as tmux does with ``focus-events on``): ring the bell
-        and say it in the terminal's title, as the settings allow."""
-        previous, self._last_state = self._last_state, state
+        view (Textual's app focus: the terminal reports it, as tmux does with ``focus-events on``), or while another
+        session is on screen: ring the bell and say it in the terminal's title, as the settings allow; a session not
+        on screen is said in a notice too (ctrl+g goes to it)."""
         turn_ended = previous in (SessionState.RUNNING, SessionState.WAITING, SessionState.CANCELLING) and state in (
             SessionState.IDLE, SessionState.ENDED, SessionState.ERROR)
         what = {SessionState.WAITING: "waiting for you", SessionState.LOGIN: "needs a login"}.get(state)
         if turn_ended:
             what = "turn ended" if state == SessionState.IDLE else "the agent stopped"
-        if what is None or self.app_focus or state == previous:
+        if what is None or state == previous:
+            return
+        elsewhere = not session.on_screen and state in (SessionState.WAITING, SessionState.LOGIN)
+        if elsewhere:
+            name = visible(session.source.agent_name or "agent", keep_newlines=False)
+            self.notify(f"Session {session.number} ({name}) is {what}: ctrl+g goes there.", timeout=6, markup=False)
+        if self.app_focus and not elsewhere:
             return
         settings = self.settings_store.settings
         if settings.attention_bell:
             self.bell()
         if settings.attention_title:
-            self._title_set = set_terminal_title(
-                self, f"kandev-tui: {what} · {visible(self.source.title, keep_newlines=False)}")
-
-    @property
-    def workspace(self):
-        if self._workspace is None and self.source.workspace is not None:
-            from kandev_tui.workspace import Workspace
-
-            self._workspace = Workspace(self.source.workspace, self.source.repos)
-        return self._workspace
+            label = visible(session.source.title, keep_newlines=False)
+            if len(self.sessions) > 1:
+                label = f"session {session.number} · {label}"
+            self._title_set = set_terminal_title(self, f"kandev-tui: {what} · {label}")
 
 
 def screenshot_directory() -> Path:

@@ -171,7 +171,12 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="example: kandev-tui run --headless --prompt 'summarise the tests' -- python -m kandev_tui.demo.agent",
     )
     run.add_argument("--headless", action="store_true", help="no screen: one turn, JSON lines on stdout")
-    run.add_argument("--prompt", metavar="TEXT", help="the prompt to send (required with --headless)")
+    run.add_argument("--prompt", metavar="TEXT", help="the prompt to send (required with --headless); with several "
+                     "--preset, sent to each session")
+    run.add_argument("--preset", action="append", default=[], metavar="NAME",
+                     help="start the agent of a preset instead of a command after --: demo, claude, codex, gemini, "
+                          "opencode, or one of the settings file's [presets.NAME] tables (command, env, workspace). "
+                          "Repeat it for several sessions in one app (the first is on screen; ctrl+s lists them)")
     _add_workspace_options(run, "the agent's working directory and the MCP server's workspace (default: .)")
     run.add_argument("--permission", choices=["reject", "allow-once"], default="reject",
                      help="headless answer to permission requests (default: reject)")
@@ -519,14 +524,25 @@ def cmd_run(args: argparse.Namespace) -> int:
     command = list(args.agent)
     if command and command[0] == "--":
         command = command[1:]
-    if not command:
+    from kandev_tui.settings import SettingsStore
+
+    settings = SettingsStore()
+    if args.preset and command:
+        return _fail("kandev-tui run: give --preset NAME or the agent command after --, not both", EXIT_USAGE)
+    if not command and not args.preset:
         return _fail("kandev-tui run: give the agent command after --, e.g. "
-                     "kandev-tui run --headless --prompt hi -- python -m kandev_tui.demo.agent", EXIT_USAGE)
-    if "/" in command[0] and not os.path.isabs(command[0]):
-        command[0] = os.path.abspath(command[0])  # the agent starts in the workspace, not here
+                     "kandev-tui run --headless --prompt hi -- python -m kandev_tui.demo.agent, or --preset NAME",
+                     EXIT_USAGE)
     if args.headless and not args.prompt:
         return _fail("kandev-tui run: --headless needs --prompt TEXT", EXIT_USAGE)
-    workspace = _workspace(args)
+    agents = _preset_agents(args, settings) if args.preset else [(command, None, None)]
+    if isinstance(agents, str):
+        return _fail(agents, EXIT_USAGE)
+    for agent_command, _env, _where in agents:
+        if "/" in agent_command[0] and not os.path.isabs(agent_command[0]):
+            agent_command[0] = os.path.abspath(agent_command[0])  # the agent starts in the workspace, not here
+    command = agents[0][0]
+    workspace = _workspace(args) if agents[0][2] is None else _workspace_at(agents[0][2], args)
     if isinstance(workspace, str):
         return _fail(workspace, EXIT_USAGE)
     store = _open_store(args)
@@ -534,9 +550,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return _fail(store, EXIT_USAGE)
     from kandev_tui.acp import AgentOptions, parse_mcp_config
     from kandev_tui.runner import run_headless
-    from kandev_tui.settings import SettingsStore
 
-    settings = SettingsStore()
     extra_servers = []
     if args.mcp_config:
         data, problem = _read_json(args.mcp_config)
@@ -565,19 +579,34 @@ def cmd_run(args: argparse.Namespace) -> int:
             if isinstance(workspace, str):
                 store.close()
                 return _fail(workspace, EXIT_USAGE)
-    # what was last chosen for this agent, unless the command line says otherwise
-    choices = {**settings.agent_choices(command), **{k: v for k, v in (("mode", args.mode), ("model", args.model)) if v}}
-    options = AgentOptions(command=command, workspace=workspace.root.resolve(),
-                           repos={k: v.resolve() for k, v in workspace.repos.items()},
-                           inject_guidance=not args.no_guidance and settings.settings.inject_guidance,
-                           init_timeout=args.init_timeout, extra_mcp_servers=extra_servers,
-                           resume=continuing["agent_session_id"] if continuing else None,
-                           history_stored=continuing is not None, **client_services(settings.settings))
+
+    def options_for(agent_command: list[str], env: dict[str, str] | None, where: Any) -> Any:
+        # what was last chosen for this agent, unless the command line says otherwise
+        choices = {**settings.agent_choices(agent_command),
+                   **{k: v for k, v in (("mode", args.mode), ("model", args.model)) if v}}
+        options = AgentOptions(command=agent_command, workspace=where.root.resolve(),
+                               repos={k: v.resolve() for k, v in where.repos.items()},
+                               inject_guidance=not args.no_guidance and settings.settings.inject_guidance,
+                               init_timeout=args.init_timeout, extra_mcp_servers=extra_servers,
+                               resume=continuing["agent_session_id"] if continuing else None,
+                               history_stored=continuing is not None,
+                               env={**os.environ, **env} if env else None, **client_services(settings.settings))
+        return options, choices
+
+    options, choices = options_for(command, agents[0][1], workspace)
     record = Path(args.record).expanduser().absolute() if args.record else None  # stored: found from anywhere
     if not args.headless:
-        return _run_app(args, store, lambda on_items, on_state: _live_source(
-            options, store, on_items, on_state, record, choices=choices, continuing=continuing, pick=args.pick),
-            initial_prompt=args.prompt, settings=settings)
+        factories = [lambda on_items, on_state: _live_source(
+            options, store, on_items, on_state, record, choices=choices, continuing=continuing, pick=args.pick)]
+        for agent_command, env, where in agents[1:]:
+            place = workspace if where is None else _workspace_at(where, args)
+            if isinstance(place, str):
+                store.close()
+                return _fail(place, EXIT_USAGE)
+            more, more_choices = options_for(agent_command, env, place)
+            factories.append(lambda on_items, on_state, more=more, more_choices=more_choices: _live_source(
+                more, store, on_items, on_state, None, choices=more_choices))
+        return _run_app(args, store, factories, initial_prompt=args.prompt, settings=settings)
     try:
         code, reason, _session = run_headless(options, args.prompt, store, record=record, permission=args.permission,
                                               choices=choices, continuing=continuing,
@@ -587,6 +616,29 @@ def cmd_run(args: argparse.Namespace) -> int:
     if code:
         return _fail(f"kandev-tui run: {reason}", code)
     return EXIT_OK
+
+
+def _preset_agents(args: argparse.Namespace, settings: Any) -> list[tuple[list[str], dict[str, str] | None, str | None]] | str:
+    """The agents the --preset options name: (command, environment added, workspace) each, or why not."""
+    known, warnings = settings.presets()
+    for warning in warnings:
+        print(f"kandev-tui: warning: {warning}", file=sys.stderr)
+    for name in args.preset:
+        if name not in known:
+            return (f"kandev-tui run: --preset {name}: no such preset (there are: {', '.join(sorted(known))}; add one "
+                    f"as [presets.NAME] with command = [...] in {settings.path})")
+    if len(args.preset) > 1 and args.headless:
+        return "kandev-tui run: --headless runs one agent: give one --preset"
+    if len(args.preset) > 1 and (args.resume is not None or args.pick):
+        return "kandev-tui run: --resume and --pick continue one agent's session: give one --preset"
+    agents = []
+    for name in args.preset:
+        preset = known[name]
+        where = None
+        if args.workspace is None and preset.workspace:
+            where = str(Path(preset.workspace).expanduser())
+        agents.append((list(preset.command), dict(preset.env) or None, where))
+    return agents
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
@@ -773,7 +825,8 @@ def _resumable(store: Any, command: list[str], wanted: str) -> dict[str, Any] | 
 
 def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt: str | None = None,
              settings: Any = None) -> int:
-    """Open the app on a source; the store is closed when it ends."""
+    """Open the app on a source (or a list of them: a session each, the first on screen, each sent
+    ``initial_prompt``); the store is closed when it ends."""
     problem = _no_terminal()
     if problem:
         store.close()
@@ -787,8 +840,11 @@ def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt:
     _log_to_file(Path(getattr(store, "path", None) or default_db_path()).parent / "logs" / "kandev-tui.log")
     settings = settings or SettingsStore()
     try:
-        app = KandevApp(factory, settings_store=settings, initial_prompt=initial_prompt,
+        factories = factory if isinstance(factory, list) else [factory]
+        app = KandevApp(factories[0], settings_store=settings, initial_prompt=initial_prompt,
                         stats_path=Path(args.stats).expanduser() if args.stats else None)
+        for more in factories[1:]:
+            app.open_session(more, initial_prompt)
         app.run()
     finally:
         store.close()

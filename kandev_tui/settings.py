@@ -119,6 +119,7 @@ class SettingsStore:
         self.warnings: list[str] = []
         self.file_values: dict[str, Any] = {}
         self.agents: dict[str, dict[str, str]] = {}  # agent command → its remembered choices (mode, model)
+        self.preset_table: Any = None  # the file's [presets.NAME] tables, as read (kandev_tui/presets.py)
         self.settings = self._load()
 
     def _load(self) -> Settings:
@@ -129,7 +130,8 @@ class SettingsStore:
                 agents = data.get("agents") if isinstance(data.get("agents"), dict) else {}
                 self.agents = {command: {k: v for k, v in choices.items() if k in AGENT_CHOICES and isinstance(v, str)}
                                for command, choices in agents.items() if isinstance(choices, dict)}
-                unknown = [k for k in data if k not in Settings.names() and k != "agents"]
+                self.preset_table = data.get("presets")
+                unknown = [k for k in data if k not in Settings.names() and k not in ("agents", "presets")]
                 if unknown:
                     self.warnings.append(f"{self.path}: unknown setting{'s' if len(unknown) > 1 else ''} "
                                          f"{', '.join(unknown)} (kept in the file, not used)")
@@ -155,6 +157,14 @@ class SettingsStore:
         self.file_values.update(changes)
         self.save()
         return self.settings
+
+    def presets(self) -> tuple[dict[str, Any], list[str]]:
+        """The agent presets (built in, then the file's ``[presets.NAME]``, which win), and a warning for each of
+        the file's that cannot be used."""
+        from kandev_tui.presets import builtin_presets, read_presets
+
+        mine, warnings = read_presets(self.preset_table, str(self.path))
+        return {**builtin_presets(), **mine}, warnings
 
     def agent_choices(self, command: list[str]) -> dict[str, str]:
         """What was last chosen for this agent command (``mode``, ``model``)."""

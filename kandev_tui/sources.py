@@ -330,6 +330,8 @@ class LiveSource(RunsInBackground, Source):
             self.pipeline.close()
         if self.state not in ("ended", "error"):
             self._update_session(state="interrupted" if interrupted else "ended")
+            # the app goes on showing it (one session of several closed): ended, the prompt closed
+            Source._set_state(self, "ended", self.closing_reason or "closed")
 
     def _update_session(self, **fields: Any) -> None:
         """The session's row (through the pipeline, which says once when the store fails)."""

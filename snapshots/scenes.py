@@ -313,14 +313,55 @@ async def show_control(pilot, view: str) -> None:
     from kandev_tui.screens.login import LoginScreen
 
     app = pilot.app
-    await settle(pilot)
-    if view == "login":
+    if view == "login":  # the login screen covers the transcript: its items wait (it never settles meanwhile)
         await until(pilot, lambda: isinstance(app.screen, LoginScreen))
+        await until(pilot, lambda: app.source.state == "login")
     elif view == "choices":
+        await settle(pilot)
         await pilot.press("ctrl+o")
         await until(pilot, lambda: isinstance(app.screen, ChoicesScreen) and app.screen.options.highlighted is not None)
     else:
+        await settle(pilot)
         app.transcript_screen.prompt.focus()
         await pilot.press("/", "c")
         await until(pilot, lambda: app.transcript_screen.command_menu.open)
     await pilot.pause(0.2)
+
+
+# -- several sessions in one app: the sessions list (ctrl+s) over three replayed real sessions ----------------------
+
+def sessions_app(tmp_path: Path):
+    """The app with three sessions: Claude Code's, Codex's and Gemini CLI's recorded sessions, replayed."""
+    from kandev_tui.sources import ReplaySource
+
+    app = replay_app(tmp_path, RECORDINGS / "claude-real.jsonl")
+    for name in ("codex-real.jsonl", "gemini-real.jsonl"):
+        app.open_session(lambda on_items, on_state, name=name: ReplaySource(RECORDINGS / name, on_items, on_state))
+    return app
+
+
+async def sessions_replayed(pilot) -> None:
+    """Every session replayed to its end (the first one's transcript drawn)."""
+    app = pilot.app
+    for _ in range(1200):
+        if all(s.last_state == "replayed" for s in app.sessions) and app.session.settled:
+            break
+        await pilot.pause(0.05)
+    await pilot.pause(0.1)
+
+
+async def show_sessions(pilot) -> None:
+    """Every session replayed to its end, then the list (beside the transcript at 120 columns, focused)."""
+    from kandev_tui.screens.sessions import SessionsScreen
+
+    app = pilot.app
+    await sessions_replayed(pilot)
+    await pilot.press("ctrl+s")
+    if app.sidebar_shown:
+        await pilot.pause(0.1)
+        return
+    for _ in range(200):
+        if isinstance(app.screen, SessionsScreen):
+            break
+        await pilot.pause(0.02)
+    await pilot.pause(0.1)

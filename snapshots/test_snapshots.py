@@ -87,3 +87,13 @@ def test_scene_in_16_colours(snap_compare, tmp_path, scene, theme):
     app.export_screenshot = lambda title=None, simplify=False: screen_svg(app, "standard", title or "kandev-tui",
                                                                            xterm_palette())
     assert snap_compare(app, terminal_size=(100, 34), run_before=RUN_BEFORE[scene])
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_sessions_list(snap_compare, tmp_path, size):
+    """The sessions list (ctrl+s) over three sessions (Claude Code's, Codex's and Gemini CLI's, replayed): each with
+    its state, agent, title and what arrived since it was last on screen; a full screen at 80 and 45 columns, a
+    sidebar beside the transcript (focused) at 120."""
+    from .scenes import sessions_app, show_sessions
+
+    assert snap_compare(sessions_app(tmp_path), terminal_size=size, run_before=show_sessions)

@@ -52,7 +52,7 @@ async def settle(pilot, rounds: int = 3000) -> None:
     app = pilot.app
 
     def settled() -> bool:
-        return app.source.state in ("stored", "replayed", "idle", "error", "ended") and app.session.settled
+        return app.source.state in ("stored", "replayed", "idle", "error", "ended", "login") and app.session.settled
 
     for _ in range(rounds):
         await pilot.pause(0.02)
@@ -139,7 +139,7 @@ def fleet_item(call_id: str, tool: str, result=None, *, arguments=None, status="
 
 def apply_now(app, items) -> None:
     """Put items on screen at once, past the batch policy (the session model's transcript, then the view)."""
-    app.apply_changes(app.session.transcript.apply(items))
+    app.current.apply_changes(app.session.transcript.apply(items))
 
 
 class ScriptedSource:

@@ -423,7 +423,7 @@ async def test_the_agents_title_for_a_replayed_session_stays_whatever_arrives_la
         await settle(pilot)
         assert app.source.title == "Run the checks and chart them"
         assert app.transcript_screen.status.title == "Run the checks and chart them"
-        app.show_state(app.session.state_change(SessionState.REPLAYED, "end of recording"))  # the state again, last
+        app.current.show_state(app.session.state_change(SessionState.REPLAYED, "end of recording"))  # the state again, last
         assert app.transcript_screen.status.title == "Run the checks and chart them"
 
 

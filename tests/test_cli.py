@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -288,3 +289,44 @@ def test_help_says_what_each_argument_is():
     for command in ("guidance", "run"):
         text = " ".join(run(command, "--help").stdout.split())
         assert "prepend" not in text and "system prompt" in text
+
+
+def test_run_preset_bad_input_is_one_line(tmp_path):
+    import subprocess as sp
+
+    env = {**os.environ, "KANDEV_TUI_CONFIG": str(tmp_path / "config.toml")}
+    run = lambda *args: sp.run([sys.executable, "-m", "kandev_tui", "run", *args], capture_output=True, text=True,  # noqa: E731
+                               env=env, timeout=60)
+    unknown = run("--preset", "nope")
+    assert unknown.returncode == 2 and "--preset nope: no such preset (there are: claude, codex, demo" in unknown.stderr
+    assert "[presets.NAME]" in unknown.stderr and "Traceback" not in unknown.stderr
+    both = run("--preset", "demo", "--", "agent")
+    assert both.returncode == 2 and "not both" in both.stderr
+    headless = run("--headless", "--prompt", "hi", "--preset", "demo", "--preset", "demo")
+    assert headless.returncode == 2 and "--headless runs one agent" in headless.stderr
+
+
+def test_a_preset_from_the_settings_file_runs_its_agent_with_its_environment(tmp_path):
+    """A [presets.NAME] table: its command runs, with its env added to kandev-tui's (the dialect kit's script comes
+    through it), in its workspace."""
+    import json as _json
+    import subprocess as sp
+    from pathlib import Path as _Path
+
+    kit = _Path(__file__).resolve().parent / "agents" / "dialect_agent.py"
+    (tmp_path / "ws").mkdir()
+    script = _json.dumps({"steps": [{"op": "say", "text": "Said through the preset's environment."}]})
+    (tmp_path / "config.toml").write_text(
+        f'[presets.kit]\ncommand = [{_json.dumps(sys.executable)}, {_json.dumps(str(kit))}]\n'
+        f'env = {{ DIALECT = {_json.dumps(script)} }}\nworkspace = {_json.dumps(str(tmp_path / "ws"))}\n')
+    env = {k: v for k, v in os.environ.items() if k != "DIALECT"}
+    env["KANDEV_TUI_CONFIG"] = str(tmp_path / "config.toml")
+    done = sp.run([sys.executable, "-m", "kandev_tui", "run", "--headless", "--prompt", "hi", "--preset", "kit",
+                   "--db", str(tmp_path / "s.db")], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    texts = [_json.loads(line)["payload"].get("text") for line in done.stdout.splitlines()
+             if _json.loads(line)["kind"] == "agent_message"]
+    assert texts == ["Said through the preset's environment."]
+    sessions = sp.run([sys.executable, "-m", "kandev_tui", "sessions", "--json", "--db", str(tmp_path / "s.db")],
+                      capture_output=True, text=True, env=env, timeout=60)
+    assert _json.loads(sessions.stdout.splitlines()[0])["workspace"] == str((tmp_path / "ws").resolve())

@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "kandev_tui"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("kandev_tui", "kandev_tui.jsonutil", "kandev_tui.sanitize", "kandev_tui.userpaths",
                     "kandev_tui.stats", "kandev_tui.settings", "kandev_tui.gcpolicy",
-                    "kandev_tui.shutdown")),
+                    "kandev_tui.shutdown", "kandev_tui.presets")),
     ("presentation", ("kandev_tui.presentation",)),
     ("workspace", ("kandev_tui.workspace",)),
     ("transcript", ("kandev_tui.transcript",)),
@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("ui", ("kandev_tui.pacing", "kandev_tui.ansi", "kandev_tui.charts", "kandev_tui.textual_hooks",
             "kandev_tui.widgets", "kandev_tui.screens", "kandev_tui.renderers.rich_output",
             "kandev_tui.renderers.edits", "kandev_tui.renderers.fleet")),
-    ("app", ("kandev_tui.app", "kandev_tui.snapshot", "kandev_tui.testing")),
+    ("app", ("kandev_tui.app", "kandev_tui.app_session", "kandev_tui.snapshot", "kandev_tui.testing")),
     ("command line", ("kandev_tui.cli", "kandev_tui.__main__", "kandev_tui.web")),
 ]
 HEADLESS = {name for name, _ in LAYERS[:[n for n, _ in LAYERS].index("ui")]}

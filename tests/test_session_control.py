@@ -195,7 +195,7 @@ async def test_slash_commands_are_offered_filtered_and_completed_then_sent_as_te
         await pilot.press("tab")
         assert screen.prompt.text == "/chart " and not screen.command_menu.open
         assert screen.prompt.border_subtitle == "some words"  # what the command takes
-        app.show_state(app.session.state_change(app.source.state, ""))  # the session's state, said again meanwhile
+        app.current.show_state(app.session.state_change(app.source.state, ""))  # the session's state, said again meanwhile
         await pilot.pause()
         assert screen.prompt.border_subtitle == "some words"  # the hint stays (a busy machine's late state cleared it)
         await pilot.press(*"tests pass", "enter")

@@ -16,6 +16,7 @@ from kandev_tui.textual_hooks import DrawsInputAtOnce, covered
 from kandev_tui.widgets.command_menu import CommandMenu
 from kandev_tui.widgets.key_footer import KeyFooter
 from kandev_tui.widgets.prompt_input import PromptInput
+from kandev_tui.widgets.sessions_sidebar import SessionsSidebar
 from kandev_tui.widgets.status_line import StatusLine
 from kandev_tui.session import search
 from kandev_tui.widgets.transcript_view import TranscriptView
@@ -47,11 +48,13 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         self.command_menu = CommandMenu()
         self.prompt = PromptInput(self.command_menu, id="prompt")
         self.search_box = Input(placeholder="search the whole session · enter: next hit · escape: close", id="search")
+        self.sidebar = SessionsSidebar(id="sessions-sidebar")  # shown by the app (several sessions, 120 columns)
         self.hits: list[tuple[int, str]] = []  # (entry index, item key) of each hit
         self.hit = -1
         self._searched: tuple[str, int] | None = None  # the needle and entry count the hits are for
 
     def compose(self) -> ComposeResult:
+        yield self.sidebar
         yield self.status
         yield self.view
         yield self.badge
@@ -74,6 +77,7 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         return None
 
     def on_mount(self) -> None:
+        self.sidebar.display = False
         self.badge.display = False
         self.search_box.display = False
         self.prompt.focus()

@@ -67,6 +67,12 @@ class Batcher:
         with self._lock:
             return list(self._pending)
 
+    @property
+    def waiting(self) -> list[Item]:
+        """The items waiting (newest versions), in the order their keys first arrived."""
+        with self._lock:
+            return list(self._pending.values())
+
     def __bool__(self) -> bool:
         return bool(self._pending) or self._reset is not None
 

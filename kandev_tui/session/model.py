@@ -24,7 +24,7 @@ from kandev_tui.renderers.registry import Registry
 from kandev_tui.transcript.items import Item
 
 from .batch import Batcher
-from .changes import ChangeSet, TranscriptModel
+from .changes import STATUS_KINDS, ChangeSet, TranscriptModel
 from .source import Source
 from .state import PromptState, SessionState, prompt_state
 
@@ -148,6 +148,20 @@ class SessionModel:
         if items:
             ui.apply_changes(self.transcript.apply(items))
 
+    def unshown(self) -> int:
+        """How many items the source delivered that the transcript does not have yet: a covered session's news."""
+        known = self.transcript.layout.entry_of
+        return sum(1 for item in self.batch.waiting if item.key not in known and item.kind not in STATUS_KINDS)
+
+    def look_now(self) -> None:
+        """The UI shows the session again (it was covered): what waits goes on screen now, as the policy allows, not
+        at the next look of a covered session."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self.batch:
+            self._flush()
+
     @property
     def settled(self) -> bool:
         """Every item the source delivered is on screen: none waiting, none on its way, none being put there."""
@@ -159,7 +173,10 @@ class SessionModel:
     def receive_state(self, state: str, detail: str) -> None:
         """The source's ``on_state`` (any thread): the UI is told on its own loop."""
         if self._loop is not None and not self._on_ui_thread():
-            self._loop.call_soon_threadsafe(self.receive_state, state, detail)
+            try:
+                self._loop.call_soon_threadsafe(self.receive_state, state, detail)
+            except RuntimeError:  # the UI's loop has closed (the app ended): nobody to show it to
+                pass
             return
         ui = self._ui
         if state == SessionState.NOTICE:

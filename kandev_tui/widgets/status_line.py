@@ -13,6 +13,15 @@ STATE_STYLE = {"running": ("● working", "yellow"), "waiting": ("? waiting for 
                "reconnecting": ("◌ reconnecting", "bold yellow"), "login": ("? needs a login", "bold yellow")}
 
 
+def cost_text(usage: dict) -> str:
+    """What a session cost, as the agent's usage reports it ("$0.42"), or ""."""
+    cost = usage.get("cost")
+    if isinstance(cost, dict) and isinstance(cost.get("amount"), (int, float)):
+        currency = "$" if cost.get("currency") == "USD" else f"{safe_text(str(cost.get('currency', '')), keep_newlines=False)} "
+        return f"{currency}{cost['amount']:.2f}"
+    return ""
+
+
 class StatusLine(Static):
     """Agent, the mode and model chosen, session title, turn state, and usage/cost when the agent reports them."""
 
@@ -25,10 +34,14 @@ class StatusLine(Static):
     state: reactive[str] = reactive("idle")
     choices: reactive[str] = reactive("")  # the agent's mode and model, by name
     usage: reactive[dict] = reactive(dict, always_update=True)
+    others: reactive[str] = reactive("")  # what the other sessions do ("+2 sessions · 1 waiting (ctrl+g)")
 
     def render(self) -> Text:
         label, style = STATE_STYLE.get(self.state, (self.state, ""))
         text = Text.assemble((label, style), "  ", (safe_text(self.agent, keep_newlines=False), "bold"), "  ")
+        if self.others:  # the other sessions, before the title: who waits must not be cut off
+            text.append(self.others, style="bold yellow" if "waiting" in self.others else "dim")
+            text.append("  ")
         if self.choices:  # a quarter of the line at most: the session's title keeps room
             room = max(12, min(48, self.size.width // 4))
             choices = safe_text(self.choices, keep_newlines=False)
@@ -39,10 +52,9 @@ class StatusLine(Static):
         extra = []
         if isinstance(usage.get("used"), int) and isinstance(usage.get("size"), int) and usage["size"]:
             extra.append(f"{usage['used'] / usage['size']:.0%} of {usage['size'] // 1000}k")
-        cost = usage.get("cost")
-        if isinstance(cost, dict) and isinstance(cost.get("amount"), (int, float)):
-            currency = "$" if cost.get("currency") == "USD" else f"{cost.get('currency', '')} "
-            extra.append(f"{currency}{cost['amount']:.2f}")
+        cost = cost_text(usage)
+        if cost:
+            extra.append(cost)
         if extra:
             text.append("  " + " · ".join(extra), style="dim")
         text.truncate(max(1, self.size.width - 2), overflow="ellipsis")

@@ -97,6 +97,14 @@ class TranscriptView(FocusRestylesItself, GivesDrawContext, VerticalScroll):
     class OlderWanted(Message):
         """The view is at the very top and the source has older items (a Kandev session's earlier pages)."""
 
+        def __init__(self, view: TranscriptView) -> None:
+            super().__init__()
+            self.view = view
+
+        @property
+        def control(self) -> TranscriptView:
+            return self.view
+
     def __init__(self, model: TranscriptModel, **kwargs) -> None:
         super().__init__(**kwargs)
         self.model = model
@@ -333,7 +341,7 @@ class TranscriptView(FocusRestylesItself, GivesDrawContext, VerticalScroll):
         """At the very top with older items still at the source: ask for them, once until they come."""
         if not self._asked_older:
             self._asked_older = True
-            self.post_message(self.OlderWanted())
+            self.post_message(self.OlderWanted(self))
 
     def reset(self, items: list[Item], more_at_source: bool = False) -> ChangeSet:
         """Show ``items`` anew, in order (older history came): the model places them all again; the entry at the top

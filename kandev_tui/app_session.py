@@ -1,0 +1,289 @@
+"""One session in the app: its headless model (a source plus its transcript), its transcript screen, and what the app
+shows of it. The app holds several (kandev_tui/app.py); each streams, stores and asks whether or not it is on screen.
+
+:class:`AppSession` is the :class:`~kandev_tui.session.model.SessionUI` of its model: change sets go into its own
+transcript view, its state into its own status line and prompt box. A session not on screen is covered: its model
+keeps the agent's output waiting (merged by item) until it is shown again, and its source stores everything as it
+comes. What the sessions list shows of it is :meth:`row`, an immutable snapshot.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING, Any, Callable
+
+from textual.app import ScreenStackError
+
+from kandev_tui.pacing import USER
+from kandev_tui.sanitize import visible
+from kandev_tui.screens.transcript import TranscriptScreen
+from kandev_tui.session import SessionState
+from kandev_tui.session.changes import ChangeSet
+from kandev_tui.session.controls import Controls
+from kandev_tui.session.model import SessionModel, SourceFactory, StateChange
+from kandev_tui.session.row import WAITING_STATES, SessionRow, activity
+from kandev_tui.transcript.database import StoreError
+from kandev_tui.transcript.items import SESSION_INFO, USAGE, Item
+from kandev_tui.widgets.context import DrawContext
+from kandev_tui.widgets.status_line import cost_text
+from kandev_tui.widgets.transcript_view import TranscriptView
+
+if TYPE_CHECKING:
+    from kandev_tui.app import KandevApp
+    from kandev_tui.screens.login import LoginScreen
+
+log = logging.getLogger("kandev_tui.app")
+EXIT_STORE = 2  # the session database cannot be used, as the command line exits for it
+
+
+class AppSession:
+    """One session of the app (see the module docstring). ``mode`` is the name of its Textual mode: each session has
+    a screen stack of its own (its login screen, a file it opened), so switching shows it as it was left."""
+
+    def __init__(self, app: KandevApp, number: int, source_factory: SourceFactory, *,
+                 initial_prompt: str | None = None, on_state: Callable[[AppSession, StateChange, SessionState], None]) -> None:
+        self.app = app
+        self.number = number
+        self.mode = f"session-{number}"
+        self.initial_prompt = initial_prompt
+        self._on_state = on_state
+        self.model = SessionModel(source_factory, app.registry, app.settings_store.settings.card_limit)
+        self.source = self.model.source
+        self.view = TranscriptView(self.model.transcript)
+        self.view.draw_context = DrawContext(  # what the transcript's widgets draw with (widgets/context.py)
+            series_colors=app.series_colors, should_animate=app.should_animate,
+            animations_enabled=app.animations_enabled, workspace=lambda: self.workspace,
+            visible=lambda: app.app_visible)
+        self.screen = TranscriptScreen(self.view)
+        self.controls = Controls()  # what the agent lets the user choose (session_info): modes, models, commands
+        self.focus_prompt = False
+        self.held: str | None = None  # a message sent while the agent starts: sent once it is ready (type-ahead)
+        self.login_screen: LoginScreen | None = None
+        self.last_state = SessionState.STARTING
+        self.detail = ""
+        self.waiting_since: float | None = None
+        self.closed = False
+        self.cost = ""
+        self._workspace = None
+
+    # -- lifecycle ---------------------------------------------------------------
+
+    def attach(self, loop: Any) -> None:
+        self.model.attach(self, loop)
+        self.screen.status.agent = self.source.agent_name
+        self.screen.status.title = self.source.title
+        # a session that will take prompts takes typing from the first frame (type-ahead while the agent starts)
+        self.screen.set_prompt_enabled(self.source.can_prompt, "starting…")
+
+    def start(self) -> None:
+        self.app.run_worker(self._start_source(), name=f"source-{self.number}", exclusive=True,
+                            group=f"source-{self.number}")
+
+    async def _start_source(self) -> None:
+        try:
+            await self.source.start()
+        except StoreError as exc:  # the session database cannot be read (damaged): nothing to show; said once the
+            log.info("store: %s", exc)  # screen is gone, as the command line says it
+            self.model.fail(str(exc), EXIT_STORE)
+            self.app.exit(EXIT_STORE, return_code=EXIT_STORE)
+            return
+        except Exception as exc:  # noqa: BLE001 - never a traceback on screen
+            log.exception("source failed")
+            self.model.receive_state(SessionState.ERROR, f"{type(exc).__name__}: {exc}")
+            return
+        self.app.gc_policy.start()  # full collections wait for quiet moments (kandev_tui/gcpolicy.py)
+        if self.initial_prompt and self.source.can_prompt and self.source.state == SessionState.IDLE:
+            self.app.run_worker(self.send(self.initial_prompt), name="turn", group=f"turn-{self.number}")
+
+    async def close(self, reason: str = "") -> None:
+        """Close the source (the agent stops, what came is stored, the session marked); once."""
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            await self.model.close(reason)
+        except Exception:  # noqa: BLE001
+            log.exception("closing the source failed")
+
+    def detach(self) -> None:
+        self.model.detach()
+
+    # -- what the session model asks of its UI (kandev_tui/session/model.py: SessionUI) -----------------
+
+    def apply_changes(self, changes: ChangeSet) -> None:
+        self.view.apply(changes)
+        self._show_status_items(changes.status)
+        self.app.post_message(self.app.ItemsApplied(changes.keys))
+
+    def reset_transcript(self, items: list[Item]) -> None:
+        """Every item again, in order (older history arrived under attach)."""
+        self._show_status_items(self.view.reset(items, more_at_source=self.source.more_above).status)
+        self.screen.status.title = self.source.title
+        self.app.call_after_refresh(self.fill_screen)
+
+    def holding(self) -> float:
+        return USER.holding()
+
+    def covered(self) -> bool:
+        try:
+            return self.app.screen is not self.screen
+        except ScreenStackError:  # the app is closing: nothing is shown any more
+            return True
+
+    def settling(self) -> bool:
+        return self.view.settling
+
+    def notice(self, text: str) -> None:
+        self.app.notify(visible(text), severity="warning", markup=False)
+
+    def show_state(self, change: StateChange) -> None:
+        """The status line, the prompt box and the footer follow the session's state."""
+        screen = self.screen
+        log.info("session %d: state %s (%s)", self.number, change.state, change.detail)
+        previous, self.last_state, self.detail = self.last_state, change.state, change.detail
+        if change.state in WAITING_STATES and previous not in WAITING_STATES:
+            self.waiting_since = time.monotonic()
+        elif change.state not in WAITING_STATES:
+            self.waiting_since = None
+        screen.status.state = change.state
+        screen.status.title = self.source.title
+        screen.status.agent = self.source.agent_name
+        if self.on_screen:
+            self.show_login(change.state, change.detail)
+        prompt = change.prompt
+        screen.set_prompt_enabled(prompt.enabled, visible(prompt.reason), prompt.read_only)
+        self._send_held(change.state, prompt.read_only)
+        screen.set_turn_running(change.turn_running)
+        app = self.app
+        focused = screen.focused
+        if prompt.enabled and (focused is None or self.focus_prompt or isinstance(focused, TranscriptView)
+                               or self.view.is_request(focused)):
+            # the session takes prompts (again): typing goes to the prompt, unless the user is busy elsewhere (a
+            # chart, a group); the transcript itself only has focus because the disabled prompt lost it
+            self.focus_prompt = False
+            if self.on_screen:
+                screen.prompt.focus()
+            else:
+                self.focus_prompt = True  # when it is shown
+        self.view.set_permissions_answerable(change.answerable, visible(change.elsewhere))
+        if change.more_above != self.view.more_at_source:
+            self.view.set_more_at_source(change.more_above)
+            app.call_after_refresh(self.fill_screen)
+        self._on_state(self, change, previous)
+
+    def _show_status_items(self, items: list[Item]) -> None:
+        """Items that are not in the flow: the session's usage, title and choices, for the status line (and the
+        prompt's slash commands, the picker's choices)."""
+        status = self.screen.status
+        if items:
+            self.app.call_later(self.app.session_changed)
+        for item in items:
+            if item.kind == USAGE:
+                status.usage = dict(item.payload)
+                self.cost = cost_text(self.screen.status.usage)
+            elif item.kind == SESSION_INFO:
+                if item.payload.get("title"):
+                    status.title = str(item.payload["title"])
+                self.controls = Controls(item.payload)
+                status.choices = self.controls.summary()
+                self.screen.prompt.commands = self.controls.commands
+                if self.on_screen:
+                    self.app.refresh_bindings()
+
+    # -- logging in ------------------------------------------------------------------
+
+    def show_login(self, state: SessionState, detail: str) -> None:
+        """The login screen while the agent waits for a login (with why the last try failed), gone once it does
+        not. Shown on this session's own screen stack, so only while it is on screen (switching to it shows it)."""
+        from kandev_tui.screens.login import LoginScreen
+
+        screen = self.login_screen
+        if state != SessionState.LOGIN:
+            if screen is not None and state != SessionState.STARTING:
+                self.login_screen = None
+                if screen.is_current:
+                    screen.dismiss()
+            return
+        if screen is not None and screen.is_attached:
+            screen.say(detail)
+            return
+        if isinstance(self.app.screen, LoginScreen):
+            return
+        self.login_screen = LoginScreen(self.source.agent_name, detail or "The agent needs a login.",
+                                        self.source.login_methods, self.terminal_command)
+        self.app.push_screen(self.login_screen)
+
+    def terminal_command(self, method_id: Any) -> list[str] | None:
+        found = self.source.terminal_login(method_id) if isinstance(method_id, str) else None
+        return found[0] if found else None
+
+    # -- prompts ---------------------------------------------------------------------
+
+    def submit(self, text: str) -> None:
+        """The user's message: sent now, or held while the agent starts (sent once it is ready)."""
+        log.info("session %d: prompt submitted (%d characters)", self.number, len(text))
+        self.view.jump_to_latest()
+        if self.source.state in (SessionState.STARTING, SessionState.LOGIN) or self.held is not None:
+            # the agent is not ready: the message waits for it (a second one joins it), and is sent when it is
+            self.held = text if self.held is None else f"{self.held}\n\n{text}"
+            self.screen.prompt.set_reason("starting the agent… · your message is sent once it is ready")
+            return
+        self.app.run_worker(self.send(text), name="turn", group=f"turn-{self.number}")
+
+    def _send_held(self, state: str, read_only: bool) -> None:
+        """The message held while the agent started: sent once the session is idle; given back to the prompt box
+        (never lost) when the session ends or fails before."""
+        if self.held is None:
+            return
+        if state == SessionState.IDLE:
+            text, self.held = self.held, None
+            self.app.run_worker(self.send(text), name="turn", group=f"turn-{self.number}")
+        elif read_only or state in (SessionState.ERROR, SessionState.ENDED):
+            text, self.held = self.held, None
+            prompt = self.screen.prompt
+            prompt.text = text + (f"\n\n{prompt.text}" if prompt.text.strip() else "")
+            self.app.notify("Your message was not sent: the agent did not start. It is back in the prompt box.",
+                            title="Not sent", severity="warning", markup=False)
+        elif state == SessionState.STARTING:
+            self.screen.prompt.set_reason("starting the agent… · your message is sent once it is ready")
+
+    async def send(self, text: str) -> None:
+        try:
+            await self.model.send(text)
+        except Exception as exc:  # noqa: BLE001
+            self.app.notify(visible(str(exc)), title="Not sent", severity="warning", markup=False)
+
+    # -- the transcript ---------------------------------------------------------------
+
+    async def load_older(self) -> None:
+        loaded = await self.source.load_older()
+        if not loaded:
+            self.view.set_more_at_source(self.source.more_above)
+
+    def fill_screen(self) -> None:
+        """History shorter than the screen cannot be scrolled up: ask for the next page at once."""
+        if self.view.more_at_source and self.view.lo == 0 and self.view.max_scroll_y <= 1:
+            self.view.ask_for_older()
+
+    @property
+    def on_screen(self) -> bool:
+        return self.app.current_mode == self.mode
+
+    @property
+    def workspace(self):
+        if self._workspace is None and self.source.workspace is not None:
+            from kandev_tui.workspace import Workspace
+
+            self._workspace = Workspace(self.source.workspace, self.source.repos)
+        return self._workspace
+
+    def row(self) -> SessionRow:
+        """What the sessions list shows of this session now."""
+        source = self.source
+        state = self.last_state
+        return SessionRow(self.number, visible(source.agent_name or "agent", keep_newlines=False),
+                          visible(source.title or "", keep_newlines=False),
+                          visible(str(source.workspace or ""), keep_newlines=False), state, activity(state),
+                          visible(self.detail, keep_newlines=False), self.waiting_since, 0 if self.on_screen else self.model.unshown(), self.cost,
+                          self.on_screen)

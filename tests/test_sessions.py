@@ -1,0 +1,181 @@
+"""Several live sessions in one app (real agent processes: the demo agent twice, the dialect kit's scripted agent):
+each streams and stores while another is on screen, the list says who waits, ctrl+g goes there, ctrl+w closes one
+and the others go on, quitting leaves no agent behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from kandev_tui.acp import AgentOptions
+from kandev_tui.app import KandevApp
+from kandev_tui.demo import agent_command, prepare_workspace
+from kandev_tui.screens.sessions import SessionsScreen
+from kandev_tui.session import SessionState
+from kandev_tui.sources import LiveSource
+from kandev_tui.textual_hooks import screen_text
+from kandev_tui.transcript import Store
+from kandev_tui.widgets.permission import PermissionRequest
+
+from .app_helpers import settings_at, until
+from .procs import live_pids
+
+KIT = [sys.executable, str(Path(__file__).resolve().parent / "agents" / "dialect_agent.py")]
+
+
+def source(store: Store, options: AgentOptions):
+    return lambda on_items, on_state: LiveSource(options, store, on_items, on_state)
+
+
+def of_this_test(tmp_path: Path):
+    """The agents this test started: their command line or environment names its folder."""
+    mark = str(tmp_path).encode()
+    return lambda: live_pids(lambda pid, text: mark in text and pid != os.getpid(), read="environ") + \
+        live_pids(lambda pid, text: mark in text and pid != os.getpid())
+
+
+async def test_three_live_sessions_stream_wait_switch_and_close_in_one_app(tmp_path, monkeypatch):
+    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
+    monkeypatch.setenv("KANDEV_TEST_FOLDER", str(tmp_path))  # in every agent's environment: found after the quit
+    store = Store(tmp_path / "s.db")
+    (tmp_path / "kit").mkdir()
+    kit_env = {**os.environ, "DIALECT": json.dumps({"steps": [{"op": "say", "text": "The kit's answer, off screen."}]})}
+    app = KandevApp(source(store, AgentOptions(command=agent_command(), workspace=prepare_workspace(tmp_path / "a"))),
+                    settings_store=settings_at(tmp_path, chart_animation=False))
+    app.animation_level = "none"
+    first = app.sessions[0]
+    # the demo's "Check the build" turn asks for permission: it does so while the first session is on screen
+    second = app.open_session(source(store, AgentOptions(command=agent_command(),
+                                                         workspace=prepare_workspace(tmp_path / "b"))),
+                              "Check the build")
+    third = app.open_session(source(store, AgentOptions(command=KIT, workspace=tmp_path / "kit", env=kit_env)),
+                             "Hello, kit")
+    async with app.run_test(size=(100, 30)) as pilot:
+        turn_ended = lambda s: s.source.session_id and any(  # noqa: E731
+            i.kind == "turn_end" for i in store.items(s.source.session_id))
+        await until(pilot, lambda: second.last_state == SessionState.WAITING and turn_ended(third)
+                    and first.last_state == SessionState.IDLE)
+        assert app.current is first
+        # what came off screen is stored as it came (the model shows it once the session is on screen)
+        stored = {row["id"]: row for row in store.sessions()}
+        kit_texts = [i.payload.get("text") for i in store.items(third.source.session_id) if i.kind == "agent_message"]
+        assert kit_texts == ["The kit's answer, off screen."] and len(stored) == 3
+        assert "+2 sessions · 1 waiting (ctrl+g)" in screen_text(app)
+
+        await pilot.press("ctrl+s")  # the list: who waits is marked
+        await until(pilot, lambda: isinstance(app.screen, SessionsScreen))
+        text = screen_text(app)
+        assert "? 2 waiting for you" in text and "○ 3 idle" in text and "○ 1 idle" in text
+        assert "1 waiting for you (ctrl+g)" in text
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is first.screen)
+
+        await pilot.press("ctrl+g")  # the one waiting, at once, with its request answerable
+        await until(pilot, lambda: app.current is second and app.screen is second.screen)
+        await until(pilot, lambda: any(w.answerable for w in second.view.query(PermissionRequest)))
+        request = second.view.query_one(PermissionRequest)
+        await until(pilot, lambda: request.has_focus)
+        await pilot.press("1")
+        await until(pilot, lambda: second.last_state == SessionState.IDLE)
+        assert second.waiting_since is None
+
+        await pilot.press("ctrl+w")  # once: it says what a second press does
+        assert app.current is second
+        await pilot.press("ctrl+w")
+        await until(pilot, lambda: second.closed and app.current is not second)
+        await until(pilot, lambda: second.source.state == SessionState.ENDED)
+        assert first.source.state == SessionState.IDLE and third.source.state == SessionState.IDLE
+        await app.action_quit()
+    assert not of_this_test(tmp_path)()  # no agent (nor its MCP server) left behind
+    rows = {row["id"]: row for row in store.sessions()}
+    items = store.items(second.source.session_id)
+    assert next(i for i in items if i.kind == "permission").payload["answer"]["option_id"] == "allow"
+    assert [i.kind for i in items].count("turn_end") == 1
+    assert [i.payload["text"] for i in store.items(third.source.session_id) if i.kind == "user_message"] == \
+        ["Hello, kit"]
+    assert all(row["state"] == "ended" for row in rows.values())
+    store.close()
+
+
+async def test_a_session_whose_agent_cannot_start_fails_and_the_others_go_on(tmp_path, monkeypatch):
+    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
+    store = Store(tmp_path / "s.db")
+    app = KandevApp(source(store, AgentOptions(command=agent_command(), workspace=prepare_workspace(tmp_path / "a"))),
+                    settings_store=settings_at(tmp_path, chart_animation=False))
+    app.animation_level = "none"
+    broken = app.open_session(source(store, AgentOptions(command=["no-such-agent-anywhere"], workspace=tmp_path)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: broken.last_state == SessionState.ERROR and app.sessions[0].last_state == "idle")
+        row = broken.row()
+        assert row.activity == "failed" and "no-such-agent-anywhere" in row.detail
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, SessionsScreen))
+        assert "✖ 2 failed" in screen_text(app)
+        await app.action_quit()
+    assert app.exit_code == 1 and app.failure.startswith("session 2: ")
+    store.close()
+
+
+def test_a_hostile_title_agent_and_workspace_are_inert_in_a_row():
+    from kandev_tui.session.row import SessionRow
+    from kandev_tui.widgets.sessions_sidebar import row_text
+
+    evil = "\x1b]2;pwned\x07\x1b[31mred\x1b[0m\r\nnext\u202e"
+    row = SessionRow(1, evil, evil, evil, SessionState.WAITING, "waiting for you", evil, 1.0, 3, "", False)
+    text = row_text(row, 60).plain
+    assert "\x1b" not in text and "\x07" not in text and "\r" not in text and "\u202e" not in text
+    assert text.count("\n") == 1  # its two lines, whatever the title holds
+
+
+def test_presets_from_the_settings_file_and_what_is_wrong_with_them(tmp_path):
+    from kandev_tui.settings import SettingsStore
+
+    config = tmp_path / "config.toml"
+    config.write_text('theme = "nord"\n\n[presets.mine]\ncommand = ["my-agent", "--acp"]\nenv = { A = "1" }\n'
+                      'workspace = "~/src"\n\n[presets.codex]\ncommand = ["codex-acp"]\n\n'
+                      '[presets.nocommand]\nenv = { A = "1" }\n\n[presets."bad name!"]\ncommand = ["x"]\n\n'
+                      '[presets.typo]\ncommand = ["x"]\nenvs = { A = "1" }\n')
+    store = SettingsStore(config)
+    presets, warnings = store.presets()
+    assert not store.warnings  # the presets table is known
+    assert presets["mine"].command == ("my-agent", "--acp") and presets["mine"].env == {"A": "1"}
+    assert presets["mine"].workspace == "~/src"
+    assert presets["codex"].command == ("codex-acp",) and not presets["codex"].builtin  # the file's wins
+    assert presets["demo"].builtin and {"claude", "gemini", "opencode"} <= set(presets)
+    assert "nocommand" not in presets and "typo" not in presets and "bad name!" not in presets
+    assert len(warnings) == 3 and any("nocommand" in w and "command = " in w for w in warnings)
+    assert any("typo" in w and "envs" in w for w in warnings)
+    store.update(theme="gruvbox")  # saving keeps the presets
+    assert "[presets.mine]" in config.read_text() and SettingsStore(config).presets()[0]["mine"].env == {"A": "1"}
+
+
+async def test_beside_the_transcript_at_120_columns_the_sidebar_switches_sessions(tmp_path):
+    """Three replayed sessions at 120x40: the sidebar stands beside the transcript, ctrl+s focuses it, enter on a row
+    shows that session; ctrl+b hides it; at 100 columns there is none (ctrl+s opens the list screen instead)."""
+    from kandev_tui.sources import ReplaySource
+
+    from .app_helpers import FIXTURES, replay_app
+
+    recordings = FIXTURES / "recordings"
+    app = replay_app(tmp_path, recordings / "claude-real.jsonl")
+    for name in ("codex-real.jsonl", "gemini-real.jsonl"):
+        app.open_session(lambda on_items, on_state, name=name: ReplaySource(recordings / name, on_items, on_state))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: all(s.last_state == "replayed" for s in app.sessions))
+        sidebar = app.transcript_screen.sidebar
+        await until(pilot, lambda: sidebar.display and sidebar.option_count == 3)
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: sidebar.has_focus)
+        await pilot.press("down", "down", "enter")
+        await until(pilot, lambda: app.current is app.sessions[2] and app.screen is app.sessions[2].screen)
+        assert app.transcript_screen.sidebar.display and app.transcript_screen.sidebar.highlighted == 2
+        await pilot.press("ctrl+b")
+        await until(pilot, lambda: not app.transcript_screen.sidebar.display)
+        await pilot.press("ctrl+b")
+        await until(pilot, lambda: app.transcript_screen.sidebar.display)
+        await pilot.resize_terminal(100, 30)
+        await until(pilot, lambda: not app.transcript_screen.sidebar.display)
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, SessionsScreen))
