@@ -335,7 +335,7 @@ class KandevApp(App[int]):
         return next((s for s in self.screen_stack if isinstance(s, SessionsScreen)), None) if self.is_running else None
 
     def _show_others(self) -> None:
-        """The status line of the session on screen says what the others do (how many wait for the user); the
+        """The status line of the session on screen says what the others do ("+2 · 1 waiting ^g"); the
         sessions list and the sidebar show every session's row again."""
         rows = self.rows()
         if self._sessions_list is not None:
@@ -350,9 +350,9 @@ class KandevApp(App[int]):
         text = ""
         if others:
             waiting = sum(1 for s in others if s.waiting_since is not None)
-            text = f"+{len(others)} session{'s' if len(others) > 1 else ''}"
+            text = f"+{len(others)}" if waiting else f"+{len(others)} session{'s' if len(others) > 1 else ''}"
             if waiting:
-                text += f" · {waiting} waiting (ctrl+g)"
+                text += f" · {waiting} waiting ^g"
         for session in self.sessions:
             session.screen.status.others = text if session.on_screen else ""
 

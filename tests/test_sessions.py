@@ -62,7 +62,7 @@ async def test_three_live_sessions_stream_wait_switch_and_close_in_one_app(tmp_p
         stored = {row["id"]: row for row in store.sessions()}
         kit_texts = [i.payload.get("text") for i in store.items(third.source.session_id) if i.kind == "agent_message"]
         assert kit_texts == ["The kit's answer, off screen."] and len(stored) == 3
-        assert "+2 sessions · 1 waiting (ctrl+g)" in screen_text(app)
+        assert "+2 · 1 waiting ^g" in screen_text(app).splitlines()[0]
 
         await pilot.press("ctrl+s")  # the list: who waits is marked
         await until(pilot, lambda: isinstance(app.screen, SessionsScreen))

@@ -38,10 +38,12 @@ class StatusLine(Static):
 
     def render(self) -> Text:
         label, style = STATE_STYLE.get(self.state, (self.state, ""))
-        text = Text.assemble((label, style), "  ", (safe_text(self.agent, keep_newlines=False), "bold"), "  ")
-        if self.others:  # the other sessions, before the title: who waits must not be cut off
+        text = Text.assemble((label, style), "  ")
+        if self.others:  # the other sessions, first: who waits must not be cut off, even at 45 columns
             text.append(self.others, style="bold yellow" if "waiting" in self.others else "dim")
             text.append("  ")
+        text.append(safe_text(self.agent, keep_newlines=False), style="bold")
+        text.append("  ")
         if self.choices:  # a quarter of the line at most: the session's title keeps room
             room = max(12, min(48, self.size.width // 4))
             choices = safe_text(self.choices, keep_newlines=False)
