@@ -179,3 +179,33 @@ async def test_beside_the_transcript_at_120_columns_the_sidebar_switches_session
         await until(pilot, lambda: not app.transcript_screen.sidebar.display)
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, SessionsScreen))
+
+
+async def test_thirty_sessions_at_once_are_listed_and_reached(tmp_path):
+    """Thirty sessions in one app: every one listed (the list scrolls), ctrl+g reaches the one that waits, the oldest
+    waiting first, and each screen is its own."""
+    from .app_helpers import ScriptedSource, message_item
+
+    def scripted(n: int, state: str = "idle"):
+        return lambda on_items, on_state: ScriptedSource(on_items, on_state, [message_item(1, f"Session {n} here.")],
+                                                         state=state, detail="asks" if state == "waiting" else "",
+                                                         agent=f"agent-{n}")
+
+    app = KandevApp(scripted(1), settings_store=settings_at(tmp_path, chart_animation=False))
+    app.animation_level = "none"
+    for n in range(2, 31):
+        app.open_session(scripted(n, "waiting" if n in (12, 27) else "idle"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: all(s.last_state != "starting" for s in app.sessions))
+        assert sum(1 for s in app.sessions if s.waiting_since is not None) == 2
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, SessionsScreen))
+        assert app.screen.options.option_count == 30 and "2 waiting for you" in screen_text(app)
+        await pilot.press("end", "enter")
+        await until(pilot, lambda: app.current is app.sessions[29])
+        oldest = min((s for s in app.sessions if s.waiting_since is not None), key=lambda s: s.waiting_since)
+        await pilot.press("ctrl+g")
+        await until(pilot, lambda: app.current is oldest)
+        await until(pilot, lambda: "Session " in screen_text(app))
+        assert f"Session {oldest.number} here." in screen_text(app)
+        assert len({id(s.screen) for s in app.sessions}) == 30
