@@ -28,7 +28,7 @@ from kandev_tui.session.row import SessionRow
 from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.settings import SettingsStore
 from kandev_tui.shutdown import ENDING_GRACE, EndingSignals, ending_reason, exit_status
-from kandev_tui.textual_hooks import (mount_screen_ahead, note_input_at_driver, read_alt_enter,
+from kandev_tui.textual_hooks import (mount_screen_ahead, note_input_at_driver, notify_desktop, read_alt_enter,
                                      set_terminal_title)
 from kandev_tui.session import SessionState
 from kandev_tui.session.controls import Control, Controls
@@ -730,11 +730,13 @@ class KandevApp(App[int]):
         settings = self.settings_store.settings
         if settings.attention_bell:
             self.bell()
+        label = visible(session.source.title, keep_newlines=False)
+        if len(self.sessions) > 1:
+            label = f"session {session.number} · {label}"
         if settings.attention_title:
-            label = visible(session.source.title, keep_newlines=False)
-            if len(self.sessions) > 1:
-                label = f"session {session.number} · {label}"
             self._title_set = set_terminal_title(self, f"kandev-tui: {what} · {label}")
+        if settings.attention_desktop and state in (SessionState.WAITING, SessionState.LOGIN):
+            notify_desktop(self, f"kandev-tui: {what}", label)
 
 
 def screenshot_directory() -> Path:

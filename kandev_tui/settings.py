@@ -66,6 +66,7 @@ class Settings:
     edits_inline: bool = True  # an edit is a card of its own with its diff (off: edits fold into the tool group)
     attention_bell: bool = True  # ring the terminal's bell when the agent waits for you and the terminal is not in view
     attention_title: bool = True  # say so in the terminal's title then
+    attention_desktop: bool = True  # and in a desktop notification, where the terminal shows one (OSC 777 / OSC 9)
     client_fs_read: bool = True  # agents may read the workspace's files through kandev-tui (fs/read_text_file)
     client_fs_write: bool = True  # and write them (fs/write_text_file), shown as edits
     client_terminals: bool = True  # agents may run commands in kandev-tui's terminals (terminal/*)
@@ -74,6 +75,7 @@ class Settings:
         for name, check in (("theme", _as_theme), ("chart_animation", _as_bool),
                             ("card_limit", lambda v: _as_int(v, 1, 100)), ("inject_guidance", _as_bool),
                             ("edits_inline", _as_bool), ("attention_bell", _as_bool), ("attention_title", _as_bool),
+                            ("attention_desktop", _as_bool),
                             ("client_fs_read", _as_bool), ("client_fs_write", _as_bool),
                             ("client_terminals", _as_bool)):
             object.__setattr__(self, name, check(getattr(self, name)))

@@ -14,7 +14,8 @@ that too).
   its 60 Hz timer, with a lost update mended; and a screen that can hold a frame (``frame_hold``);
 - :func:`layout_changes`: the widgets a screen's next layout will measure again;
 - :class:`FocusRestylesItself`: a container whose focus changes restyle only itself, not everything inside it;
-- :func:`set_terminal_title`: the terminal's window title (OSC 2);
+- :func:`set_terminal_title`: the terminal's window title (OSC 2); :func:`notify_desktop`: a desktop notification
+  (OSC 777 and OSC 9, through tmux's passthrough);
 - :func:`read_alt_enter`: ``ESC CR`` read as alt+enter (as terminals send it), not as enter;
 - for tests and benchmarks: :func:`watch_frames` (each frame written to the terminal) and :func:`send_as_terminal`
   (input delivered as the terminal's driver delivers it).
@@ -27,6 +28,7 @@ that restyles a container's whole subtree when no rule depends on it.)
 from __future__ import annotations
 
 import io
+import os
 import time
 from typing import Any, Callable
 
@@ -139,6 +141,29 @@ def set_terminal_title(app: Any, title: str) -> bool:
         return False
     clean = "".join(ch for ch in title if ch.isprintable())[:120]
     driver.write(f"\x1b]2;{clean}\x07")
+    return True
+
+
+def notify_desktop(app: Any, title: str, body: str) -> bool:
+    """A desktop notification where the terminal shows one: OSC 777 (``notify``: VTE terminals, WezTerm, Ghostty,
+    foot) and OSC 9 (iTerm2, Windows Terminal, kitty); other terminals ignore both. Inside tmux each goes through
+    its passthrough (tmux 3.3+ with ``allow-passthrough on``). Printable text only, bounded; False when there is no
+    terminal to write to.
+
+    Textual has no public way to write to the terminal: as :func:`set_terminal_title`, through the driver.
+    """
+    driver = app._driver
+    if driver is None:
+        return False
+
+    def clean(text: str, limit: int) -> str:  # printable, and no field separator of OSC 777
+        return "".join(ch for ch in text if ch.isprintable()).replace(";", ",")[:limit]
+
+    title, body = clean(title, 60), clean(body, 200)
+    sequences = [f"\x1b]777;notify;{title};{body}\x07", f"\x1b]9;{title}: {body}\x07"]
+    if os.environ.get("TMUX"):
+        sequences = ["\x1bPtmux;" + seq.replace("\x1b", "\x1b\x1b") + "\x1b\\" for seq in sequences]
+    driver.write("".join(sequences))
     return True
 
 

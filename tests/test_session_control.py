@@ -424,6 +424,8 @@ async def test_attention_rings_and_titles_only_when_the_terminal_is_elsewhere_an
     monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
     titles, bells = [], []
     monkeypatch.setattr(app_module, "set_terminal_title", lambda app, text: titles.append(text) or True)
+    desktop: list[tuple[str, str]] = []
+    monkeypatch.setattr(app_module, "notify_desktop", lambda app, title, body: desktop.append((title, body)) or True)
     app, _ = demo_app(tmp_path)
     app.bell = lambda: bells.append(1)  # type: ignore[method-assign]
     async with app.run_test(size=(100, 30)) as pilot:
@@ -436,12 +438,13 @@ async def test_attention_rings_and_titles_only_when_the_terminal_is_elsewhere_an
         await until(pilot, lambda: app.source.state == "waiting")
         await until(pilot, lambda: titles)
         assert bells == [1] and titles == ["kandev-tui: waiting for you · Check the build"]
-        app.change_setting(attention_bell=False, attention_title=False)
+        assert desktop == [("kandev-tui: waiting for you", "Check the build")]
+        app.change_setting(attention_bell=False, attention_title=False, attention_desktop=False)
         (waiting,) = app.source.waiting_for
         assert app.session.answer(waiting, "allow")  # answered from elsewhere (no key here: still out of view)
         await until(pilot, lambda: ready(app))
         assert not app.app_focus
-        assert bells == [1] and len(titles) == 1  # the turn ended elsewhere, but the settings say no
+        assert bells == [1] and len(titles) == 1 and len(desktop) == 1  # the turn ended elsewhere; the settings say no
         await app.action_quit()
 
 

@@ -240,6 +240,26 @@ async def test_the_terminal_title_is_written_through_the_driver(tmp_path):
         assert written == ["\x1b]2;" + ("kandev-tui: waiting ]52;c;evil for you" + "x" * 300)[:120] + "\x07"]
 
 
+async def test_a_desktop_notification_is_written_through_the_driver_and_through_tmux(tmp_path, monkeypatch):
+    """notify_desktop writes OSC 777 and OSC 9 (printable text, no field separator) through the app's driver; inside
+    tmux each goes through its passthrough (every ESC doubled)."""
+    from kandev_tui.textual_hooks import notify_desktop
+
+    app = stored_app(tmp_path, [message_item(1, "Hello.")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        written = []
+        app._driver.write = written.append  # the driver's own write: what reaches the terminal
+        monkeypatch.delenv("TMUX", raising=False)
+        assert notify_desktop(app, "kandev-tui: waiting", "session 2; \x1b]0;evil\x07 fix")
+        assert written == ["\x1b]777;notify;kandev-tui: waiting;session 2, ]0,evil fix\x07"
+                           "\x1b]9;kandev-tui: waiting: session 2, ]0,evil fix\x07"]
+        monkeypatch.setenv("TMUX", "/tmp/tmux-0/default,1,0")
+        written.clear()
+        assert notify_desktop(app, "t", "b")
+        assert written == ["\x1bPtmux;\x1b\x1b]777;notify;t;b\x07\x1b\\\x1bPtmux;\x1b\x1b]9;t: b\x07\x1b\\"]
+
+
 async def test_the_transcript_gaining_or_losing_focus_restyles_only_itself(tmp_path):
     """Textual restyles a container and everything in it when its focus changes; the transcript holds a screenful
     of entries and no rule styles them by its focus, so a focus move into or out of it (a turn's start and end, a

@@ -59,6 +59,9 @@ class SettingsScreen(DrawsInputAtOnce, ModalScreen[None]):
                 yield Label("Say it in the terminal's title")
                 yield Switch(value=settings.attention_title, id="attention_title")
             with Horizontal():
+                yield Label("And in a desktop notification (OSC 777 / OSC 9)")
+                yield Switch(value=settings.attention_desktop, id="attention_desktop")
+            with Horizontal():
                 yield Label("Agents read files through kandev-tui (new sessions)")
                 yield Switch(value=settings.client_fs_read, id="client_fs_read")
             with Horizontal():
