@@ -576,6 +576,9 @@ class KandevApp(App[int]):
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         self.current.submit(event.text)
 
+    def on_prompt_input_recall_queued(self, event: PromptInput.RecallQueued) -> None:
+        self.current.recall_queued()
+
     @property
     def turn_running(self) -> bool:
         return self.session.turn_running

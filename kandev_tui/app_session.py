@@ -19,6 +19,7 @@ from kandev_tui.pacing import USER
 from kandev_tui.sanitize import visible
 from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.session import SessionState
+from kandev_tui.session.state import TURN_STATES
 from kandev_tui.session.changes import ChangeSet
 from kandev_tui.session.controls import Controls
 from kandev_tui.session.model import SessionModel, SourceFactory, StateChange
@@ -59,6 +60,8 @@ class AppSession:
         self.controls = Controls()  # what the agent lets the user choose (session_info): modes, models, commands
         self.focus_prompt = False
         self.held: str | None = None  # a message sent while the agent starts: sent once it is ready (type-ahead)
+        self.queue: list[str] = []  # messages sent while a turn runs: the next one goes when it ends
+        self.started_turns = 0  # turns sent to the agent
         self.login_screen: LoginScreen | None = None
         self.last_state = SessionState.STARTING
         self.detail = ""
@@ -166,7 +169,9 @@ class AppSession:
                 screen.prompt.focus()
             else:
                 self.focus_prompt = True  # when it is shown
-        self.view.set_permissions_answerable(change.answerable, visible(change.elsewhere))
+        # a request takes the focus (1-9 answer it), unless the user is typing in the prompt: their keys would answer
+        typing = screen.prompt.has_focus and bool(screen.prompt.text.strip())
+        self.view.set_permissions_answerable(change.answerable, visible(change.elsewhere), take_focus=not typing)
         if change.more_above != self.view.more_at_source:
             self.view.set_more_at_source(change.more_above)
             app.call_after_refresh(self.fill_screen)
@@ -229,26 +234,47 @@ class AppSession:
             self.held = text if self.held is None else f"{self.held}\n\n{text}"
             self.screen.prompt.set_reason("starting the agent… · your message is sent once it is ready")
             return
+        if self.source.state in TURN_STATES or self.queue:  # a turn runs: queued, sent when it ends (in order)
+            self.queue.append(text)
+            self.screen.show_queue(self.queue)
+            return
         self.app.run_worker(self.send(text), name="turn", group=f"turn-{self.number}")
+
+    def recall_queued(self) -> None:
+        """↑ in the empty prompt: the last queued message back in the prompt (to edit and send again, or delete)."""
+        if self.queue:
+            prompt = self.screen.prompt
+            prompt.text = self.queue.pop()
+            prompt.move_cursor(prompt.document.end)
+            self.screen.show_queue(self.queue)
 
     def _send_held(self, state: str, read_only: bool) -> None:
         """The message held while the agent started: sent once the session is idle; given back to the prompt box
         (never lost) when the session ends or fails before."""
-        if self.held is None:
+        if self.held is None and not self.queue:
             return
         if state == SessionState.IDLE:
-            text, self.held = self.held, None
+            if self.held is not None:
+                text, self.held = self.held, None
+            else:
+                text = self.queue.pop(0)
+                self.screen.show_queue(self.queue)
             self.app.run_worker(self.send(text), name="turn", group=f"turn-{self.number}")
         elif read_only or state in (SessionState.ERROR, SessionState.ENDED):
-            text, self.held = self.held, None
+            texts = ([self.held] if self.held is not None else []) + self.queue
+            self.held, self.queue = None, []
+            self.screen.show_queue([])
             prompt = self.screen.prompt
-            prompt.text = text + (f"\n\n{prompt.text}" if prompt.text.strip() else "")
-            self.app.notify("Your message was not sent: the agent did not start. It is back in the prompt box.",
+            prompt.text = "\n\n".join(texts) + (f"\n\n{prompt.text}" if prompt.text.strip() else "")
+            self.app.notify(f"{'Your message was' if len(texts) == 1 else 'Your messages were'} not sent: the agent "
+                            f"{'did not start' if self.started_turns == 0 else 'stopped'}. "
+                            "It is back in the prompt box.",
                             title="Not sent", severity="warning", markup=False)
-        elif state == SessionState.STARTING:
+        elif state == SessionState.STARTING and self.held is not None:
             self.screen.prompt.set_reason("starting the agent… · your message is sent once it is ready")
 
     async def send(self, text: str) -> None:
+        self.started_turns += 1
         try:
             await self.model.send(text)
         except Exception as exc:  # noqa: BLE001

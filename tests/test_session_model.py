@@ -108,8 +108,8 @@ def test_nothing_waiting_needs_no_wait():
 
 @pytest.mark.parametrize("state, can_prompt, enabled, reason, read_only", [
     ("idle", True, True, "", False),
-    ("running", True, False, "a turn is running · escape cancels", False),
-    ("waiting", True, False, "a turn is running · escape cancels", False),
+    ("running", True, True, "a turn is running · enter queues · escape cancels", False),  # queued
+    ("waiting", True, True, "a turn is running · enter queues · escape cancels", False),
     ("starting", True, True, "starting the agent… · enter: sent once it is ready", False),  # type-ahead
     ("connecting", True, False, "connecting to Kandev…", False),
     ("ended", False, False, "the agent has exited", True),
@@ -409,7 +409,7 @@ def test_states_from_another_thread_reach_the_ui_on_its_loop_and_a_failure_sets_
     thread.join()
     assert not ui.states
     loop.run()
-    assert [(c.state, c.prompt.enabled, c.turn_running) for c in ui.states] == [("running", False, True)]
+    assert [(c.state, c.prompt.enabled, c.turn_running) for c in ui.states] == [("running", True, True)]  # the prompt queues
     model.receive_state("notice", "older messages could not be loaded")
     model.source.state = SessionState.ERROR
     model.receive_state("error", "Could not start the agent")

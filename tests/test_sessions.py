@@ -209,3 +209,41 @@ async def test_thirty_sessions_at_once_are_listed_and_reached(tmp_path):
         await until(pilot, lambda: "Session " in screen_text(app))
         assert f"Session {oldest.number} here." in screen_text(app)
         assert len({id(s.screen) for s in app.sessions}) == 30
+
+
+async def test_a_message_sent_during_a_turn_is_queued_and_reaches_the_agent_when_it_ends(tmp_path, monkeypatch):
+    """The demo's turn asks for permission; meanwhile the prompt takes two messages: queued, shown under the
+    transcript, ↑ takes the last back; typing in the prompt keeps the focus when the session's state changes (a
+    waiting request does not take the keys); once the turn ends the queued one is sent, as the store says."""
+    from kandev_tui.widgets.prompt_input import PromptInput
+
+    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
+    store = Store(tmp_path / "s.db")
+    app = KandevApp(source(store, AgentOptions(command=agent_command(), workspace=prepare_workspace(tmp_path / "a"))),
+                    settings_store=settings_at(tmp_path, chart_animation=False), initial_prompt="Check the build")
+    app.animation_level = "none"
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.source.state == SessionState.WAITING and app.view.query(PermissionRequest))
+        request = app.view.query_one(PermissionRequest)
+        await until(pilot, lambda: request.has_focus)  # the prompt was empty: the request took the focus
+        prompt = app.transcript_screen.prompt
+        assert not prompt.disabled and "enter queues" in str(prompt.border_subtitle)
+        prompt.focus()
+        await pilot.press(*"Plot my words", "enter", *"Never mind", "enter")
+        await until(pilot, lambda: app.current.queue == ["Plot my words", "Never mind"])
+        assert "2 queued: Plot my words" in screen_text(app)
+        await pilot.press("up")  # the last one back in the prompt: removed from the queue
+        await until(pilot, lambda: prompt.text == "Never mind" and app.current.queue == ["Plot my words"])
+        app.current.show_state(app.session.state_change(app.source.state, ""))  # the state said again
+        await pilot.pause()
+        assert prompt.has_focus  # typing: the waiting request did not take the keys
+        prompt.clear()
+        request.focus()
+        await pilot.press("1")
+        await until(pilot, lambda: len([i for i in store.items(app.source.session_id) if i.kind == "turn_end"]) == 2)
+        await until(pilot, lambda: app.source.state == SessionState.IDLE and not app.current.queue)
+        assert not app.transcript_screen.queued.display
+        await app.action_quit()
+    sent = [i.payload["text"] for i in store.items(app.source.session_id) if i.kind == "user_message"]
+    assert sent == ["Check the build", "Plot my words"]
+    store.close()

@@ -49,6 +49,7 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         self.prompt = PromptInput(self.command_menu, id="prompt")
         self.search_box = Input(placeholder="search the whole session · enter: next hit · escape: close", id="search")
         self.sidebar = SessionsSidebar(id="sessions-sidebar")  # shown by the app (several sessions, 120 columns)
+        self.queued = Static(id="queued")  # the messages queued while a turn runs
         self.hits: list[tuple[int, str]] = []  # (entry index, item key) of each hit
         self.hit = -1
         self._searched: tuple[str, int] | None = None  # the needle and entry count the hits are for
@@ -60,6 +61,7 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         yield self.badge
         yield self.search_box
         yield self.command_menu
+        yield self.queued
         yield self.prompt
         yield KeyFooter()
 
@@ -78,9 +80,22 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
 
     def on_mount(self) -> None:
         self.sidebar.display = False
+        self.queued.display = False
         self.badge.display = False
         self.search_box.display = False
         self.prompt.focus()
+
+    def show_queue(self, texts: list[str]) -> None:
+        """The messages queued while the turn runs, under the transcript: how many, the next one, the keys."""
+        self.prompt.queued = len(texts)
+        self.queued.display = bool(texts)
+        if texts:
+            first = " ".join(texts[0].split())
+            first = first if len(first) <= 60 else first[:59] + "…"
+            line = Text.assemble(("⧗ ", "bold"), (f"{len(texts)} queued", "bold"), ": ", (first, "italic"),
+                                 ("  · sent when the turn ends · ↑ in the empty prompt takes the last back", "dim"))
+            line.truncate(max(10, (self.size.width or self.app.size.width) - 2) * 2, overflow="ellipsis")
+            self.queued.update(line)
 
     def set_prompt_enabled(self, enabled: bool, reason: str = "", read_only: bool = False) -> None:
         self.prompt.disabled = not enabled

@@ -43,15 +43,16 @@ class PromptState:
 def prompt_state(state: str, detail: str, *, can_prompt: bool, read_only_reason: str) -> PromptState:
     """What the prompt box is in ``state``: only a session that takes prompts, idle, takes one."""
     state = SessionState(state)
-    # starting: what is typed is kept, and what is sent waits for the agent (the app holds it: type-ahead)
-    enabled = can_prompt and state in (SessionState.IDLE, SessionState.STARTING)
+    # starting: what is typed is kept, and what is sent waits for the agent (the app holds it: type-ahead); during a
+    # turn what is sent is queued, and sent when the turn ends
+    enabled = can_prompt and state in (SessionState.IDLE, SessionState.STARTING, *TURN_STATES)
     read_only = not can_prompt and state not in (SessionState.STARTING, SessionState.LOGIN, *CONNECTION_STATES)
     if state in CONNECTION_STATES:
         reason = detail or "connecting to Kandev…"
     elif read_only:
         reason = read_only_reason
     elif state in TURN_STATES:
-        reason = "a turn is running · escape cancels"
+        reason = "a turn is running · enter queues · escape cancels"
     elif state == SessionState.STARTING:
         reason = "starting the agent… · enter: sent once it is ready" if enabled else "starting the agent…"
     elif state == SessionState.LOGIN:

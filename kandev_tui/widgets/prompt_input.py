@@ -39,12 +39,16 @@ class PromptInput(TextArea):
             super().__init__()
             self.text = text
 
+    class RecallQueued(Message):
+        """↑ in the empty prompt while messages are queued: the last one back in the prompt, to edit or remove."""
+
     def __init__(self, menu: CommandMenu | None = None, **kwargs) -> None:
         super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="focus", **kwargs)
         self.menu = menu  # the agent's slash commands, offered while the text is "/" and the start of a name
         self.commands: list[Command] = []
         self._hint = ""  # what the prompt says under the box of itself: the menu's keys, a command's input
         self._reason = ""  # why it takes no prompt now (the session's state), said there instead while it lasts
+        self.queued = 0  # messages queued while a turn runs (↑ in the empty prompt takes the last one back)
 
     def say(self, hint: str) -> None:
         self._hint = hint
@@ -73,6 +77,11 @@ class PromptInput(TextArea):
                 self.say("")
             else:
                 self.complete()
+            return
+        if event.key == "up" and self.queued and not self.text:
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.RecallQueued())
             return
         if event.key == "enter":
             action = self.action_submit

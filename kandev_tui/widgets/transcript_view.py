@@ -610,9 +610,9 @@ class TranscriptView(FocusRestylesItself, GivesDrawContext, VerticalScroll):
         E = made_entries()
         return E is not None and isinstance(widget, E.PermissionRequest)
 
-    def set_permissions_answerable(self, answerable: bool, elsewhere: str = "") -> None:
-        """Let pending requests take answers (and give the newest one focus), or make them read-only (``elsewhere``:
-        where they can be answered instead)."""
+    def set_permissions_answerable(self, answerable: bool, elsewhere: str = "", take_focus: bool = True) -> None:
+        """Let pending requests take answers (and give the newest one focus, when ``take_focus``), or make them
+        read-only (``elsewhere``: where they can be answered instead)."""
         self.permissions_answerable = answerable
         self.permissions_elsewhere = elsewhere
         pending = []
@@ -621,7 +621,7 @@ class TranscriptView(FocusRestylesItself, GivesDrawContext, VerticalScroll):
             widget.set_answerable(answerable and widget.pending, elsewhere)
             if widget.answerable:
                 pending.append(widget)
-        if pending and not any(w.has_focus_within for w in pending):
+        if take_focus and pending and not any(w.has_focus_within for w in pending):
             pending[-1].focus()
 
     def refresh_theme(self) -> None:
