@@ -159,6 +159,11 @@ class KandevApp(App[int]):
                 return s.model.failure if len(self.sessions) == 1 else f"session {s.number}: {s.model.failure}"
         return ""
 
+    def unsent(self) -> list[tuple[int, str]]:
+        """The messages the user sent that never reached an agent (queued, or typed ahead of its start), by session:
+        said on stderr once the app has closed, so that nothing typed is lost."""
+        return [(s.number, text) for s in self.sessions for text in ([s.held] if s.held else []) + s.queue]
+
     # -- lifecycle -------------------------------------------------------------
 
     def get_default_screen(self) -> Screen:

@@ -251,7 +251,7 @@ class AppSession:
     def _send_held(self, state: str, read_only: bool) -> None:
         """The message held while the agent started: sent once the session is idle; given back to the prompt box
         (never lost) when the session ends or fails before."""
-        if self.held is None and not self.queue:
+        if (self.held is None and not self.queue) or self.closed:  # closed: kept for unsent(), said at the exit
             return
         if state == SessionState.IDLE:
             if self.held is not None:

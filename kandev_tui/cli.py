@@ -872,6 +872,8 @@ def app_exit_status(app: Any) -> int:
     app that did not exit normally."""
     if app.failure:
         _fail(f"kandev-tui: {app.failure}")
+    for number, text in app.unsent():  # queued or typed ahead, never sent: not lost
+        print(f"kandev-tui: not sent (the app closed first), session {number}:\n{text}", file=sys.stderr)
     code = app.return_code
     return EXIT_FAIL if code is None else code
 

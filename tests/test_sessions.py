@@ -247,3 +247,28 @@ async def test_a_message_sent_during_a_turn_is_queued_and_reaches_the_agent_when
     sent = [i.payload["text"] for i in store.items(app.source.session_id) if i.kind == "user_message"]
     assert sent == ["Check the build", "Plot my words"]
     store.close()
+
+
+def test_messages_queued_when_the_app_quits_are_said_on_stderr(tmp_path):
+    """A real terminal (tmux): while the demo's turn runs two messages are queued, ctrl+q quits before it ends: both
+    are printed in the terminal once the app's screen is gone, nothing typed is lost."""
+    from .tmux import Tmux
+
+    kandev = str(Path(sys.executable).with_name("kandev-tui"))
+    env = {"KANDEV_TUI_DB": str(tmp_path / "s.db"), "KANDEV_TUI_CONFIG": str(tmp_path / "c.toml"),
+           "TERM": "xterm-256color", "KANDEV_DEMO_DELAY": "0.5", "PYTHONHASHSEED": "0"}  # a turn that lasts
+    tmux = Tmux(100, 30, f"{kandev} demo", env)
+    try:
+        tmux.wait_for("a turn is running · enter queues")  # the demo sent its first prompt: typing goes on
+        tmux.keys("-l", "first queued")
+        tmux.keys("Enter")
+        tmux.keys("-l", "second queued")
+        tmux.keys("Enter")
+        tmux.wait_for("2 queued: first queued")
+        tmux.keys("C-q")
+        screen = tmux.wait_for("session 1:\nsecond queued".split("\n")[1] + "\n")
+    finally:
+        tmux.close()
+    lines = [line.rstrip() for line in screen.splitlines()]
+    said = lines.index("kandev-tui: not sent (the app closed first), session 1:")
+    assert lines[said + 1] == "first queued" and lines[said + 3] == "second queued"
