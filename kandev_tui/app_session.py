@@ -161,9 +161,10 @@ class AppSession:
         app = self.app
         focused = screen.focused
         if prompt.enabled and (focused is None or self.focus_prompt or isinstance(focused, TranscriptView)
-                               or self.view.is_request(focused)):
+                               or (self.view.is_request(focused) and not change.answerable)):
             # the session takes prompts (again): typing goes to the prompt, unless the user is busy elsewhere (a
-            # chart, a group); the transcript itself only has focus because the disabled prompt lost it
+            # chart, a group, a request still waiting for its answer: the prompt takes messages during a turn too);
+            # the transcript itself only has focus because the disabled prompt lost it
             self.focus_prompt = False
             if self.on_screen:
                 screen.prompt.focus()

@@ -226,6 +226,9 @@ async def test_a_message_sent_during_a_turn_is_queued_and_reaches_the_agent_when
         await until(pilot, lambda: app.source.state == SessionState.WAITING and app.view.query(PermissionRequest))
         request = app.view.query_one(PermissionRequest)
         await until(pilot, lambda: request.has_focus)  # the prompt was empty: the request took the focus
+        app.current.show_state(app.session.state_change(app.source.state, ""))  # the state said again: it keeps it
+        await pilot.pause()
+        assert request.has_focus
         prompt = app.transcript_screen.prompt
         assert not prompt.disabled and "enter queues" in str(prompt.border_subtitle)
         prompt.focus()
