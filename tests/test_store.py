@@ -307,3 +307,33 @@ def test_a_flood_of_new_tool_calls_never_looks_in_the_store_and_a_late_update_of
     assert looked == ["tool:c7"]
     late = {item.key: item for item in store.items(session)}["tool:c7"]
     assert late.payload["title"] == "Read f7.py" and "late words" in json.dumps(late.payload)
+
+
+def test_several_threads_writing_through_one_store_lose_nothing(tmp_path):
+    """The app's sessions share one Store and each pipeline writes from a thread of its own: concurrent transactions
+    on the one connection are taken in turn (a second BEGIN failed, and that session was no longer stored)."""
+    import threading
+
+    from kandev_tui.transcript import Item, Store
+
+    store = Store(tmp_path / "s.db")
+    sessions = [store.create_session(title=f"s{n}") for n in range(6)]
+    failures: list[BaseException] = []
+
+    def write(session_id: str) -> None:
+        try:
+            for batch in range(60):
+                store.upsert_items(session_id, [Item(f"m{batch}-{k}", "agent_message", 1, {"text": "x"}, final=True)
+                                                for k in range(5)])
+                store.update_session(session_id, title=f"batch {batch}")
+        except BaseException as exc:  # noqa: BLE001 - the test says which
+            failures.append(exc)
+
+    threads = [threading.Thread(target=write, args=(sid,)) for sid in sessions]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures
+    assert all(len(store.items(sid)) == 300 for sid in sessions)
+    store.close()

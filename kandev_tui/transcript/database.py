@@ -13,6 +13,7 @@ import functools
 import inspect
 import os
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
@@ -128,10 +129,14 @@ def said(method: F) -> F:
 
     @functools.wraps(method)
     def calling(self: Any, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return method(self, *args, **kwargs)
-        except sqlite3.Error as exc:
-            raise as_store_error(self, exc) from None
+        # one call at a time on the connection: several sessions' pipelines write from threads of their own, and a
+        # second BEGIN on the shared connection failed ("cannot start a transaction within a transaction"), which
+        # stopped storing that session
+        with self._calls:
+            try:
+                return method(self, *args, **kwargs)
+            except sqlite3.Error as exc:
+                raise as_store_error(self, exc) from None
     return calling  # type: ignore[return-value]
 
 
@@ -153,6 +158,7 @@ class Database:
         directories) if missing, to read and write. Otherwise (commands that only read) it is opened read-only: a
         missing file raises :class:`StoreMissing` and nothing is made, and a file that may not be written is still
         read."""
+        self._calls = threading.RLock()  # one call at a time on the shared connection (see :func:`said`)
         self.path = Path(path) if path is not None else default_db_path()
         self.read_only = not create
         self._columns = SESSION_COLUMNS
