@@ -205,8 +205,8 @@ class KandevApp(App[int]):
         # still competes with the event loop for the interpreter)
         self.call_after_refresh(self._run_sources)
 
-    def _run_sources(self, sessions: list[AppSession] | None = None) -> None:
-        for session in sessions or self.sessions:
+    def _run_sources(self) -> None:
+        for session in self.sessions:
             session.start()
             if not session.on_screen:  # the first switch to it only draws it, after the first frame
                 self.call_after_refresh(mount_screen_ahead, self, session.mode)

@@ -165,11 +165,9 @@ class AppSession:
             # the session takes prompts (again): typing goes to the prompt, unless the user is busy elsewhere (a
             # chart, a group, a request still waiting for its answer: the prompt takes messages during a turn too);
             # the transcript itself only has focus because the disabled prompt lost it
-            self.focus_prompt = False
+            self.focus_prompt = not self.on_screen  # off screen: when it is shown
             if self.on_screen:
                 screen.prompt.focus()
-            else:
-                self.focus_prompt = True  # when it is shown
         # a request takes the focus (1-9 answer it), unless the user is typing in the prompt: their keys would answer
         typing = screen.prompt.has_focus and bool(screen.prompt.text.strip())
         self.view.set_permissions_answerable(change.answerable, visible(change.elsewhere), take_focus=not typing)
