@@ -8,7 +8,7 @@ import logging
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from textual import events, on
 from textual.app import App, SystemCommand
@@ -39,6 +39,9 @@ from kandev_tui.widgets.sessions_sidebar import SIDEBAR_FROM, SessionsSidebar
 from kandev_tui.widgets.transcript_view import TranscriptView, entry_widgets
 
 if TYPE_CHECKING:  # the screens not shown at start are imported when first shown (the first frame comes sooner)
+    from kandev_tui.launch import Launcher
+    from kandev_tui.screens.new_session import NewSession
+    from kandev_tui.worktree import Worktree
     from kandev_tui.screens.login import LoginScreen
     from kandev_tui.screens.session_picker import SessionPickerScreen
     from kandev_tui.screens.sessions import SessionsScreen
@@ -74,13 +77,17 @@ class KandevApp(App[int]):
         Binding("ctrl+s", "sessions", "Sessions"),  # shown when there are several
         Binding("ctrl+g", "next_waiting", "Next waiting", priority=True),  # shown when another session waits
         Binding("ctrl+w", "close_session", "Close session", show=False, priority=True),  # with several
+        Binding("ctrl+n", "new_session", "New session", show=False),  # a preset, a folder, maybe a worktree
+        Binding("ctrl+r", "send_queued_now", "Send queued now"),  # shown while messages are queued
+        Binding("ctrl+t", "remove_queued", "Unqueue"),
         Binding("ctrl+b", "toggle_sidebar", "Sidebar", show=False),  # the sessions beside the transcript (≥120 cols)
     ]
 
-    def __init__(self, source_factory: SourceFactory, *, settings_store: SettingsStore | None = None,
+    def __init__(self, source_factory: SourceFactory | None, *, settings_store: SettingsStore | None = None,
                  registry: Registry | None = None, stats_path: Path | None = None,
-                 initial_prompt: str | None = None) -> None:
+                 initial_prompt: str | None = None, launcher: Launcher | None = None) -> None:
         super().__init__()
+        self.launcher = launcher  # how the command line starts agents: ctrl+n starts more the same way
         read_alt_enter()  # alt+enter from a real terminal is alt+enter (a new line), not enter (send)
         self.settings_store = settings_store or SettingsStore()
         self.registry = registry or Registry.from_entry_points(now=False)  # read after the first frame
@@ -88,7 +95,8 @@ class KandevApp(App[int]):
             self.registry = self.registry.without("edit")
         self.stats_path = stats_path
         self.sessions: list[AppSession] = []
-        self.open_session(source_factory, initial_prompt)
+        if source_factory is not None:  # else the home (HomeApp): the sessions list, none open yet
+            self.open_session(source_factory, initial_prompt)
         self._animated: set[str] = set()
         self._interrupt_at = 0.0
         self._close_at = 0.0
@@ -100,11 +108,13 @@ class KandevApp(App[int]):
         self._signals: EndingSignals | None = None  # taken while mounted
         self._picker: SessionPickerScreen | None = None  # the list of stored sessions, while one is to be picked
 
-    def open_session(self, source_factory: SourceFactory, initial_prompt: str | None = None) -> AppSession:
+    def open_session(self, source_factory: SourceFactory, initial_prompt: str | None = None, *,
+                     worktree: Worktree | None = None) -> AppSession:
         """A session more (the first is on screen when the app starts; the others start with it, or at once when
-        the app runs already)."""
+        the app runs already). ``worktree``: made for it, closed with it."""
         session = AppSession(self, len(self.sessions) + 1, source_factory, initial_prompt=initial_prompt,
                              on_state=self._session_state)
+        session.worktree = worktree
         self.sessions.append(session)
         self.install_screen(session.screen, session.mode)  # installed: composed and mounted ahead of its first show
         self.add_mode(session.mode, session.mode)
@@ -159,6 +169,10 @@ class KandevApp(App[int]):
                 return s.model.failure if len(self.sessions) == 1 else f"session {s.number}: {s.model.failure}"
         return ""
 
+    def closing_notes(self) -> list[str]:
+        """What closing did with the sessions' worktrees (removed, or kept and where): said on stderr at the end."""
+        return [f"session {s.number}: {s.closing_note}" for s in self.sessions if s.closing_note]
+
     def unsent(self) -> list[tuple[int, str]]:
         """The messages the user sent that never reached an agent (queued, or typed ahead of its start), by session:
         said on stderr once the app has closed, so that nothing typed is lost."""
@@ -194,6 +208,8 @@ class KandevApp(App[int]):
         if len(self.sessions) > 1:  # the others said in the status line, the sidebar shown where there is room
             self.call_after_refresh(self._show_others)
         self.set_interval(1.0, self._refresh_rows)
+        if not self.sessions:  # the home: nothing starts until the user opens a session
+            return
         first = self.sessions[0]
         if first.source.can_pick_session and not first.source.session_id:  # no session named: pick one
             from kandev_tui.screens.session_picker import SessionPickerScreen
@@ -262,7 +278,7 @@ class KandevApp(App[int]):
         self.push_screen(self._picker, self._picked)
 
     def _collect_garbage_when_quiet(self) -> None:
-        self.gc_policy.tick(max(USER.at, *(s.model.batch.received_at for s in self.sessions)))
+        self.gc_policy.tick(max([USER.at, *(s.model.batch.received_at for s in self.sessions)]))  # none: the home
 
     async def on_unmount(self) -> None:
         """The app is ending, however it ends (a quit, a crash, a test's end, a browser gone): nothing more is put on
@@ -345,6 +361,8 @@ class KandevApp(App[int]):
         rows = self.rows()
         if self._sessions_list is not None:
             self._sessions_list.show_rows(rows)
+        if isinstance(self, HomeApp) and self.home.is_mounted:
+            self.home.show_rows(rows)
         sidebar = self.sidebar_shown
         for session in self.sessions:
             session.screen.sidebar.display = session.screen.sidebar.can_focus = sidebar and session.on_screen
@@ -400,14 +418,52 @@ class KandevApp(App[int]):
             else:
                 sidebar.focus()
             return
-        self.push_screen(SessionsScreen(self.rows()), self._switch_to_number)
+        self.push_screen(SessionsScreen(self.rows(), self.stored_sessions_reader()), self.from_sessions_list)
+
+    def stored_sessions_reader(self) -> Callable[[], list[dict[str, Any]]] | None:
+        """What reads the stored sessions for the list (in a thread), those open here left out; None without a
+        store (a replay, a Kandev task)."""
+        if self.launcher is None:
+            return None
+        store = self.launcher.store
+
+        def read() -> list[dict[str, Any]]:
+            here = {s.source.session_id for s in self.sessions}
+            return [row for row in store.sessions() if row["id"] not in here]
+
+        return read
 
     def on_sessions_sidebar_picked(self, event: SessionsSidebar.Picked) -> None:
         self.switch_to(self.sessions[event.number - 1])
 
-    def _switch_to_number(self, number: int | None) -> None:
-        if number is not None:
-            self.switch_to(self.sessions[number - 1])
+    def from_sessions_list(self, choice: tuple[str, Any] | None) -> None:
+        """What the sessions list chose: a live session shown; a stored one opened read-only, or continued by its
+        agent (a session of this app each; one open here already is shown)."""
+        if choice is None:
+            return
+        kind, value = choice
+        if kind == "live":
+            self.switch_to(self.sessions[value - 1])
+            return
+        open_here = next((s for s in self.sessions if s.source.session_id == value["id"] and
+                          (kind == "open" or s.source.can_prompt)), None)
+        if open_here is not None or self.launcher is None:
+            if open_here is not None:
+                self.switch_to(open_here)
+            return
+        if kind == "open":
+            session = self.open_session(self.launcher.stored(value))
+        else:
+            from kandev_tui.workspace import Workspace
+
+            folder = Path(value.get("workspace") or Path.cwd())
+            if not folder.is_dir():
+                self.notify(f"Session {value['id']} ran in {folder}, which is gone: it can only be opened read-only.",
+                            severity="warning", timeout=8, markup=False)
+                return
+            session = self.open_session(self.launcher.factory(list(value["agent_command"]), Workspace(folder),
+                                                              continuing=value))
+        self.switch_to(session)
 
     def switch_to(self, session: AppSession) -> None:
         """Show ``session`` where it was left (its screen stack, its place, its focus)."""
@@ -432,9 +488,39 @@ class KandevApp(App[int]):
             return
         from kandev_tui.screens.sessions import SessionsScreen
 
-        if isinstance(self.screen, SessionsScreen):
+        if isinstance(self.screen, SessionsScreen) and not self.screen.home:
             self.screen.dismiss(None)
         self.switch_to(waiting[0])
+
+    def action_new_session(self) -> None:
+        """ctrl+n: a new session from a preset (kandev_tui/screens/new_session.py), shown once it is opened."""
+        if self.launcher is None:
+            self.notify("New sessions start where kandev-tui starts agents (kandev-tui, run, demo); this one shows "
+                        "a recording or a Kandev task.", severity="warning", timeout=6)
+            return
+        from kandev_tui.screens.new_session import NewSessionScreen
+
+        presets, warnings = self.settings_store.presets()
+        for warning in warnings:
+            self.notify(warning, severity="warning", timeout=8, markup=False)
+        here = self.current.source if self.sessions else None
+        workspace = Path(getattr(here, "workspace", None) or Path.cwd())
+        command = tuple(getattr(here, "agent_command", None) or ())
+        preset = next((name for name, p in presets.items() if p.command == command), None)
+        self.push_screen(NewSessionScreen(presets, workspace, preset), self._new_session)
+
+    def _new_session(self, chosen: NewSession | None) -> None:
+        if chosen is None or self.launcher is None:
+            return
+        from kandev_tui.workspace import Workspace
+
+        preset = chosen.preset
+        factory = self.launcher.factory(list(preset.command), Workspace(chosen.workspace), dict(preset.env) or None)
+        session = self.open_session(factory, chosen.prompt, worktree=chosen.worktree)
+        self.switch_to(session)
+        if chosen.worktree is not None:
+            self.notify(f"Session {session.number} works in {chosen.worktree.path} on branch "
+                        f"{chosen.worktree.branch}.", timeout=6, markup=False)
 
     async def action_close_session(self) -> None:
         """ctrl+w twice: the session on screen closes (its turn cancelled, its agent's process group ended, all of
@@ -443,15 +529,21 @@ class KandevApp(App[int]):
         now = time.monotonic()
         if now - self._close_at >= 2.0:
             self._close_at = now
-            what = "quit" if all(s.closed or s is session for s in self.sessions) else f"close session {session.number}"
+            last = all(s.closed or s is session for s in self.sessions) and not isinstance(self, HomeApp)
+            what = "quit" if last else f"close session {session.number}"
             self.notify(f"Press ctrl+w again to {what} (the transcript stays stored).", timeout=2)
             return
         self._close_at = 0.0
         live = [s for s in self.sessions if not s.closed and s is not session]
-        if not live:
+        if not live and not isinstance(self, HomeApp):
             await self.action_quit()
             return
         await session.close()
+        if session.closing_note:
+            self.notify(session.closing_note, title=f"Session {session.number} closed", timeout=10, markup=False)
+        if not live:  # the home: the list again
+            self.action_sessions()
+            return
         self.switch_to(live[0])
         self._show_others()
 
@@ -544,11 +636,18 @@ class KandevApp(App[int]):
             self.settings_store.remember_agent_choice(session.source.agent_command, control.category, value)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if not self.sessions or self.current_mode == "home":  # the home list: what needs a session is not offered
+            return action not in ("choices", "log_in", "sessions", "close_session", "toggle_sidebar", "next_waiting",
+                                  "send_queued_now", "remove_queued")
         if action == "choices":  # offered when the agent offers choices and can take one (not a stored session)
             return bool(self.controls) and self.source.can_prompt
         if action == "log_in":
             return self.source.state == SessionState.LOGIN
-        if action in ("sessions", "close_session"):
+        if action in ("send_queued_now", "remove_queued"):
+            return bool(self.current.queue)
+        if action == "sessions":  # the others, and the stored sessions when there is a store
+            return len(self.sessions) > 1 or self.launcher is not None
+        if action == "close_session":
             return len(self.sessions) > 1
         if action == "toggle_sidebar":
             return len(self.sessions) > 1 and self.size.width >= SIDEBAR_FROM
@@ -583,6 +682,14 @@ class KandevApp(App[int]):
 
     def on_prompt_input_recall_queued(self, event: PromptInput.RecallQueued) -> None:
         self.current.recall_queued()
+
+    def action_send_queued_now(self) -> None:
+        self.current.send_queued_now()
+
+    def action_remove_queued(self) -> None:
+        text = self.current.remove_queued()
+        if text is not None:
+            self.notify(f"Taken out of the queue: {' '.join(text.split())[:60]}", timeout=3, markup=False)
 
     @property
     def turn_running(self) -> bool:
@@ -766,3 +873,33 @@ def screenshot_directory() -> Path:
                 except OSError:
                     continue
     return Path(tempfile.gettempdir())
+
+
+class HomeApp(KandevApp):
+    """The bare ``kandev-tui``: it opens on the sessions list (no session yet, the stored ones listed); ctrl+n starts
+    one from a preset, enter opens a stored one, ``c`` continues one. ctrl+s (or closing the last live session)
+    comes back to the list."""
+
+    DEFAULT_MODE = "home"  # the list's own screen stack, under the sessions' modes
+
+    def __init__(self, launcher: Launcher, **kwargs: Any) -> None:
+        super().__init__(None, launcher=launcher, **kwargs)
+        from kandev_tui.screens.sessions import SessionsScreen
+
+        self.home = SessionsScreen([], self.stored_sessions_reader(), home=True)
+        self.install_screen(self.home, "home")
+        self.add_mode("home", "home")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "sessions" and self.current_mode == "home":
+            return False
+        if action == "close_session":  # the last one too: the list comes back
+            return bool(self.sessions) and self.current_mode != "home"
+        return super().check_action(action, parameters)
+
+    def action_sessions(self) -> None:
+        if self.current_mode == "home":
+            return
+        self.switch_mode("home")
+        self.home.show_rows(self.rows())
+        self.home.read_stored()  # what was stored since

@@ -9,7 +9,9 @@ comes. What the sessions list shows of it is :meth:`row`, an immutable snapshot.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -32,6 +34,7 @@ from kandev_tui.widgets.transcript_view import TranscriptView
 
 if TYPE_CHECKING:
     from kandev_tui.app import KandevApp
+    from kandev_tui.worktree import Worktree
     from kandev_tui.screens.login import LoginScreen
 
 log = logging.getLogger("kandev_tui.app")
@@ -61,6 +64,8 @@ class AppSession:
         self.focus_prompt = False
         self.held: str | None = None  # a message sent while the agent starts: sent once it is ready (type-ahead)
         self.queue: list[str] = []  # messages sent while a turn runs: the next one goes when it ends
+        self._queue_writes = threading.Lock()  # the queue stored one write at a time
+        self.queue_offered = False  # the queue came back from the last run: not sent until the user says so
         self.started_turns = 0  # turns sent to the agent
         self.login_screen: LoginScreen | None = None
         self.last_state = SessionState.STARTING
@@ -69,6 +74,9 @@ class AppSession:
         self.closed = False
         self.cost = ""
         self._workspace = None
+        self.worktree: Worktree | None = None  # made for it (ctrl+n): removed on close when nothing is uncommitted
+        self.branch = ""  # the git branch of its workspace, once read (off the UI's thread)
+        self.closing_note = ""  # what closing did with its worktree
 
     # -- lifecycle ---------------------------------------------------------------
 
@@ -82,6 +90,20 @@ class AppSession:
     def start(self) -> None:
         self.app.run_worker(self._start_source(), name=f"source-{self.number}", exclusive=True,
                             group=f"source-{self.number}")
+        continuing = getattr(self.source, "continuing", None) or {}
+        self.restore_queue(continuing.get("queued") or [])  # queued when it last ran, never sent: offered again
+        if self.worktree is not None:
+            self.branch = self.worktree.branch
+        elif self.source.workspace is not None and self.source.can_prompt:  # the list says which branch it is on
+            self.app.run_worker(self._read_branch(self.source.workspace), name=f"branch-{self.number}",
+                                group=f"branch-{self.number}")
+
+    async def _read_branch(self, folder: Any) -> None:
+        from kandev_tui.worktree import current_branch
+
+        self.branch = await asyncio.to_thread(current_branch, folder)
+        if self.branch and len(self.app.sessions) > 1:
+            self.app.session_changed()
 
     async def _start_source(self) -> None:
         try:
@@ -108,6 +130,11 @@ class AppSession:
             await self.model.close(reason)
         except Exception:  # noqa: BLE001
             log.exception("closing the source failed")
+        if self.worktree is not None:  # the agent has stopped: nothing writes there any more
+            from kandev_tui.worktree import close as close_worktree
+
+            self.closing_note = await asyncio.to_thread(close_worktree, self.worktree)
+            log.info("session %d: %s", self.number, self.closing_note)
 
     def detach(self) -> None:
         self.model.detach()
@@ -233,10 +260,13 @@ class AppSession:
             self.held = text if self.held is None else f"{self.held}\n\n{text}"
             self.screen.prompt.set_reason("starting the agent… · your message is sent once it is ready")
             return
-        if self.source.state in TURN_STATES or self.queue:  # a turn runs: queued, sent when it ends (in order)
-            self.queue.append(text)
-            self.screen.show_queue(self.queue)
+        if self.source.state in TURN_STATES or (self.queue and not self.queue_offered):  # a turn runs: queued,
+            self.queue.append(text)  # sent when it ends (in order)
+            self._queue_changed()
             return
+        if self.queue_offered:  # the ones offered again follow this turn
+            self.queue_offered = False
+            self._queue_changed()
         self.app.run_worker(self.send(text), name="turn", group=f"turn-{self.number}")
 
     def recall_queued(self) -> None:
@@ -245,19 +275,66 @@ class AppSession:
             prompt = self.screen.prompt
             prompt.text = self.queue.pop()
             prompt.move_cursor(prompt.document.end)
-            self.screen.show_queue(self.queue)
+            self._queue_changed()
+
+    def send_queued_now(self) -> None:
+        """ctrl+r: the next queued message goes now: the running turn is cancelled, and it is sent once the
+        cancelled turn has ended (at once when none runs)."""
+        if not self.queue:
+            return
+        self.queue_offered = False
+        if self.source.state in TURN_STATES:
+            if self.source.state != SessionState.CANCELLING:
+                self.app.run_worker(self.model.cancel(), name="cancel", group=f"cancel-{self.number}")
+        elif self.source.state == SessionState.IDLE:
+            self._send_held(SessionState.IDLE, False)
+
+    def remove_queued(self) -> str | None:
+        """ctrl+t: the next queued message taken out of the queue (said, and back in the prompt when it is empty)."""
+        if not self.queue:
+            return None
+        text = self.queue.pop(0)
+        if not self.screen.prompt.text.strip():
+            self.screen.prompt.text = text  # nothing is lost: there to edit, send or clear
+        self._queue_changed()
+        return text
+
+    def restore_queue(self, texts: list[str]) -> None:
+        """What was queued when the session last ran and never sent: queued again, waiting (sent after the next
+        turn ends, or now with ctrl+r)."""
+        if texts:
+            self.queue = list(texts) + self.queue
+            self.queue_offered = True
+            self._queue_changed()
+
+    def _queue_changed(self) -> None:
+        """The queue shown under the transcript, and stored with the session (never lost if the app ends first)."""
+        if not self.queue:
+            self.queue_offered = False
+        self.screen.show_queue(self.queue, offered=self.queue_offered)
+        if self.on_screen:
+            self.app.refresh_bindings()  # ctrl+r and ctrl+t are offered while messages are queued
+        store, session_id = getattr(self.source, "store", None), self.source.session_id
+        if store is not None and session_id and self.source.can_prompt:
+            def write() -> None:  # in a thread; each write takes the queue as it is then, so the last is the latest
+                with self._queue_writes:
+                    store.set_queued(session_id, list(self.queue))
+
+            self.app.run_worker(write, name="queue", group=f"queue-{self.number}", thread=True)
 
     def _send_held(self, state: str, read_only: bool) -> None:
         """The message held while the agent started: sent once the session is idle; given back to the prompt box
         (never lost) when the session ends or fails before."""
         if (self.held is None and not self.queue) or self.closed:  # closed: kept for unsent(), said at the exit
             return
+        if state == SessionState.IDLE and self.held is None and self.queue_offered:
+            return  # offered again from the last run: they wait for ctrl+r, or for the next turn's end
         if state == SessionState.IDLE:
             if self.held is not None:
                 text, self.held = self.held, None
             else:
                 text = self.queue.pop(0)
-                self.screen.show_queue(self.queue)
+                self._queue_changed()
             self.app.run_worker(self.send(text), name="turn", group=f"turn-{self.number}")
         elif read_only or state in (SessionState.ERROR, SessionState.ENDED):
             texts = ([self.held] if self.held is not None else []) + self.queue
@@ -309,6 +386,7 @@ class AppSession:
         state = self.last_state
         return SessionRow(self.number, visible(source.agent_name or "agent", keep_newlines=False),
                           visible(source.title or "", keep_newlines=False),
-                          visible(str(source.workspace or ""), keep_newlines=False), state, activity(state),
+                          visible(str(source.workspace or ""), keep_newlines=False),
+                          visible(self.branch, keep_newlines=False), state, activity(state),
                           visible(self.detail, keep_newlines=False), self.waiting_since, 0 if self.on_screen else self.model.unshown(), self.cost,
                           self.on_screen)

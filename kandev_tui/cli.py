@@ -27,10 +27,15 @@ send through the show_rich_output_kandev MCP tool.
 
 EPILOG = """\
 examples:
+  kandev-tui
+      in a terminal: the sessions list (ctrl+n starts an agent from a preset,
+      enter opens a stored session, c continues one with its agent)
   kandev-tui demo
       the built-in demo agent (offline, no API key)
   kandev-tui run -- npx -y @agentclientprotocol/claude-agent-acp
       Claude Code (or any ACP agent) in the app
+  kandev-tui run --preset claude --preset codex --prompt "fix the test"
+      two agents side by side on one task (ctrl+s lists them, ctrl+n adds one)
   kandev-tui run --headless --prompt "check the build" -- codex-acp
       one turn without a screen, items as JSON lines
   kandev-tui attach
@@ -131,6 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
     )
     parser.add_argument("--version", action="version", version=f"kandev-tui {__version__}")
+    parser.add_argument("--db", dest="home_db", metavar="PATH", help="with no command: the session database the "
+                        "sessions list reads (default: $KANDEV_TUI_DB, else the platform data directory)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     demo = commands.add_parser(
@@ -481,10 +488,11 @@ def _open_store(args: argparse.Namespace, *, create: bool = True) -> Any:
 
 def _store_problem(args: argparse.Namespace, path: Path, exc: Any) -> str:
     """One line, in the shape of every file option's: ``kandev-tui CMD: --db PATH: reason``."""
+    command = f"kandev-tui {args.command}" if args.command else "kandev-tui"
     if not exc.reason:  # what is in the file (damaged, a newer schema) says it all
-        return f"kandev-tui {args.command}: {exc}"
+        return f"{command}: {exc}"
     where = "--db" if args.db else "KANDEV_TUI_DB" if os.environ.get("KANDEV_TUI_DB") else "the session database"
-    return f"kandev-tui {args.command}: {where} {path}: {exc.reason}"
+    return f"{command}: {where} {path}: {exc.reason}"
 
 
 def _find_session(command: str, store: Any, wanted: str) -> dict[str, Any] | str:
@@ -548,7 +556,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     store = _open_store(args)
     if isinstance(store, str):
         return _fail(store, EXIT_USAGE)
-    from kandev_tui.acp import AgentOptions, parse_mcp_config
+    from kandev_tui.acp import parse_mcp_config
     from kandev_tui.runner import run_headless
 
     extra_servers = []
@@ -580,33 +588,23 @@ def cmd_run(args: argparse.Namespace) -> int:
                 store.close()
                 return _fail(workspace, EXIT_USAGE)
 
-    def options_for(agent_command: list[str], env: dict[str, str] | None, where: Any) -> Any:
-        # what was last chosen for this agent, unless the command line says otherwise
-        choices = {**settings.agent_choices(agent_command),
-                   **{k: v for k, v in (("mode", args.mode), ("model", args.model)) if v}}
-        options = AgentOptions(command=agent_command, workspace=where.root.resolve(),
-                               repos={k: v.resolve() for k, v in where.repos.items()},
-                               inject_guidance=not args.no_guidance and settings.settings.inject_guidance,
-                               init_timeout=args.init_timeout, extra_mcp_servers=extra_servers,
-                               resume=continuing["agent_session_id"] if continuing else None,
-                               history_stored=continuing is not None,
-                               env={**os.environ, **env} if env else None, **client_services(settings.settings))
-        return options, choices
+    from kandev_tui.launch import Launcher
 
-    options, choices = options_for(command, agents[0][1], workspace)
+    launcher = Launcher(store, settings, extra_servers, inject_guidance=not args.no_guidance and
+                        settings.settings.inject_guidance, init_timeout=args.init_timeout,
+                        asked={k: v for k, v in (("mode", args.mode), ("model", args.model)) if v})
     record = Path(args.record).expanduser().absolute() if args.record else None  # stored: found from anywhere
     if not args.headless:
-        factories = [lambda on_items, on_state: _live_source(
-            options, store, on_items, on_state, record, choices=choices, continuing=continuing, pick=args.pick)]
+        factories = [launcher.factory(command, workspace, agents[0][1], record=record, continuing=continuing,
+                                      pick=args.pick)]
         for agent_command, env, where in agents[1:]:
             place = workspace if where is None else _workspace_at(where, args)
             if isinstance(place, str):
                 store.close()
                 return _fail(place, EXIT_USAGE)
-            more, more_choices = options_for(agent_command, env, place)
-            factories.append(lambda on_items, on_state, more=more, more_choices=more_choices: _live_source(
-                more, store, on_items, on_state, None, choices=more_choices))
-        return _run_app(args, store, factories, initial_prompt=args.prompt, settings=settings)
+            factories.append(launcher.factory(agent_command, place, env))
+        return _run_app(args, store, factories, initial_prompt=args.prompt, settings=settings, launcher=launcher)
+    options, choices = launcher.options(command, workspace, agents[0][1], continuing=continuing)
     try:
         code, reason, _session = run_headless(options, args.prompt, store, record=record, permission=args.permission,
                                               choices=choices, continuing=continuing,
@@ -788,19 +786,6 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def client_services(settings: Any) -> dict[str, bool]:
-    """What kandev-tui offers to do for agents (the settings client_fs_read, client_fs_write, client_terminals)."""
-    return {"fs_read": settings.client_fs_read, "fs_write": settings.client_fs_write,
-            "terminals": settings.client_terminals}
-
-
-def _live_source(options: Any, store: Any, on_items: Any, on_state: Any, record: Path | None = None,
-                 **more: Any) -> Any:
-    from kandev_tui.sources import LiveSource
-
-    return LiveSource(options, store, on_items, on_state, record=record, **more)
-
-
 def _resumable(store: Any, command: list[str], wanted: str) -> dict[str, Any] | str:
     """The stored session ``--resume`` continues (``wanted``: an id or prefix; empty: the newest of this agent
     command that can be continued), or the line that says why there is none."""
@@ -824,7 +809,7 @@ def _resumable(store: Any, command: list[str], wanted: str) -> dict[str, Any] | 
 
 
 def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt: str | None = None,
-             settings: Any = None) -> int:
+             settings: Any = None, launcher: Any = None) -> int:
     """Open the app on a source (or a list of them: a session each, the first on screen, each sent
     ``initial_prompt``); the store is closed when it ends."""
     problem = _no_terminal()
@@ -841,7 +826,7 @@ def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt:
     settings = settings or SettingsStore()
     try:
         factories = factory if isinstance(factory, list) else [factory]
-        app = KandevApp(factories[0], settings_store=settings, initial_prompt=initial_prompt,
+        app = KandevApp(factories[0], settings_store=settings, initial_prompt=initial_prompt, launcher=launcher,
                         stats_path=Path(args.stats).expanduser() if args.stats else None)
         for more in factories[1:]:
             app.open_session(more, initial_prompt)
@@ -874,6 +859,8 @@ def app_exit_status(app: Any) -> int:
         _fail(f"kandev-tui: {app.failure}")
     for number, text in app.unsent():  # queued or typed ahead, never sent: not lost
         print(f"kandev-tui: not sent (the app closed first), session {number}:\n{text}", file=sys.stderr)
+    for note in app.closing_notes():  # where a worktree with uncommitted work was kept
+        print(f"kandev-tui: {note}", file=sys.stderr)
     code = app.return_code
     return EXIT_FAIL if code is None else code
 
@@ -895,10 +882,32 @@ def _log_to_file(path: Path) -> None:
     root.setLevel(logging.INFO)
 
 
-def cmd_demo(args: argparse.Namespace) -> int:
-    from kandev_tui.acp import AgentOptions
-    from kandev_tui.demo import agent_command, prepare_workspace
+def cmd_home(args: argparse.Namespace) -> int:
+    """The bare ``kandev-tui`` in a terminal: the app on the sessions list (stored sessions to open or continue,
+    ctrl+n for a new one from a preset)."""
+    from kandev_tui.app import HomeApp
+    from kandev_tui.launch import Launcher
     from kandev_tui.settings import SettingsStore
+
+    store = _open_store(args)
+    if isinstance(store, str):
+        return _fail(store, EXIT_USAGE)
+    settings = SettingsStore()
+    _log_to_file(Path(store.path).parent / "logs" / "kandev-tui.log")
+    try:
+        app = HomeApp(Launcher(store, settings, inject_guidance=settings.settings.inject_guidance),
+                      settings_store=settings)
+        app.run()
+    finally:
+        store.close()
+    return app_exit_status(app)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from kandev_tui.demo import agent_command, prepare_workspace
+    from kandev_tui.launch import Launcher
+    from kandev_tui.settings import SettingsStore
+    from kandev_tui.workspace import Workspace
 
     problem = _no_terminal()  # before anything is made
     if problem:
@@ -915,12 +924,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     try:
         workspace = prepare_workspace(scratch / "demo-service")
         settings = SettingsStore()
-        options = AgentOptions(command=agent_command(args.scenario), workspace=workspace,
-                               inject_guidance=settings.settings.inject_guidance, **client_services(settings.settings))
-        choices = settings.agent_choices(options.command)  # the mode and model last chosen for the demo, as for any
-        return _run_app(args, store, lambda on_items, on_state: _live_source(options, store, on_items, on_state,
-                                                                             choices=choices),
-                        initial_prompt=SCENARIOS[args.scenario], settings=settings)
+        launcher = Launcher(store, settings, inject_guidance=settings.settings.inject_guidance)
+        return _run_app(args, store, launcher.factory(agent_command(args.scenario), Workspace(workspace)),
+                        initial_prompt=SCENARIOS[args.scenario], settings=settings, launcher=launcher)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -1125,8 +1131,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         command_parser = parser.command_parsers.get(args.command, parser) if args.command else parser
         command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if not args.command:
-        parser.print_help()
-        return EXIT_OK
+        if _no_terminal():  # a pipe, CI, TERM=dumb: what the commands are
+            parser.print_help()
+            return EXIT_OK
+        args.command, args.db = "", args.home_db
+        return cmd_home(args)
     problem = _output_paths_problem(args)
     if problem:
         return _fail(problem, EXIT_USAGE)

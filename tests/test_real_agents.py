@@ -437,3 +437,116 @@ def test_gemini_and_opencode_rich_output_in_the_app_in_a_real_terminal(tmp_path,
         time.sleep(1.0)
     finally:
         tmux.close()
+
+
+def test_three_sessions_side_by_side_with_the_real_claude_adapter(tmp_path):
+    """One app, three agents from presets (the settings file's): the dialect kit (on screen first), the demo agent
+    and the real Claude Code adapter against its scripted model server, all in one loopback-only namespace, in
+    tmux. The prompt goes to each; Claude's write waits for a
+    permission while another session is on screen: its row is marked, ctrl+g reaches it, a message typed meanwhile
+    is queued, answering lets the turn end and the queued message then reaches the model server. Closing the kit's
+    session leaves the others running; quitting leaves no process; every session is stored whole."""
+    import json
+    import shlex
+    import shutil
+    import time
+
+    from kandev_tui.transcript import Store
+
+    from .procs import live_pids
+    from .real_agents import KANDEV, NETNS_RUN, adapter_command, agent_env, unshare_command
+    from .tmux import Tmux
+
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    try:
+        binary, unshare = adapter_command("claude"), unshare_command()
+    except Unavailable as exc:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(str(exc))
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    script = [[{"text": "Writing it."}, {"tool": "Write", "input": {"file_path": str(workspace / "hello.py"),
+                                                                  "content": "print('hello')\n"}}],
+              [{"text": "Written."}],
+              [{"text": "Queued one answered."}]]
+    (tmp_path / "script.json").write_text(json.dumps(script))
+    server, env = agent_env("claude", tmp_path / "home")
+    kit = [sys.executable, str(Path(__file__).resolve().parent / "agents" / "dialect_agent.py")]
+    dialect = json.dumps({"steps": [{"op": "say", "text": "The kit has spoken."}]})
+    (tmp_path / "c.toml").write_text(
+        f"[presets.kit]\ncommand = {json.dumps(kit)}\nenv = {{ DIALECT = {json.dumps(dialect)} }}\n\n"
+        f"[presets.real-claude]\ncommand = {json.dumps(binary)}\n\n"
+        f"[presets.demo-slow]\ncommand = {json.dumps([sys.executable, '-m', 'kandev_tui.demo.agent'])}\n"
+        f"env = {{ KANDEV_DEMO_DELAY = \"0\" }}\n")
+    command = [*unshare, sys.executable, NETNS_RUN, "--server", server, "--script", str(tmp_path / "script.json"),
+               "--requests", str(tmp_path / "requests.json"), *[f"--env={e}" for e in env], "--", KANDEV, "run",
+               "--preset", "kit", "--preset", "demo-slow", "--preset", "real-claude", "--prompt", "write hello.py",
+               "--workspace", str(workspace), "--db", str(tmp_path / "s.db")]
+    tmux = Tmux(100, 40, " ".join(shlex.quote(part) for part in command),
+                {"TERM": "xterm-256color", "KANDEV_TUI_CONFIG": str(tmp_path / "c.toml"), "PYTHONHASHSEED": "0",
+                 "KANDEV_TEST_FOLDER": str(tmp_path)})
+    mark = str(tmp_path).encode()
+    ours = lambda: [pid for pid in live_pids(lambda pid, text: mark in text and pid != os.getpid(), read="environ")  # noqa: E731
+                    if pid != int(tmux.show("#{pane_pid}") or 0)]
+    try:
+        tmux.wait_for("The kit has spoken.", 90)  # the kit on screen, the others stream meanwhile
+        tmux.wait_for("+2 · 2 waiting ^g", 90)  # Claude's write waits (and the demo's summary)
+        tmux.keys("C-s")  # the list: both rows marked
+        screen = tmux.wait_for("2 waiting for you (ctrl+g)", 30)
+        assert screen.count("? ") >= 2, screen
+        tmux.keys("Escape")
+        # ctrl+g: the oldest waiting first; answer until Claude's request is on screen
+        for _ in range(2):
+            tmux.keys("C-g")
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:  # whose request is on screen: Claude's, or the demo's
+                screen = tmux.stable_screen()
+                if "asks to edit: Write hello.py" in screen or "Write reports/summary.md" in screen:
+                    break
+                time.sleep(0.2)
+            if "asks to edit: Write hello.py" in screen:
+                break
+            tmux.keys("1")  # the demo's summary: allowed
+            tmux.wait_for("+2 · 1 waiting ^g", 30)
+        else:
+            raise AssertionError("ctrl+g never reached Claude's request")
+        # while it waits, a message typed into Claude's prompt is queued
+        tmux.keys("Tab")  # from the request to the prompt
+        tmux.keys("-l", "and the queued one")
+        tmux.keys("Enter")
+        tmux.wait_for("1 queued: and the queued one", 30)
+        tmux.keys("BTab")  # back to the request, which waits for its answer
+        tmux.keys("2")  # "Allow" (1 is Claude's "Always Allow")
+        # the turn ends, then the queued message is sent (the model server's log is read once it has stopped)
+        tmux.wait_for("█ and the queued one", 90)
+        assert (workspace / "hello.py").read_text() == "print('hello')\n"
+        # close the kit's session (the first): the others run on
+        tmux.keys("C-s")
+        tmux.keys("Home", "Enter")
+        tmux.wait_for("The kit has spoken.", 30)
+        tmux.keys("C-w")
+        tmux.keys("C-w")
+        tmux.wait_for("kandev-tui demo agent", 30)  # the demo's session is shown next
+        tmux.keys("C-s")
+        screen = tmux.wait_for("■ 1 ended", 30)
+        assert "○ 3 idle" in screen and ("? 2 waiting for you" in screen or "○ 2 idle" in screen), screen
+        tmux.keys("Escape")
+        tmux.keys("C-q")
+        deadline = time.monotonic() + 30
+        while ours() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert ours() == [], "an agent outlived the app"
+    finally:
+        tmux.close()
+    assert "and the queued one" in (tmp_path / "requests.json").read_text()  # Claude sent it to its model
+    store = Store(tmp_path / "s.db")
+    rows = store.sessions()
+    assert len(rows) == 3 and all(row["state"] in ("ended", "interrupted") for row in rows)
+    by_agent = {row["agent_command"][-1]: row for row in rows}
+    claude = next(row for row in rows if "claude-agent-acp" in " ".join(row["agent_command"]))
+    said = [i.payload.get("text") for i in store.items(claude["id"]) if i.kind == "user_message"]
+    assert said == ["write hello.py", "and the queued one"] and claude["queued"] == []
+    assert all(store.items(row["id"]) for row in rows) and len(by_agent) == 3
+    store.close()

@@ -123,7 +123,7 @@ def test_a_hostile_title_agent_and_workspace_are_inert_in_a_row():
     from kandev_tui.widgets.sessions_sidebar import row_text
 
     evil = "\x1b]2;pwned\x07\x1b[31mred\x1b[0m\r\nnext\u202e"
-    row = SessionRow(1, evil, evil, evil, SessionState.WAITING, "waiting for you", evil, 1.0, 3, "", False)
+    row = SessionRow(1, evil, evil, evil, evil, SessionState.WAITING, "waiting for you", evil, 1.0, 3, "", False)
     text = row_text(row, 60).plain
     assert "\x1b" not in text and "\x07" not in text and "\r" not in text and "\u202e" not in text
     assert text.count("\n") == 1  # its two lines, whatever the title holds
@@ -231,7 +231,8 @@ async def test_a_message_sent_during_a_turn_is_queued_and_reaches_the_agent_when
         assert request.has_focus
         prompt = app.transcript_screen.prompt
         assert not prompt.disabled and "enter queues" in str(prompt.border_subtitle)
-        prompt.focus()
+        await pilot.press("tab")  # from the request straight to the prompt (its buttons are for the mouse)
+        await until(pilot, lambda: prompt.has_focus)
         await pilot.press(*"Plot my words", "enter", *"Never mind", "enter")
         await until(pilot, lambda: app.current.queue == ["Plot my words", "Never mind"])
         assert "2 queued: Plot my words" in screen_text(app)
@@ -275,3 +276,39 @@ def test_messages_queued_when_the_app_quits_are_said_on_stderr(tmp_path):
     lines = [line.rstrip() for line in screen.splitlines()]
     said = lines.index("kandev-tui: not sent (the app closed first), session 1:")
     assert lines[said + 1] == "first queued" and lines[said + 3] == "second queued"
+
+
+async def test_queued_messages_are_stored_taken_out_and_sent_now(tmp_path, monkeypatch):
+    """While the demo's turn waits for a permission, three messages are queued: the store has them; ctrl+t takes the
+    next one out (back in the empty prompt); ctrl+r cancels the turn and sends the next one at once: the agent
+    receives it (the store says so) and the one left stays queued, stored, until it is sent after that turn."""
+    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
+    store = Store(tmp_path / "s.db")
+    app = KandevApp(source(store, AgentOptions(command=agent_command(), workspace=prepare_workspace(tmp_path / "a"))),
+                    settings_store=settings_at(tmp_path, chart_animation=False), initial_prompt="Check the build")
+    app.animation_level = "none"
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.source.state == SessionState.WAITING and app.view.query(PermissionRequest))
+        stored = lambda: next(r for r in store.sessions() if r["id"] == app.source.session_id)["queued"]  # noqa: E731
+        prompt = app.transcript_screen.prompt
+        request = app.view.query_one(PermissionRequest)
+        await until(pilot, lambda: request.has_focus)  # it takes the focus once placed: then tab to the prompt
+        await pilot.press("tab")
+        await until(pilot, lambda: prompt.has_focus)
+        await pilot.press(*"first", "enter", *"second", "enter", *"third", "enter")
+        await until(pilot, lambda: app.current.queue == ["first", "second", "third"]
+                    and stored() == ["first", "second", "third"])
+        assert "ctrl+r sends it now" in screen_text(app)
+        await pilot.press("ctrl+t")  # the next one out, into the empty prompt
+        await until(pilot, lambda: app.current.queue == ["second", "third"] and stored() == ["second", "third"])
+        assert prompt.text == "first"
+        prompt.clear()
+        await pilot.press("ctrl+r")  # "second" now: the waiting turn is cancelled first; "third" follows its turn
+        await until(pilot, lambda: not app.current.queue and stored() == [])
+        await until(pilot, lambda: app.source.state == SessionState.IDLE and len(
+            [i for i in store.items(app.source.session_id) if i.kind == "turn_end"]) == 3)
+        await app.action_quit()
+    items = store.items(app.source.session_id)
+    assert [i.payload["text"] for i in items if i.kind == "user_message"] == ["Check the build", "second", "third"]
+    assert [i.payload.get("stop_reason") for i in items if i.kind == "turn_end"][0] == "cancelled"
+    store.close()

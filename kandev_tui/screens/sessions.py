@@ -1,35 +1,83 @@
-"""The sessions list (ctrl+s): every session of the app, with its agent, workspace, title and state, the ones
-waiting for the user marked, what arrived since the user last looked, and its cost when the agent reports one.
-Enter shows the session picked; escape (or ctrl+s) goes back. Its rows are the app's snapshots
-(:class:`~kandev_tui.app_session.SessionRow`), shown again whenever a session's state changes."""
+"""The sessions list (ctrl+s, and the bare ``kandev-tui``'s first screen): every session of the app, with its agent,
+workspace and branch, title and state, the ones waiting for the user marked, what arrived since the user last looked,
+and its cost when the agent reports one. The stored sessions follow (read off the UI's thread), newest first.
+
+Enter shows a live session, or opens a stored one read-only; ``c`` continues a stored one with its agent where the
+agent can (it offered ``session/resume`` or ``session/load``, and no other kandev-tui runs it); ctrl+n starts a new
+one. Escape (or ctrl+s) goes back; the home list has nothing to go back to. Its live rows are the app's snapshots
+(:class:`~kandev_tui.session.row.SessionRow`), shown again whenever a session's state changes.
+"""
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any, Callable
+
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from kandev_tui.sanitize import visible
 from kandev_tui.session.row import SessionRow
 from kandev_tui.textual_hooks import DrawsInputAtOnce
+from kandev_tui.widgets.base import safe_text
 from kandev_tui.widgets.key_footer import KeyFooter
 from kandev_tui.widgets.sessions_sidebar import row_text
 
-class SessionsScreen(DrawsInputAtOnce, Screen[int | None]):
-    """Lists the app's sessions; enter shows one (dismissed with its number), escape goes back."""
+Choice = tuple[str, Any]  # ("live", number) · ("open", stored row) · ("continue", stored row)
+STORED_SHOWN = 200  # the newest stored sessions listed (`kandev-tui sessions` lists them all)
+
+
+def can_continue(row: dict[str, Any]) -> bool:
+    """A stored session its agent can continue: it has the agent's session, the agent offered to continue sessions,
+    and no other kandev-tui runs it now (the rules of ``run --resume``)."""
+    return bool(row.get("agent_session_id") and row.get("continues") and row.get("agent_command")
+                and not row.get("running_elsewhere"))
+
+
+def stored_text(row: dict[str, Any], width: int) -> Text:
+    """A stored session in two lines, every part inert: when, state, items, agent; then title and workspace."""
+    from kandev_tui.sources import agent_display_name
+
+    when = datetime.fromtimestamp(row.get("updated") or row.get("created") or 0).strftime("%Y-%m-%d %H:%M")
+    text = Text.assemble(("■ ", "dim"), (when, "bold"), (f"  {visible(str(row.get('state') or ''), keep_newlines=False)}",
+                                                         "dim"), (f"  {row.get('items', 0)} items", "dim"))
+    if can_continue(row):
+        text.append("  c continues", style="green")
+    text.append("  ")
+    text.append(safe_text(agent_display_name(row.get("agent_command") or []), keep_newlines=False), style="bold")
+    text.truncate(max(10, width), overflow="ellipsis")
+    second = Text("    ")
+    second.append(safe_text(str(row.get("title") or "session"), keep_newlines=False), style="italic")
+    second.append("  ")
+    second.append(safe_text(str(row.get("workspace") or ""), keep_newlines=False), style="dim")
+    second.truncate(max(10, width), overflow="ellipsis")
+    text.append("\n")
+    text.append_text(second)
+    return text
+
+
+class SessionsScreen(DrawsInputAtOnce, Screen["Choice | None"]):
+    """Lists the app's sessions, then the stored ones (see the module docstring)."""
 
     DEFAULT_CSS = """
     SessionsScreen { layout: vertical; }
     SessionsScreen #sessions-title { height: auto; padding: 0 1; background: $panel; text-style: bold; }
     SessionsScreen OptionList { height: 1fr; border: none; padding: 0 1; }
     """
-    BINDINGS = [Binding("escape", "back", "Back")]
+    BINDINGS = [Binding("escape", "back", "Back"), Binding("c", "continue_stored", "Continue")]
 
-    def __init__(self, rows: list[SessionRow]) -> None:
+    def __init__(self, rows: list[SessionRow], stored: Callable[[], list[dict[str, Any]]] | None = None, *,
+                 home: bool = False) -> None:
         super().__init__()
         self.rows = rows
+        self.stored_reader = stored  # reads the stored sessions (in a thread): None when there is no store
+        self.stored: list[dict[str, Any]] = []
+        self.home = home  # the bare kandev-tui's first screen: nothing to go back to
         self.options = OptionList(id="sessions-list")
         self.heading = Static(id="sessions-title")
 
@@ -43,24 +91,89 @@ class SessionsScreen(DrawsInputAtOnce, Screen[int | None]):
         current = next((i for i, row in enumerate(self.rows) if row.current), 0)
         self.options.highlighted = current
         self.options.focus()
+        self.read_stored()
+
+    @work(thread=True, exclusive=True, group="stored-sessions")
+    def read_stored(self) -> None:
+        """The stored sessions, off the UI's thread (a large database takes a moment), then shown."""
+        if self.stored_reader is None:
+            return
+        try:
+            rows = self.stored_reader()[:STORED_SHOWN]
+        except Exception as exc:  # noqa: BLE001 - a damaged store: said in the list, the live sessions stay
+            self.app.call_from_thread(self.app.notify, f"The stored sessions cannot be read: {exc}",
+                                      severity="warning", markup=False)
+            return
+        self.app.call_from_thread(self._show_stored, rows)
+
+    def _show_stored(self, rows: list[dict[str, Any]]) -> None:
+        self.stored = rows
+        self.show_rows(self.rows)
 
     def show_rows(self, rows: list[SessionRow]) -> None:
-        """The rows again (a session's state changed), the highlight kept on the same session."""
+        """The rows again (a session's state changed), the highlight kept where it was."""
         self.rows = rows
         highlighted = self.options.highlighted
         width = (self.size.width or self.app.size.width) - 4
         self.options.clear_options()
-        self.options.add_options([Option(row_text(row, width), id=str(row.number)) for row in rows])
-        if highlighted is not None and rows:
-            self.options.highlighted = min(highlighted, len(rows) - 1)
+        options: list[Option | None] = [Option(row_text(row, width), id=f"live:{row.number}") for row in rows]
+        if not rows:
+            options.append(Option(Text("No live session: ctrl+n starts one.", style="dim"), disabled=True))
+        if self.stored:
+            options += [None, Option(Text(f"Stored sessions ({len(self.stored)}): enter opens read-only",
+                                          style="bold"), disabled=True)]
+            options += [Option(stored_text(row, width), id=f"stored:{index}") for index, row in enumerate(self.stored)]
+        self.options.add_options(options)
+        if highlighted is not None and self.options.option_count:
+            self.options.highlighted = min(highlighted, self.options.option_count - 1)
+        elif not rows and self.stored:
+            self.options.action_first()
         waiting = sum(1 for row in rows if row.activity == "waiting for you")
-        heading = Text.assemble("Sessions", (f"  {len(rows)} open", "dim"))
+        live = sum(1 for row in rows if row.activity not in ("ended", "failed", "stored", "replayed"))
+        heading = Text.assemble("Sessions", (f"  {len(rows)} in this app" + (f" · {live} live" if live else ""), "dim"))
         if waiting:
             heading.append(f"  · {waiting} waiting for you (ctrl+g)", style="bold yellow")
+        if self.stored_reader is not None:  # agents can be started here
+            heading.append("  · ctrl+n new", style="dim")
         self.heading.update(heading)
+        self.refresh_bindings()
+
+    def _highlighted_stored(self) -> dict[str, Any] | None:
+        index = self.options.highlighted
+        if index is None:
+            return None
+        option_id = self.options.get_option_at_index(index).id or ""
+        return self.stored[int(option_id[7:])] if option_id.startswith("stored:") else None
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self.refresh_bindings()  # c is offered on a stored session that can be continued
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "continue_stored":
+            row = self._highlighted_stored()
+            return row is not None and can_continue(row)
+        if action == "back":
+            return not self.home
+        return True
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(int(event.option.id or 0) or None)
+        kind, _, value = (event.option.id or "").partition(":")
+        if kind == "live":
+            self._choose(("live", int(value)))
+        elif kind == "stored":
+            self._choose(("open", self.stored[int(value)]))
+
+    def action_continue_stored(self) -> None:
+        row = self._highlighted_stored()
+        if row is not None and can_continue(row):
+            self._choose(("continue", row))
+
+    def _choose(self, choice: Choice) -> None:
+        if self.home:  # the home stays under the sessions (ctrl+s comes back to it)
+            self.app.from_sessions_list(choice)  # type: ignore[attr-defined]
+        else:
+            self.dismiss(choice)
 
     def action_back(self) -> None:
-        self.dismiss(None)
+        if not self.home:
+            self.dismiss(None)

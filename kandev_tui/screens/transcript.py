@@ -80,20 +80,23 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
 
     def on_mount(self) -> None:
         self.sidebar.display = False
-        self.queued.display = False
+        self.queued.display = bool(self.prompt.queued)  # messages may be queued before it is shown (offered again)
         self.badge.display = False
         self.search_box.display = False
         self.prompt.focus()
 
-    def show_queue(self, texts: list[str]) -> None:
-        """The messages queued while the turn runs, under the transcript: how many, the next one, the keys."""
+    def show_queue(self, texts: list[str], offered: bool = False) -> None:
+        """The messages queued while the turn runs, under the transcript: how many, the next one, the keys.
+        ``offered``: queued when the session last ran, never sent: they wait for ctrl+r (or the next turn's end)."""
         self.prompt.queued = len(texts)
         self.queued.display = bool(texts)
         if texts:
             first = " ".join(texts[0].split())
             first = first if len(first) <= 60 else first[:59] + "…"
+            when = "left queued when it last ran, not sent" if offered else "sent when the turn ends"
             line = Text.assemble(("⧗ ", "bold"), (f"{len(texts)} queued", "bold"), ": ", (first, "italic"),
-                                 ("  · sent when the turn ends · ↑ in the empty prompt takes the last back", "dim"))
+                                 (f"  · {when} · ctrl+r sends it now · ctrl+t takes it out · ↑ in the empty prompt "
+                                  "takes the last back", "dim"))
             line.truncate(max(10, (self.size.width or self.app.size.width) - 2) * 2, overflow="ellipsis")
             self.queued.update(line)
 

@@ -18,6 +18,7 @@ class SessionRow:
     agent: str
     title: str
     workspace: str
+    branch: str  # the git branch checked out there ("" outside a repository)
     state: SessionState
     activity: str  # working, waiting for you, idle, failed, ended, starting
     detail: str  # why it failed, what it waits for

@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 APPLICATION_ID = 0x4B54_5549  # "KTUI": marks the file as kandev-tui's
 
 _SCHEMA_V1 = """
@@ -87,9 +87,15 @@ ALTER TABLE sessions ADD COLUMN owner TEXT;
 UPDATE sessions SET state = 'interrupted' WHERE state = 'running';
 """
 
-MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1, 2: _SCHEMA_V2, 3: _SCHEMA_V3, 4: _SCHEMA_V4}
+# v5: the messages the user queued in a session and that were not sent yet (a JSON list of strings; NULL: none),
+# offered again when the session is continued
+_SCHEMA_V5 = """
+ALTER TABLE sessions ADD COLUMN queued TEXT;
+"""
+
+MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1, 2: _SCHEMA_V2, 3: _SCHEMA_V3, 4: _SCHEMA_V4, 5: _SCHEMA_V5}
 SESSION_COLUMNS = ("id", "title", "agent_command", "workspace", "created", "updated", "state", "agent_session_id",
-                   "recording", "continues", "owner")
+                   "recording", "continues", "owner", "queued")
 
 
 class StoreError(Exception):

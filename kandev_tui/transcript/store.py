@@ -60,10 +60,14 @@ class Store(Database):
         )
         return session_id
 
+    def set_queued(self, session_id: str, messages: list[str]) -> None:
+        """The messages queued in a session and not sent yet (none: cleared); kept for when it is continued."""
+        self.update_session(session_id, queued=json.dumps(messages) if messages else None)
+
     @_said
     def update_session(self, session_id: str, **fields: Any) -> None:
         """Change a session's columns; a session set ``running`` is this process's from then on."""
-        allowed = {"title", "state", "agent_session_id", "recording", "workspace", "continues"}
+        allowed = {"title", "state", "agent_session_id", "recording", "workspace", "continues", "queued"}
         sets = {k: v for k, v in fields.items() if k in allowed}
         if sets.get("state") == "running":
             sets["owner"] = this_process()
@@ -110,6 +114,7 @@ class Store(Database):
                 record["agent_command"] = json.loads(record["agent_command"])
             except ValueError:
                 record["agent_command"] = []
+            record["queued"] = _queued(record["queued"])
             owner = record.pop("owner")
             if record["state"] == "running" and owner != mine:
                 alive = owner_alive(owner)
@@ -248,3 +253,12 @@ class Store(Database):
     @_said
     def item_count(self, session_id: str) -> int:
         return self._db.execute("SELECT count(*) FROM items WHERE session_id = ?", (session_id,)).fetchone()[0]
+
+
+def _queued(column: Any) -> list[str]:
+    """The queued messages a session's column holds (damage reads as none)."""
+    try:
+        messages = json.loads(column) if column else []
+    except ValueError:
+        return []
+    return [m for m in messages if isinstance(m, str)] if isinstance(messages, list) else []

@@ -85,6 +85,9 @@ class PermissionRequest(EntryWidget):
                 button = Button(Content(f"{index} {name}"), variant=KIND_VARIANT.get(option.get("kind"), "default"), compact=True)
                 button.option_id = option.get("optionId")  # type: ignore[attr-defined]
                 button.disabled = not self.answerable
+                # for the mouse: keys answer with the digits, and tab goes on to the prompt (a focused button took
+                # the typing meant for the prompt, and its enter answered the request)
+                button.can_focus = False
                 yield button
         yield self._answer
 

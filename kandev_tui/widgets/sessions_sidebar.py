@@ -36,6 +36,8 @@ def row_text(row: SessionRow, width: int) -> Text:
         second.append(safe_text(row.title, keep_newlines=False), style="italic")
         second.append("  ")
     where = safe_text(row.workspace, keep_newlines=False)
+    if row.branch:
+        where = f"{where} ({safe_text(row.branch, keep_newlines=False)})"
     if row.detail and row.activity in ("failed", "waiting for you"):
         where = f"{safe_text(row.detail, keep_newlines=False)}  {where}"
     second.append(where, style="dim")

@@ -1,0 +1,97 @@
+"""How agents are started: a :class:`Launcher` turns an agent command (a preset's, or the one after ``--``), a
+workspace and what the command line and the settings say into a source factory for a session.
+
+The command line makes one for ``run``, ``demo`` and the bare ``kandev-tui``; the app keeps it, so that a session
+opened later (ctrl+n, a stored session continued from the list) starts the same way as the first: the same store,
+MCP servers, guidance, start timeout, client services, and the mode and model last chosen for that agent.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kandev_tui.session.model import SourceFactory
+    from kandev_tui.settings import SettingsStore
+    from kandev_tui.transcript import Store
+    from kandev_tui.workspace import Workspace
+
+
+def client_services(settings: Any) -> dict[str, bool]:
+    """What kandev-tui offers to do for agents (the settings client_fs_read, client_fs_write, client_terminals)."""
+    return {"fs_read": settings.client_fs_read, "fs_write": settings.client_fs_write,
+            "terminals": settings.client_terminals}
+
+
+def command_problem(command: list[str], env: dict[str, str] | None = None) -> str | None:
+    """Why ``command`` cannot start (its program is not found on PATH, or is not a file that can run), or None."""
+    program = command[0] if command else ""
+    if not program:
+        return "the agent command is empty"
+    path = (env or {}).get("PATH", os.environ.get("PATH", ""))
+    if "/" in program:
+        if not os.path.isfile(program):
+            return f"{program}: no such file"
+        if not os.access(program, os.X_OK):
+            return f"{program}: not executable"
+        return None
+    if shutil.which(program, path=path) is None:
+        return f"{program}: not found on PATH (install it, or give its full path in the preset's command)"
+    return None
+
+
+@dataclass
+class Launcher:
+    """What every agent the app starts shares (see the module docstring)."""
+
+    store: Store
+    settings: SettingsStore
+    extra_mcp_servers: list[dict[str, Any]] = field(default_factory=list)
+    inject_guidance: bool = True
+    init_timeout: float = 30.0
+    asked: dict[str, str] = field(default_factory=dict)  # --mode / --model: chosen over what was last chosen
+
+    def options(self, command: list[str], workspace: Workspace, env: dict[str, str] | None = None, *,
+                continuing: dict[str, Any] | None = None) -> tuple[Any, dict[str, str]]:
+        """The agent's options, and the choices (mode, model) to make once its session is open."""
+        from kandev_tui.acp import AgentOptions
+
+        choices = {**self.settings.agent_choices(command), **self.asked}
+        options = AgentOptions(command=list(command), workspace=workspace.root.resolve(),
+                               repos={k: v.resolve() for k, v in workspace.repos.items()},
+                               inject_guidance=self.inject_guidance, init_timeout=self.init_timeout,
+                               extra_mcp_servers=self.extra_mcp_servers,
+                               resume=continuing["agent_session_id"] if continuing else None,
+                               history_stored=continuing is not None,
+                               env={**os.environ, **env} if env else None, **client_services(self.settings.settings))
+        return options, choices
+
+    def factory(self, command: list[str], workspace: Workspace, env: dict[str, str] | None = None, *,
+                record: Path | None = None, continuing: dict[str, Any] | None = None,
+                pick: bool = False) -> SourceFactory:
+        """A live session of ``command`` in ``workspace`` (a stored one continued, or the agent's own picked)."""
+        options, choices = self.options(command, workspace, env, continuing=continuing)
+        store = self.store
+
+        def source(on_items: Any, on_state: Any) -> Any:
+            from kandev_tui.sources import LiveSource
+
+            return LiveSource(options, store, on_items, on_state, record=record, choices=choices,
+                              continuing=continuing, pick=pick)
+
+        return source
+
+    def stored(self, row: dict[str, Any]) -> SourceFactory:
+        """A stored session (a row of :meth:`Store.sessions`), read-only."""
+        store = self.store
+
+        def source(on_items: Any, on_state: Any) -> Any:
+            from kandev_tui.sources import StoredSource
+
+            return StoredSource(store, row, on_items, on_state)
+
+        return source

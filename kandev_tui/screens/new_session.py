@@ -1,0 +1,144 @@
+"""A new session (ctrl+n): which agent preset, in which workspace folder (the session on screen's by default), whether
+in a new git worktree (on a new branch, named or suggested), and an optional first prompt.
+
+Start (enter in a field, or the button) checks it all off the UI's thread: the folder exists, the preset's program is
+found, and, for a worktree, the folder is in a git repository with a commit and the branch is new and valid; the
+worktree is made then. What is wrong is said under the fields, and the dialog stays open with everything typed.
+Dismissed with a :class:`NewSession`, or None (escape).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static
+
+from kandev_tui.launch import command_problem
+from kandev_tui.presets import Preset
+from kandev_tui.sanitize import visible
+from kandev_tui.textual_hooks import DrawsInputAtOnce
+from kandev_tui.worktree import Worktree, WorktreeError, create, repository_root, suggest_branch
+
+
+@dataclass(frozen=True)
+class NewSession:
+    """What the dialog asked for: the app opens it."""
+
+    preset: Preset
+    workspace: Path  # where the agent runs (inside the worktree, when there is one)
+    worktree: Worktree | None
+    prompt: str | None
+
+
+class NewSessionScreen(DrawsInputAtOnce, ModalScreen["NewSession | None"]):
+    """See the module docstring."""
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+    DEFAULT_CSS = """
+    NewSessionScreen { align: center middle; }
+    NewSessionScreen > VerticalScroll { width: 100%; max-width: 80; height: auto; max-height: 100%;
+                                        border: round $accent; background: $surface; padding: 0 1; }
+    NewSessionScreen Label { margin-top: 1; color: $text-muted; }
+    NewSessionScreen Input, NewSessionScreen Select { width: 100%; }
+    NewSessionScreen Checkbox { margin-top: 1; }
+    NewSessionScreen #branch { display: none; margin-top: 1; }
+    NewSessionScreen.-worktree #branch { display: block; }
+    NewSessionScreen #new-session-error { color: $error; height: auto; margin-top: 1; }
+    NewSessionScreen Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
+    NewSessionScreen Button { margin-left: 1; min-width: 10; }
+    """
+
+    def __init__(self, presets: dict[str, Preset], workspace: Path, preset: str | None = None) -> None:
+        super().__init__()
+        self.presets = presets
+        self.default_workspace = workspace
+        self.default_preset = preset if preset in presets else next(iter(presets), None)
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static("[b]New session[/b]")
+            yield Label("Agent preset")
+            yield Select([(self._preset_label(p), name) for name, p in self.presets.items()], id="preset",
+                         value=self.default_preset if self.default_preset else Select.BLANK, allow_blank=False,
+                         compact=True)
+            yield Label("Workspace folder")
+            yield Input(str(self.default_workspace), id="workspace", compact=True)
+            yield Checkbox("In a new git worktree and branch", id="worktree", compact=True)
+            yield Input(placeholder="branch (empty: kandev/PRESET-N)", id="branch", compact=True)
+            yield Label("First prompt (optional)")
+            yield Input(placeholder="sent once the agent is ready", id="prompt", compact=True)
+            yield Static("", id="new-session-error", markup=False)
+            with Horizontal():
+                yield Button("Cancel", id="cancel", compact=True)
+                yield Button("Start", id="start", variant="primary", compact=True)
+
+    @staticmethod
+    def _preset_label(preset: Preset) -> str:
+        command = " ".join([Path(preset.command[0]).name, *preset.command[1:]])  # python, not its whole path
+        return visible(f"{preset.name}  ({command})", keep_newlines=False)[:70]
+
+    def on_mount(self) -> None:
+        self.query_one("#prompt", Input).focus() if self.default_preset else self.query_one("#preset").focus()
+
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        self.set_class(event.value, "-worktree")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.start()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "start":
+            self.start()
+        else:
+            self.dismiss(None)
+
+    def say(self, problem: str) -> None:
+        self.query_one("#new-session-error", Static).update(visible(problem, keep_newlines=False))
+        self.query_one("#start", Button).disabled = False
+
+    def start(self) -> None:
+        name = self.query_one("#preset", Select).value
+        if not isinstance(name, str) or name not in self.presets:
+            self.say("Choose an agent preset.")
+            return
+        folder = self.query_one("#workspace", Input).value.strip() or str(self.default_workspace)
+        branch = self.query_one("#branch", Input).value.strip() if self.query_one("#worktree", Checkbox).value \
+            else None
+        prompt = self.query_one("#prompt", Input).value.strip() or None
+        self.query_one("#start", Button).disabled = True
+        self.query_one("#new-session-error", Static).update("Starting…")
+        self._check(self.presets[name], folder, branch, prompt)
+
+    @work(thread=True, exclusive=True, group="new-session")
+    def _check(self, preset: Preset, folder: str, branch: str | None, prompt: str | None) -> None:
+        """Off the UI's thread: git and the file system may be slow."""
+        where = Path(folder).expanduser()
+        if not where.is_absolute():
+            where = (self.default_workspace / where)
+        problem = None
+        worktree = None
+        if not where.is_dir():
+            problem = f"{where}: {'not a directory' if where.exists() else 'no such directory'}"
+        else:
+            problem = command_problem(list(preset.command), preset.env)
+            if problem:
+                problem = f"The preset {preset.name} cannot start: {problem}"
+        if problem is None and branch is not None:
+            try:
+                branch = branch or suggest_branch(repository_root(where), preset.name)
+                worktree = create(where, branch)
+            except WorktreeError as exc:
+                problem = str(exc)
+        if problem:
+            self.app.call_from_thread(self.say, problem)
+            return
+        chosen = NewSession(preset, worktree.workspace if worktree else where.resolve(), worktree, prompt)
+        self.app.call_from_thread(self.dismiss, chosen)

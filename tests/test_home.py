@@ -1,0 +1,105 @@
+"""The bare ``kandev-tui``: the app opens on the sessions list with the stored sessions; enter opens one read-only,
+``c`` continues one with its own agent (a real process that loads its session), ctrl+s comes back to the list, and
+closing the last live session does too. Without a terminal the bare command prints its help."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from kandev_tui.app import HomeApp
+from kandev_tui.launch import Launcher
+from kandev_tui.screens.sessions import SessionsScreen
+from kandev_tui.session import SessionState
+from kandev_tui.textual_hooks import screen_text
+from kandev_tui.transcript import Store
+
+from .app_helpers import settings_at, until
+
+KANDEV = str(Path(sys.executable).parent / "kandev-tui")
+LOADING_AGENT = [sys.executable, str(Path(__file__).parent / "agents" / "loading_agent.py")]
+
+
+async def test_the_home_lists_stored_sessions_opens_one_and_continues_another(tmp_path):
+    agent = [*LOADING_AGENT, str(tmp_path / "agent-sessions.json")]
+    first = subprocess.run([KANDEV, "run", "--headless", "--db", str(tmp_path / "s.db"), "--workspace", str(tmp_path),
+                            "--prompt", "first question", "--", *agent], capture_output=True, text=True, timeout=180)
+    assert first.returncode == 0, first.stderr
+    store = Store(tmp_path / "s.db")
+    plain = store.create_session(title="an old \x1b[31mred\x1b[0m session", agent_command=["gone-agent"],
+                                 workspace=str(tmp_path), state="ended")
+    continued = next(row["id"] for row in store.sessions() if row["id"] != plain)
+    app = HomeApp(Launcher(store, settings_at(tmp_path, chart_animation=False)),
+                  settings_store=settings_at(tmp_path, chart_animation=False))
+    async with app.run_test(size=(80, 24)) as pilot:
+        home = app.home
+        await until(pilot, lambda: app.screen is home and len(home.stored) == 2)
+        text = screen_text(app)
+        assert "No live session: ctrl+n starts one." in text and "Stored sessions (2)" in text
+        assert "\x1b" not in text and "c continues" in text  # the loading agent's can be continued; the other not
+        assert "ctrl+n" in text
+        app._collect_garbage_when_quiet()  # its once-a-second tick, with no session open yet
+        # the plain one: enter opens it read-only
+        home.options.highlighted = next(i for i in range(home.options.option_count)
+                                        if home.options.get_option_at_index(i).id == f"stored:"
+                                        f"{[r['id'] for r in home.stored].index(plain)}")
+        assert not app.screen.check_action("continue_stored", ())  # c is not offered on it
+        await pilot.press("enter")
+        await until(pilot, lambda: len(app.sessions) == 1 and app.current.on_screen
+                    and app.current.last_state == SessionState.STORED)
+        assert app.current.source.session_id == plain and not app.current.source.can_prompt
+        await pilot.press("ctrl+s")  # home again
+        await until(pilot, lambda: app.screen is home and len(home.stored) == 1)  # the open one is live here now
+        assert "Sessions  1 in this app  · ctrl+n" in screen_text(app)  # the stored one open here
+        home.options.highlighted = next(i for i in range(home.options.option_count)
+                                        if (home.options.get_option_at_index(i).id or "").startswith("stored:"))
+        await pilot.press("c")  # continued by its agent: session/load, then a new turn
+        await until(pilot, lambda: len(app.sessions) == 2 and app.current is app.sessions[1]
+                    and app.current.last_state == SessionState.IDLE)
+        assert app.current.source.session_id == continued
+        await pilot.press(*"second question", "enter")
+        await until(pilot, lambda: any(i.kind == "turn_end" for i in store.items(continued)[2:]))
+        said = [i.payload.get("text") for i in store.items(continued) if i.kind == "agent_message"]
+        assert said[-1] == "Answer 2 to: second question"  # the agent remembered its first turn
+        await pilot.press("ctrl+w", "ctrl+w")  # the live one closed: the read-only one is shown
+        await until(pilot, lambda: app.sessions[1].closed and app.current is app.sessions[0] and app.current.on_screen)
+        await pilot.press("ctrl+w", "ctrl+w")  # the last: back to the list, the app still open
+        await until(pilot, lambda: app.screen is home)
+        assert app.is_running
+        await app.action_quit()
+    assert len(store.sessions()) == 2  # nothing was made twice
+    store.close()
+
+
+def test_the_bare_command_without_a_terminal_prints_its_help():
+    done = subprocess.run([KANDEV], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0 and "usage: kandev-tui" in done.stdout and "the sessions list" in done.stdout
+
+
+async def test_messages_left_queued_are_offered_again_when_the_session_is_continued(tmp_path):
+    """A session continued with its agent gets back what was queued in it and never sent: shown queued, stored,
+    and ctrl+r sends it; the agent answers it."""
+    agent = [*LOADING_AGENT, str(tmp_path / "agent-sessions.json")]
+    first = subprocess.run([KANDEV, "run", "--headless", "--db", str(tmp_path / "s.db"), "--workspace", str(tmp_path),
+                            "--prompt", "first question", "--", *agent], capture_output=True, text=True, timeout=180)
+    assert first.returncode == 0, first.stderr
+    store = Store(tmp_path / "s.db")
+    session_id = store.sessions()[0]["id"]
+    store.set_queued(session_id, ["left in the queue"])  # as an app that quit before sending it left it
+    app = HomeApp(Launcher(store, settings_at(tmp_path)), settings_store=settings_at(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: len(app.home.stored) == 1)
+        app.home.options.highlighted = next(i for i in range(app.home.options.option_count)
+                                            if (app.home.options.get_option_at_index(i).id or "").startswith("stored:"))
+        await pilot.press("c")
+        await until(pilot, lambda: app.sessions and app.current.last_state == SessionState.IDLE)
+        assert app.current.queue == ["left in the queue"]
+        await until(pilot, lambda: "1 queued: left in the queue" in screen_text(app))
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: not app.current.queue and store.sessions()[0]["queued"] == []
+                    and any(i.kind == "turn_end" for i in store.items(session_id)[2:]))
+        said = [i.payload.get("text") for i in store.items(session_id) if i.kind == "agent_message"]
+        assert said[-1] == "Answer 2 to: left in the queue"
+        await app.action_quit()
+    store.close()

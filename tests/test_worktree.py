@@ -1,0 +1,201 @@
+"""Worktree sessions on real git repositories: made on a new branch beside the user's checkout (which is never
+touched), refused with a clear line where they cannot be made, removed on close when nothing is uncommitted and
+kept (and said) otherwise; and ctrl+n opening one in the app, with the demo agent writing into it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from kandev_tui.app import KandevApp
+from kandev_tui.launch import Launcher
+from kandev_tui.screens.new_session import NewSessionScreen
+from kandev_tui.session import SessionState
+from kandev_tui.settings import SettingsStore
+from kandev_tui.transcript import Store
+from kandev_tui.widgets.permission import PermissionRequest
+from kandev_tui.workspace import Workspace
+from kandev_tui.worktree import WorktreeError, close, create, current_branch, suggest_branch
+
+from .app_helpers import settings_at, until
+
+
+def git(*args: str, cwd: Path) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("KANDEV_TUI_WORKTREES", str(tmp_path / "worktrees"))
+    for key, value in (("GIT_AUTHOR_NAME", "t"), ("GIT_AUTHOR_EMAIL", "t@e"), ("GIT_COMMITTER_NAME", "t"),
+                       ("GIT_COMMITTER_EMAIL", "t@e")):
+        monkeypatch.setenv(key, value)
+    root = tmp_path / "app"
+    (root / "src").mkdir(parents=True)
+    git("init", "-q", "-b", "main", cwd=root)
+    (root / "src" / "a.py").write_text("print('a')\n")
+    git("add", ".", cwd=root)
+    git("commit", "-q", "-m", "first", cwd=root)
+    (root / "notes.txt").write_text("the user's own uncommitted work\n")  # never touched
+    return root
+
+
+def test_a_worktree_is_made_on_a_new_branch_and_removed_when_clean(repo):
+    worktree = create(repo / "src", "kandev/demo-1")
+    assert worktree.path.is_dir() and worktree.workspace == worktree.path / "src"
+    assert (worktree.workspace / "a.py").read_text() == "print('a')\n"
+    assert current_branch(worktree.path) == "kandev/demo-1"
+    assert current_branch(repo) == "main" and (repo / "notes.txt").exists()  # the user's checkout as it was
+    assert git("status", "--porcelain", cwd=repo) == "?? notes.txt"
+    assert suggest_branch(repo, "demo") == "kandev/demo-2"  # the first is taken now
+    said = close(worktree)
+    assert "removed" in said and not worktree.path.exists()
+    assert "kandev/demo-1" not in git("branch", "--list", cwd=repo)  # it never moved: deleted with it
+    assert git("status", "--porcelain", cwd=repo) == "?? notes.txt"
+
+
+def test_a_worktree_with_uncommitted_work_is_kept_and_a_committed_branch_stays(repo):
+    worktree = create(repo, "feature/x")
+    (worktree.path / "new.py").write_text("x = 1\n")
+    said = close(worktree)
+    assert worktree.path.is_dir() and f"kept at {worktree.path}" in said and "1 uncommitted change" in said
+    git("add", ".", cwd=worktree.path)
+    git("commit", "-q", "-m", "agent's work", cwd=worktree.path)
+    said = close(worktree)
+    assert not worktree.path.exists() and "branch feature/x kept (1 new commit)" in said
+    assert git("log", "-1", "--format=%s", "feature/x", cwd=repo) == "agent's work"
+
+
+@pytest.mark.parametrize("case, expected", [
+    ("not a repository", "is not in a git repository"),
+    ("taken branch", "exists already"),
+    ("bad branch", "does not take"),
+    ("hostile branch", "control characters"),
+    ("no commit", "has no commit yet"),
+])
+def test_what_cannot_be_a_worktree_is_said_in_one_line(repo, tmp_path, case, expected):
+    folder, branch = repo, "kandev/ok"
+    if case == "not a repository":
+        folder = tmp_path / "plain"
+        folder.mkdir()
+    elif case == "taken branch":
+        branch = "main"
+    elif case == "bad branch":
+        branch = "two..dots"
+    elif case == "hostile branch":
+        branch = "x\x1b]2;pwned\x07"
+    elif case == "no commit":
+        folder = tmp_path / "empty"
+        folder.mkdir()
+        git("init", "-q", cwd=folder)
+    with pytest.raises(WorktreeError) as caught:
+        create(folder, branch)
+    assert expected in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_without_git_a_worktree_is_refused_clearly(repo, monkeypatch):
+    monkeypatch.setenv("PATH", str(repo))  # no git on it
+    with pytest.raises(WorktreeError, match="git is not installed"):
+        create(repo, "kandev/x")
+    assert current_branch(repo) == ""  # the list just shows no branch
+
+
+async def test_ctrl_n_opens_a_demo_session_in_a_new_worktree_and_closing_it_keeps_its_work(repo, tmp_path,
+                                                                                         monkeypatch):
+    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
+    store = Store(tmp_path / "s.db")
+    settings = settings_at(tmp_path, chart_animation=False)
+    launcher = Launcher(store, settings)
+    from kandev_tui.demo import agent_command
+
+    app = KandevApp(launcher.factory(agent_command(), Workspace(repo)), settings_store=settings, launcher=launcher)
+    app.animation_level = "none"
+    async with app.run_test(size=(100, 34), notifications=True) as pilot:
+        await until(pilot, lambda: app.sessions[0].last_state == SessionState.IDLE)
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: isinstance(app.screen, NewSessionScreen))
+        dialog = app.screen
+        assert dialog.query_one("#workspace").value == str(repo.resolve())  # the session on screen's folder
+        assert dialog.query_one("#preset").value == "demo"  # its agent's preset
+        dialog.query_one("#worktree").value = True
+        dialog.query_one("#branch").value = "main"  # taken: said, and the dialog stays
+        dialog.query_one("#prompt").focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: "exists already" in str(dialog.query_one("#new-session-error").render()))
+        assert app.screen is dialog and len(app.sessions) == 1
+        dialog.query_one("#branch").value = ""  # suggested: kandev/demo-1
+        dialog.query_one("#prompt").value = "Add a tiny helper"
+        dialog.query_one("#prompt").focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: len(app.sessions) == 2 and app.current is app.sessions[1])
+        second = app.sessions[1]
+        assert second.worktree is not None and second.worktree.branch == "kandev/demo-1"
+        assert Path(second.source.workspace) == second.worktree.path.resolve()
+        # the demo's first turn asks to write reports/summary.md in its workspace: allowed, it writes it there
+        await until(pilot, lambda: any(w.answerable for w in second.view.query(PermissionRequest)))
+        request = second.view.query_one(PermissionRequest)
+        await until(pilot, lambda: request.has_focus)
+        await pilot.press("1")
+        await until(pilot, lambda: second.source.session_id and any(
+            i.kind == "turn_end" for i in store.items(second.source.session_id)))
+        assert (second.worktree.path / "reports" / "summary.md").is_file()
+        assert not (repo / "reports").exists()
+        assert git("status", "--porcelain", cwd=repo) == "?? notes.txt"  # the user's checkout untouched
+        assert [r.branch for r in app.rows()] == ["main", "kandev/demo-1"]
+        await pilot.press("ctrl+w", "ctrl+w")
+        await until(pilot, lambda: second.closed and second.closing_note and app.current is app.sessions[0])
+        assert f"worktree kept at {second.worktree.path}" in second.closing_note
+        assert second.worktree.path.is_dir()  # its uncommitted work kept
+        await until(pilot, lambda: any("worktree kept" in str(toast.render()) for toast in app.screen.query("Toast")))
+        await app.action_quit()
+    assert app.closing_notes() == [f"session 2: {second.closing_note}"]
+    store.close()
+
+
+def test_the_worktree_home_can_be_set(monkeypatch, tmp_path):
+    from kandev_tui.worktree import worktrees_dir
+
+    monkeypatch.setenv("KANDEV_TUI_WORKTREES", str(tmp_path / "w"))
+    assert worktrees_dir() == tmp_path / "w"
+    monkeypatch.delenv("KANDEV_TUI_WORKTREES")
+    assert worktrees_dir().name == "worktrees" and "kandev-tui" in str(worktrees_dir())
+    assert os.sep in str(worktrees_dir())
+
+
+async def test_a_preset_that_cannot_start_or_a_missing_folder_is_said_in_the_dialog(tmp_path, monkeypatch):
+    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
+    (tmp_path / "config.toml").write_text('[presets.ghost]\ncommand = ["no-such-agent-kandev"]\n\n'
+                                          '[presets.notacp]\ncommand = ["true"]\n')
+    settings = SettingsStore(tmp_path / "config.toml")
+    store = Store(tmp_path / "s.db")
+    launcher = Launcher(store, settings, init_timeout=5)
+    from kandev_tui.demo import agent_command
+
+    app = KandevApp(launcher.factory(agent_command(), Workspace(tmp_path)), settings_store=settings, launcher=launcher)
+    app.animation_level = "none"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.sessions[0].last_state == SessionState.IDLE)
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: isinstance(app.screen, NewSessionScreen))
+        dialog = app.screen
+        error = lambda: str(dialog.query_one("#new-session-error").render())  # noqa: E731
+        dialog.query_one("#preset").value = "ghost"
+        dialog.query_one("#prompt").focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: "no-such-agent-kandev: not found on PATH" in error())
+        dialog.query_one("#preset").value = "demo"
+        dialog.query_one("#workspace").value = str(tmp_path / "nowhere")
+        await pilot.press("enter")
+        await until(pilot, lambda: "no such directory" in error())
+        # a program that is not an ACP agent starts, and its session fails with the reason; the first goes on
+        dialog.query_one("#preset").value = "notacp"
+        dialog.query_one("#workspace").value = str(tmp_path)
+        await pilot.press("enter")
+        await until(pilot, lambda: len(app.sessions) == 2 and app.sessions[1].last_state == SessionState.ERROR)
+        assert app.sessions[1].detail and app.sessions[0].last_state == SessionState.IDLE
+        await pilot.press("escape")  # nothing else is open: escape does no harm
+        await app.action_quit()
+    store.close()
