@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
-from kandev_tui.acp import AgentClient, AgentError, AgentOptions, LoginRequired, headless_permission_policy
-from kandev_tui.transcript import Item, RecordingWriter, Store
+from kandev_tui.acp import AgentError, AgentOptions, LoginRequired, headless_permission_policy
+from kandev_tui.agent_session import AgentSession, choose_at_start, session_title
 from kandev_tui.jsonutil import dumps
 from kandev_tui.shutdown import EndingSignals, ending_reason, exit_status
+from kandev_tui.transcript import Item, Store
 from kandev_tui.transcript.items import SESSION_INFO, TURN_END, USAGE
-from kandev_tui.transcript.pipeline import Pipeline
 
 
 STORE_FAILED = 2  # the exit status when the session database failed (as for one that cannot be opened)
@@ -68,11 +68,6 @@ class ItemPrinter:
         self._write()
 
 
-def session_title(prompt: str) -> str:
-    first = " ".join(prompt.strip().split())
-    return first[:77] + "…" if len(first) > 78 else first or "untitled"
-
-
 def login_lines(methods: list[dict[str, Any]]) -> list[str]:
     """The agent's ways to log in, one per line (headless: what to do instead of the app's login screen)."""
     lines = []
@@ -105,37 +100,28 @@ async def run_turn(options: AgentOptions, prompt: str, store: Store, *, record: 
     others, remembered, are said on ``err``); ``continuing``: a stored session whose agent session is continued
     (``--resume``); ``ending``: the signal that asked the run to end, once the task is cancelled for it (the turn is
     then closed as interrupted and the exit status is the signal's)."""
-    from kandev_tui.sources import _last_turn_and_counter, choose_at_start
-
-    after = (0, 0)
-    if continuing is not None:
-        session_id = continuing["id"]
-        after = _last_turn_and_counter(store.packed_items(session_id))
-        store.update_session(session_id, state="running")
-    else:
-        session_id = store.create_session(title=session_title(prompt), agent_command=options.command,
-                                          workspace=str(options.workspace), recording=str(record) if record else None)
-    if options.log_path is None:
-        options.log_path = store.path.parent / "logs" / f"{session_id}.log"
     printer = ItemPrinter(out)
     outcome: dict[str, Any] = {"stop": None, "error": None}
 
     def watch(items: list[Item]) -> None:
         for item in items:
             if item.kind == SESSION_INFO and isinstance(item.payload.get("title"), str) and item.payload["title"]:
-                pipeline.update_session(title=item.payload["title"])
+                core.update(title=item.payload["title"])
             elif item.kind == TURN_END:
                 outcome["stop"] = item.payload.get("stop_reason")
             elif item.kind == "error" and outcome["error"] is None:
                 outcome["error"] = item.payload.get("message")
         printer(items)
 
-    pipeline = Pipeline(store, session_id, recording=RecordingWriter(record) if record else None, listener=watch,
-                        after=after, stored_history=continuing is not None)
-    client = AgentClient(options, pipeline.feed, headless_permission_policy(permission))
+    core = AgentSession(options, store, title=session_title(prompt), record=record, continuing=continuing,
+                        listener=watch)
+    core.begin()
+    session_id, pipeline = core.session_id, core.pipeline
+    assert pipeline is not None
+    client = core.client(headless_permission_policy(permission))
     try:
         await client.start()
-        pipeline.update_session(agent_session_id=client.session_id, continues=client.continues_by)
+        core.opened(client)
         remembered = {k: v for k, v in (choices or {}).items() if k not in asked}
         await choose_at_start(client, remembered, lambda text: print(f"kandev-tui: {text}", file=err))
         problems = await choose_at_start(client, {k: v for k, v in (choices or {}).items() if k in asked},
@@ -154,7 +140,7 @@ async def run_turn(options: AgentOptions, prompt: str, store: Store, *, record: 
         stop, outcome["error"] = "interrupted", f"interrupted: {ending_reason(ending[0])}"
     finally:
         await client.close(ending_reason(ending[0]) if ending else "")
-        pipeline.close()
+        core.close()
         printer.finish()
     state = "ended" if stop == "end_turn" else "failed" if stop == "error" else stop or "failed"
     pipeline.update_session(state=state)

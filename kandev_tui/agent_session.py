@@ -1,0 +1,114 @@
+"""The agent-session core: how kandev-tui keeps one agent's session, shared by ``run --headless`` (runner.py), the
+pytest plugin (which runs it) and the app's live sessions (sources/live.py).
+
+:class:`AgentSession` makes the stored session (a new row, or kandev-tui's own session continued: its items read and
+new keys numbered after them), the agent's log file, and the pipeline every frame goes through (recorded,
+normalised, stored, then given to the listener); :meth:`AgentSession.client` starts the agent's client on it. The
+mode and model to choose once the session is open are chosen by :func:`choose_at_start`. None of this imports
+Textual, and nothing here knows who shows the items.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from kandev_tui.acp import AgentClient, AgentError, AgentOptions
+from kandev_tui.transcript import Item, RecordingWriter, Store
+from kandev_tui.transcript.items import PackedItem
+from kandev_tui.transcript.pipeline import Pipeline
+
+
+def session_title(prompt: str) -> str:
+    """A session's title from its first prompt: its first 78 characters on one line."""
+    first = " ".join(prompt.strip().split())
+    return first[:77] + "…" if len(first) > 78 else first or "untitled"
+
+
+def history_position(items: list[Item] | list[PackedItem]) -> tuple[int, int]:
+    """The last turn of stored items and the highest number in their keys (``message:12``): a session continued
+    numbers its new items after them."""
+    counter = 0
+    for item in items:
+        tail = item.key.rpartition(":")[2]
+        if tail.isdigit():
+            counter = max(counter, int(tail))
+    return max((item.turn for item in items), default=0), counter
+
+
+class AgentSession:
+    """One agent's session as kandev-tui stores it (see the module docstring). ``continuing``: a stored session (a
+    row of :meth:`Store.sessions`) whose agent session is continued; ``listener``: what gets the items, once
+    stored."""
+
+    def __init__(self, options: AgentOptions, store: Store, *, title: str, record: Path | None = None,
+                 continuing: dict[str, Any] | None = None, listener: Callable[[list[Item]], None]) -> None:
+        self.options = options
+        self.store = store
+        self.title = title
+        self.record = record
+        self.continuing = continuing
+        self.listener = listener
+        self.session_id = ""
+        self.pipeline: Pipeline | None = None
+
+    def begin(self) -> list[PackedItem]:
+        """The stored session made (or continued, marked running again), the agent's log file named after it, the
+        pipeline ready; the items a continued session has stored already (shown first, never stored again)."""
+        after, history = (0, 0), []
+        if self.continuing is not None:
+            self.session_id = self.continuing["id"]
+            history = self.store.packed_items(self.session_id)
+            after = history_position(history)
+            self.store.update_session(self.session_id, state="running")
+        else:
+            self.session_id = self.store.create_session(title=self.title, agent_command=self.options.command,
+                                                        workspace=str(self.options.workspace),
+                                                        recording=str(self.record) if self.record else None)
+        if self.options.log_path is None:
+            self.options.log_path = self.store.path.parent / "logs" / f"{self.session_id}.log"
+        self.pipeline = Pipeline(self.store, self.session_id,
+                                 recording=RecordingWriter(self.record) if self.record else None,
+                                 listener=self.listener, after=after, stored_history=bool(history))
+        return history
+
+    def client(self, ask: Callable[[dict[str, Any]], Awaitable[str | None]]) -> AgentClient:
+        """The agent's client, its frames going through the pipeline; ``ask`` answers its permission requests."""
+        assert self.pipeline is not None, "begin() first"
+        return AgentClient(self.options, self.pipeline.feed, ask)
+
+    def opened(self, client: AgentClient) -> None:
+        """The agent's session is open: its id, and how it can be continued, stored."""
+        self.update(agent_session_id=client.session_id, continues=client.continues_by)
+
+    def update(self, **fields: Any) -> None:
+        """The session's row (through the pipeline, which says once when the store fails)."""
+        if self.pipeline is not None:
+            self.pipeline.update_session(**fields)
+
+    def close(self) -> None:
+        if self.pipeline is not None:
+            self.pipeline.close()
+
+
+async def choose_at_start(client: AgentClient, choices: dict[str, str], notice: Callable[[str], None]) -> list[str]:
+    """The mode and model asked for (``run --mode/--model``, or remembered for this agent), once the session is
+    open: what the agent does not offer, or refuses, is said (``notice``) and the agent's own stays. The problems,
+    as said."""
+    from kandev_tui.session.controls import Controls
+
+    setup = client.session_setup
+    controls = Controls({"modes": setup.get("modes"), "config": setup.get("configOptions"), "models": setup.get("models")})
+    problems = []
+    for category in ("mode", "model"):
+        value = choices.get(category)
+        if not value:
+            continue
+        try:
+            control, value = controls.resolve(category, value)
+            method, params = control.request(value)
+            await client.choose(method, params)
+        except (ValueError, AgentError) as exc:
+            problems.append(f"{category} {value!r} was not chosen: {exc}")
+            notice(problems[-1])
+    return problems

@@ -1,0 +1,26 @@
+"""The agent a command starts, in a word or two (the sessions list, the status line, ``kandev-tui sessions``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+LAUNCHERS = ("python", "python3", "node", "npx", "uvx", "bunx", "pnpm", "deno")
+
+
+def agent_display_name(command: list[str]) -> str:
+    """The agent a command starts, in a word or two.
+
+    ``claude-code-acp`` for ``[".../claude-code-acp"]``; ``opencode acp`` for ``["opencode", "acp"]`` (a
+    subcommand is part of the name); for launchers (``npx -y @scope/pkg``, ``python -m mod``) the package or
+    module, options skipped.
+    """
+    if not command:
+        return "agent"
+    first = Path(command[0]).name
+    rest = command[1:]
+    if first.startswith(LAUNCHERS) and rest:
+        words = [word for word in rest if not word.startswith("-")]
+        return Path(words[0]).name if words else first
+    if rest and not rest[0].startswith("-") and "/" not in rest[0] and len(rest[0]) <= 20:
+        return f"{first} {rest[0]}"
+    return first

@@ -1,0 +1,59 @@
+"""A recording played back (``kandev-tui replay``): its frames through the normaliser, as they came."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from kandev_tui.session.background import RunsInBackground
+from kandev_tui.session.source import ItemsCallback, Source, StateCallback
+from kandev_tui.transcript import Item, read_recording
+from kandev_tui.transcript.pipeline import Pipeline
+
+
+class ReplaySource(RunsInBackground, Source):
+    """A recording played back through the same normaliser, at full speed or ``speed`` times real time; read and
+    normalised on a loop of its own, in a thread (:class:`~kandev_tui.session.background.Background`)."""
+
+    read_only_reason = "a replay is read-only"
+
+    def __init__(self, path: Path, on_items: ItemsCallback, on_state: StateCallback, speed: float | None = None) -> None:
+        super().__init__(on_items, on_state)
+        self.path = path
+        self.speed = speed
+        self.title = path.name
+        self.agent_name = "replay"
+        self.pipeline = Pipeline(None, None, listener=self._items, recorded=True)  # every frame replayed is in the file
+        self.background_name = "kandev-tui replay"
+
+    def _items(self, items: list[Item]) -> None:
+        self.take_title(items)  # before the items are shown: a state shown meanwhile shows the same title
+        self.on_items(items)
+
+    async def start(self) -> None:
+        await self._there(self._play())
+
+    async def _play(self) -> None:
+        self._set_state("running", "replaying")
+        previous = None
+        batch = []
+        def torn(line: int) -> None:
+            from kandev_tui.transcript.frames import torn_warning
+
+            self.on_state("notice", f"{self.path.name}: {torn_warning(line)}")
+
+        for frame in read_recording(self.path, torn):
+            if self.speed and previous is not None and frame.t > previous:
+                delay = min(5.0, (frame.t - previous) / self.speed)
+                if delay > 0.01:
+                    self.pipeline.feed_many(batch)
+                    batch = []
+                    await asyncio.sleep(delay)
+            previous = frame.t
+            batch.append(frame)
+            if len(batch) >= 200:
+                self.pipeline.feed_many(batch)
+                batch = []
+                await asyncio.sleep(0)
+        self.pipeline.feed_many(batch)
+        self._set_state("replayed", "end of recording")

@@ -1,0 +1,78 @@
+"""A session from the store, read-only; without one, the stored sessions to pick from."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from kandev_tui.session.source import ItemsCallback, Source, StateCallback
+from kandev_tui.session.state import SessionState
+from kandev_tui.transcript import Store
+from kandev_tui.transcript.items import as_interrupted
+
+from .names import agent_display_name
+
+
+class StoredSource(Source):
+    """A session from the store, read-only (the agents we start cannot be resumed); without one, the stored
+    sessions are offered to pick from."""
+
+    read_only_reason = "a stored session is read-only; start a new one with kandev-tui run"
+    can_pick_session = True
+    can_pick_again = True
+    picker_loading = "Reading the stored sessions…"
+    picker_empty = "No sessions are stored yet: start one with kandev-tui run or kandev-tui demo."
+
+    def __init__(self, store: Store, session: dict[str, Any] | None, on_items: ItemsCallback,
+                 on_state: StateCallback) -> None:
+        super().__init__(on_items, on_state)
+        self.store = store
+        self.session: dict[str, Any] = {}
+        self.picker_title = ("Open a stored session", str(getattr(store, "path", None) or ""))
+        if session is not None:
+            self._take(session)
+
+        self.state = SessionState.LOADING  # until its items are read (start)
+
+    def _take(self, session: dict[str, Any]) -> None:
+        self.session = session
+        self.session_id = session["id"]
+        if session.get("running_elsewhere"):  # another kandev-tui runs it: this is what it had stored by then
+            from datetime import datetime
+
+            self.runs_elsewhere = f"the kandev-tui that runs it (pid {session['running_elsewhere']})"
+            as_of = datetime.fromtimestamp(session.get("updated") or session.get("created") or 0).strftime("%H:%M:%S")
+            self.read_only_reason = (f"running in another kandev-tui (pid {session['running_elsewhere']}); shown as "
+                                     f"stored at {as_of}: prompt and answer there")
+        self.title = session.get("title") or "session"
+        self.agent_name = agent_display_name(session.get("agent_command") or [])
+        self.workspace = Path(session["workspace"]) if session.get("workspace") else None
+
+    async def sessions(self) -> list[Any]:
+        from datetime import datetime, timezone
+
+        from kandev_tui.kandev.catalog import SessionEntry
+
+        return [SessionEntry(workspace_id="", workspace=row["workspace"] or "", task_id="",
+                             task=row["title"] or "session", session_id=row["id"], state=(row["state"] or "").upper(),
+                             updated_at=datetime.fromtimestamp(row["updated"] or row["created"], timezone.utc)
+                             .astimezone().isoformat(timespec="minutes"),
+                             agent=agent_display_name(row["agent_command"] or []), items=row["items"])
+                for row in await asyncio.to_thread(self.store.sessions)]
+
+    async def start(self) -> None:
+        if self.session.get("id") != self.session_id:  # picked
+            session = self.store.session(self.session_id or "")
+            if session is None:
+                self._set_state("error", f"no stored session {self.session_id}")
+                return
+            self._take(session)
+        self._set_state(SessionState.LOADING, "reading the stored session")
+        # read in a thread (the screen keeps drawing and taking keys meanwhile: 50,000 items take a second), then one
+        # batch: the view places every item, then mounts only its window, once; payloads are parsed when used
+        items = await asyncio.to_thread(self.store.packed_items, self.session_id or "")
+        if self.session.get("state") == "interrupted":  # its process is gone: nothing it left waiting still waits
+            items = as_interrupted(items)
+        self.on_items(items)
+        self._set_state("stored", self.session.get("state", ""))
