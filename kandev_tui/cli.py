@@ -281,7 +281,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser(
         "serve", help="serve kandev-tui in a web browser (textual-serve)",
         description="Serve kandev-tui to web browsers with textual-serve: each browser tab that opens the address runs "
-                    "its own kandev-tui (by default the picker of stored sessions; or any command given after --), "
+                    "its own kandev-tui (by default the sessions list: stored sessions to open or continue, ctrl+n to "
+                    "start agents from presets, several side by side; or any command given after --), "
                     "which ends when the tab closes. Charts, keys, the mouse, links and files work as in a terminal. "
                     "Each run makes a secret: the address it prints (http://127.0.0.1:8000/?token=...) is the only "
                     "way in (a cookie keeps it after the first load; anything else is refused with 403). It listens "
@@ -299,7 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                            "not http://HOST:PORT (a proxy)")
     serve.add_argument("app_command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]",
                        help=f"the kandev-tui command each browser runs: one of {', '.join(APP_COMMANDS)} "
-                            "(default: open, the picker of stored sessions)")
+                            "(default: the sessions list, as the bare kandev-tui)")
 
     validate = commands.add_parser(
         "validate",
@@ -1093,9 +1094,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print("kandev-tui serve: warning: reachable from other machines over plain HTTP: whoever can see the traffic "
               "can take the secret in its address; prefer SSH port forwarding, or a proxy with TLS", file=sys.stderr)
     # textual-serve runs this through a shell: exec leaves one process per tab, the app, which ends with its tab
-    command = "exec " + shlex.join([sys.executable, "-m", "kandev_tui", *(app_args or ["open"])])
+    # no command: the sessions list (stored sessions, ctrl+n for new ones), as the bare kandev-tui in a terminal
+    command = "exec " + shlex.join([sys.executable, "-m", "kandev_tui", *app_args])
     try:
-        serve(command, host=args.host, port=args.port, title=f"kandev-tui {' '.join(app_args[:1]) or 'open'}",
+        serve(command, host=args.host, port=args.port, title=f"kandev-tui {' '.join(app_args[:1])}".rstrip(),
               public_url=args.public_url)
     except OSError as exc:  # lost the race for the port, or the address went away
         return _fail(f"kandev-tui serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")

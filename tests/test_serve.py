@@ -34,13 +34,14 @@ def app_processes(marker: str) -> list[int]:
 class Served:
     """``kandev-tui serve`` on a free port; ``url`` is the address it printed, with its secret."""
 
-    def __init__(self, tmp_path: Path, *command: str) -> None:
+    def __init__(self, tmp_path: Path, *command: str, cwd: Path | None = None) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}/"
         self.log = tmp_path / "serve.log"
         env = dict(os.environ, KANDEV_TUI_DB=str(tmp_path / "sessions.db"), KANDEV_TUI_CONFIG=str(tmp_path / "config.toml"))
         self.process = subprocess.Popen([*KANDEV_TUI, "serve", "--port", str(self.port), "--", *command], env=env,
-                                        stdout=self.log.open("wb"), stderr=subprocess.STDOUT, start_new_session=True)
+                                        stdout=self.log.open("wb"), stderr=subprocess.STDOUT, start_new_session=True,
+                                        cwd=cwd)
         wait_for_port(self.port)
         wait_until(lambda: "?token=" in self.log.read_text(), 30, "the address with its secret")
         line = next(line for line in self.log.read_text().splitlines() if "?token=" in line)
@@ -124,6 +125,44 @@ def test_a_browser_that_goes_away_mid_session_ends_its_app_and_loses_nothing(tmp
         assert session["state"] != "running"  # closed as a quit closes it
         kinds = {item.kind for item in store.items(session["id"])}
         assert {"user_message", "agent_message", "tool_call"} <= kinds
+    finally:
+        store.close()
+
+
+def test_each_tab_runs_the_multi_session_app(tmp_path):
+    """No command: a tab shows the sessions list. With two presets: each tab runs both agents side by side in its
+    one app (the status line says the other session waits); closing the tab ends the app and both agents, and both
+    sessions are stored."""
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    home = Served(tmp_path)
+    browser = None
+    try:
+        browser = open_page(home, "No live session: ctrl+n starts one.")
+    finally:
+        if browser is not None:
+            browser.close()
+        home.stop()
+    served = Served(tmp_path, "run", "--preset", "demo", "--preset", "demo", "--prompt", "Check the build",
+                    cwd=workspace)
+    ours = lambda: [pid for pid in live_pids(lambda _pid, text: str(tmp_path).encode() in text, read="environ")  # noqa: E731
+                    if pid != served.process.pid]
+    browser = None
+    try:
+        browser = open_page(served, "asks to edit", "+1 · 1 waiting")  # the first on screen, the second said
+        assert len(ours()) == 3  # the tab's app and its two agents
+        browser.close()
+        browser = None
+        wait_until(lambda: not ours(), 30, "the app and both agents to end with the tab")
+    finally:
+        if browser is not None:
+            browser.close()
+        served.stop()
+    store = Store(tmp_path / "sessions.db", create=False)
+    try:
+        rows = store.sessions()
+        assert len(rows) == 2 and {row["workspace"] for row in rows} == {str(workspace.resolve())}
+        assert all(row["state"] != "running" for row in rows)
     finally:
         store.close()
 
