@@ -105,6 +105,7 @@ class KandevApp(App[int]):
         self._sources_closed = False
         self._title_set = False  # the terminal's title was set to call the user (attention)
         self.sidebar_hidden = False  # ctrl+b hid the sessions beside the transcript
+        self._rows_shown: list[SessionRow] = []  # the rows the list and the sidebar were last given
         self._signals: EndingSignals | None = None  # taken while mounted
         self._picker: SessionPickerScreen | None = None  # the list of stored sessions, while one is to be picked
 
@@ -260,7 +261,7 @@ class KandevApp(App[int]):
                 first.model.fail(self._picker.failure)
             self.finish()
             return
-        first.source.session_id = session_id
+        first.model.pick(session_id)
         first.focus_prompt = True  # when it takes prompts: typing goes there, as on a fresh start
         first.screen.back_to_list = first.source.can_pick_again
         first.screen.refresh_bindings()
@@ -273,7 +274,7 @@ class KandevApp(App[int]):
         first = self.sessions[0]
         first.screen.back_to_list = False
         first.reset_transcript([])
-        first.source.session_id = None
+        first.model.pick(None)
         self._picker = SessionPickerScreen(first.source)
         self.push_screen(self._picker, self._picked)
 
@@ -358,7 +359,7 @@ class KandevApp(App[int]):
     def _show_others(self) -> None:
         """The status line of the session on screen says what the others do ("+2 · 1 waiting ^g"); the
         sessions list and the sidebar show every session's row again."""
-        rows = self.rows()
+        rows = self._rows_shown = self.rows()
         if self._sessions_list is not None:
             self._sessions_list.show_rows(rows)
         if isinstance(self, HomeApp) and self.home.is_mounted:
@@ -385,9 +386,12 @@ class KandevApp(App[int]):
             self._show_others()
 
     def _refresh_rows(self) -> None:
-        """Each second while the sessions are listed: what arrived off screen, titles and costs as they are now."""
+        """Each second while the sessions are listed: what arrived off screen, titles and costs as they are now (when
+        nothing changed, nothing is done: idle sessions cost no redraw, no footer)."""
         if len(self.sessions) > 1 and (self.sidebar_shown or self._sessions_list is not None):
-            self._show_others()
+            rows = self.rows()
+            if rows != self._rows_shown:
+                self._show_others()
 
     @property
     def sidebar_shown(self) -> bool:
@@ -428,7 +432,7 @@ class KandevApp(App[int]):
         store = self.launcher.store
 
         def read() -> list[dict[str, Any]]:
-            here = {s.source.session_id for s in self.sessions}
+            here = {s.status.session_id for s in self.sessions}
             return [row for row in store.sessions() if row["id"] not in here]
 
         return read
@@ -445,8 +449,8 @@ class KandevApp(App[int]):
         if kind == "live":
             self.switch_to(self.sessions[value - 1])
             return
-        open_here = next((s for s in self.sessions if s.source.session_id == value["id"] and
-                          (kind == "open" or s.source.can_prompt)), None)
+        open_here = next((s for s in self.sessions if s.status.session_id == value["id"] and
+                          (kind == "open" or s.status.can_prompt)), None)
         if open_here is not None or self.launcher is None:
             if open_here is not None:
                 self.switch_to(open_here)
@@ -477,7 +481,7 @@ class KandevApp(App[int]):
         self._show_others()
         self.refresh_bindings()
         if self._title_set:
-            set_terminal_title(self, f"kandev-tui · {visible(session.source.title, keep_newlines=False)}")
+            set_terminal_title(self, f"kandev-tui · {visible(session.status.title, keep_newlines=False)}")
 
     def action_next_waiting(self) -> None:
         """ctrl+g: the session that has waited longest for the user (a permission, a login), other than this one."""
@@ -503,9 +507,9 @@ class KandevApp(App[int]):
         presets, warnings = self.settings_store.presets()
         for warning in warnings:
             self.notify(warning, severity="warning", timeout=8, markup=False)
-        here = self.current.source if self.sessions else None
-        workspace = Path(getattr(here, "workspace", None) or Path.cwd())
-        command = tuple(getattr(here, "agent_command", None) or ())
+        here = self.current.status if self.sessions else None
+        workspace = Path(here.workspace if here is not None and here.workspace else Path.cwd())
+        command = here.agent_command if here is not None else ()
         preset = next((name for name, p in presets.items() if p.command == command), None)
         self.push_screen(NewSessionScreen(presets, workspace, preset), self._new_session)
 
@@ -521,6 +525,11 @@ class KandevApp(App[int]):
         if chosen.worktree is not None:
             self.notify(f"Session {session.number} works in {chosen.worktree.path} on branch "
                         f"{chosen.worktree.branch}.", timeout=6, markup=False)
+
+    async def close_current(self) -> None:
+        """The session on screen closed at once (the palette's command: chosen, nothing to confirm)."""
+        self._close_at = time.monotonic()
+        await self.action_close_session()
 
     async def action_close_session(self) -> None:
         """ctrl+w twice: the session on screen closes (its turn cancelled, its agent's process group ended, all of
@@ -560,7 +569,7 @@ class KandevApp(App[int]):
 
     def action_log_in(self, reason: str = "") -> None:
         session = self.current
-        if session.source.state == SessionState.LOGIN:
+        if session.last_state == SessionState.LOGIN:
             session.show_login(SessionState.LOGIN, reason or session.detail)
 
     def on_login_screen_chosen(self, event: LoginScreen.Chosen) -> None:
@@ -569,7 +578,7 @@ class KandevApp(App[int]):
                         exclusive=True)
 
     async def _log_in(self, session: AppSession, method_id: str, env: dict[str, str]) -> None:
-        terminal = session.source.terminal_login(method_id)
+        terminal = session.model.terminal_login(method_id)
         if terminal is not None:
             problem = self._run_in_terminal(session, *terminal)
             if problem:
@@ -599,7 +608,7 @@ class KandevApp(App[int]):
                 print(f"kandev-tui: logging in: {' '.join(command)}\n(kandev-tui comes back when it ends)\n",
                       flush=True)
                 code = subprocess.run(command, env=env, preexec_fn=child,
-                                      cwd=str(session.source.workspace or ".")).returncode
+                                      cwd=str(session.status.workspace or ".")).returncode
         except SuspendNotSupported:
             return f"this terminal cannot be handed over here: run `{' '.join(command)}` yourself, then ctrl+l"
         except OSError as exc:
@@ -616,9 +625,9 @@ class KandevApp(App[int]):
         from kandev_tui.screens.choices import ChoicesScreen
 
         session = self.current
-        if not (session.controls and session.source.can_prompt) or isinstance(self.screen, ChoicesScreen):
+        if not (session.controls and session.status.can_prompt) or isinstance(self.screen, ChoicesScreen):
             return
-        self.push_screen(ChoicesScreen(session.source.agent_name, session.controls),
+        self.push_screen(ChoicesScreen(session.status.agent, session.controls),
                          lambda chosen: self._chosen(session, chosen))
 
     def _chosen(self, session: AppSession, chosen: tuple[Control, str] | None) -> None:
@@ -632,17 +641,17 @@ class KandevApp(App[int]):
         except Exception as exc:  # noqa: BLE001 - the agent refused: its reason, and the old choice stays
             self.notify(visible(str(exc)), title=f"{control.name} not changed", severity="warning", markup=False)
             return
-        if control.category in ("mode", "model") and session.source.agent_command:  # its next sessions start so
-            self.settings_store.remember_agent_choice(session.source.agent_command, control.category, value)
+        if control.category in ("mode", "model") and session.status.agent_command:  # its next sessions start so
+            self.settings_store.remember_agent_choice(list(session.status.agent_command), control.category, value)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if not self.sessions or self.current_mode == "home":  # the home list: what needs a session is not offered
             return action not in ("choices", "log_in", "sessions", "close_session", "toggle_sidebar", "next_waiting",
                                   "send_queued_now", "remove_queued")
         if action == "choices":  # offered when the agent offers choices and can take one (not a stored session)
-            return bool(self.controls) and self.source.can_prompt
+            return bool(self.controls) and self.current.status.can_prompt
         if action == "log_in":
-            return self.source.state == SessionState.LOGIN
+            return self.current.last_state == SessionState.LOGIN
         if action in ("send_queued_now", "remove_queued"):
             return bool(self.current.queue)
         if action == "sessions":  # the others, and the stored sessions when there is a store
@@ -753,12 +762,27 @@ class KandevApp(App[int]):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
+        # the sessions' keys have commands too: a browser (serve) keeps ctrl+n and ctrl+w for itself
+        if self.launcher is not None:
+            yield SystemCommand("New session", "An agent from a preset, in a folder or a new git worktree (ctrl+n)",
+                                self.action_new_session)
+        if self.check_action("sessions", ()):
+            yield SystemCommand("Sessions", "Every session, and the stored ones (ctrl+s)", self.action_sessions)
+        if self.check_action("next_waiting", ()):
+            yield SystemCommand("Session waiting for you", "The one that has waited longest (ctrl+g)",
+                                self.action_next_waiting)
+        if not self.sessions or self.current_mode == "home":
+            yield SystemCommand("Settings", "Theme, chart animation, card limit, guidance (F2)", self.action_settings)
+            return
+        if self.check_action("close_session", ()):
+            yield SystemCommand("Close this session", "Its turn cancelled, its agent ended, everything kept stored "
+                                "(ctrl+w twice)", self.close_current)
         if self.turn_running:
             yield SystemCommand("Cancel the running turn", "Send session/cancel to the agent (escape)", self.cancel_turn)
-        if self.controls and self.source.can_prompt:
+        if self.controls and self.current.status.can_prompt:
             yield SystemCommand("Mode and model", f"Choose the agent's mode, model and options ({self.controls.summary()})",
                                 self.action_choices)
-        if self.source.state == SessionState.LOGIN:
+        if self.current.last_state == SessionState.LOGIN:
             yield SystemCommand("Log in to the agent", "The ways the agent offers (ctrl+l)", self.action_log_in)
         yield SystemCommand("Jump to the latest output", "Follow the transcript again (ctrl+end)", self.view.jump_to_latest)
         yield SystemCommand("Settings", "Theme, chart animation, card limit, guidance (F2)", self.action_settings)
@@ -820,7 +844,7 @@ class KandevApp(App[int]):
         if self.is_mounted:  # charts that came into view while the terminal was in the background are plotted now
             self.call_after_refresh(self.view.check_charts)
         if self._title_set:  # back from elsewhere: the title no longer calls
-            set_terminal_title(self, f"kandev-tui · {visible(self.source.title, keep_newlines=False)}")
+            set_terminal_title(self, f"kandev-tui · {visible(self.current.status.title, keep_newlines=False)}")
 
     # -- attention: the user is elsewhere when the agent needs them -----------------------------------
 
@@ -838,14 +862,14 @@ class KandevApp(App[int]):
             return
         elsewhere = not session.on_screen and state in (SessionState.WAITING, SessionState.LOGIN)
         if elsewhere:
-            name = visible(session.source.agent_name or "agent", keep_newlines=False)
+            name = visible(session.status.agent or "agent", keep_newlines=False)
             self.notify(f"Session {session.number} ({name}) is {what}: ctrl+g goes there.", timeout=6, markup=False)
         if self.app_focus and not elsewhere:
             return
         settings = self.settings_store.settings
         if settings.attention_bell:
             self.bell()
-        label = visible(session.source.title, keep_newlines=False)
+        label = visible(session.status.title, keep_newlines=False)
         if len(self.sessions) > 1:
             label = f"session {session.number} · {label}"
         if settings.attention_title:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -24,7 +23,7 @@ from kandev_tui.session import SessionState
 from kandev_tui.session.state import TURN_STATES
 from kandev_tui.session.changes import ChangeSet
 from kandev_tui.session.controls import Controls
-from kandev_tui.session.model import SessionModel, SourceFactory, StateChange
+from kandev_tui.session.model import SessionModel, SessionStatus, SourceFactory, StateChange
 from kandev_tui.session.row import WAITING_STATES, SessionRow, activity
 from kandev_tui.transcript.database import StoreError
 from kandev_tui.transcript.items import SESSION_INFO, USAGE, Item
@@ -53,7 +52,7 @@ class AppSession:
         self.initial_prompt = initial_prompt
         self._on_state = on_state
         self.model = SessionModel(source_factory, app.registry, app.settings_store.settings.card_limit)
-        self.source = self.model.source
+        self.source = self.model.source  # for the pickers, which list a source's sessions
         self.view = TranscriptView(self.model.transcript)
         self.view.draw_context = DrawContext(  # what the transcript's widgets draw with (widgets/context.py)
             series_colors=app.series_colors, should_animate=app.should_animate,
@@ -64,7 +63,6 @@ class AppSession:
         self.focus_prompt = False
         self.held: str | None = None  # a message sent while the agent starts: sent once it is ready (type-ahead)
         self.queue: list[str] = []  # messages sent while a turn runs: the next one goes when it ends
-        self._queue_writes = threading.Lock()  # the queue stored one write at a time
         self.queue_offered = False  # the queue came back from the last run: not sent until the user says so
         self.started_turns = 0  # turns sent to the agent
         self.login_screen: LoginScreen | None = None
@@ -82,20 +80,21 @@ class AppSession:
 
     def attach(self, loop: Any) -> None:
         self.model.attach(self, loop)
-        self.screen.status.agent = self.source.agent_name
-        self.screen.status.title = self.source.title
+        status = self.status
+        self.screen.status.agent = status.agent
+        self.screen.status.title = status.title
         # a session that will take prompts takes typing from the first frame (type-ahead while the agent starts)
-        self.screen.set_prompt_enabled(self.source.can_prompt, "starting…")
+        self.screen.set_prompt_enabled(status.can_prompt, "starting…")
 
     def start(self) -> None:
         self.app.run_worker(self._start_source(), name=f"source-{self.number}", exclusive=True,
                             group=f"source-{self.number}")
-        continuing = getattr(self.source, "continuing", None) or {}
-        self.restore_queue(continuing.get("queued") or [])  # queued when it last ran, never sent: offered again
+        status = self.status
+        self.restore_queue(list(status.continuing_queue))  # queued when it last ran, never sent: offered again
         if self.worktree is not None:
             self.branch = self.worktree.branch
-        elif self.source.workspace is not None and self.source.can_prompt:  # the list says which branch it is on
-            self.app.run_worker(self._read_branch(self.source.workspace), name=f"branch-{self.number}",
+        elif status.workspace is not None and status.can_prompt:  # the list says which branch it is on
+            self.app.run_worker(self._read_branch(status.workspace), name=f"branch-{self.number}",
                                 group=f"branch-{self.number}")
 
     async def _read_branch(self, folder: Any) -> None:
@@ -107,7 +106,7 @@ class AppSession:
 
     async def _start_source(self) -> None:
         try:
-            await self.source.start()
+            await self.model.start()
         except StoreError as exc:  # the session database cannot be read (damaged): nothing to show; said once the
             log.info("store: %s", exc)  # screen is gone, as the command line says it
             self.model.fail(str(exc), EXIT_STORE)
@@ -118,7 +117,7 @@ class AppSession:
             self.model.receive_state(SessionState.ERROR, f"{type(exc).__name__}: {exc}")
             return
         self.app.gc_policy.start()  # full collections wait for quiet moments (kandev_tui/gcpolicy.py)
-        if self.initial_prompt and self.source.can_prompt and self.source.state == SessionState.IDLE:
+        if self.initial_prompt and self.status.can_prompt and self.status.state == SessionState.IDLE:
             self.app.run_worker(self.send(self.initial_prompt), name="turn", group=f"turn-{self.number}")
 
     async def close(self, reason: str = "") -> None:
@@ -148,8 +147,8 @@ class AppSession:
 
     def reset_transcript(self, items: list[Item]) -> None:
         """Every item again, in order (older history arrived under attach)."""
-        self._show_status_items(self.view.reset(items, more_at_source=self.source.more_above).status)
-        self.screen.status.title = self.source.title
+        self._show_status_items(self.view.reset(items, more_at_source=self.status.more_above).status)
+        self.screen.status.title = self.status.title
         self.app.call_after_refresh(self.fill_screen)
 
     def holding(self) -> float:
@@ -177,8 +176,8 @@ class AppSession:
         elif change.state not in WAITING_STATES:
             self.waiting_since = None
         screen.status.state = change.state
-        screen.status.title = self.source.title
-        screen.status.agent = self.source.agent_name
+        screen.status.title = self.status.title
+        screen.status.agent = self.status.agent
         if self.on_screen:
             self.show_login(change.state, change.detail)
         prompt = change.prompt
@@ -241,12 +240,12 @@ class AppSession:
             return
         if isinstance(self.app.screen, LoginScreen):
             return
-        self.login_screen = LoginScreen(self.source.agent_name, detail or "The agent needs a login.",
-                                        self.source.login_methods, self.terminal_command)
+        self.login_screen = LoginScreen(self.status.agent, detail or "The agent needs a login.",
+                                        list(self.status.login_methods), self.terminal_command)
         self.app.push_screen(self.login_screen)
 
     def terminal_command(self, method_id: Any) -> list[str] | None:
-        found = self.source.terminal_login(method_id) if isinstance(method_id, str) else None
+        found = self.model.terminal_login(method_id) if isinstance(method_id, str) else None
         return found[0] if found else None
 
     # -- prompts ---------------------------------------------------------------------
@@ -255,12 +254,12 @@ class AppSession:
         """The user's message: sent now, or held while the agent starts (sent once it is ready)."""
         log.info("session %d: prompt submitted (%d characters)", self.number, len(text))
         self.view.jump_to_latest()
-        if self.source.state in (SessionState.STARTING, SessionState.LOGIN) or self.held is not None:
+        if self.last_state in (SessionState.STARTING, SessionState.LOGIN) or self.held is not None:
             # the agent is not ready: the message waits for it (a second one joins it), and is sent when it is
             self.held = text if self.held is None else f"{self.held}\n\n{text}"
             self.screen.prompt.set_reason("starting the agent… · your message is sent once it is ready")
             return
-        if self.source.state in TURN_STATES or (self.queue and not self.queue_offered):  # a turn runs: queued,
+        if self.last_state in TURN_STATES or (self.queue and not self.queue_offered):  # a turn runs: queued,
             self.queue.append(text)  # sent when it ends (in order)
             self._queue_changed()
             return
@@ -283,10 +282,10 @@ class AppSession:
         if not self.queue:
             return
         self.queue_offered = False
-        if self.source.state in TURN_STATES:
-            if self.source.state != SessionState.CANCELLING:
+        if self.last_state in TURN_STATES:
+            if self.last_state != SessionState.CANCELLING:
                 self.app.run_worker(self.model.cancel(), name="cancel", group=f"cancel-{self.number}")
-        elif self.source.state == SessionState.IDLE:
+        elif self.last_state == SessionState.IDLE:
             self._send_held(SessionState.IDLE, False)
 
     def remove_queued(self) -> str | None:
@@ -314,13 +313,7 @@ class AppSession:
         self.screen.show_queue(self.queue, offered=self.queue_offered)
         if self.on_screen:
             self.app.refresh_bindings()  # ctrl+r and ctrl+t are offered while messages are queued
-        store, session_id = getattr(self.source, "store", None), self.source.session_id
-        if store is not None and session_id and self.source.can_prompt:
-            def write() -> None:  # in a thread; each write takes the queue as it is then, so the last is the latest
-                with self._queue_writes:
-                    store.set_queued(session_id, list(self.queue))
-
-            self.app.run_worker(write, name="queue", group=f"queue-{self.number}", thread=True)
+        self.model.keep_queued(self.queue)  # stored with the session: never lost if the app ends first
 
     def _send_held(self, state: str, read_only: bool) -> None:
         """The message held while the agent started: sent once the session is idle; given back to the prompt box
@@ -359,9 +352,9 @@ class AppSession:
     # -- the transcript ---------------------------------------------------------------
 
     async def load_older(self) -> None:
-        loaded = await self.source.load_older()
+        loaded = await self.model.load_older()
         if not loaded:
-            self.view.set_more_at_source(self.source.more_above)
+            self.view.set_more_at_source(self.status.more_above)
 
     def fill_screen(self) -> None:
         """History shorter than the screen cannot be scrolled up: ask for the next page at once."""
@@ -373,20 +366,27 @@ class AppSession:
         return self.app.current_mode == self.mode
 
     @property
+    def status(self) -> SessionStatus:
+        """The session as its model last said it (an immutable snapshot): what the UI shows, never read from the
+        source."""
+        return self.model.status
+
+    @property
     def workspace(self):
-        if self._workspace is None and self.source.workspace is not None:
+        status = self.status
+        if self._workspace is None and status.workspace is not None:
             from kandev_tui.workspace import Workspace
 
-            self._workspace = Workspace(self.source.workspace, self.source.repos)
+            self._workspace = Workspace(status.workspace, dict(status.repos))
         return self._workspace
 
     def row(self) -> SessionRow:
         """What the sessions list shows of this session now."""
-        source = self.source
+        status = self.status
         state = self.last_state
-        return SessionRow(self.number, visible(source.agent_name or "agent", keep_newlines=False),
-                          visible(source.title or "", keep_newlines=False),
-                          visible(str(source.workspace or ""), keep_newlines=False),
+        return SessionRow(self.number, visible(status.agent or "agent", keep_newlines=False),
+                          visible(status.title or "", keep_newlines=False),
+                          visible(str(status.workspace or ""), keep_newlines=False),
                           visible(self.branch, keep_newlines=False), state, activity(state),
                           visible(self.detail, keep_newlines=False), self.waiting_since, 0 if self.on_screen else self.model.unshown(), self.cost,
                           self.on_screen)

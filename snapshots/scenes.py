@@ -365,3 +365,60 @@ async def show_sessions(pilot) -> None:
             break
         await pilot.pause(0.02)
     await pilot.pause(0.1)
+
+
+def home_app(tmp_path: Path):
+    """The bare kandev-tui's sessions list over three stored sessions (one its agent can continue, one interrupted,
+    one with a hostile title), their times fixed in UTC."""
+    import os
+    import sqlite3
+    import time
+
+    from kandev_tui.app import HomeApp
+    from kandev_tui.launch import Launcher
+    from kandev_tui.transcript import Store
+    from tests.app_helpers import settings_at
+
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    store = Store(tmp_path / "home.db")
+    rows = [("Fix the flaky login test", ["npx", "-y", "@agentclientprotocol/claude-agent-acp"], "/home/me/src/app",
+             "ended", "C1", "resume"),
+            ("Migrate the orders table", ["codex-acp"], "/home/me/src/shop", "interrupted", None, None),
+            ("\x1b]2;pwned\x07Review \x1b[31mred\x1b[0m\u202e title", ["opencode", "acp"], "/home/me/src/site", "failed",
+             None, None)]
+    for number, (title, command, workspace, state, agent_session, continues) in enumerate(rows):
+        session_id = store.create_session(title=title, agent_command=command, workspace=workspace, state=state)
+        store.update_session(session_id, agent_session_id=agent_session, continues=continues)
+        stamp = 1796300000 - number * 3600
+        with sqlite3.connect(tmp_path / "home.db") as db:
+            db.execute("UPDATE sessions SET created = ?, updated = ?, owner = NULL WHERE id = ?", (stamp, stamp, session_id))
+    settings = settings_at(tmp_path, chart_animation=False)
+    return HomeApp(Launcher(store, settings), settings_store=settings)
+
+
+async def show_home(pilot) -> None:
+    """The stored sessions listed."""
+    app = pilot.app
+    for _ in range(400):
+        if len(app.home.stored) == 3:
+            break
+        await pilot.pause(0.02)
+    await pilot.pause(0.1)
+
+
+async def show_new_session(pilot) -> None:
+    """ctrl+n's dialog, asking for a worktree, over the list; its folder a fixed one."""
+    from kandev_tui.screens.new_session import NewSessionScreen
+
+    app = pilot.app
+    await show_home(pilot)
+    await pilot.press("ctrl+n")
+    for _ in range(400):
+        if isinstance(app.screen, NewSessionScreen):
+            break
+        await pilot.pause(0.02)
+    app.screen.query_one("#workspace").value = "/home/me/src/app"
+    app.screen.query_one("#worktree").value = True
+    app.screen.query_one("#branch").value = "kandev/claude-1"
+    await pilot.pause(0.2)

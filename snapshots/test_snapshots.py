@@ -97,3 +97,14 @@ def test_sessions_list(snap_compare, tmp_path, size):
     from .scenes import sessions_app, show_sessions
 
     assert snap_compare(sessions_app(tmp_path), terminal_size=size, run_before=show_sessions)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (45, 30)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("step", ["list", "new_session"])
+def test_home(snap_compare, tmp_path, size, step):
+    """The bare kandev-tui: the sessions list with the stored sessions (one to continue, a hostile title made inert),
+    and ctrl+n's dialog over it."""
+    from .scenes import home_app, show_home, show_new_session
+
+    assert snap_compare(home_app(tmp_path), terminal_size=size,
+                        run_before=show_home if step == "list" else show_new_session)

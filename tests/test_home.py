@@ -103,3 +103,37 @@ async def test_messages_left_queued_are_offered_again_when_the_session_is_contin
         assert said[-1] == "Answer 2 to: left in the queue"
         await app.action_quit()
     store.close()
+
+
+async def test_the_palette_offers_the_sessions_keys_a_browser_keeps_for_itself(tmp_path, monkeypatch):
+    """Under serve, a browser takes ctrl+n and ctrl+w: the command palette has New session and Close this session
+    (closed at once: chosen, nothing to confirm); at the home the palette opens without a session."""
+    from textual.command import CommandPalette
+
+    from kandev_tui.screens.new_session import NewSessionScreen
+
+    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
+    store = Store(tmp_path / "s.db")
+    settings = settings_at(tmp_path, chart_animation=False)
+    app = HomeApp(Launcher(store, settings), settings_store=settings)
+
+    async def command(pilot, name: str) -> None:
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*name)
+        await until(pilot, lambda: name in screen_text(app))
+        await pilot.pause(0.3)  # the palette's search settles on the best match
+        await pilot.press("enter")
+
+    async with app.run_test(size=(100, 30)) as pilot:
+        await command(pilot, "New session")
+        await until(pilot, lambda: isinstance(app.screen, NewSessionScreen))
+        app.screen.query_one("#workspace").value = str(tmp_path)
+        app.screen.query_one("#prompt").focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: len(app.sessions) == 1 and app.current.last_state == SessionState.IDLE)
+        await command(pilot, "Close this session")
+        await until(pilot, lambda: app.sessions[0].closed and app.screen is app.home)
+        await app.action_quit()
+    assert store.sessions()[0]["state"] == "ended"
+    store.close()

@@ -110,7 +110,7 @@ async def test_a_crash_in_the_app_never_exits_0(tmp_path, capsys):
 
     class Broken(Source):
         @property
-        def agent_name(self):  # read when the app mounts
+        def can_pick_session(self):  # read when the app mounts
             raise RuntimeError("broken source")
 
     app = KandevApp(lambda on_items, on_state: Broken(on_items, on_state), settings_store=settings_at(tmp_path))

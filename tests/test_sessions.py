@@ -29,6 +29,16 @@ def source(store: Store, options: AgentOptions):
     return lambda on_items, on_state: LiveSource(options, store, on_items, on_state)
 
 
+def demo_asking(tmp_path: Path, monkeypatch) -> tuple[Store, KandevApp]:
+    """The demo agent in the app, sent its first prompt, whose turn asks for a permission (and waits for it)."""
+    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
+    store = Store(tmp_path / "s.db")
+    app = KandevApp(source(store, AgentOptions(command=agent_command(), workspace=prepare_workspace(tmp_path / "a"))),
+                    settings_store=settings_at(tmp_path, chart_animation=False), initial_prompt="Check the build")
+    app.animation_level = "none"
+    return store, app
+
+
 def of_this_test(tmp_path: Path):
     """The agents this test started: their command line or environment names its folder."""
     mark = str(tmp_path).encode()
@@ -217,11 +227,7 @@ async def test_a_message_sent_during_a_turn_is_queued_and_reaches_the_agent_when
     waiting request does not take the keys); once the turn ends the queued one is sent, as the store says."""
     from kandev_tui.widgets.prompt_input import PromptInput
 
-    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
-    store = Store(tmp_path / "s.db")
-    app = KandevApp(source(store, AgentOptions(command=agent_command(), workspace=prepare_workspace(tmp_path / "a"))),
-                    settings_store=settings_at(tmp_path, chart_animation=False), initial_prompt="Check the build")
-    app.animation_level = "none"
+    store, app = demo_asking(tmp_path, monkeypatch)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.source.state == SessionState.WAITING and app.view.query(PermissionRequest))
         request = app.view.query_one(PermissionRequest)
@@ -282,11 +288,7 @@ async def test_queued_messages_are_stored_taken_out_and_sent_now(tmp_path, monke
     """While the demo's turn waits for a permission, three messages are queued: the store has them; ctrl+t takes the
     next one out (back in the empty prompt); ctrl+r cancels the turn and sends the next one at once: the agent
     receives it (the store says so) and the one left stays queued, stored, until it is sent after that turn."""
-    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
-    store = Store(tmp_path / "s.db")
-    app = KandevApp(source(store, AgentOptions(command=agent_command(), workspace=prepare_workspace(tmp_path / "a"))),
-                    settings_store=settings_at(tmp_path, chart_animation=False), initial_prompt="Check the build")
-    app.animation_level = "none"
+    store, app = demo_asking(tmp_path, monkeypatch)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.source.state == SessionState.WAITING and app.view.query(PermissionRequest))
         stored = lambda: next(r for r in store.sessions() if r["id"] == app.source.session_id)["queued"]  # noqa: E731

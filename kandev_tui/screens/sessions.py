@@ -124,10 +124,12 @@ class SessionsScreen(DrawsInputAtOnce, Screen["Choice | None"]):
                                           style="bold"), disabled=True)]
             options += [Option(stored_text(row, width), id=f"stored:{index}") for index, row in enumerate(self.stored)]
         self.options.add_options(options)
-        if highlighted is not None and self.options.option_count:
-            self.options.highlighted = min(highlighted, self.options.option_count - 1)
-        elif not rows and self.stored:
-            self.options.action_first()
+        count = self.options.option_count
+        if highlighted is not None and count and not self.options.get_option_at_index(min(highlighted, count - 1)).disabled:
+            self.options.highlighted = min(highlighted, count - 1)
+        else:  # the first session that can be picked (none live: the newest stored one)
+            self.options.highlighted = next((i for i in range(count)
+                                             if not self.options.get_option_at_index(i).disabled), None)
         waiting = sum(1 for row in rows if row.activity == "waiting for you")
         live = sum(1 for row in rows if row.activity not in ("ended", "failed", "stored", "replayed"))
         heading = Text.assemble("Sessions", (f"  {len(rows)} in this app" + (f" · {live} live" if live else ""), "dim"))

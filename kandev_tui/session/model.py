@@ -18,6 +18,7 @@ import asyncio
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Protocol
 
 from kandev_tui.renderers.registry import Registry
@@ -40,6 +41,25 @@ class StateChange:
     answerable: bool  # permission requests wait for the user's answer
     more_above: bool  # the source holds older items (a Kandev session's earlier pages)
     elsewhere: str = ""  # a session shown read-only that another kandev-tui runs: where its requests are answered
+
+
+@dataclass(frozen=True)
+class SessionStatus:
+    """What the UI shows of its session, as it was when last said: made on the UI's loop by the model (when the
+    state changes, when a batch goes on screen, when the user picks or pages), never changed. The UI reads this,
+    never the source's attributes."""
+
+    state: SessionState
+    title: str
+    agent: str
+    agent_command: tuple[str, ...]
+    workspace: Path | None
+    repos: tuple[tuple[str, Path], ...]
+    session_id: str | None
+    can_prompt: bool
+    more_above: bool
+    login_methods: tuple[dict, ...]
+    continuing_queue: tuple[str, ...]  # what was queued when the session continued last ran, never sent
 
 
 class SessionUI(Protocol):
@@ -76,6 +96,7 @@ class SessionModel:
         self.transcript = TranscriptModel(registry, card_limit)
         self.source = source_factory(self.receive_items, self.receive_state)
         self.source.on_reset = self.receive_reset
+        self.status = self.refresh_status()
         self.exit_code = 0  # what the command exits with: 1 once the session failed
         self.failure = ""  # why (said on stderr once the screen is gone)
         self._ui: SessionUI | None = None
@@ -142,9 +163,11 @@ class SessionModel:
             self._timer = self._loop.call_later(wait, self._flush)
             return
         reset = self.batch.take_reset()
+        items = self.batch.take()
+        if reset is not None or items:
+            self.refresh_status()  # a title the agent gave, older pages: said with the items that brought them
         if reset is not None:
             ui.reset_transcript(reset)
-        items = self.batch.take()
         if items:
             ui.apply_changes(self.transcript.apply(items))
 
@@ -190,8 +213,20 @@ class SessionModel:
             self.exit_code, self.failure = 1, f"{detail or 'the agent needs a login'} (not logged in)"
         elif state == SessionState.IDLE and self.failure.endswith("(not logged in)"):
             self.exit_code, self.failure = 0, ""  # logged in after all
+        self.refresh_status()
         if ui is not None:
             ui.show_state(self.state_change(state, detail))
+
+    def refresh_status(self) -> SessionStatus:
+        """The status as the source has it now (on the UI's loop): kept as :attr:`status`."""
+        source = self.source
+        continuing = getattr(source, "continuing", None) or {}
+        self.status = SessionStatus(
+            SessionState(source.state), source.title or "", source.agent_name or "", tuple(source.agent_command or ()),
+            source.workspace, tuple(sorted(source.repos.items())), source.session_id, source.can_prompt,
+            source.more_above, tuple(getattr(source, "login_methods", ()) or ()),
+            tuple(continuing.get("queued") or ()))
+        return self.status
 
     def fail(self, failure: str, exit_code: int = 1) -> None:
         """The session cannot go on (its store cannot be read, say): the command exits with ``exit_code``, saying
@@ -223,6 +258,29 @@ class SessionModel:
 
     async def log_in(self, method_id: str, env: dict[str, str] | None = None) -> None:
         await self.source.log_in(method_id, env)
+
+    def keep_queued(self, texts: list[str]) -> None:
+        """The user's queued messages, kept with the session (a live agent's)."""
+        self.source.keep_queued(texts)
+
+    def terminal_login(self, method_id: str) -> tuple[list[str], dict[str, str]] | None:
+        """The command (and environment) a ``terminal`` login runs in the user's terminal, or None."""
+        return self.source.terminal_login(method_id)
+
+    async def start(self) -> None:
+        await self.source.start()
+        self.refresh_status()
+
+    async def load_older(self) -> int:
+        """Older items fetched (a Kandev session's earlier pages): how many."""
+        loaded = await self.source.load_older()
+        self.refresh_status()
+        return loaded
+
+    def pick(self, session_id: str | None) -> None:
+        """The session the user picked in the list (None: back to the list)."""
+        self.source.session_id = session_id
+        self.refresh_status()
 
     async def fetch_output(self, key: str) -> None:
         """What the item ``key`` left at its source, fetched (it comes as a new version of the item)."""

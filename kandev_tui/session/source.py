@@ -14,7 +14,9 @@ has to guess with ``hasattr``:
   app shows the picker, then sets ``session_id`` and starts the source;
 - logging in (a live agent): ``login_methods`` while the state is ``login``, ``log_in(method_id, env)``,
   ``terminal_login(method_id)`` (the command the app runs in the user's terminal for a ``terminal`` method);
-- choices (a live agent): ``choose(method, params)`` sends ``session/set_mode`` and the like.
+- choices (a live agent): ``choose(method, params)`` sends ``session/set_mode`` and the like;
+- the user's queued messages: ``keep_queued(texts)`` stores them with the session (a live agent's), to be offered
+  again when it is continued.
 
 ``on_items`` and ``on_state`` may be called from any thread (the app's session model takes them to its loop): a
 source may read its agent in a thread of its own (:class:`kandev_tui.session.background.Background`). What the app
@@ -75,6 +77,9 @@ class Source:
     def _set_state(self, state: str, detail: str = "") -> None:
         self.state = SessionState(state)
         self.on_state(self.state, detail)
+
+    def keep_queued(self, texts: list[str]) -> None:
+        """The messages the user queued and that were not sent yet, kept with the session (none: nothing to keep)."""
 
     async def start(self) -> None:
         """Begin delivering items."""

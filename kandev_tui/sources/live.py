@@ -285,6 +285,11 @@ class LiveSource(RunsInBackground, Source):
         if future is not None and not future.done():
             future.set_result(option_id)
 
+    def keep_queued(self, texts: list[str]) -> None:
+        """Stored on the agent's loop, in the order asked (the last asked is what stays)."""
+        if self.session_id and self.can_prompt:
+            self._soon_there(self.store.set_queued, self.session_id, list(texts))
+
     @property
     def waiting_for(self) -> set[str]:
         return set(self._waiting)

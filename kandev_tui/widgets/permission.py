@@ -50,6 +50,7 @@ class PermissionRequest(EntryWidget):
     PermissionRequest.answered { border: round $panel-lighten-2; }
     PermissionRequest Horizontal { height: auto; }
     PermissionRequest Button { margin: 0 1 0 0; min-width: 8; }
+    PermissionRequest Button:disabled { opacity: 0.7; }  /* as Textual fades a disabled widget that can focus */
     PermissionRequest Horizontal.stacked { layout: vertical; }
     PermissionRequest Horizontal.stacked Button { width: 100%; margin: 0; text-align: left; content-align: left middle; }
     PermissionRequest .detail { margin: 0 0 1 0; }
