@@ -473,7 +473,9 @@ class KandevApp(App[int]):
         """Show ``session`` where it was left (its screen stack, its place, its focus)."""
         if not session.on_screen:
             self.switch_mode(session.mode)
-        session.model.look_now()  # what waited while it was covered comes now
+        # what waited while it was covered comes right after the first frame: the session shows at once, where it was
+        # left, and its news follow (a covered session's backlog can be hundreds of items)
+        self.call_after_refresh(session.model.look_now)
         if session.focus_prompt and session.screen.prompt.can_focus:
             session.focus_prompt = False
             session.screen.prompt.focus()

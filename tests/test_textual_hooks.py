@@ -306,3 +306,35 @@ def test_esc_cr_from_a_terminal_reads_as_alt_enter():
     read_alt_enter()
     assert keys("\x1b\r") == ["alt+enter"]
     assert keys("\r") == ["enter"] and keys("\x1ba") == ["alt+a"] and keys("\x1b[A") == ["up"]
+
+
+async def test_a_screen_mounted_ahead_is_shown_without_restyling_the_app():
+    """mount_screen_ahead: the first switch to a session's mode re-applies no stylesheet (it cost 0.1-0.2 s a
+    switch); a theme changed afterwards still restyles it when it is shown."""
+    from textual.screen import Screen
+
+    from kandev_tui.textual_hooks import mount_screen_ahead
+
+    class Modes(App[None]):
+        def on_mount(self) -> None:
+            for name in ("one", "two"):
+                self.install_screen(Screen(), name)
+                self.add_mode(name, name)
+
+    app = Modes()
+    restyled = []
+    async with app.run_test(size=(40, 5)) as pilot:
+        original = app.refresh_css
+        app.refresh_css = lambda animate=True: (restyled.append(animate), original(animate))[1]  # type: ignore
+        mount_screen_ahead(app, "one")
+        mount_screen_ahead(app, "two")
+        await pilot.pause()
+        await app.switch_mode("one")
+        await pilot.pause()
+        assert restyled == []
+        app.theme = "nord"  # the stylesheet changes: the other mode is restyled when it is shown
+        await pilot.pause()
+        restyled.clear()
+        await app.switch_mode("two")
+        await pilot.pause()
+        assert restyled
