@@ -24,6 +24,7 @@ from kandev_tui.pacing import USER
 from kandev_tui.renderers import Registry
 from kandev_tui.sanitize import visible
 from kandev_tui.app_session import AppSession
+from kandev_tui.app_starting import SessionStarter
 from kandev_tui.session.row import SessionRow
 from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.settings import SettingsStore
@@ -40,7 +41,6 @@ from kandev_tui.widgets.transcript_view import TranscriptView, entry_widgets
 
 if TYPE_CHECKING:  # the screens not shown at start are imported when first shown (the first frame comes sooner)
     from kandev_tui.launch import Launcher
-    from kandev_tui.screens.new_session import NewSession
     from kandev_tui.worktree import Worktree
     from kandev_tui.screens.login import LoginScreen
     from kandev_tui.screens.session_picker import SessionPickerScreen
@@ -63,6 +63,7 @@ class KandevApp(App[int]):
 
     TITLE = "kandev-tui"
     DEFAULT_MODE = "session-1"  # each session is a mode (its own screen stack); the first is on screen at start
+    has_home = False  # the bare kandev-tui's list is a screen of its own (kandev_tui/app_home.py)
     # drawn for a terminal of 16 colours (TERM=xterm): None, as the terminal says (a headless app: no); tests set it
     sixteen_colors: bool | None = None
     CSS_PATH = "styles/app.tcss"
@@ -88,6 +89,7 @@ class KandevApp(App[int]):
                  initial_prompt: str | None = None, launcher: Launcher | None = None) -> None:
         super().__init__()
         self.launcher = launcher  # how the command line starts agents: ctrl+n starts more the same way
+        self.starter = SessionStarter(self)  # new sessions, and stored ones from the list
         read_alt_enter()  # alt+enter from a real terminal is alt+enter (a new line), not enter (send)
         self.settings_store = settings_store or SettingsStore()
         self.registry = registry or Registry.from_entry_points(now=False)  # read after the first frame
@@ -362,7 +364,7 @@ class KandevApp(App[int]):
         rows = self._rows_shown = self.rows()
         if self._sessions_list is not None:
             self._sessions_list.show_rows(rows)
-        if isinstance(self, HomeApp) and self.home.is_mounted:
+        if self.has_home and self.home.is_mounted:
             self.home.show_rows(rows)
         sidebar = self.sidebar_shown
         for session in self.sessions:
@@ -425,49 +427,18 @@ class KandevApp(App[int]):
         self.push_screen(SessionsScreen(self.rows(), self.stored_sessions_reader()), self.from_sessions_list)
 
     def stored_sessions_reader(self) -> Callable[[], list[dict[str, Any]]] | None:
-        """What reads the stored sessions for the list (in a thread), those open here left out; None without a
-        store (a replay, a Kandev task)."""
-        if self.launcher is None:
-            return None
-        store = self.launcher.store
+        return self.starter.stored_reader()
 
-        def read() -> list[dict[str, Any]]:
-            here = {s.status.session_id for s in self.sessions}
-            return [row for row in store.sessions() if row["id"] not in here]
+    def from_sessions_list(self, choice: tuple[str, Any] | None) -> None:
+        """What the sessions list chose (kandev_tui/app_starting.py)."""
+        self.starter.from_list(choice)
 
-        return read
+    def action_new_session(self) -> None:
+        """ctrl+n: a new session from a preset (kandev_tui/app_starting.py)."""
+        self.starter.ask_new()
 
     def on_sessions_sidebar_picked(self, event: SessionsSidebar.Picked) -> None:
         self.switch_to(self.sessions[event.number - 1])
-
-    def from_sessions_list(self, choice: tuple[str, Any] | None) -> None:
-        """What the sessions list chose: a live session shown; a stored one opened read-only, or continued by its
-        agent (a session of this app each; one open here already is shown)."""
-        if choice is None:
-            return
-        kind, value = choice
-        if kind == "live":
-            self.switch_to(self.sessions[value - 1])
-            return
-        open_here = next((s for s in self.sessions if s.status.session_id == value["id"] and
-                          (kind == "open" or s.status.can_prompt)), None)
-        if open_here is not None or self.launcher is None:
-            if open_here is not None:
-                self.switch_to(open_here)
-            return
-        if kind == "open":
-            session = self.open_session(self.launcher.stored(value))
-        else:
-            from kandev_tui.workspace import Workspace
-
-            folder = Path(value.get("workspace") or Path.cwd())
-            if not folder.is_dir():
-                self.notify(f"Session {value['id']} ran in {folder}, which is gone: it can only be opened read-only.",
-                            severity="warning", timeout=8, markup=False)
-                return
-            session = self.open_session(self.launcher.factory(list(value["agent_command"]), Workspace(folder),
-                                                              continuing=value))
-        self.switch_to(session)
 
     def switch_to(self, session: AppSession) -> None:
         """Show ``session`` where it was left (its screen stack, its place, its focus)."""
@@ -498,36 +469,6 @@ class KandevApp(App[int]):
             self.screen.dismiss(None)
         self.switch_to(waiting[0])
 
-    def action_new_session(self) -> None:
-        """ctrl+n: a new session from a preset (kandev_tui/screens/new_session.py), shown once it is opened."""
-        if self.launcher is None:
-            self.notify("New sessions start where kandev-tui starts agents (kandev-tui, run, demo); this one shows "
-                        "a recording or a Kandev task.", severity="warning", timeout=6)
-            return
-        from kandev_tui.screens.new_session import NewSessionScreen
-
-        presets, warnings = self.settings_store.presets()
-        for warning in warnings:
-            self.notify(warning, severity="warning", timeout=8, markup=False)
-        here = self.current.status if self.sessions else None
-        workspace = Path(here.workspace if here is not None and here.workspace else Path.cwd())
-        command = here.agent_command if here is not None else ()
-        preset = next((name for name, p in presets.items() if p.command == command), None)
-        self.push_screen(NewSessionScreen(presets, workspace, preset), self._new_session)
-
-    def _new_session(self, chosen: NewSession | None) -> None:
-        if chosen is None or self.launcher is None:
-            return
-        from kandev_tui.workspace import Workspace
-
-        preset = chosen.preset
-        factory = self.launcher.factory(list(preset.command), Workspace(chosen.workspace), dict(preset.env) or None)
-        session = self.open_session(factory, chosen.prompt, worktree=chosen.worktree)
-        self.switch_to(session)
-        if chosen.worktree is not None:
-            self.notify(f"Session {session.number} works in {chosen.worktree.path} on branch "
-                        f"{chosen.worktree.branch}.", timeout=6, markup=False)
-
     async def close_current(self) -> None:
         """The session on screen closed at once (the palette's command: chosen, nothing to confirm)."""
         self._close_at = time.monotonic()
@@ -540,13 +481,13 @@ class KandevApp(App[int]):
         now = time.monotonic()
         if now - self._close_at >= 2.0:
             self._close_at = now
-            last = all(s.closed or s is session for s in self.sessions) and not isinstance(self, HomeApp)
+            last = all(s.closed or s is session for s in self.sessions) and not self.has_home
             what = "quit" if last else f"close session {session.number}"
             self.notify(f"Press ctrl+w again to {what} (the transcript stays stored).", timeout=2)
             return
         self._close_at = 0.0
         live = [s for s in self.sessions if not s.closed and s is not session]
-        if not live and not isinstance(self, HomeApp):
+        if not live and not self.has_home:
             await self.action_quit()
             return
         await session.close()
@@ -576,50 +517,7 @@ class KandevApp(App[int]):
 
     def on_login_screen_chosen(self, event: LoginScreen.Chosen) -> None:
         session = self.current
-        self.run_worker(self._log_in(session, event.method_id, event.env), name="login", group="login",
-                        exclusive=True)
-
-    async def _log_in(self, session: AppSession, method_id: str, env: dict[str, str]) -> None:
-        terminal = session.model.terminal_login(method_id)
-        if terminal is not None:
-            problem = self._run_in_terminal(session, *terminal)
-            if problem:
-                if session.login_screen is not None:
-                    session.login_screen.say(problem)
-                return
-        try:
-            await session.model.log_in(method_id, env)
-        except Exception as exc:  # noqa: BLE001 - the agent's reason, on the screen
-            if session.login_screen is not None:
-                session.login_screen.say(f"{visible(str(exc))}: choose a way again, or escape")
-
-    def _run_in_terminal(self, session: AppSession, command: list[str], env: dict[str, str]) -> str:
-        """Run a login command in the user's terminal, the app stepped aside (``App.suspend``); what went wrong,
-        or "" when it ended well. Ctrl+C ends the command, not kandev-tui."""
-        import signal
-        import subprocess
-
-        from textual.app import SuspendNotSupported
-
-        def child() -> None:  # the command gets ctrl+c as usual (this process ignores it meanwhile)
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        try:
-            with self.suspend():
-                print(f"kandev-tui: logging in: {' '.join(command)}\n(kandev-tui comes back when it ends)\n",
-                      flush=True)
-                code = subprocess.run(command, env=env, preexec_fn=child,
-                                      cwd=str(session.status.workspace or ".")).returncode
-        except SuspendNotSupported:
-            return f"this terminal cannot be handed over here: run `{' '.join(command)}` yourself, then ctrl+l"
-        except OSError as exc:
-            return f"the login command could not run: {exc.strerror or exc}"
-        finally:
-            signal.signal(signal.SIGINT, previous)
-        if code != 0:
-            return f"the login command ended with status {code}{' (interrupted)' if code < 0 else ''}: choose again"
-        return ""
+        self.run_worker(session.log_in(event.method_id, event.env), name="login", group="login", exclusive=True)
 
     # -- choices -------------------------------------------------------------------------
 
@@ -899,33 +797,3 @@ def screenshot_directory() -> Path:
                 except OSError:
                     continue
     return Path(tempfile.gettempdir())
-
-
-class HomeApp(KandevApp):
-    """The bare ``kandev-tui``: it opens on the sessions list (no session yet, the stored ones listed); ctrl+n starts
-    one from a preset, enter opens a stored one, ``c`` continues one. ctrl+s (or closing the last live session)
-    comes back to the list."""
-
-    DEFAULT_MODE = "home"  # the list's own screen stack, under the sessions' modes
-
-    def __init__(self, launcher: Launcher, **kwargs: Any) -> None:
-        super().__init__(None, launcher=launcher, **kwargs)
-        from kandev_tui.screens.sessions import SessionsScreen
-
-        self.home = SessionsScreen([], self.stored_sessions_reader(), home=True)
-        self.install_screen(self.home, "home")
-        self.add_mode("home", "home")
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "sessions" and self.current_mode == "home":
-            return False
-        if action == "close_session":  # the last one too: the list comes back
-            return bool(self.sessions) and self.current_mode != "home"
-        return super().check_action(action, parameters)
-
-    def action_sessions(self) -> None:
-        if self.current_mode == "home":
-            return
-        self.switch_mode("home")
-        self.home.show_rows(self.rows())
-        self.home.read_stored()  # what was stored since

@@ -248,6 +248,50 @@ class AppSession:
         found = self.model.terminal_login(method_id) if isinstance(method_id, str) else None
         return found[0] if found else None
 
+    async def log_in(self, method_id: str, env: dict[str, str]) -> None:
+        """The login the user chose on the login screen: a ``terminal`` one runs in the user's terminal first; what
+        the agent refuses is said on that screen."""
+        terminal = self.model.terminal_login(method_id)
+        if terminal is not None:
+            problem = self._run_in_terminal(*terminal)
+            if problem:
+                if self.login_screen is not None:
+                    self.login_screen.say(problem)
+                return
+        try:
+            await self.model.log_in(method_id, env)
+        except Exception as exc:  # noqa: BLE001 - the agent's reason, on the screen
+            if self.login_screen is not None:
+                self.login_screen.say(f"{visible(str(exc))}: choose a way again, or escape")
+
+    def _run_in_terminal(self, command: list[str], env: dict[str, str]) -> str:
+        """Run a login command in the user's terminal, the app stepped aside (``App.suspend``); what went wrong,
+        or "" when it ended well. Ctrl+C ends the command, not kandev-tui."""
+        import signal
+        import subprocess
+
+        from textual.app import SuspendNotSupported
+
+        def child() -> None:  # the command gets ctrl+c as usual (this process ignores it meanwhile)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            with self.app.suspend():
+                print(f"kandev-tui: logging in: {' '.join(command)}\n(kandev-tui comes back when it ends)\n",
+                      flush=True)
+                code = subprocess.run(command, env=env, preexec_fn=child,
+                                      cwd=str(self.status.workspace or ".")).returncode
+        except SuspendNotSupported:
+            return f"this terminal cannot be handed over here: run `{' '.join(command)}` yourself, then ctrl+l"
+        except OSError as exc:
+            return f"the login command could not run: {exc.strerror or exc}"
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        if code != 0:
+            return f"the login command ended with status {code}{' (interrupted)' if code < 0 else ''}: choose again"
+        return ""
+
     # -- prompts ---------------------------------------------------------------------
 
     def submit(self, text: str) -> None:

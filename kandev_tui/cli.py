@@ -886,7 +886,7 @@ def _log_to_file(path: Path) -> None:
 def cmd_home(args: argparse.Namespace) -> int:
     """The bare ``kandev-tui`` in a terminal: the app on the sessions list (stored sessions to open or continue,
     ctrl+n for a new one from a preset)."""
-    from kandev_tui.app import HomeApp
+    from kandev_tui.app_home import HomeApp
     from kandev_tui.launch import Launcher
     from kandev_tui.settings import SettingsStore
 

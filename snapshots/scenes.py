@@ -374,7 +374,7 @@ def home_app(tmp_path: Path):
     import sqlite3
     import time
 
-    from kandev_tui.app import HomeApp
+    from kandev_tui.app_home import HomeApp
     from kandev_tui.launch import Launcher
     from kandev_tui.transcript import Store
     from tests.app_helpers import settings_at

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kandev_tui.app import HomeApp
+from kandev_tui.app_home import HomeApp
 from kandev_tui.launch import Launcher
 from kandev_tui.screens.sessions import SessionsScreen
 from kandev_tui.session import SessionState

@@ -1,0 +1,91 @@
+"""Starting sessions in the app: ctrl+n's new session from a preset (in a git worktree when asked), and a stored
+session from the sessions list, opened read-only or continued by its agent. The app asks; :class:`SessionStarter`
+uses the command line's :class:`~kandev_tui.launch.Launcher`, so that every agent starts the same way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from kandev_tui.app import KandevApp
+    from kandev_tui.screens.new_session import NewSession
+
+
+class SessionStarter:
+    """What opens sessions in a running app (see the module docstring)."""
+
+    def __init__(self, app: KandevApp) -> None:
+        self.app = app
+
+    def stored_reader(self) -> Callable[[], list[dict[str, Any]]] | None:
+        """What reads the stored sessions for the list (in a thread), those open here left out; None without a
+        store (a replay, a Kandev task)."""
+        if self.app.launcher is None:
+            return None
+        store = self.app.launcher.store
+
+        def read() -> list[dict[str, Any]]:
+            here = {s.status.session_id for s in self.app.sessions}
+            return [row for row in store.sessions() if row["id"] not in here]
+
+        return read
+
+    def from_list(self, choice: tuple[str, Any] | None) -> None:
+        """What the sessions list chose: a live session shown; a stored one opened read-only, or continued by its
+        agent (a session of this app each; one open here already is shown)."""
+        if choice is None:
+            return
+        kind, value = choice
+        if kind == "live":
+            self.app.switch_to(self.app.sessions[value - 1])
+            return
+        open_here = next((s for s in self.app.sessions if s.status.session_id == value["id"] and
+                          (kind == "open" or s.status.can_prompt)), None)
+        if open_here is not None or self.app.launcher is None:
+            if open_here is not None:
+                self.app.switch_to(open_here)
+            return
+        if kind == "open":
+            session = self.app.open_session(self.app.launcher.stored(value))
+        else:
+            from kandev_tui.workspace import Workspace
+
+            folder = Path(value.get("workspace") or Path.cwd())
+            if not folder.is_dir():
+                self.app.notify(f"Session {value['id']} ran in {folder}, which is gone: it can only be opened "
+                                "read-only.", severity="warning", timeout=8, markup=False)
+                return
+            session = self.app.open_session(self.app.launcher.factory(list(value["agent_command"]), Workspace(folder),
+                                                                      continuing=value))
+        self.app.switch_to(session)
+
+    def ask_new(self) -> None:
+        """ctrl+n: a new session from a preset (kandev_tui/screens/new_session.py), shown once it is opened."""
+        if self.app.launcher is None:
+            self.app.notify("New sessions start where kandev-tui starts agents (kandev-tui, run, demo); this one "
+                            "shows a recording or a Kandev task.", severity="warning", timeout=6)
+            return
+        from kandev_tui.screens.new_session import NewSessionScreen
+
+        presets, warnings = self.app.settings_store.presets()
+        for warning in warnings:
+            self.app.notify(warning, severity="warning", timeout=8, markup=False)
+        here = self.app.current.status if self.app.sessions else None
+        workspace = Path(here.workspace if here is not None and here.workspace else Path.cwd())
+        command = here.agent_command if here is not None else ()
+        preset = next((name for name, p in presets.items() if p.command == command), None)
+        self.app.push_screen(NewSessionScreen(presets, workspace, preset), self._new)
+
+    def _new(self, chosen: NewSession | None) -> None:
+        if chosen is None or self.app.launcher is None:
+            return
+        from kandev_tui.workspace import Workspace
+
+        preset = chosen.preset
+        factory = self.app.launcher.factory(list(preset.command), Workspace(chosen.workspace), dict(preset.env) or None)
+        session = self.app.open_session(factory, chosen.prompt, worktree=chosen.worktree)
+        self.app.switch_to(session)
+        if chosen.worktree is not None:
+            self.app.notify(f"Session {session.number} works in {chosen.worktree.path} on branch "
+                            f"{chosen.worktree.branch}.", timeout=6, markup=False)
