@@ -40,7 +40,7 @@ from kandev_tui.widgets.sessions_sidebar import SIDEBAR_FROM, SessionsSidebar
 from kandev_tui.widgets.transcript_view import TranscriptView, entry_widgets
 
 if TYPE_CHECKING:  # the screens not shown at start are imported when first shown (the first frame comes sooner)
-    from kandev_tui.launch import Launcher
+    from kandev_tui.launch import KandevBackend, Launcher
     from kandev_tui.worktree import Worktree
     from kandev_tui.screens.login import LoginScreen
     from kandev_tui.screens.session_picker import SessionPickerScreen
@@ -86,9 +86,11 @@ class KandevApp(App[int]):
 
     def __init__(self, source_factory: SourceFactory | None, *, settings_store: SettingsStore | None = None,
                  registry: Registry | None = None, stats_path: Path | None = None,
-                 initial_prompt: str | None = None, launcher: Launcher | None = None) -> None:
+                 initial_prompt: str | None = None, launcher: Launcher | None = None,
+                 kandev: KandevBackend | None = None) -> None:
         super().__init__()
         self.launcher = launcher  # how the command line starts agents: ctrl+n starts more the same way
+        self.kandev = kandev  # the Kandev backend attached to: its task sessions are in the list
         self.starter = SessionStarter(self)  # new sessions, and stored ones from the list
         read_alt_enter()  # alt+enter from a real terminal is alt+enter (a new line), not enter (send)
         self.settings_store = settings_store or SettingsStore()
@@ -424,7 +426,9 @@ class KandevApp(App[int]):
             else:
                 sidebar.focus()
             return
-        self.push_screen(SessionsScreen(self.rows(), self.stored_sessions_reader()), self.from_sessions_list)
+        self.push_screen(SessionsScreen(self.rows(), self.stored_sessions_reader(), remote=self.starter.remote_reader(),
+                                        remote_title=self.kandev.url if self.kandev is not None else ""),
+                         self.from_sessions_list)
 
     def stored_sessions_reader(self) -> Callable[[], list[dict[str, Any]]] | None:
         return self.starter.stored_reader()
@@ -555,7 +559,7 @@ class KandevApp(App[int]):
         if action in ("send_queued_now", "remove_queued"):
             return bool(self.current.queue)
         if action == "sessions":  # the others, and the stored sessions when there is a store
-            return len(self.sessions) > 1 or self.launcher is not None
+            return len(self.sessions) > 1 or self.launcher is not None or self.kandev is not None
         if action == "close_session":
             return len(self.sessions) > 1
         if action == "toggle_sidebar":

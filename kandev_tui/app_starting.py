@@ -31,6 +31,19 @@ class SessionStarter:
 
         return read
 
+    def remote_reader(self) -> Callable[[], list[Any]] | None:
+        """What lists the attached Kandev backend's task sessions (in a thread), those open here left out; None
+        when not attached."""
+        backend = self.app.kandev
+        if backend is None:
+            return None
+
+        def read() -> list[Any]:
+            here = {s.status.session_id for s in self.app.sessions}
+            return [entry for entry in backend.listing() if entry.session_id not in here]
+
+        return read
+
     def from_list(self, choice: tuple[str, Any] | None) -> None:
         """What the sessions list chose: a live session shown; a stored one opened read-only, or continued by its
         agent (a session of this app each; one open here already is shown)."""
@@ -39,6 +52,13 @@ class SessionStarter:
         kind, value = choice
         if kind == "live":
             self.app.switch_to(self.app.sessions[value - 1])
+            return
+        if kind == "kandev":  # a task session of the attached backend: attached as a session of its own
+            here = next((s for s in self.app.sessions if s.status.session_id == value.session_id), None)
+            if here is None and self.app.kandev is not None:
+                here = self.app.open_session(self.app.kandev.factory(value.session_id))
+            if here is not None:
+                self.app.switch_to(here)
             return
         open_here = next((s for s in self.app.sessions if s.status.session_id == value["id"] and
                           (kind == "open" or s.status.can_prompt)), None)

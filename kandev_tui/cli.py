@@ -810,7 +810,7 @@ def _resumable(store: Any, command: list[str], wanted: str) -> dict[str, Any] | 
 
 
 def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt: str | None = None,
-             settings: Any = None, launcher: Any = None) -> int:
+             settings: Any = None, launcher: Any = None, kandev: Any = None) -> int:
     """Open the app on a source (or a list of them: a session each, the first on screen, each sent
     ``initial_prompt``); the store is closed when it ends."""
     problem = _no_terminal()
@@ -828,6 +828,7 @@ def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt:
     try:
         factories = factory if isinstance(factory, list) else [factory]
         app = KandevApp(factories[0], settings_store=settings, initial_prompt=initial_prompt, launcher=launcher,
+                        kandev=kandev,
                         stats_path=Path(args.stats).expanduser() if args.stats else None)
         for more in factories[1:]:
             app.open_session(more, initial_prompt)
@@ -1010,10 +1011,12 @@ def cmd_attach(args: argparse.Namespace) -> int:
                                                      page_size=args.page_size))
         finally:
             store.close()
+    from kandev_tui.launch import KandevBackend
     from kandev_tui.sources import KandevSource
 
+    backend = KandevBackend(url, token, store, args.page_size)  # its other task sessions are in the list (ctrl+s)
     return _run_app(args, store, lambda on_items, on_state: KandevSource(
-        url, session_id, on_items, on_state, token=token, store=store, page_size=args.page_size))
+        url, session_id, on_items, on_state, token=token, store=store, page_size=args.page_size), kandev=backend)
 
 
 APP_COMMANDS = ("open", "demo", "replay", "run", "attach")

@@ -95,3 +95,33 @@ class Launcher:
             return StoredSource(store, row, on_items, on_state)
 
         return source
+
+
+@dataclass
+class KandevBackend:
+    """The Kandev backend ``kandev-tui attach`` reaches: its task sessions listed in the sessions list, and each
+    attached as a session of the app when picked."""
+
+    url: str
+    token: str | None
+    store: Store | None
+    page_size: int = 100
+
+    def listing(self) -> list[Any]:
+        """Every task session on the backend, newest first (:class:`~kandev_tui.kandev.catalog.SessionEntry`); in a
+        thread of the caller's (a connection of its own, on a loop of its own)."""
+        import asyncio
+
+        from kandev_tui.kandev.catalog import backend_sessions
+
+        return asyncio.run(backend_sessions(self.url, self.token))
+
+    def factory(self, session_id: str) -> SourceFactory:
+        """The task session ``session_id``, attached."""
+        def source(on_items: Any, on_state: Any) -> Any:
+            from kandev_tui.sources import KandevSource
+
+            return KandevSource(self.url, session_id, on_items, on_state, token=self.token, store=self.store,
+                                page_size=self.page_size)
+
+        return source

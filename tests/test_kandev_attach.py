@@ -19,6 +19,7 @@ from kandev_tui.kandev import Attachment
 from kandev_tui.presentation.stored import State, read_stored_call
 from kandev_tui.renderers import Registry
 from kandev_tui.session.layout import Layout
+from kandev_tui.textual_hooks import screen_text
 from kandev_tui.transcript import Store
 from kandev_tui.transcript import items as K
 
@@ -270,6 +271,7 @@ async def test_list_prints_sessions_newest_first(backend, finished, tmp_path):
 
 def attached_app(backend: Backend, session_id: str | None, tmp_path: Path, page_size: int = 10):
     from kandev_tui.app import KandevApp
+    from kandev_tui.launch import KandevBackend
     from kandev_tui.sources import KandevSource
 
     from .app_helpers import settings_at
@@ -277,7 +279,8 @@ def attached_app(backend: Backend, session_id: str | None, tmp_path: Path, page_
     store = Store(tmp_path / "db.sqlite")
     app = KandevApp(lambda on_items, on_state: KandevSource(backend.url, session_id, on_items, on_state, store=store,
                                                             page_size=page_size),
-                    settings_store=settings_at(tmp_path, chart_animation=False))
+                    settings_store=settings_at(tmp_path, chart_animation=False),
+                    kandev=KandevBackend(backend.url, None, store, page_size))
     app.animation_level = "none"
     return app
 
@@ -348,6 +351,36 @@ async def test_the_picker_lists_sessions_and_attaches_the_chosen_one(backend, fi
         await scroll_to_top_until(pilot, view, lambda: len(view.layout_model.items) == len(rows), pause=0.05)
         assert list(view.layout_model.items) == [f"kandev:{r['id']}" for r in rows]
         await until(pilot, lambda: not view.more_at_source and not view.top.display)
+
+
+async def test_the_backends_other_task_sessions_are_in_the_list_and_attach_beside_the_first(backend, finished,
+                                                                                               tmp_path):
+    """Attached to one task session, ctrl+s lists the backend's others (not the one open here); enter attaches the one
+    picked as a second session of the app, on screen, the first one kept."""
+    from kandev_tui.screens.sessions import SessionsScreen
+
+    _, first_id, _rows = finished
+    _, second_id = backend.quick_chat("another task")
+    app = attached_app(backend, first_id, tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.source.state == "idle")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.remote)
+        listing = app.screen
+        ids = [entry.session_id for entry in listing.remote]
+        assert second_id in ids and first_id not in ids  # the one open here is in the app's own rows
+        assert "Kandev task sessions" in screen_text(app)
+        index = next(i for i in range(listing.options.option_count)
+                     if listing.options.get_option_at_index(i).id == f"kandev:{ids.index(second_id)}")
+        listing.options.highlighted = index
+        await pilot.press("enter")
+        await until(pilot, lambda: len(app.sessions) == 2 and app.current is app.sessions[1]
+                    and app.current.status.session_id == second_id and app.current.last_state == "idle")
+        assert app.sessions[0].status.session_id == first_id and not app.sessions[0].closed
+        await pilot.press("ctrl+s")  # both are the app's own now: neither is offered again
+        await until(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.remote is not None)
+        assert len(app.screen.rows) == 2
+        await until(pilot, lambda: not {first_id, second_id} & {e.session_id for e in app.screen.remote})
 
 
 async def test_escape_cancels_the_turn_in_kandev(backend, tmp_path):

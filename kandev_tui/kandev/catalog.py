@@ -79,6 +79,16 @@ async def sessions(conn: KandevConnection, url: str, token: str | None) -> list[
     return out
 
 
+async def backend_sessions(url: str, token: str | None) -> list[SessionEntry]:
+    """Every session on the backend at ``url``, newest first, over a connection of its own."""
+    conn = KandevConnection(url, token)
+    await conn.connect()
+    try:
+        return await sessions(conn, url, token)
+    finally:
+        await conn.close()
+
+
 async def newest_session_of_task(conn: KandevConnection, task_id: str) -> str:
     listed = await conn.request("task.session.list", {"task_id": task_id})
     found = [s for s in listed.get("sessions") or [] if isinstance(s, dict) and isinstance(s.get("id"), str)]

@@ -28,7 +28,7 @@ from kandev_tui.widgets.base import safe_text
 from kandev_tui.widgets.key_footer import KeyFooter
 from kandev_tui.widgets.sessions_sidebar import row_text
 
-Choice = tuple[str, Any]  # ("live", number) · ("open", stored row) · ("continue", stored row)
+Choice = tuple[str, Any]  # ("live", number) · ("open", stored row) · ("continue", stored row) · ("kandev", entry)
 STORED_SHOWN = 200  # the newest stored sessions listed (`kandev-tui sessions` lists them all)
 
 
@@ -61,6 +61,22 @@ def stored_text(row: dict[str, Any], width: int) -> Text:
     return text
 
 
+def remote_text(entry: Any, width: int) -> Text:
+    """A Kandev task session in two lines, every part inert: when, state, agent; then the task and its workspace."""
+    text = Text.assemble(("◇ ", "cyan"), (safe_text(str(entry.updated_at or ""), keep_newlines=False), "bold"),
+                         (f"  {visible(str(entry.state or '').lower(), keep_newlines=False)}", "dim"), "  ")
+    text.append(safe_text(str(entry.agent or "kandev"), keep_newlines=False), style="bold")
+    text.truncate(max(10, width), overflow="ellipsis")
+    second = Text("    ")
+    second.append(safe_text(str(entry.task or "task"), keep_newlines=False), style="italic")
+    second.append("  ")
+    second.append(safe_text(str(entry.workspace or ""), keep_newlines=False), style="dim")
+    second.truncate(max(10, width), overflow="ellipsis")
+    text.append("\n")
+    text.append_text(second)
+    return text
+
+
 class SessionsScreen(DrawsInputAtOnce, Screen["Choice | None"]):
     """Lists the app's sessions, then the stored ones (see the module docstring)."""
 
@@ -72,11 +88,14 @@ class SessionsScreen(DrawsInputAtOnce, Screen["Choice | None"]):
     BINDINGS = [Binding("escape", "back", "Back"), Binding("c", "continue_stored", "Continue")]
 
     def __init__(self, rows: list[SessionRow], stored: Callable[[], list[dict[str, Any]]] | None = None, *,
-                 home: bool = False) -> None:
+                 home: bool = False, remote: Callable[[], list[Any]] | None = None, remote_title: str = "") -> None:
         super().__init__()
         self.rows = rows
         self.stored_reader = stored  # reads the stored sessions (in a thread): None when there is no store
         self.stored: list[dict[str, Any]] = []
+        self.remote_reader = remote  # reads an attached Kandev backend's task sessions (in a thread)
+        self.remote_title = remote_title
+        self.remote: list[Any] | None = None  # None until read
         self.home = home  # the bare kandev-tui's first screen: nothing to go back to
         self.options = OptionList(id="sessions-list")
         self.heading = Static(id="sessions-title")
@@ -95,19 +114,31 @@ class SessionsScreen(DrawsInputAtOnce, Screen["Choice | None"]):
 
     @work(thread=True, exclusive=True, group="stored-sessions")
     def read_stored(self) -> None:
-        """The stored sessions, off the UI's thread (a large database takes a moment), then shown."""
-        if self.stored_reader is None:
-            return
-        try:
-            rows = self.stored_reader()[:STORED_SHOWN]
-        except Exception as exc:  # noqa: BLE001 - a damaged store: said in the list, the live sessions stay
-            self.app.call_from_thread(self.app.notify, f"The stored sessions cannot be read: {exc}",
-                                      severity="warning", markup=False)
-            return
-        self.app.call_from_thread(self._show_stored, rows)
+        """The stored sessions (and an attached backend's), off the UI's thread (a large database, a backend over
+        the network take a moment), then shown."""
+        if self.stored_reader is not None:
+            try:
+                rows = self.stored_reader()[:STORED_SHOWN]
+            except Exception as exc:  # noqa: BLE001 - a damaged store: said in the list, the live sessions stay
+                self.app.call_from_thread(self.app.notify, f"The stored sessions cannot be read: {exc}",
+                                          severity="warning", markup=False)
+            else:
+                self.app.call_from_thread(self._show_stored, rows)
+        if self.remote_reader is not None:
+            try:
+                entries = self.remote_reader()[:STORED_SHOWN]
+            except Exception as exc:  # noqa: BLE001 - the backend is away: said, the rest of the list stays
+                self.app.call_from_thread(self.app.notify, f"Kandev's sessions cannot be listed: {exc}",
+                                          severity="warning", markup=False)
+            else:
+                self.app.call_from_thread(self._show_remote, entries)
 
     def _show_stored(self, rows: list[dict[str, Any]]) -> None:
         self.stored = rows
+        self.show_rows(self.rows)
+
+    def _show_remote(self, entries: list[Any]) -> None:
+        self.remote = entries
         self.show_rows(self.rows)
 
     def show_rows(self, rows: list[SessionRow]) -> None:
@@ -123,6 +154,12 @@ class SessionsScreen(DrawsInputAtOnce, Screen["Choice | None"]):
             options += [None, Option(Text(f"Stored sessions ({len(self.stored)}): enter opens read-only",
                                           style="bold"), disabled=True)]
             options += [Option(stored_text(row, width), id=f"stored:{index}") for index, row in enumerate(self.stored)]
+        if self.remote:
+            options += [None, Option(Text(f"Kandev task sessions ({len(self.remote)}) at "
+                                          f"{visible(self.remote_title, keep_newlines=False)}: enter attaches",
+                                          style="bold"), disabled=True)]
+            options += [Option(remote_text(entry, width), id=f"kandev:{index}")
+                        for index, entry in enumerate(self.remote)]
         self.options.add_options(options)
         count = self.options.option_count
         if highlighted is not None and count and not self.options.get_option_at_index(min(highlighted, count - 1)).disabled:
@@ -164,6 +201,8 @@ class SessionsScreen(DrawsInputAtOnce, Screen["Choice | None"]):
             self._choose(("live", int(value)))
         elif kind == "stored":
             self._choose(("open", self.stored[int(value)]))
+        elif kind == "kandev":
+            self._choose(("kandev", self.remote[int(value)]))
 
     def action_continue_stored(self) -> None:
         row = self._highlighted_stored()

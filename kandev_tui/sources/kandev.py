@@ -77,15 +77,9 @@ class KandevSource(RunsInBackground, Source):
         return await self._there(self._sessions())
 
     async def _sessions(self) -> list[Any]:
-        from kandev_tui.kandev.catalog import sessions
-        from kandev_tui.kandev.connection import KandevConnection
+        from kandev_tui.kandev.catalog import backend_sessions
 
-        conn = KandevConnection(self.url, self.token)
-        await conn.connect()
-        try:
-            return await sessions(conn, self.url, self.token)
-        finally:
-            await conn.close()
+        return await backend_sessions(self.url, self.token)
 
     async def start(self) -> None:
         await self._there(self._start())
