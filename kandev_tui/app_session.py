@@ -333,12 +333,14 @@ class AppSession:
             self._send_held(SessionState.IDLE, False)
 
     def remove_queued(self) -> str | None:
-        """ctrl+t: the next queued message taken out of the queue (said, and back in the prompt when it is empty)."""
+        """ctrl+t: the next queued message taken out of the queue, back in the prompt (after what is typed there):
+        nothing is lost, it is there to edit, send or clear."""
         if not self.queue:
             return None
         text = self.queue.pop(0)
-        if not self.screen.prompt.text.strip():
-            self.screen.prompt.text = text  # nothing is lost: there to edit, send or clear
+        prompt = self.screen.prompt
+        prompt.text = f"{prompt.text.rstrip()}\n\n{text}" if prompt.text.strip() else text
+        prompt.move_cursor(prompt.document.end)
         self._queue_changed()
         return text
 

@@ -301,9 +301,10 @@ async def test_queued_messages_are_stored_taken_out_and_sent_now(tmp_path, monke
         await until(pilot, lambda: app.current.queue == ["first", "second", "third"]
                     and stored() == ["first", "second", "third"])
         assert "ctrl+r sends it now" in screen_text(app)
-        await pilot.press("ctrl+t")  # the next one out, into the empty prompt
+        await pilot.press(*"typed")
+        await pilot.press("ctrl+t")  # the next one out, back in the prompt after what is typed there
         await until(pilot, lambda: app.current.queue == ["second", "third"] and stored() == ["second", "third"])
-        assert prompt.text == "first"
+        assert prompt.text == "typed\n\nfirst"
         prompt.clear()
         await pilot.press("ctrl+r")  # "second" now: the waiting turn is cancelled first; "third" follows its turn
         await until(pilot, lambda: not app.current.queue and stored() == [])

@@ -26,7 +26,7 @@ KEYS = [
     ("Prompt", [("enter", "send (during a turn: queued, sent when it ends)"),
                 ("↑ (empty prompt)", "the last queued message back, to edit or delete"),
                 ("ctrl+r", "send the next queued message now (the running turn is cancelled)"),
-                ("ctrl+t", "take the next queued message out (back in the empty prompt)"),
+                ("ctrl+t", "take the next queued message out (back in the prompt)"),
                 ("ctrl+j / alt+enter", "new line"),
                 ("/", "the agent's slash commands (tab or enter completes)")]),
     ("Transcript", [("pageup / pagedown", "scroll"), ("ctrl+home / ctrl+end", "first / latest output"),

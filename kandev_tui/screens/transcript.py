@@ -95,7 +95,7 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
             first = first if len(first) <= 60 else first[:59] + "…"
             when = "left queued when it last ran, not sent" if offered else "sent when the turn ends"
             line = Text.assemble(("⧗ ", "bold"), (f"{len(texts)} queued", "bold"), ": ", (first, "italic"),
-                                 (f"  · {when} · ctrl+r sends it now · ctrl+t takes it out · ↑ in the empty prompt "
+                                 (f"  · {when} · ctrl+r sends it now · ctrl+t takes it back · ↑ in the empty prompt "
                                   "takes the last back", "dim"))
             line.truncate(max(10, (self.size.width or self.app.size.width) - 2) * 2, overflow="ellipsis")
             self.queued.update(line)
