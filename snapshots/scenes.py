@@ -340,14 +340,19 @@ def sessions_app(tmp_path: Path):
     return app
 
 
+async def shown_when(pilot, condition, seconds: float = 60) -> None:
+    """A turn of the pilot at a time until ``condition()`` holds (``seconds`` at most), then a moment to draw it."""
+    for _ in range(int(seconds / 0.02)):
+        if condition():
+            break
+        await pilot.pause(0.02)
+    await pilot.pause(0.1)
+
+
 async def sessions_replayed(pilot) -> None:
     """Every session replayed to its end (the first one's transcript drawn)."""
     app = pilot.app
-    for _ in range(1200):
-        if all(s.last_state == "replayed" for s in app.sessions) and app.session.settled:
-            break
-        await pilot.pause(0.05)
-    await pilot.pause(0.1)
+    await shown_when(pilot, lambda: all(s.last_state == "replayed" for s in app.sessions) and app.session.settled)
 
 
 async def show_sessions(pilot) -> None:
@@ -360,11 +365,7 @@ async def show_sessions(pilot) -> None:
     if app.sidebar_shown:
         await pilot.pause(0.1)
         return
-    for _ in range(200):
-        if isinstance(app.screen, SessionsScreen):
-            break
-        await pilot.pause(0.02)
-    await pilot.pause(0.1)
+    await shown_when(pilot, lambda: isinstance(app.screen, SessionsScreen))
 
 
 def home_app(tmp_path: Path):
@@ -399,12 +400,7 @@ def home_app(tmp_path: Path):
 
 async def show_home(pilot) -> None:
     """The stored sessions listed."""
-    app = pilot.app
-    for _ in range(400):
-        if len(app.home.stored) == 3:
-            break
-        await pilot.pause(0.02)
-    await pilot.pause(0.1)
+    await shown_when(pilot, lambda: len(pilot.app.home.stored) == 3)
 
 
 async def show_new_session(pilot) -> None:
@@ -414,10 +410,7 @@ async def show_new_session(pilot) -> None:
     app = pilot.app
     await show_home(pilot)
     await pilot.press("ctrl+n")
-    for _ in range(400):
-        if isinstance(app.screen, NewSessionScreen):
-            break
-        await pilot.pause(0.02)
+    await shown_when(pilot, lambda: isinstance(app.screen, NewSessionScreen))
     app.screen.query_one("#workspace").value = "/home/me/src/app"
     app.screen.query_one("#worktree").value = True
     app.screen.query_one("#branch").value = "kandev/claude-1"
