@@ -199,3 +199,30 @@ async def test_a_preset_that_cannot_start_or_a_missing_folder_is_said_in_the_dia
         await pilot.press("escape")  # nothing else is open: escape does no harm
         await app.action_quit()
     store.close()
+
+
+async def test_a_dialog_closed_while_its_worktree_is_made_leaves_nothing_behind(repo, tmp_path, monkeypatch):
+    """Escape right after Start: the check goes on off the UI's thread and makes the worktree, finds the dialog
+    gone, and removes it (and its branch) again; the app goes on, no session opened."""
+    store = Store(tmp_path / "s.db")
+    settings = settings_at(tmp_path, chart_animation=False)
+    launcher = Launcher(store, settings)
+    from kandev_tui.app_home import HomeApp
+
+    app = HomeApp(launcher, settings_store=settings)
+    async with app.run_test(size=(100, 34)) as pilot:
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: isinstance(app.screen, NewSessionScreen))
+        dialog = app.screen
+        dialog.query_one("#workspace").value = str(repo)
+        dialog.query_one("#worktree").value = True
+        dialog.query_one("#branch").value = "kandev/left"
+        dialog.start()
+        dialog.dismiss(None)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.is_running and not app.sessions
+        assert "kandev/left" not in git("branch", "--list", cwd=repo)
+        assert not [p for p in (tmp_path / "worktrees").rglob("*") if p.is_dir() and (p / ".git").exists()]
+        await app.action_quit()
+    store.close()

@@ -10,9 +10,10 @@ Dismissed with a :class:`NewSession`, or None (escape).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import Any
 
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -23,7 +24,7 @@ from kandev_tui.launch import command_problem
 from kandev_tui.presets import Preset
 from kandev_tui.sanitize import visible
 from kandev_tui.textual_hooks import DrawsInputAtOnce
-from kandev_tui.worktree import Worktree, WorktreeError, create, repository_root, suggest_branch
+from kandev_tui.worktree import Worktree, WorktreeError, close, create, repository_root, suggest_branch
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,8 @@ class NewSessionScreen(DrawsInputAtOnce, ModalScreen["NewSession | None"]):
             self.dismiss(None)
 
     def say(self, problem: str) -> None:
+        if not self.is_attached:  # closed meanwhile
+            return
         self.query_one("#new-session-error", Static).update(visible(problem, keep_newlines=False))
         self.query_one("#start", Button).disabled = False
 
@@ -115,10 +118,12 @@ class NewSessionScreen(DrawsInputAtOnce, ModalScreen["NewSession | None"]):
         prompt = self.query_one("#prompt", Input).value.strip() or None
         self.query_one("#start", Button).disabled = True
         self.query_one("#new-session-error", Static).update("Starting…")
-        self._check(self.presets[name], folder, branch, prompt)
+        # the app's worker, not the dialog's: closing the dialog does not leave a worktree half made (see _done)
+        app = self.app  # held: the dialog may be closed (detached from the app) before the check ends
+        app.run_worker(partial(self._check, app, self.presets[name], folder, branch, prompt), thread=True,
+                       name="new-session", group="new-session")
 
-    @work(thread=True, exclusive=True, group="new-session")
-    def _check(self, preset: Preset, folder: str, branch: str | None, prompt: str | None) -> None:
+    def _check(self, app: Any, preset: Preset, folder: str, branch: str | None, prompt: str | None) -> None:
         """Off the UI's thread: git and the file system may be slow."""
         where = Path(folder).expanduser()
         if not where.is_absolute():
@@ -138,7 +143,15 @@ class NewSessionScreen(DrawsInputAtOnce, ModalScreen["NewSession | None"]):
             except WorktreeError as exc:
                 problem = str(exc)
         if problem:
-            self.app.call_from_thread(self.say, problem)
+            app.call_from_thread(self.say, problem)
             return
         chosen = NewSession(preset, worktree.workspace if worktree else where.resolve(), worktree, prompt)
-        self.app.call_from_thread(self.dismiss, chosen)
+        if not app.call_from_thread(self._done, chosen) and worktree is not None:
+            close(worktree)  # the dialog was closed meanwhile: the worktree made for nothing goes (it is clean)
+
+    def _done(self, chosen: NewSession) -> bool:
+        """The session asked for, given to the app; False when the dialog was closed meanwhile (escape)."""
+        if not self.is_attached or not self.is_current:
+            return False
+        self.dismiss(chosen)
+        return True
