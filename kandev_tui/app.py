@@ -549,8 +549,10 @@ class KandevApp(App[int]):
             self.settings_store.remember_agent_choice(list(session.status.agent_command), control.category, value)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if not self.sessions or self.current_mode == "home":  # the home list: what needs a session is not offered
-            return action not in ("choices", "log_in", "sessions", "close_session", "toggle_sidebar", "next_waiting",
+        if not self.sessions or self.current_mode == "home":  # the home list: what needs a session on screen is not
+            if action == "next_waiting":  # offered; ctrl+g still goes to one waiting for the user
+                return any(s.waiting_since is not None for s in self.sessions)
+            return action not in ("choices", "log_in", "sessions", "close_session", "toggle_sidebar",
                                   "send_queued_now", "remove_queued")
         if action == "choices":  # offered when the agent offers choices and can take one (not a stored session)
             return bool(self.controls) and self.current.status.can_prompt

@@ -137,3 +137,28 @@ async def test_the_palette_offers_the_sessions_keys_a_browser_keeps_for_itself(t
         await app.action_quit()
     assert store.sessions()[0]["state"] == "ended"
     store.close()
+
+
+async def test_from_the_home_ctrl_g_reaches_the_session_waiting_for_you(tmp_path, monkeypatch):
+    from kandev_tui.screens.new_session import NewSessionScreen
+    from kandev_tui.widgets.permission import PermissionRequest
+
+    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
+    store = Store(tmp_path / "s.db")
+    settings = settings_at(tmp_path, chart_animation=False)
+    app = HomeApp(Launcher(store, settings), settings_store=settings)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: isinstance(app.screen, NewSessionScreen))
+        app.screen.query_one("#workspace").value = str(tmp_path)
+        app.screen.query_one("#prompt").value = "Check the build"  # the demo's turn asks for a permission
+        app.screen.query_one("#prompt").focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: app.sessions and app.sessions[0].waiting_since is not None)
+        await pilot.press("ctrl+s")  # home, the session waiting
+        await until(pilot, lambda: app.screen is app.home and "waiting for you" in screen_text(app))
+        await pilot.press("ctrl+g")
+        await until(pilot, lambda: app.current.on_screen and app.screen is app.sessions[0].screen
+                    and app.sessions[0].view.query(PermissionRequest))
+        await app.action_quit()
+    store.close()
