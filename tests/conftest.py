@@ -9,6 +9,28 @@ import pytest
 
 from .leftovers import Leftovers
 
+
+def _import_kandev_tui_here() -> None:
+    """Every kandev_tui module imported now, on the main thread, before any test runs.
+
+    kandev-tui provides a pytest plugin (kandev_tui.testing), so pytest rewrites the asserts of every kandev_tui
+    module, parsing each with ``ast`` when it is first imported. The app imports modules lazily on its own threads
+    (the agent's loop, the preload after the first frame), and CPython 3.11 before 3.11.8 (gh-106905) fails when
+    two threads parse at once: "SystemError: AST constructor recursion depth mismatch" in the agent's thread, and the
+    session never started (a suite-only fault: without pytest no module is parsed on import). Loaded here, the lazy
+    imports find them loaded."""
+    import importlib
+    import pkgutil
+
+    import kandev_tui
+
+    for module in pkgutil.walk_packages(kandev_tui.__path__, "kandev_tui."):
+        if module.name != "kandev_tui.__main__":  # it runs the command line
+            importlib.import_module(module.name)
+
+
+_import_kandev_tui_here()
+
 FIXTURES = Path(__file__).parent / "fixtures"
 _LEFTOVERS = Leftovers()  # what runs and exists when the suite starts is not the suite's (checked when it ends)
 
