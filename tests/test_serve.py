@@ -105,20 +105,26 @@ def test_a_replay_in_a_real_browser_draws_the_transcript_takes_keys_and_runs_one
         served.stop()
 
 
-def test_a_browser_that_goes_away_mid_session_ends_its_app_and_loses_nothing(tmp_path):
-    served = Served(tmp_path, "demo")
+def close_the_tab_mid_session(served: Served, expect: tuple[str, ...], alive, count: int) -> None:
+    """A tab opened until the page has every one of ``expect``, with ``count`` processes ``alive()``; then closed,
+    and every one of them ends with it; the server is stopped in any case."""
     browser = None
     try:
-        browser = open_page(served, "Build summary")  # the demo agent is live and has sent its panel
-        apps = app_processes("kandev_tui demo")
-        assert len(apps) == 1
-        browser.close()  # the tab goes away in the middle of the session
+        browser = open_page(served, *expect)
+        assert len(alive()) == count
+        browser.close()
         browser = None
-        wait_until(lambda: not app_processes("kandev_tui demo"), 30, "the app to end with its tab")
+        wait_until(lambda: not alive(), 30, "the app (and its agents) to end with the tab")
     finally:
         if browser is not None:
             browser.close()
         served.stop()
+
+
+def test_a_browser_that_goes_away_mid_session_ends_its_app_and_loses_nothing(tmp_path):
+    served = Served(tmp_path, "demo")
+    # the demo agent is live and has sent its panel when the tab goes away in the middle of the session
+    close_the_tab_mid_session(served, ("Build summary",), lambda: app_processes("kandev_tui demo"), 1)
     store = Store(tmp_path / "sessions.db", create=False)
     try:
         (session,) = store.sessions()
@@ -147,17 +153,8 @@ def test_each_tab_runs_the_multi_session_app(tmp_path):
                     cwd=workspace)
     ours = lambda: [pid for pid in live_pids(lambda _pid, text: str(tmp_path).encode() in text, read="environ")  # noqa: E731
                     if pid != served.process.pid]
-    browser = None
-    try:
-        browser = open_page(served, "asks to edit", "+1 · 1 waiting")  # the first on screen, the second said
-        assert len(ours()) == 3  # the tab's app and its two agents
-        browser.close()
-        browser = None
-        wait_until(lambda: not ours(), 30, "the app and both agents to end with the tab")
-    finally:
-        if browser is not None:
-            browser.close()
-        served.stop()
+    # the first on screen, the second said; the tab's app and its two agents, all ended with the tab
+    close_the_tab_mid_session(served, ("asks to edit", "+1 · 1 waiting"), ours, 3)
     store = Store(tmp_path / "sessions.db", create=False)
     try:
         rows = store.sessions()
