@@ -8,7 +8,7 @@ import logging
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from textual import events, on
 from textual.app import App, SystemCommand
@@ -23,14 +23,14 @@ from kandev_tui.gcpolicy import GcPolicy
 from kandev_tui.pacing import USER
 from kandev_tui.renderers import Registry
 from kandev_tui.sanitize import visible
+from kandev_tui.app_attention import Attention
+from kandev_tui.app_lists import SessionLists
 from kandev_tui.app_session import AppSession
 from kandev_tui.app_starting import SessionStarter
-from kandev_tui.session.row import SessionRow
 from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.settings import SettingsStore
 from kandev_tui.shutdown import ENDING_GRACE, EndingSignals, ending_reason, exit_status
-from kandev_tui.textual_hooks import (mount_screen_ahead, note_input_at_driver, notify_desktop, read_alt_enter,
-                                     set_terminal_title)
+from kandev_tui.textual_hooks import mount_screen_ahead, note_input_at_driver, read_alt_enter
 from kandev_tui.session import SessionState
 from kandev_tui.session.controls import Control, Controls
 from kandev_tui.session.model import SessionModel, SourceFactory, StateChange
@@ -44,13 +44,14 @@ if TYPE_CHECKING:  # the screens not shown at start are imported when first show
     from kandev_tui.worktree import Worktree
     from kandev_tui.screens.login import LoginScreen
     from kandev_tui.screens.session_picker import SessionPickerScreen
-    from kandev_tui.screens.sessions import SessionsScreen
     from kandev_tui.widgets.tool_call import ToolCallView
     from kandev_tui.widgets.file_preview import FilePreview
     from kandev_tui.widgets.permission import PermissionRequest
 
 log = logging.getLogger("kandev_tui.app")
 # what counts as the user's input: the agent's output waits a moment after each (pacing.py)
+# how long the agents wait for the first frame at most before they start (see on_mount)
+FIRST_FRAME_WAIT = 0.5
 INPUT_EVENTS = (events.Key, events.MouseDown, events.MouseUp, events.MouseScrollDown, events.MouseScrollUp)
 
 
@@ -99,6 +100,8 @@ class KandevApp(App[int]):
             self.registry = self.registry.without("edit")
         self.stats_path = stats_path
         self.sessions: list[AppSession] = []
+        self.lists = SessionLists(self)  # the sessions list, the sidebar, switching (kandev_tui/app_lists.py)
+        self.attention = Attention(self)  # the bell, the title, the desktop (kandev_tui/app_attention.py)
         if source_factory is not None:  # else the home (HomeApp): the sessions list, none open yet
             self.open_session(source_factory, initial_prompt)
         self._animated: set[str] = set()
@@ -107,9 +110,6 @@ class KandevApp(App[int]):
         self.gc_policy = GcPolicy()
         self._preloaded = False
         self._sources_closed = False
-        self._title_set = False  # the terminal's title was set to call the user (attention)
-        self.sidebar_hidden = False  # ctrl+b hid the sessions beside the transcript
-        self._rows_shown: list[SessionRow] = []  # the rows the list and the sidebar were last given
         self._signals: EndingSignals | None = None  # taken while mounted
         self._picker: SessionPickerScreen | None = None  # the list of stored sessions, while one is to be picked
 
@@ -127,7 +127,7 @@ class KandevApp(App[int]):
             session.attach(asyncio.get_running_loop())
             session.start()
             self.call_after_refresh(mount_screen_ahead, self, session.mode)
-            self._show_others()
+            self.lists.show()
         return session
 
     # -- the session on screen -------------------------------------------------------
@@ -211,8 +211,8 @@ class KandevApp(App[int]):
             self.notify(warning, severity="warning", timeout=8, markup=False)
         self.set_interval(1.0, self._collect_garbage_when_quiet)
         if len(self.sessions) > 1:  # the others said in the status line, the sidebar shown where there is room
-            self.call_after_refresh(self._show_others)
-        self.set_interval(1.0, self._refresh_rows)
+            self.call_after_refresh(self.lists.show)
+        self.set_interval(1.0, self.lists.refresh)
         if not self.sessions:  # the home: nothing starts until the user opens a session
             return
         first = self.sessions[0]
@@ -223,11 +223,17 @@ class KandevApp(App[int]):
             self.push_screen(self._picker, self._picked)
             return
         # the first frame comes first: starting an agent imports the ACP SDK (over a second, in a thread that
-        # still competes with the event loop for the interpreter)
+        # still competes with the event loop for the interpreter). A screen shown before that frame (F1 or ctrl+s
+        # pressed at once) holds the callback until the session's screen is back on top (Textual runs a screen's
+        # after-refresh callbacks when it refreshes): the timer starts the agents anyway
         self.call_after_refresh(self._run_sources)
+        self.set_timer(FIRST_FRAME_WAIT, self._run_sources)
 
     def _run_sources(self) -> None:
+        """Each session not started yet starts (once: opened from the list meanwhile, it started already)."""
         for session in self.sessions:
+            if session.started:
+                continue
             session.start()
             if not session.on_screen:  # the first switch to it only draws it, after the first frame
                 self.call_after_refresh(mount_screen_ahead, self, session.mode)
@@ -279,6 +285,7 @@ class KandevApp(App[int]):
         first.screen.back_to_list = False
         first.reset_transcript([])
         first.model.pick(None)
+        first.started = False  # the one picked next starts
         self._picker = SessionPickerScreen(first.source)
         self.push_screen(self._picker, self._picked)
 
@@ -348,90 +355,19 @@ class KandevApp(App[int]):
         if change.state == SessionState.ERROR:
             title = "The agent stopped" if len(self.sessions) == 1 else f"Session {session.number} stopped"
             self.notify(visible(change.detail or "error"), title=title, severity="error", timeout=10, markup=False)
-        self._call_attention(session, previous, change.state)
-        self._show_others()
-
-    def rows(self) -> list[SessionRow]:
-        return [session.row() for session in self.sessions]
-
-    @property
-    def _sessions_list(self) -> SessionsScreen | None:
-        from kandev_tui.screens.sessions import SessionsScreen
-
-        return next((s for s in self.screen_stack if isinstance(s, SessionsScreen)), None) if self.is_running else None
-
-    def _show_others(self) -> None:
-        """The status line of the session on screen says what the others do ("+2 · 1 waiting ^g"); the
-        sessions list and the sidebar show every session's row again."""
-        rows = self._rows_shown = self.rows()
-        if self._sessions_list is not None:
-            self._sessions_list.show_rows(rows)
-        if self.has_home and self.home.is_mounted:
-            self.home.show_rows(rows)
-        sidebar = self.sidebar_shown
-        for session in self.sessions:
-            session.screen.sidebar.display = session.screen.sidebar.can_focus = sidebar and session.on_screen
-            if sidebar and session.on_screen:
-                session.screen.sidebar.show_rows(rows)
-        self.refresh_bindings()  # ctrl+g is offered while another session waits
-        others = [s for s in self.sessions if not s.on_screen]
-        text = ""
-        if others:
-            waiting = sum(1 for s in others if s.waiting_since is not None)
-            text = f"+{len(others)}" if waiting else f"+{len(others)} session{'s' if len(others) > 1 else ''}"
-            if waiting:
-                text += f" · {waiting} waiting ^g"
-        for session in self.sessions:
-            session.screen.status.others = text if session.on_screen else ""
-
-    def session_changed(self) -> None:
-        """A session's title or cost changed: the rows that show it, again."""
-        if len(self.sessions) > 1:
-            self._show_others()
-
-    def _refresh_rows(self) -> None:
-        """Each second while the sessions are listed: what arrived off screen, titles and costs as they are now (when
-        nothing changed, nothing is done: idle sessions cost no redraw, no footer)."""
-        if len(self.sessions) > 1 and (self.sidebar_shown or self._sessions_list is not None):
-            rows = self.rows()
-            if rows != self._rows_shown:
-                self._show_others()
-
-    @property
-    def sidebar_shown(self) -> bool:
-        """The sessions stand beside the transcript: several sessions, 120 columns or more, not hidden (ctrl+b)."""
-        return len(self.sessions) > 1 and self.size.width >= SIDEBAR_FROM and not self.sidebar_hidden
+        self.attention.state_changed(session, previous, change.state)
+        self.lists.show()
 
     def on_resize(self, event: events.Resize) -> None:
         if len(self.sessions) > 1:  # once the app has its new size (its own handler, after this one, takes it)
-            self.call_after_refresh(self._show_others)
+            self.call_after_refresh(self.lists.show)
 
     def action_toggle_sidebar(self) -> None:
-        self.sidebar_hidden = not self.sidebar_hidden
-        self._show_others()
+        self.lists.toggle_sidebar()
 
     def action_sessions(self) -> None:
-        """ctrl+s: the sessions list (enter shows one); again: closed. Beside the transcript (120 columns and more)
-        the sidebar takes the focus instead."""
-        from kandev_tui.screens.sessions import SessionsScreen
-
-        if isinstance(self.screen, SessionsScreen):
-            self.screen.dismiss(None)
-            return
-        if self.sidebar_shown and self.screen is self.current.screen:
-            self._show_others()  # the rows as they are now
-            sidebar = self.current.screen.sidebar
-            if sidebar.has_focus:
-                self.current.screen.prompt.focus() if self.current.screen.prompt.can_focus else self.view.focus()
-            else:
-                sidebar.focus()
-            return
-        self.push_screen(SessionsScreen(self.rows(), self.stored_sessions_reader(), remote=self.starter.remote_reader(),
-                                        remote_title=self.kandev.url if self.kandev is not None else ""),
-                         self.from_sessions_list)
-
-    def stored_sessions_reader(self) -> Callable[[], list[dict[str, Any]]] | None:
-        return self.starter.stored_reader()
+        """ctrl+s: the sessions list, or the sidebar focused (kandev_tui/app_lists.py)."""
+        self.lists.open()
 
     def from_sessions_list(self, choice: tuple[str, Any] | None) -> None:
         """What the sessions list chose (kandev_tui/app_starting.py)."""
@@ -442,36 +378,11 @@ class KandevApp(App[int]):
         self.starter.ask_new()
 
     def on_sessions_sidebar_picked(self, event: SessionsSidebar.Picked) -> None:
-        self.switch_to(self.sessions[event.number - 1])
-
-    def switch_to(self, session: AppSession) -> None:
-        """Show ``session`` where it was left (its screen stack, its place, its focus)."""
-        if not session.on_screen:
-            self.switch_mode(session.mode)
-        # what waited while it was covered comes right after the first frame: the session shows at once, where it was
-        # left, and its news follow (a covered session's backlog can be hundreds of items)
-        self.call_after_refresh(session.model.look_now)
-        if session.focus_prompt and session.screen.prompt.can_focus:
-            session.focus_prompt = False
-            session.screen.prompt.focus()
-        session.show_login(session.last_state, session.detail)
-        self._show_others()
-        self.refresh_bindings()
-        if self._title_set:
-            set_terminal_title(self, f"kandev-tui · {visible(session.status.title, keep_newlines=False)}")
+        self.lists.switch_to(self.sessions[event.number - 1])
 
     def action_next_waiting(self) -> None:
-        """ctrl+g: the session that has waited longest for the user (a permission, a login), other than this one."""
-        waiting = sorted((s for s in self.sessions if s.waiting_since is not None and not s.on_screen),
-                         key=lambda s: s.waiting_since or 0.0)
-        if not waiting:
-            self.notify("No other session is waiting for you.", timeout=3)
-            return
-        from kandev_tui.screens.sessions import SessionsScreen
-
-        if isinstance(self.screen, SessionsScreen) and not self.screen.home:
-            self.screen.dismiss(None)
-        self.switch_to(waiting[0])
+        """ctrl+g: the session that has waited longest for the user (kandev_tui/app_lists.py)."""
+        self.lists.next_waiting()
 
     async def close_current(self) -> None:
         """The session on screen closed at once (the palette's command: chosen, nothing to confirm)."""
@@ -500,8 +411,8 @@ class KandevApp(App[int]):
         if not live:  # the home: the list again
             self.action_sessions()
             return
-        self.switch_to(live[0])
-        self._show_others()
+        self.lists.switch_to(live[0])
+        self.lists.show()
 
     # -- what sessions ask of the app ------------------------------------------------
 
@@ -749,39 +660,7 @@ class KandevApp(App[int]):
     def on_app_focus(self, event: events.AppFocus) -> None:
         if self.is_mounted:  # charts that came into view while the terminal was in the background are plotted now
             self.call_after_refresh(self.view.check_charts)
-        if self._title_set:  # back from elsewhere: the title no longer calls
-            set_terminal_title(self, f"kandev-tui · {visible(self.current.status.title, keep_newlines=False)}")
-
-    # -- attention: the user is elsewhere when the agent needs them -----------------------------------
-
-    def _call_attention(self, session: AppSession, previous: SessionState, state: SessionState) -> None:
-        """When a request waits for the user, the agent needs a login, or a turn ends, while the terminal is not in
-        view (Textual's app focus: the terminal reports it, as tmux does with ``focus-events on``), or while another
-        session is on screen: ring the bell and say it in the terminal's title, as the settings allow; a session not
-        on screen is said in a notice too (ctrl+g goes to it)."""
-        turn_ended = previous in (SessionState.RUNNING, SessionState.WAITING, SessionState.CANCELLING) and state in (
-            SessionState.IDLE, SessionState.ENDED, SessionState.ERROR)
-        what = {SessionState.WAITING: "waiting for you", SessionState.LOGIN: "needs a login"}.get(state)
-        if turn_ended:
-            what = "turn ended" if state == SessionState.IDLE else "the agent stopped"
-        if what is None or state == previous:
-            return
-        elsewhere = not session.on_screen and state in (SessionState.WAITING, SessionState.LOGIN)
-        if elsewhere:
-            name = visible(session.status.agent or "agent", keep_newlines=False)
-            self.notify(f"Session {session.number} ({name}) is {what}: ctrl+g goes there.", timeout=6, markup=False)
-        if self.app_focus and not elsewhere:
-            return
-        settings = self.settings_store.settings
-        if settings.attention_bell:
-            self.bell()
-        label = visible(session.status.title, keep_newlines=False)
-        if len(self.sessions) > 1:
-            label = f"session {session.number} · {label}"
-        if settings.attention_title:
-            self._title_set = set_terminal_title(self, f"kandev-tui: {what} · {label}")
-        if settings.attention_desktop and state in (SessionState.WAITING, SessionState.LOGIN):
-            notify_desktop(self, f"kandev-tui: {what}", label)
+        self.attention.back_in_view()
 
 
 def screenshot_directory() -> Path:

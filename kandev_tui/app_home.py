@@ -22,7 +22,7 @@ class HomeApp(KandevApp):
         super().__init__(None, launcher=launcher, **kwargs)
         from kandev_tui.screens.sessions import SessionsScreen
 
-        self.home = SessionsScreen([], self.stored_sessions_reader(), home=True)
+        self.home = SessionsScreen([], self.starter.stored_reader(), home=True)
         self.install_screen(self.home, "home")
         self.add_mode("home", "home")
 
@@ -37,5 +37,5 @@ class HomeApp(KandevApp):
         if self.current_mode == "home":
             return
         self.switch_mode("home")
-        self.home.show_rows(self.rows())
+        self.home.show_rows(self.lists.rows())
         self.home.read_stored()  # what was stored since

@@ -70,6 +70,7 @@ class AppSession:
         self.detail = ""
         self.waiting_since: float | None = None
         self.closed = False
+        self.started = False  # its source was started (once)
         self.cost = ""
         self._workspace = None
         self.worktree: Worktree | None = None  # made for it (ctrl+n): removed on close when nothing is uncommitted
@@ -87,6 +88,7 @@ class AppSession:
         self.screen.set_prompt_enabled(status.can_prompt, "starting…")
 
     def start(self) -> None:
+        self.started = True
         self.app.run_worker(self._start_source(), name=f"source-{self.number}", exclusive=True,
                             group=f"source-{self.number}")
         status = self.status
@@ -102,7 +104,7 @@ class AppSession:
 
         self.branch = await asyncio.to_thread(current_branch, folder)
         if self.branch and len(self.app.sessions) > 1:
-            self.app.session_changed()
+            self.app.lists.changed()
 
     async def _start_source(self) -> None:
         try:
@@ -207,7 +209,7 @@ class AppSession:
         prompt's slash commands, the picker's choices)."""
         status = self.screen.status
         if items:
-            self.app.call_later(self.app.session_changed)
+            self.app.call_later(self.app.lists.changed)
         for item in items:
             if item.kind == USAGE:
                 status.usage = dict(item.payload)

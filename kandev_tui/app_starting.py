@@ -51,20 +51,20 @@ class SessionStarter:
             return
         kind, value = choice
         if kind == "live":
-            self.app.switch_to(self.app.sessions[value - 1])
+            self.app.lists.switch_to(self.app.sessions[value - 1])
             return
         if kind == "kandev":  # a task session of the attached backend: attached as a session of its own
             here = next((s for s in self.app.sessions if s.status.session_id == value.session_id), None)
             if here is None and self.app.kandev is not None:
                 here = self.app.open_session(self.app.kandev.factory(value.session_id))
             if here is not None:
-                self.app.switch_to(here)
+                self.app.lists.switch_to(here)
             return
         open_here = next((s for s in self.app.sessions if s.status.session_id == value["id"] and
                           (kind == "open" or s.status.can_prompt)), None)
         if open_here is not None or self.app.launcher is None:
             if open_here is not None:
-                self.app.switch_to(open_here)
+                self.app.lists.switch_to(open_here)
             return
         if kind == "open":
             session = self.app.open_session(self.app.launcher.stored(value))
@@ -78,7 +78,7 @@ class SessionStarter:
                 return
             session = self.app.open_session(self.app.launcher.factory(list(value["agent_command"]), Workspace(folder),
                                                                       continuing=value))
-        self.app.switch_to(session)
+        self.app.lists.switch_to(session)
 
     def ask_new(self) -> None:
         """ctrl+n: a new session from a preset (kandev_tui/screens/new_session.py), shown once it is opened."""
@@ -105,7 +105,7 @@ class SessionStarter:
         preset = chosen.preset
         factory = self.app.launcher.factory(list(preset.command), Workspace(chosen.workspace), dict(preset.env) or None)
         session = self.app.open_session(factory, chosen.prompt, worktree=chosen.worktree)
-        self.app.switch_to(session)
+        self.app.lists.switch_to(session)
         if chosen.worktree is not None:
             self.app.notify(f"Session {session.number} works in {chosen.worktree.path} on branch "
                             f"{chosen.worktree.branch}.", timeout=6, markup=False)

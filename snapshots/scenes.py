@@ -362,7 +362,7 @@ async def show_sessions(pilot) -> None:
     app = pilot.app
     await sessions_replayed(pilot)
     await pilot.press("ctrl+s")
-    if app.sidebar_shown:
+    if app.lists.sidebar_shown:
         await pilot.pause(0.1)
         return
     await shown_when(pilot, lambda: isinstance(app.screen, SessionsScreen))

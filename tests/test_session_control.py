@@ -419,7 +419,7 @@ async def test_keys_answer_while_a_long_session_loads(tmp_path):
 
 async def test_attention_rings_and_titles_only_when_the_terminal_is_elsewhere_and_as_the_settings_say(tmp_path,
                                                                                                       monkeypatch):
-    from kandev_tui import app as app_module
+    from kandev_tui import app_attention as app_module
 
     monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
     titles, bells = [], []

@@ -315,3 +315,24 @@ async def test_queued_messages_are_stored_taken_out_and_sent_now(tmp_path, monke
     assert [i.payload["text"] for i in items if i.kind == "user_message"] == ["Check the build", "second", "third"]
     assert [i.payload.get("stop_reason") for i in items if i.kind == "turn_end"][0] == "cancelled"
     store.close()
+
+
+async def test_a_screen_shown_before_the_first_frame_does_not_hold_the_agent_back(tmp_path, monkeypatch):
+    """F1 pressed as the app opens: the help covers the session's screen before its first frame, and the agent starts
+    all the same (it used to wait until the help was closed) and starts once."""
+    from kandev_tui.screens.help import HelpScreen
+
+    store, app = demo_asking(tmp_path, monkeypatch)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.action_help()
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await until(pilot, lambda: app.current.last_state == SessionState.WAITING)  # its first prompt asks
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")  # the session's screen refreshes: the callback it held runs now
+        refreshed: list[bool] = []
+        await until(pilot, lambda: app.screen is app.current.screen)
+        app.screen.call_after_refresh(refreshed.append, True)  # after the held callback, in order
+        await until(pilot, lambda: refreshed)
+        assert app.current.last_state == SessionState.WAITING  # not started again: still asking
+        await app.action_quit()
+    assert len(store.sessions()) == 1

@@ -8,6 +8,7 @@ from typing import Any
 
 from kandev_tui.session.background import RunsInBackground
 from kandev_tui.session.source import ItemsCallback, Source, StateCallback
+from kandev_tui.session.state import SessionState
 from kandev_tui.acp import AgentError
 from kandev_tui.transcript import Item, Store
 
@@ -37,6 +38,7 @@ class KandevSource(RunsInBackground, Source):
         self.session_id = session_id
         self.agent_name = f"kandev {backend_key(url)}"
         self.title = "Kandev session"
+        self.state = SessionState.CONNECTING  # until start() has attached
         self.attachment: Any = None
         self._runner: asyncio.Task[None] | None = None
         self._detail = ""

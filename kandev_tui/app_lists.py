@@ -1,0 +1,136 @@
+"""Where the app shows its sessions to each other: the sessions list (ctrl+s), the sidebar beside the transcript (120
+columns and more), the status line's "+2 · 1 waiting ^g", switching from one to another, and ctrl+g. The app keeps the
+sessions; :class:`SessionLists` keeps what shows them, and redraws a row only when it changed."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kandev_tui.sanitize import visible
+from kandev_tui.session.row import SessionRow
+from kandev_tui.textual_hooks import set_terminal_title
+from kandev_tui.widgets.sessions_sidebar import SIDEBAR_FROM
+
+if TYPE_CHECKING:
+    from kandev_tui.app import KandevApp
+    from kandev_tui.app_session import AppSession
+    from kandev_tui.screens.sessions import SessionsScreen
+
+
+class SessionLists:
+    """What shows the app's sessions (see the module docstring)."""
+
+    def __init__(self, app: KandevApp) -> None:
+        self.app = app
+        self.sidebar_hidden = False  # ctrl+b hid the sessions beside the transcript
+        self._rows_shown: list[SessionRow] = []  # the rows the list and the sidebar were last given
+
+    def rows(self) -> list[SessionRow]:
+        return [session.row() for session in self.app.sessions]
+
+    @property
+    def screen(self) -> SessionsScreen | None:
+        """The sessions list, when it is in the screen stack on screen."""
+        from kandev_tui.screens.sessions import SessionsScreen
+
+        app = self.app
+        return next((s for s in app.screen_stack if isinstance(s, SessionsScreen)), None) if app.is_running else None
+
+    @property
+    def sidebar_shown(self) -> bool:
+        """The sessions stand beside the transcript: several sessions, 120 columns or more, not hidden (ctrl+b)."""
+        return len(self.app.sessions) > 1 and self.app.size.width >= SIDEBAR_FROM and not self.sidebar_hidden
+
+    def show(self) -> None:
+        """The status line of the session on screen says what the others do ("+2 · 1 waiting ^g"); the
+        sessions list and the sidebar show every session's row again."""
+        app = self.app
+        rows = self._rows_shown = self.rows()
+        listed = self.screen
+        if listed is not None:
+            listed.show_rows(rows)
+        if app.has_home and app.home.is_mounted:
+            app.home.show_rows(rows)
+        sidebar = self.sidebar_shown
+        for session in app.sessions:
+            session.screen.sidebar.display = session.screen.sidebar.can_focus = sidebar and session.on_screen
+            if sidebar and session.on_screen:
+                session.screen.sidebar.show_rows(rows)
+        app.refresh_bindings()  # ctrl+g is offered while another session waits
+        others = [s for s in app.sessions if not s.on_screen]
+        text = ""
+        if others:
+            waiting = sum(1 for s in others if s.waiting_since is not None)
+            text = f"+{len(others)}" if waiting else f"+{len(others)} session{'s' if len(others) > 1 else ''}"
+            if waiting:
+                text += f" · {waiting} waiting ^g"
+        for session in app.sessions:
+            session.screen.status.others = text if session.on_screen else ""
+
+    def changed(self) -> None:
+        """A session's title, branch or cost changed: the rows that show it, again."""
+        if len(self.app.sessions) > 1:
+            self.show()
+
+    def refresh(self) -> None:
+        """Each second while the sessions are listed: what arrived off screen, titles and costs as they are now (when
+        nothing changed, nothing is done: idle sessions cost no redraw, no footer)."""
+        if len(self.app.sessions) > 1 and (self.sidebar_shown or self.screen is not None):
+            if self.rows() != self._rows_shown:
+                self.show()
+
+    def toggle_sidebar(self) -> None:
+        self.sidebar_hidden = not self.sidebar_hidden
+        self.show()
+
+    def open(self) -> None:
+        """ctrl+s: the sessions list (enter shows one); again: closed. Beside the transcript (120 columns and more)
+        the sidebar takes the focus instead."""
+        from kandev_tui.screens.sessions import SessionsScreen
+
+        app = self.app
+        if isinstance(app.screen, SessionsScreen):
+            app.screen.dismiss(None)
+            return
+        if self.sidebar_shown and app.screen is app.current.screen:
+            self.show()  # the rows as they are now
+            screen = app.current.screen
+            if screen.sidebar.has_focus:
+                screen.prompt.focus() if screen.prompt.can_focus else app.view.focus()
+            else:
+                screen.sidebar.focus()
+            return
+        starter = app.starter
+        app.push_screen(SessionsScreen(self.rows(), starter.stored_reader(), remote=starter.remote_reader(),
+                                       remote_title=app.kandev.url if app.kandev is not None else ""),
+                        starter.from_list)
+
+    def switch_to(self, session: AppSession) -> None:
+        """Show ``session`` where it was left (its screen stack, its place, its focus)."""
+        app = self.app
+        if not session.on_screen:
+            app.switch_mode(session.mode)
+        # what waited while it was covered comes right after the first frame: the session shows at once, where it was
+        # left, and its news follow (a covered session's backlog can be hundreds of items)
+        app.call_after_refresh(session.model.look_now)
+        if session.focus_prompt and session.screen.prompt.can_focus:
+            session.focus_prompt = False
+            session.screen.prompt.focus()
+        session.show_login(session.last_state, session.detail)
+        self.show()
+        if app.attention.title_set:
+            set_terminal_title(app, f"kandev-tui · {visible(session.status.title, keep_newlines=False)}")
+
+    def next_waiting(self) -> None:
+        """ctrl+g: the session that has waited longest for the user (a permission, a login), other than this one."""
+        app = self.app
+        waiting = sorted((s for s in app.sessions if s.waiting_since is not None and not s.on_screen),
+                         key=lambda s: s.waiting_since or 0.0)
+        if not waiting:
+            app.notify("No other session is waiting for you.", timeout=3)
+            return
+        from kandev_tui.screens.sessions import SessionsScreen
+
+        if isinstance(app.screen, SessionsScreen) and not app.screen.home:
+            app.screen.dismiss(None)
+        self.switch_to(waiting[0])
