@@ -72,10 +72,12 @@ class AgentSession:
                                  listener=self.listener, after=after, stored_history=bool(history))
         return history
 
-    def client(self, ask: Callable[[dict[str, Any]], Awaitable[str | None]]) -> AgentClient:
-        """The agent's client, its frames going through the pipeline; ``ask`` answers its permission requests."""
+    def client(self, ask: Callable[[dict[str, Any]], Awaitable[str | None]],
+               ask_user: Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]] | None = None) -> AgentClient:
+        """The agent's client, its frames going through the pipeline; ``ask`` answers its permission requests,
+        ``ask_user`` its questions (elicitation: offered to the agent only when there is someone to answer)."""
         assert self.pipeline is not None, "begin() first"
-        return AgentClient(self.options, self.pipeline.feed, ask)
+        return AgentClient(self.options, self.pipeline.feed, ask, ask_user)
 
     def opened(self, client: AgentClient) -> None:
         """The agent's session is open: its id, and how it can be continued, stored."""

@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # the screens not shown at start are imported when first show
     from kandev_tui.screens.session_picker import SessionPickerScreen
     from kandev_tui.widgets.tool_call import ToolCallView
     from kandev_tui.widgets.file_preview import FilePreview
+    from kandev_tui.widgets.elicitation import ElicitationCard
     from kandev_tui.widgets.permission import PermissionRequest
 
 log = logging.getLogger("kandev_tui.app")
@@ -525,8 +526,9 @@ class KandevApp(App[int]):
         if self.turn_running:
             self.run_worker(self.session.cancel(), name="cancel", group="cancel")
 
-    def answer_permission(self, key: str, option_id: str) -> None:
-        if not self.session.answer(key, option_id):
+    def answer_permission(self, key: str, answer: Any) -> None:
+        """A permission request's option, or a question's response, for the session on screen."""
+        if not self.session.answer(key, answer):
             self.notify("That request is no longer waiting for an answer.", severity="warning")
 
     def on_file_preview_open_file(self, event: FilePreview.OpenFile) -> None:
@@ -543,6 +545,9 @@ class KandevApp(App[int]):
 
     def on_permission_request_answered(self, event: PermissionRequest.Answered) -> None:
         self.answer_permission(event.key, event.option_id)
+
+    def on_elicitation_card_answered(self, event: ElicitationCard.Answered) -> None:
+        self.answer_permission(event.key, event.response)
 
     def action_help(self) -> None:
         """F1 shows the keys, and hides them again. The screen is made once and kept: showing it again only draws it."""

@@ -328,6 +328,51 @@ async def show_control(pilot, view: str) -> None:
     await pilot.pause(0.2)
 
 
+# -- an agent's questions (elicitation): a form, and a link to open, waiting for the user -------------------------
+
+QUESTION_FORM = {"type": "object", "required": ["name"], "properties": {
+    "name": {"type": "string", "title": "Release name", "minLength": 3, "description": "As it goes in the changelog"},
+    "builds": {"type": "integer", "title": "Builds", "minimum": 1, "maximum": 3, "default": 1},
+    "channel": {"type": "string", "title": "Channel", "oneOf": [{"const": "beta", "title": "Beta"},
+                                                               {"const": "stable", "title": "Stable"}]},
+    "notify": {"type": "boolean", "title": "Tell the team", "default": True}}}
+
+
+def question_app(tmp_path: Path, mode: str):
+    from tests.app_helpers import ScriptedSource, settings_at
+
+    from kandev_tui.app import KandevApp
+
+    if mode == "form":
+        payload = {"mode": "form", "message": "Which release should I cut?", "schema": QUESTION_FORM,
+                   "agent": "Claude Agent", "scope": "session"}
+    else:  # a host with a look-alike letter and a user-info part: shown as what it is
+        url = "https://github.com@gíthub.example/login/oauth?client=kandev"
+        from kandev_tui.transcript.elicitation import url_target
+
+        payload = {"mode": "url", "message": "Sign in to GitHub so that I can open the pull request.", "url": url,
+                   "host": url_target(url)[0], "elicitation_id": "e-1", "agent": "Claude Agent", "scope": "session"}
+    items = [Item("session_info", "session_info", 1, {"title": "Cut the release"}),
+             Item("user:1", "user_message", 1, {"text": "Cut the release"}, final=True),
+             message_item(1, "I need two things from you first."),
+             Item("elicitation:3", "elicitation", 1, payload, status="pending")]
+    app = KandevApp(lambda on_items, on_state: ScriptedSource(on_items, on_state, items, state="waiting",
+                                                              detail="the agent asks you a question",
+                                                              waiting=("elicitation:3",)),
+                    settings_store=settings_at(tmp_path, chart_animation=False))
+    app.animation_level = "none"
+    return app
+
+
+async def show_question(pilot) -> None:
+    from kandev_tui.widgets.elicitation import ElicitationCard
+
+    app = pilot.app
+    await shown_when(pilot, lambda: any(card.answerable and card.has_focus_within for card in app.query(ElicitationCard)))
+    app.view.scroll_end(animate=False, immediate=True)
+    await pilot.pause(0.1)
+
+
 # -- several sessions in one app: the sessions list (ctrl+s) over three replayed real sessions ----------------------
 
 def sessions_app(tmp_path: Path):

@@ -108,3 +108,13 @@ def test_home(snap_compare, tmp_path, size, step):
 
     assert snap_compare(home_app(tmp_path), terminal_size=size,
                         run_before=show_home if step == "list" else show_new_session)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (45, 30)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("mode", ["form", "url"])
+def test_question(snap_compare, tmp_path, mode, size):
+    """An agent's question waiting for the user, focused: a form (text, a bounded integer, a choice, a yes/no), and a
+    link to open whose host is shown as what it is (the part before @ named, not taken for the site)."""
+    from .scenes import question_app, show_question
+
+    assert snap_compare(question_app(tmp_path, mode), terminal_size=size, run_before=show_question)

@@ -146,12 +146,17 @@ class ScriptedSource:
     """A session as a live agent's looks, from fixed items and a fixed state (deterministic snapshots of what only a
     live session shows: the login screen, the mode and model picker, the slash commands)."""
 
-    def __new__(cls, on_items, on_state, items, *, state="idle", detail="", login_methods=(), agent="Claude Agent"):
+    def __new__(cls, on_items, on_state, items, *, state="idle", detail="", login_methods=(), agent="Claude Agent",
+                waiting=()):
         from kandev_tui.session import Source
 
         class Scripted(Source):
             can_prompt = True
             can_cancel = True
+
+            @property
+            def waiting_for(self) -> set[str]:  # the requests (keys) that wait for the user's answer
+                return set(waiting)
 
             async def start(self) -> None:
                 self.on_items(list(items))

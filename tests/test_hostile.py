@@ -34,6 +34,14 @@ def hostile_items(text: str, n: int = 0) -> list[Item]:
              status="pending", tool_call_id=f"x{n}"),
         rich_item(f"r{n}", doc),
         Item(f"error:{n}6", "error", 1, {"message": text, "stderr": [text]}),
+        Item(f"elicitation:{n}7", "elicitation", 1, {
+            "mode": "form", "message": text, "agent": text[:80], "asked_by": text[:80], "schema": {
+                "type": "object", "properties": {"a": {"type": "string", "title": text[:200] or "t", "description": text},
+                                                 "b": {"type": "string", "title": text[:100] or "c",
+                                                       "oneOf": [{"const": "x", "title": text[:200] or "x"}]}}},
+            "answer": {"action": "accept", "content": {"a": text, "b": "x"}}}, status="accepted", final=True),
+        Item(f"elicitation:{n}8", "elicitation", 1, {"mode": "url", "message": text, "host": "example.com",
+                                                     "url": "https://example.com/" + text[:300]}, status="pending"),
         fleet_item(f"f1-{n}", "get_entity", {"slug": text[:500] or "s", "type": text[:500] or "t", "state": text[:200],
                                              "attributes": {text[:200]: text, "ip": text[:200]}}),
         fleet_item(f"f2-{n}", "list_entities", {"entities": [{"slug": text[:500] or "s", "type": text[:200],
@@ -88,7 +96,7 @@ def drawn_text(app) -> str:
     return "\n".join(lines)
 
 
-@pytest.mark.reliability("Terminal and text", "65 hostile strings (markup, action links, CSI/OSC/DCS/APC/PM/SOS/8-bit C1, controls, bidi, zero-width, Markdown links, overlong, lone surrogates, huge numbers) in 26 agent-text fields each (15 from ACP agents, 11 Kandev row fields)", cases=BATCH * 26,
+@pytest.mark.reliability("Terminal and text", "65 hostile strings (markup, action links, CSI/OSC/DCS/APC/PM/SOS/8-bit C1, controls, bidi, zero-width, Markdown links, overlong, lone surrogates, huge numbers) in 34 agent-text fields each (23 from ACP agents, 11 Kandev row fields)", cases=BATCH * 34,
                          held="no control, bidi or invisible character drawn on any line; markup shown as text; no action ran; keys answered")
 @pytest.mark.parametrize("start", range(0, len(NAMES), BATCH), ids=lambda i: ",".join(NAMES[i:i + BATCH]))
 async def test_hostile_text_is_shown_inert(tmp_path, start):

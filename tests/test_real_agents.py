@@ -369,6 +369,41 @@ def test_claude_in_the_app_in_a_real_terminal(tmp_path):
         tmux.close()
 
 
+def test_claude_asks_the_user_a_question_answered_by_keys_in_a_real_terminal(tmp_path):
+    """Claude's AskUserQuestion, which the adapter offers only to a client that takes form questions (elicitation):
+    in the app, in tmux, the question is a form; the second option is chosen by keys, reviewed and sent, and the
+    answer is in the next request the scripted model server receives."""
+    import json
+    import time
+
+    question = {"question": "Which database should the service use?", "header": "Database", "multiSelect": False,
+                "options": [{"label": "Postgres", "description": "the team knows it"},
+                            {"label": "SQLite", "description": "one file, no server"}]}
+    script = [[{"text": "One question first."}, {"tool": "AskUserQuestion", "input": {"questions": [question]}}],
+              [{"text": "Going with your choice."}]]
+    tmux, _ = in_tmux(tmp_path, "claude", script, ["--prompt", "set up the service"])
+    try:
+        screen = tmux.wait_for("Which database should the service use?", 90)
+        assert "Postgres — the team knows it" in screen and "Claude" in screen
+        tmux.keys("Down", "Enter")  # the options: the second one chosen
+        tmux.keys("Tab", "Tab")  # past "Other" (a typed answer instead) to Review
+        tmux.keys("Enter")
+        screen = tmux.wait_for("Send this answer?", 30)
+        assert "Database: SQLite — one file, no server" in screen
+        tmux.keys("Enter")
+        tmux.wait_for("Going with your choice.", 90)
+        tmux.keys("C-q")
+        time.sleep(1.0)
+    finally:
+        tmux.close()
+    posts = json.loads((tmp_path / "requests.json").read_text())
+    results = [block for post in posts if isinstance(post.get("body"), dict)
+               for message in post["body"].get("messages") or [] if isinstance(message.get("content"), list)
+               for block in message["content"] if block.get("type") == "tool_result"
+               and block.get("tool_use_id") == "toolu_s0_1"]
+    assert results and '"Which database should the service use?"="SQLite"' in str(results[-1]["content"])
+
+
 def test_codex_in_the_app_switched_to_read_only_asks_the_user(tmp_path):
     """Codex starts in its Auto review mode; in the app, ctrl+o and Read-only: the status line says so, and its
     request to run a command that writes comes to the user, who allows it with a key."""

@@ -32,6 +32,8 @@ if TYPE_CHECKING:  # imported when a client is made (after the app's first frame
 
 PROTOCOL_VERSION = 1
 PermissionHandler = Callable[[dict[str, Any]], Awaitable[str | None]]
+# a question (elicitation/create) asked of the user: the response ({"action": ...}), or None (cancelled)
+ElicitationHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]]
 
 
 class AgentError(Exception):
@@ -209,10 +211,14 @@ class AgentClient:
     """One agent process and one ACP session with it."""
 
     def __init__(self, options: AgentOptions, on_frame: Callable[[Frame], None],
-                 ask_permission: PermissionHandler | None = None) -> None:
+                 ask_permission: PermissionHandler | None = None,
+                 ask_user: ElicitationHandler | None = None) -> None:
         self.options = options
         self._on_frame = on_frame
         self._ask_permission = ask_permission
+        self._ask_user = ask_user  # questions (elicitation): advertised only when someone can answer them
+        self._question_ids: list[Any] = []  # the ids of questions received, not yet handled (in order)
+        self._questions: dict[Any, asyncio.Task[Any]] = {}  # a question's id → its wait (the agent may withdraw it)
         self.process: asyncio.subprocess.Process | None = None
         self._conn: Any = None
         self._log: Any = None
@@ -246,6 +252,8 @@ class AgentClient:
         file as it is then (``file_before``, :mod:`kandev_tui.transcript.clientside`)."""
         if frame.dir == IN and frame.msg is not None:
             self._before_edit(frame.msg)
+            if frame.msg.get("method") == "elicitation/create" and "id" in frame.msg:
+                self._question_ids.append(frame.msg["id"])
         self._on_frame(frame)
 
     def _before_edit(self, msg: dict[str, Any]) -> None:
@@ -331,6 +339,7 @@ class AgentClient:
                 # offering their login only to a client that says so
                 "clientCapabilities": {"fs": {"readTextFile": options.fs_read, "writeTextFile": options.fs_write},
                                        "terminal": options.terminals, "auth": {"terminal": True},
+                                       **({"elicitation": {"form": {}, "url": {}}} if self._ask_user else {}),
                                        "_meta": {"terminal-auth": True}},
                 "clientInfo": {"name": "kandev-tui", "title": "kandev-tui", "version": __version__},
             }), timeout=options.init_timeout)
@@ -593,8 +602,8 @@ class AgentClient:
         """
         if self._conn is None or self.session_id is None or not self.turn_running:
             return
-        for waiter in list(self._permission_waits):
-            waiter.cancel()  # each question answers "cancelled" (see _permission)
+        for waiter in [*self._permission_waits, *self._questions.values()]:
+            waiter.cancel()  # each question answers "cancelled" (see _permission, _question)
         await self._terminals.kill_all()  # the commands it runs in kandev-tui's terminals end with the turn
         try:
             await self._conn.send_notification("session/cancel", {"sessionId": self.session_id})
@@ -621,6 +630,14 @@ class AgentClient:
             return None  # already normalised from the frame
         if method == "session/request_permission" and not is_notification:
             return await self._permission(params if isinstance(params, dict) else {})
+        if method == "elicitation/create" and not is_notification:
+            return await self._question(params if isinstance(params, dict) else {})
+        if method == "$/cancel_request" and is_notification:  # the agent gave up on a question it asked
+            waiter = self._questions.get(params.get("requestId") if isinstance(params, dict) else None)
+            if waiter is not None:
+                waiter.withdrawn = True  # type: ignore[attr-defined]
+                waiter.cancel()
+            return None
         if method == "cursor/task":
             return {}  # subagent metadata: merged into its tool call by the normaliser
         if is_notification:
@@ -687,6 +704,33 @@ class AgentClient:
         if isinstance(choice, str) and choice in options:
             return {"outcome": {"outcome": "selected", "optionId": choice}}
         return {"outcome": {"outcome": "cancelled"}}
+
+    async def _question(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``elicitation/create``: asked of the user (declined when nobody can answer, or when kandev-tui cannot
+        show it: the normaliser's item says why); withdrawn by the agent (``$/cancel_request``): the error the spec
+        asks for; cancelled with the turn: ``cancel``."""
+        from acp.exceptions import RequestError
+
+        from kandev_tui.transcript.elicitation import parse_form, url_target
+
+        request_id = self._question_ids.pop(0) if self._question_ids else None
+        mode = params.get("mode", "form")
+        problem = parse_form(params.get("requestedSchema"))[1] if mode == "form" else (
+            url_target(params.get("url"))[1] if mode == "url" else "unknown mode")
+        if self._ask_user is None or problem:
+            return {"action": "decline"}
+        waiter = asyncio.ensure_future(self._ask_user(params))
+        waiter.withdrawn = False  # type: ignore[attr-defined]
+        self._questions[request_id] = waiter
+        try:
+            response = await waiter
+        except asyncio.CancelledError:
+            if getattr(waiter, "withdrawn", False):
+                raise RequestError(-32800, "Request cancelled") from None
+            response = None
+        finally:
+            self._questions.pop(request_id, None)
+        return response if isinstance(response, dict) and response.get("action") else {"action": "cancel"}
 
     # -- shutdown ------------------------------------------------------------------
 

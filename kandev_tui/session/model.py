@@ -253,8 +253,9 @@ class SessionModel:
         if self.turn_running:
             await self.source.cancel()
 
-    def answer(self, key: str, option_id: str) -> bool:
-        return self.source.answer(key, option_id)
+    def answer(self, key: str, answer: Any) -> bool:
+        """A permission request's option id, or a question's response (``{"action": ...}``)."""
+        return self.source.answer(key, answer)
 
     async def log_in(self, method_id: str, env: dict[str, str] | None = None) -> None:
         await self.source.log_in(method_id, env)

@@ -25,7 +25,7 @@ def item_texts(item: Item) -> list[str]:
     its JSON, so a packed item can rule itself out from its stored text: :meth:`PackedItem.may_mention`)."""
     payload = item.payload
     parts = [payload.get("text"), payload.get("title"), payload.get("name"), payload.get("message")]
-    if item.kind in (K.TOOL, K.PLAN, K.PERMISSION):
+    if item.kind in (K.TOOL, K.PLAN, K.PERMISSION, K.ELICITATION):
         parts.append(json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)[:20000])
     return [p for p in parts if isinstance(p, str)]
 

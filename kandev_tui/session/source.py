@@ -97,8 +97,9 @@ class Source:
         """The permission requests still waiting for the user's answer (by item key)."""
         return set()
 
-    def answer(self, permission_key: str, option_id: str) -> bool:
-        """Answer a waiting permission request; False when it waits no more."""
+    def answer(self, permission_key: str, option_id: Any) -> bool:
+        """Answer a waiting permission request (an option id) or question (a response); False when it waits no
+        more."""
         return False
 
     login_methods: list[dict[str, Any]] = []  # the agent's ways to log in, while the state is ``login``

@@ -54,7 +54,7 @@ class LiveSource(RunsInBackground, Source):
         self.continuing = continuing
         self.can_pick_session = pick
         self.login_methods: list[dict[str, Any]] = []  # the agent's ways to log in, while it waits for one
-        self._futures: dict[str, asyncio.Future[str | None]] = {}  # the permission questions, on the agent's loop
+        self._futures: dict[str, asyncio.Future[Any]] = {}  # permission requests and questions, on the agent's loop
         self._waiting: frozenset[str] = frozenset()  # their keys while unanswered (read from the app's loop)
         self.client: AgentClient | None = None
         self.pipeline: Pipeline | None = None
@@ -95,7 +95,7 @@ class LiveSource(RunsInBackground, Source):
         self.session_id, self.pipeline = self.core.session_id, self.core.pipeline
         if history:  # kandev-tui's own session, continued: its items first, new keys after
             self.on_items(history)
-        self.client = self.core.client(self._ask)
+        self.client = self.core.client(self._ask, self._ask_user)
         try:
             await self.client.connect()
         except AgentError as exc:
@@ -184,7 +184,7 @@ class LiveSource(RunsInBackground, Source):
             self.options.env = {**base, **{k: v for k, v in env.items() if v}}
         await self.client.close()  # started again: it reads the new credentials
         assert self.core is not None
-        self.client = self.core.client(self._ask)
+        self.client = self.core.client(self._ask, self._ask_user)
         try:
             await self.client.connect()
         except AgentError as exc:
@@ -259,12 +259,22 @@ class LiveSource(RunsInBackground, Source):
         assert self.pipeline is not None
         tool_call = params.get("toolCall") if isinstance(params.get("toolCall"), dict) else {}
         key = self.pipeline.normalizer.pending_permission_key(tool_call.get("toolCallId"))
+        return await self._wait_for_user(key, "the agent asks for permission")
+
+    async def _ask_user(self, params: dict[str, Any]) -> dict[str, Any] | None:
+        """A question (elicitation) the user answers in its card: the response for the agent, or None."""
+        assert self.pipeline is not None
+        return await self._wait_for_user(self.pipeline.normalizer.pending_elicitation_key(),
+                                         "the agent asks you a question")
+
+    async def _wait_for_user(self, key: str | None, why: str) -> Any:
+        """The answer the user gives to the request ``key`` (None: cancelled, or no such request)."""
         if key is None:
             return None
-        future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._futures[key] = future
         self._waiting = self._waiting | {key}
-        self._set_state("waiting", "the agent asks for permission")
+        self._set_state("waiting", why)
         try:
             return await future
         finally:
@@ -273,14 +283,14 @@ class LiveSource(RunsInBackground, Source):
             if self.state == "waiting":
                 self._set_state("running", "")
 
-    def answer(self, permission_key: str, option_id: str) -> bool:
+    def answer(self, permission_key: str, option_id: Any) -> bool:
         if permission_key not in self._waiting:
             return False
         self._waiting = self._waiting - {permission_key}  # answered: the question is taken back at once
         self._soon_there(self._resolve, permission_key, option_id)
         return True
 
-    def _resolve(self, permission_key: str, option_id: str) -> None:
+    def _resolve(self, permission_key: str, option_id: Any) -> None:
         future = self._futures.get(permission_key)
         if future is not None and not future.done():
             future.set_result(option_id)

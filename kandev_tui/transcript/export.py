@@ -94,11 +94,33 @@ def item_markdown(item: Item) -> str | None:
         answer = payload.get("answer") or {}
         said = answer.get("name") or answer.get("outcome") or "unanswered"
         return f"- Permission asked for **{_md_cell(title)}**: {_md_cell(said)}"
+    if item.kind == K.ELICITATION:
+        return elicitation_markdown(item)
     if item.kind == K.ERROR:
         return f"> **Error:** {_md_cell(payload.get('message', ''))}"
     if item.kind == K.TURN_END:
         return f"*— end of turn ({_md_cell(payload.get('stop_reason', ''))}) —*"
     return None
+
+
+def elicitation_markdown(item: Item) -> str:
+    """A question the agent asked: what, the link's host, and the answer (each field's value)."""
+    from .elicitation import parse_form, shown
+
+    payload = item.payload
+    asked = f"- Question from {_md_cell(payload.get('agent') or 'the agent')}: **{_md_cell(payload.get('message') or '')}**"
+    if payload.get("mode") == "url":
+        asked += f" (opens {_md_cell(payload.get('host') or payload.get('url') or '?')})"
+    said = f"declined: {payload['problem']}" if payload.get("problem") else (item.status or "pending")
+    lines = [f"{asked}: {_md_cell(said)}"]
+    content = (payload.get("answer") or {}).get("content")
+    if isinstance(content, dict):
+        fields = {f.name: f for f in parse_form(payload.get("schema"))[0]}
+        for name, value in content.items():
+            field = fields.get(name)
+            value_text = shown(field, value) if field is not None else str(value)
+            lines.append(f"  - {_md_cell(field.title if field is not None else str(name))}: {_md_cell(value_text)}")
+    return "\n".join(lines)
 
 
 def session_markdown(session: dict[str, Any], items: Iterable[Item]) -> str:

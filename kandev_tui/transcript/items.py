@@ -22,8 +22,9 @@ USAGE = "usage"
 ERROR = "error"
 TURN_END = "turn_end"
 NOTE = "note"  # a quiet one-line event from the source (a Kandev status row, a script run, an unknown row type)
+ELICITATION = "elicitation"  # the agent asks the user a question: a form, or a link to open (transcript/elicitation.py)
 
-KINDS = (USER, AGENT, THOUGHT, PLAN, TOOL, PERMISSION, SESSION_INFO, USAGE, ERROR, TURN_END, NOTE)
+KINDS = (USER, AGENT, THOUGHT, PLAN, TOOL, PERMISSION, SESSION_INFO, USAGE, ERROR, TURN_END, NOTE, ELICITATION)
 
 # normalised tool statuses
 PENDING, IN_PROGRESS, COMPLETE, FAILED, CANCELLED = "pending", "in_progress", "complete", "error", "cancelled"
@@ -165,5 +166,8 @@ def as_interrupted(items: list[Item]) -> list[Item]:
         elif item.kind == PERMISSION and not item.payload.get("answer"):
             item = Item(item.key, item.kind, item.turn, {**item.payload, "answer": {"outcome": "cancelled"}},
                         status=CANCELLED, tool_call_id=item.tool_call_id, final=True)
+        elif item.kind == ELICITATION and item.status == "pending":
+            item = Item(item.key, item.kind, item.turn, {**item.payload, "answer": {"action": "cancel"}},
+                        status="cancelled", tool_call_id=item.tool_call_id, final=True)
         out.append(item)
     return out

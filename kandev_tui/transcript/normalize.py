@@ -16,6 +16,7 @@ from kandev_tui.presentation.names import is_rich_output_name
 
 from . import items as K
 from .clientside import ClientSide, diff_paths
+from .elicitation import Elicitations
 from .diffs import diff_summary
 from .frames import IN, LOCAL, OUT, Frame
 from .items import COMPLETE, FAILED, TERMINAL, Item
@@ -104,6 +105,7 @@ class Normalizer:
         self._user: Item | None = None
         self._plan: Item | None = None
         self._permissions: dict[str, Item] = {}
+        self._elicitations = Elicitations(self._next)  # the agent's questions to the user
         self._counter = after[1]
         self._session_info: dict[str, Any] = {}
         self._guidance = ""  # the guidance text kandev-tui put before the first prompt (never a title)
@@ -115,6 +117,15 @@ class Normalizer:
         self._system_error = False
         self.unknown_updates: set[str] = set()
         self.turn_open = False
+
+    def pending_elicitation_key(self) -> str | None:
+        """The key of the newest question (elicitation) still waiting for the user."""
+        return self._elicitations.pending_key()
+
+    def elicitation_key(self, request_id: Any) -> str | None:
+        """The key of the question the agent asked with the JSON-RPC id ``request_id``, while it is unanswered."""
+        key = self._requests_in.get(request_id)
+        return key if key is not None and key.startswith("elicitation:") else None
 
     def pending_permission_key(self, tool_call_id: Any = None) -> str | None:
         """The key of the newest unanswered permission item (for ``tool_call_id`` if given)."""
@@ -206,6 +217,8 @@ class Normalizer:
         return changed
 
     def _answered(self, key: str, msg: dict[str, Any]) -> list[Item]:
+        if key.startswith("elicitation:"):
+            return self._elicitations.answered(key, msg)
         item = self._permissions.pop(key, None)
         if item is None:
             return []
@@ -244,6 +257,13 @@ class Normalizer:
             return self._update(update)
         if method == "session/request_permission" and "id" in msg:
             return self._permission_request(msg)
+        if method == "elicitation/create" and "id" in msg:
+            item = self._elicitations.request(msg.get("params") if isinstance(msg.get("params"), dict) else {},
+                                              self.turn)
+            self._requests_in[msg["id"]] = item.key
+            return self._close_text() + [item]
+        if method == "elicitation/complete":
+            return self._elicitations.complete(msg.get("params"))
         if method == "cursor/task":
             return self._cursor_task(msg.get("params") or {})
         if method == "fs/write_text_file" and "id" in msg:
@@ -264,6 +284,11 @@ class Normalizer:
         """What a session's setup says (``session/new``, ``load``, ``resume``: its modes, config options, models),
         and the choices the agent accepted (``session/set_mode``, ``set_config_option``, ``set_model``)."""
         info = self._session_info
+        if request == "initialize":  # the agent's name: its questions say who asks
+            agent = result.get("agentInfo") if isinstance(result.get("agentInfo"), dict) else {}
+            name = agent.get("title") or agent.get("name")
+            self._elicitations.agent = name[:80] if isinstance(name, str) else ""
+            return []
         if request in ("session/new", "session/load", "session/resume", "session/fork"):
             for key in ("modes", "models"):
                 if isinstance(result.get(key), dict):
@@ -389,7 +414,8 @@ class Normalizer:
             changed.append(item.but(payload={**item.payload, "answer": {"outcome": "cancelled"}}, status="cancelled",
                                     final=True))
         self._permissions.clear()
-        self._requests_in.clear()
+        changed += self._elicitations.turn_ended()
+        self._requests_in = {rid: key for rid, key in self._requests_in.items() if self._elicitations.waits(key)}
         self._client.turn_ended()
         if self._plan is not None:
             changed.append(self._plan.but(final=True))

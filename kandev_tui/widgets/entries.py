@@ -11,6 +11,7 @@ from kandev_tui.transcript import items as K
 
 from .agent_message import AgentMessage
 from .chart_block import ChartBlock
+from .elicitation import ElicitationCard
 from .notice import Notice
 from .permission import PermissionRequest
 from .plan import Plan
@@ -21,7 +22,10 @@ from .tool_group import ToolGroup
 from .user_message import UserMessage
 
 ITEM_WIDGETS = {K.USER: UserMessage, K.AGENT: AgentMessage, K.THOUGHT: Thought, K.PLAN: Plan,
-                K.PERMISSION: PermissionRequest, K.ERROR: Notice, K.TURN_END: Notice, K.NOTE: Notice}
+                K.PERMISSION: PermissionRequest, K.ERROR: Notice, K.TURN_END: Notice, K.NOTE: Notice,
+                K.ELICITATION: ElicitationCard}
+REQUESTS = (PermissionRequest, ElicitationCard)  # what waits for the user's answer, and takes the focus
+REQUEST_SELECTOR = "PermissionRequest, ElicitationCard"
 
-__all__ = ["AgentMessage", "ChartBlock", "ITEM_WIDGETS", "Notice", "PermissionRequest", "Plan", "Thought",
+__all__ = ["AgentMessage", "ChartBlock", "ElicitationCard", "ITEM_WIDGETS", "REQUESTS", "REQUEST_SELECTOR", "Notice", "PermissionRequest", "Plan", "Thought",
            "ToolCallView", "ToolCard", "ToolGroup", "UserMessage"]

@@ -283,7 +283,7 @@ class TranscriptView(FocusRestylesItself, GivesDrawContext, VerticalScroll):
         else:
             item = items[0]
             widget = E.ITEM_WIDGETS.get(item.kind, E.Notice)(item)
-            if isinstance(widget, E.PermissionRequest):
+            if isinstance(widget, E.REQUESTS):
                 widget.answerable = self.permissions_answerable and widget.pending
                 widget.elsewhere = self.permissions_elsewhere
                 if widget.answerable:
@@ -606,9 +606,14 @@ class TranscriptView(FocusRestylesItself, GivesDrawContext, VerticalScroll):
     # -- permissions -----------------------------------------------------------
 
     def is_request(self, widget: Widget | None) -> bool:
-        """Whether ``widget`` is one of the transcript's permission requests."""
+        """Whether ``widget`` is one of the transcript's requests (a permission, a question), or in one."""
         E = made_entries()
-        return E is not None and isinstance(widget, E.PermissionRequest)
+        node = widget
+        while E is not None and node is not None and node is not self:
+            if isinstance(node, E.REQUESTS):
+                return True
+            node = node.parent  # type: ignore[assignment]
+        return False
 
     def set_permissions_answerable(self, answerable: bool, elsewhere: str = "", take_focus: bool = True) -> None:
         """Let pending requests take answers (and give the newest one focus, when ``take_focus``), or make them
@@ -617,7 +622,7 @@ class TranscriptView(FocusRestylesItself, GivesDrawContext, VerticalScroll):
         self.permissions_elsewhere = elsewhere
         pending = []
         E = made_entries()
-        for widget in self.query(E.PermissionRequest) if E is not None else ():  # no entry made: no request
+        for widget in self.query(E.REQUEST_SELECTOR) if E is not None else ():  # no entry made: no request
             widget.set_answerable(answerable and widget.pending, elsewhere)
             if widget.answerable:
                 pending.append(widget)
@@ -633,5 +638,5 @@ class TranscriptView(FocusRestylesItself, GivesDrawContext, VerticalScroll):
             chart.refresh_theme()
         for call in self.query(E.ToolCallView):
             call.redraw()
-        for request in self.query(E.PermissionRequest):
+        for request in self.query(E.REQUEST_SELECTOR):
             request.refresh_theme()

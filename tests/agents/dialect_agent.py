@@ -35,6 +35,11 @@ commands in kandev-tui's terminals. What it plays comes from the JSON in ``$DIAL
     SIGTERM), ``negative`` (``returncode: -9``), ``json_text`` (the result as JSON text), ``none``,
     ``terminal`` (run in a kandev-tui terminal, ``terminal/create`` with the whole line and no ``args``), ``both``
     (run there and its output also sent as content, with colours);
+  - ``{"op": "caps"}``: a message ``caps: {json}``, the ``clientCapabilities`` the client sent;
+  - ``{"op": "elicit", "params", "complete"?}``: an ``elicitation/create`` (``params`` as sent, ``sessionId`` added
+    unless they name a ``requestId``), then a message ``answer: {json}`` saying the response it got; ``complete``:
+    then ``elicitation/complete`` for the params' ``elicitationId``; ``withdraw_when``: once this file exists, it
+    withdraws the question (``$/cancel_request``);
   - ``{"op": "ask", "id_only": true}``: a permission request for the last call, with only its ``toolCallId``;
   - ``{"op": "say", "text"}``; ``{"op": "user", "text"}`` (a user message chunk that is not the prompt);
     ``{"op": "usage"}`` (a message chunk with only usage); ``{"op": "write", "path", "content", "report"?: "before_read"|"fragment"}``: an
@@ -267,6 +272,32 @@ class Agent:
                 last_call = step.get("id", "cmd-1")
             elif op == "ask":
                 await self.ask(step, last_call)
+            elif op == "caps":  # what the client offered in initialize
+                self.update({"sessionUpdate": "agent_message_chunk",
+                             "content": {"type": "text", "text": "caps: " + json.dumps(self.client_caps)}})
+            elif op == "elicit":
+                params = dict(step["params"])
+                if "requestId" not in params:
+                    params["sessionId"] = self.session
+                if step.get("withdraw_when"):  # it gives up on the question once this file exists
+                    self.next_id += 1
+                    asked = self.next_id
+                    future = asyncio.get_running_loop().create_future()
+                    self.waiting[asked] = future
+                    self.send({"jsonrpc": "2.0", "id": asked, "method": "elicitation/create", "params": params})
+                    await self.writer.drain()
+                    while not os.path.exists(step["withdraw_when"]):
+                        await asyncio.sleep(0.05)
+                    self.send({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": asked}})
+                    await self.writer.drain()
+                    answer = await future
+                else:
+                    answer = await self.request("elicitation/create", params)
+                if step.get("complete"):
+                    self.send({"jsonrpc": "2.0", "method": "elicitation/complete",
+                               "params": {"elicitationId": params.get("elicitationId")}})
+                self.update({"sessionUpdate": "agent_message_chunk",
+                             "content": {"type": "text", "text": "answer: " + json.dumps(answer, sort_keys=True)}})
             elif op == "restart_mcp":  # its stdio MCP server ends; the next call starts it again, with this secret
                 if self.mcp is not None:
                     self.mcp.kill()

@@ -1,0 +1,219 @@
+"""An agent's questions (ACP elicitation) in the app, with the dialect kit's agent (a real process): the form takes
+the focus, is answered by keys, checked field by field, reviewed and sent, and the agent receives what was sent;
+decline and cancel; a form kandev-tui cannot show is declined for the user; the agent withdraws one; every question
+is stored as it ended."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from textual.widgets import Button, Input
+
+from kandev_tui.acp import AgentOptions
+from kandev_tui.app import KandevApp
+from kandev_tui.sources import LiveSource
+from kandev_tui.textual_hooks import screen_text
+from kandev_tui.transcript import Store
+from kandev_tui.widgets.elicitation import ElicitationCard
+
+from .app_helpers import settings_at, stored_app, until
+
+KANDEV = str(Path(sys.executable).with_name("kandev-tui"))
+KIT = [sys.executable, str(Path(__file__).resolve().parent / "agents" / "dialect_agent.py")]
+FORM = {"mode": "form", "message": "Which release should I cut?", "requestedSchema": {
+    "type": "object", "required": ["name"], "properties": {
+        "name": {"type": "string", "title": "Release name", "minLength": 3},
+        "count": {"type": "integer", "title": "Builds", "minimum": 1, "maximum": 3, "default": 1},
+        "channel": {"type": "string", "title": "Channel",
+                    "oneOf": [{"const": "beta", "title": "Beta"}, {"const": "stable", "title": "Stable"}]},
+        "notify": {"type": "boolean", "title": "Tell the team"}}}}
+
+
+def kit_app(tmp_path: Path, steps: list[dict], **dialect) -> tuple[Store, KandevApp]:
+    store = Store(tmp_path / "s.db")
+    (tmp_path / "w").mkdir(exist_ok=True)
+    env = {**os.environ, "DIALECT": json.dumps({"steps": steps, **dialect})}
+    options = AgentOptions(command=KIT, workspace=tmp_path / "w", env=env)
+    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state),
+                    settings_store=settings_at(tmp_path, chart_animation=False), initial_prompt="Cut a release")
+    app.animation_level = "none"
+    return store, app
+
+
+def agent_text(app: KandevApp) -> str:
+    return "".join(i.payload.get("text", "") for i in app.view.layout_model.items.values() if i.kind == "agent_message")
+
+
+def said(app: KandevApp) -> dict:
+    """What the kit's agent says it received (its message ``answer: {json}``)."""
+    return json.loads(agent_text(app).split("answer: ", 1)[1])
+
+
+def card(app: KandevApp) -> ElicitationCard | None:
+    return next(iter(app.query(ElicitationCard)), None)
+
+
+async def test_a_form_is_answered_by_keys_checked_reviewed_and_sent(tmp_path):
+    store, app = kit_app(tmp_path, [{"op": "elicit", "params": FORM}])
+    async with app.run_test(size=(90, 40)) as pilot:
+        await until(pilot, lambda: card(app) is not None and card(app).answerable)
+        await until(pilot, lambda: isinstance(app.focused, Input))  # the first field takes the typing
+        text = screen_text(app)
+        assert "dialect-agent asks" in text and "Which release should I cut?" in text and "Release name *" in text
+        await pilot.press("v", "1", "tab")  # too short; the builds keep their default
+        await pilot.press("tab", "down", "enter")  # the channel: the second option... (a radio set: arrows, enter)
+        focused = app.focused
+        while not (isinstance(focused, Button) and focused.id == "review"):
+            await pilot.press("tab")
+            focused = app.focused
+        await pilot.press("enter")
+        await until(pilot, lambda: "at least 3 characters" in screen_text(app))
+        assert isinstance(app.focused, Input) and app.focused.id == "field-0"  # back to the field at fault
+        await pilot.press("end", ".", "0")
+        while not (isinstance(app.focused, Button) and app.focused.id == "review"):
+            await pilot.press("tab")
+        await pilot.press("enter")
+        await until(pilot, lambda: "Send this answer?" in screen_text(app))
+        text = screen_text(app)
+        assert "Release name: v1.0" in text and "Builds: 1" in text and "Tell the team: no" in text
+        await pilot.press("enter")  # Send has the focus
+        await until(pilot, lambda: app.current.last_state == "idle" and "answer: " in agent_text(app))
+        got = said(app)
+        assert got["action"] == "accept"
+        assert got["content"]["name"] == "v1.0" and got["content"]["count"] == 1 and got["content"]["notify"] is False
+        assert got["content"]["channel"] in ("beta", "stable")
+        assert "sent" in screen_text(app) and not card(app).answerable
+        await app.action_quit()
+    (session,) = store.sessions()
+    items = store.items(session["id"])
+    (stored,) = [i for i in items if i.kind == "elicitation"]
+    assert stored.status == "accepted" and stored.payload["answer"]["content"]["name"] == "v1.0"
+    # stored, it reads as it ended: the question, what was sent; in the export and the search too
+    from kandev_tui.session.search import item_mentions
+    from kandev_tui.transcript.export import session_markdown
+
+    markdown = session_markdown(session, items)
+    assert "Question from dialect-agent: **Which release should I cut?**: accepted" in markdown
+    assert "  - Release name: v1.0" in markdown and "  - Tell the team: no" in markdown
+    assert item_mentions(stored, "v1.0")
+    later = stored_app(tmp_path / "later", items)
+    async with later.run_test(size=(90, 40)) as pilot:
+        await until(pilot, lambda: "Release name: v1.0" in screen_text(later))
+        assert "↳ sent" in screen_text(later) and not card(later).query(Input)  # answered: no form any more
+
+
+async def test_escape_cancels_a_question_and_decline_declines(tmp_path):
+    store, app = kit_app(tmp_path, [{"op": "elicit", "params": FORM}, {"op": "elicit", "params": FORM}])
+    async with app.run_test(size=(90, 40)) as pilot:
+        await until(pilot, lambda: card(app) is not None and card(app).answerable)
+        await pilot.press("escape")  # in the card: the question, not the turn
+        await until(pilot, lambda: len(app.query(ElicitationCard)) == 2 and app.query(ElicitationCard)[1].answerable)
+        second = app.query(ElicitationCard)[1]
+        second.query_one("#decline", Button).press()
+        await until(pilot, lambda: app.current.last_state == "idle")
+        assert agent_text(app).count("answer: ") == 2
+        assert '{"action": "cancel"}' in agent_text(app) and '{"action": "decline"}' in agent_text(app)
+        await app.action_quit()
+    (session,) = store.sessions()
+    assert [i.status for i in store.items(session["id"]) if i.kind == "elicitation"] == ["cancelled", "declined"]
+
+
+async def test_a_form_outside_the_subset_is_declined_for_the_user_with_the_reason(tmp_path):
+    nested = {"mode": "form", "message": "Deep", "requestedSchema": {"type": "object", "properties": {
+        "inner": {"type": "object", "properties": {"x": {"type": "string"}}}}}}
+    store, app = kit_app(tmp_path, [{"op": "elicit", "params": nested}])
+    async with app.run_test(size=(90, 30)) as pilot:
+        await until(pilot, lambda: app.current.last_state == "idle"
+                    and "declined: field 'inner' is a nested object" in screen_text(app))
+        assert 'answer: {"action": "decline"}' in agent_text(app)
+        await app.action_quit()
+
+
+async def test_the_app_offers_questions_to_the_agent_and_a_headless_run_does_not(tmp_path):
+    _, app = kit_app(tmp_path, [{"op": "caps"}])
+    async with app.run_test(size=(90, 30)) as pilot:
+        await until(pilot, lambda: app.current.last_state == "idle" and "caps: " in agent_text(app))
+        caps = json.loads(agent_text(app).split("caps: ", 1)[1])
+        assert caps["elicitation"] == {"form": {}, "url": {}}
+        await app.action_quit()
+    from kandev_tui.runner import run_turn
+
+    out = (tmp_path / "out.jsonl").open("w")
+    env = {**os.environ, "DIALECT": json.dumps({"steps": [{"op": "caps"}]})}
+    options = AgentOptions(command=KIT, workspace=tmp_path / "w", env=env)
+    code, _, _ = await run_turn(options, "go", Store(tmp_path / "h.db"), out=out)
+    assert code == 0
+    out.close()
+    lines = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    text = "".join(line.get("payload", {}).get("text", "") for line in lines if line.get("kind") == "agent_message")
+    assert "elicitation" not in json.loads(text.split("caps: ", 1)[1])  # nobody to answer: not offered
+
+
+async def test_a_question_the_agent_withdraws_is_shown_withdrawn_and_answered_as_the_spec_says(tmp_path):
+    gate = tmp_path / "withdraw"
+    store, app = kit_app(tmp_path, [{"op": "elicit", "params": FORM, "withdraw_when": str(gate)}])
+    async with app.run_test(size=(90, 40)) as pilot:
+        await until(pilot, lambda: card(app) is not None and card(app).answerable)
+        gate.write_text("")
+        await until(pilot, lambda: app.current.last_state == "idle" and "answer: " in agent_text(app))
+        assert said(app)["code"] == -32800  # the request's error: cancelled
+        await until(pilot, lambda: "withdrawn by the agent" in screen_text(app))
+        assert not card(app).answerable and app.current.waiting_since is None
+        await app.action_quit()
+    (session,) = store.sessions()
+    assert [i.status for i in store.items(session["id"]) if i.kind == "elicitation"] == ["withdrawn"]
+
+
+def test_a_link_is_opened_only_with_consent_in_a_real_terminal_and_its_completion_is_shown(tmp_path):
+    """In tmux: the question names the link's host; enter on "Open" runs the user's browser ($BROWSER, here a script
+    that notes the URL), the agent hears "accept", and its elicitation/complete closes the card as done."""
+    import shlex
+    import shutil
+
+    from .tmux import Tmux
+
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\nprintf "%s" "$1" > {shlex.quote(str(opened))}\n')
+    browser.chmod(0o755)
+    (tmp_path / "w").mkdir()
+    url = "https://login.example.com/device?code=42"
+    dialect = {"steps": [{"op": "elicit", "complete": True, "params": {
+        "mode": "url", "message": "Sign in to continue", "url": url, "elicitationId": "e-7"}}]}
+    env = {"KANDEV_TUI_DB": str(tmp_path / "s.db"), "KANDEV_TUI_CONFIG": str(tmp_path / "c.toml"),
+           "TERM": "xterm-256color", "BROWSER": str(browser), "DIALECT": shlex.quote(json.dumps(dialect))}
+    command = f"{KANDEV} run --workspace {tmp_path / 'w'} --prompt go -- {' '.join(map(shlex.quote, KIT))}"
+    tmux = Tmux(100, 30, command, env)
+    try:
+        screen = tmux.wait_for("Opens login.example.com", 60)
+        assert "Sign in to continue" in screen and not opened.exists()  # nothing opens before the user says so
+        tmux.keys("Enter")  # "Open login.example.com" has the focus
+        tmux.wait_for('answer: {"action": "accept"}', 60)
+        assert opened.read_text() == url
+        tmux.wait_for("↳ done", 30)
+        tmux.keys("C-q")
+    finally:
+        tmux.close()
+
+
+def test_a_headless_run_declines_a_question_and_prints_it(tmp_path):
+    """Nobody to ask (``run --headless``): the question is not offered; an agent that asks anyway is declined, and
+    the question is printed as a JSON line, as it ended."""
+    import subprocess
+
+    (tmp_path / "w").mkdir()
+    env = {**os.environ, "KANDEV_TUI_DB": str(tmp_path / "s.db"), "KANDEV_TUI_CONFIG": str(tmp_path / "c.toml"),
+           "DIALECT": json.dumps({"steps": [{"op": "elicit", "params": FORM}]})}
+    done = subprocess.run([KANDEV, "run", "--headless", "--workspace", str(tmp_path / "w"), "--prompt", "go", "--", *KIT],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    (asked,) = [line for line in lines if line.get("kind") == "elicitation"]
+    assert asked["status"] == "declined" and asked["payload"]["message"] == "Which release should I cut?"
+    assert any('answer: {"action": "decline"}' in line.get("payload", {}).get("text", "") for line in lines)
