@@ -373,6 +373,25 @@ async def show_question(pilot) -> None:
     await pilot.pause(0.1)
 
 
+def event_items() -> list[Item]:
+    """What an agent tells the user beside its messages: a Markdown plan, notices of each severity, compactions."""
+    return [Item("user:1", "user_message", 1, {"text": "Carry on with the migration"}, final=True),
+            Item("plan:7", "plan", 1, {"plan_id": "p1", "markdown": "**Migration**: `0042` first, then:\n\n"
+                                                                  "1. backfill\n2. drop the old column"}),
+            Item("notice:2", "agent_notice", 1, {"severity": "info", "title": "Using the project's Python 3.11",
+                                                 "description": ""}, final=True),
+            Item("notice:3", "agent_notice", 1, {"severity": "warning", "title": "Rate limited by the provider",
+                                                 "description": "Retrying in 20 s (attempt 2 of 5)."}, final=True),
+            Item("compaction:4", "compaction", 1, {"status": "completed", "summary": "Kept: the plan."},
+                 status="completed", final=True),
+            Item("compaction:5", "compaction", 1, {"status": "failed", "summary": "", "error": "context too large"},
+                 status="failed", final=True),
+            Item("notice:6", "agent_notice", 1, {"severity": "error", "title": "The sandbox refused a write",
+                                                 "description": "migrations/0042.sql is outside the workspace."},
+                 final=True),
+            message_item(1, "The migration is written; the sandbox kept one file out.")]
+
+
 # -- several sessions in one app: the sessions list (ctrl+s) over three replayed real sessions ----------------------
 
 def sessions_app(tmp_path: Path):

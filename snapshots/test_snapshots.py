@@ -118,3 +118,14 @@ def test_question(snap_compare, tmp_path, mode, size):
     from .scenes import question_app, show_question
 
     assert snap_compare(question_app(tmp_path, mode), terminal_size=size, run_before=show_question)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (45, 30)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_notices_and_compactions(snap_compare, tmp_path, size):
+    """A Markdown plan (plan operations), notices by severity (info quiet, a warning and an error standing out) and
+    compactions (done, failed with its reason)."""
+    from tests.app_helpers import stored_app
+
+    from .scenes import event_items, scroll_home
+
+    assert snap_compare(stored_app(tmp_path, event_items()), terminal_size=size, run_before=scroll_home)

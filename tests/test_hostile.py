@@ -13,7 +13,7 @@ from .app_helpers import fleet_item, message_item, rich_item, settle, stored_app
 from .hostile_corpus import CORPUS, NEVER_SHOWN
 
 NAMES = list(CORPUS)
-BATCH = 4  # strings per app run: each string goes into every field (26 items), all mounted at once (≤ 100 entries)
+BATCH = 3  # strings per app run: each string goes into every field (about 30 items), all mounted at once (≤ 100 entries)
 
 
 def hostile_items(text: str, n: int = 0) -> list[Item]:
@@ -42,6 +42,10 @@ def hostile_items(text: str, n: int = 0) -> list[Item]:
             "answer": {"action": "accept", "content": {"a": text, "b": "x"}}}, status="accepted", final=True),
         Item(f"elicitation:{n}8", "elicitation", 1, {"mode": "url", "message": text, "host": "example.com",
                                                      "url": "https://example.com/" + text[:300]}, status="pending"),
+        Item(f"notice:{n}9", "agent_notice", 1, {"severity": "warning", "title": text[:500], "description": text},
+             final=True),
+        Item(f"compaction:{n}10", "compaction", 1, {"status": "failed", "summary": text, "error": text[:4000]},
+             status="failed", final=True),
         fleet_item(f"f1-{n}", "get_entity", {"slug": text[:500] or "s", "type": text[:500] or "t", "state": text[:200],
                                              "attributes": {text[:200]: text, "ip": text[:200]}}),
         fleet_item(f"f2-{n}", "list_entities", {"entities": [{"slug": text[:500] or "s", "type": text[:200],
@@ -96,7 +100,7 @@ def drawn_text(app) -> str:
     return "\n".join(lines)
 
 
-@pytest.mark.reliability("Terminal and text", "65 hostile strings (markup, action links, CSI/OSC/DCS/APC/PM/SOS/8-bit C1, controls, bidi, zero-width, Markdown links, overlong, lone surrogates, huge numbers) in 34 agent-text fields each (23 from ACP agents, 11 Kandev row fields)", cases=BATCH * 34,
+@pytest.mark.reliability("Terminal and text", "65 hostile strings (markup, action links, CSI/OSC/DCS/APC/PM/SOS/8-bit C1, controls, bidi, zero-width, Markdown links, overlong, lone surrogates, huge numbers) in 38 agent-text fields each (27 from ACP agents, 11 Kandev row fields)", cases=BATCH * 38,
                          held="no control, bidi or invisible character drawn on any line; markup shown as text; no action ran; keys answered")
 @pytest.mark.parametrize("start", range(0, len(NAMES), BATCH), ids=lambda i: ",".join(NAMES[i:i + BATCH]))
 async def test_hostile_text_is_shown_inert(tmp_path, start):

@@ -339,6 +339,8 @@ class AgentClient:
                 # offering their login only to a client that says so
                 "clientCapabilities": {"fs": {"readTextFile": options.fs_read, "writeTextFile": options.fs_write},
                                        "terminal": options.terminals, "auth": {"terminal": True},
+                                       # notices and compactions: items of the transcript (kandev_tui/transcript/notices.py)
+                                       "session": {"notices": {}, "compaction": {}}, "plan": {},
                                        **({"elicitation": {"form": {}, "url": {}}} if self._ask_user else {}),
                                        "_meta": {"terminal-auth": True}},
                 "clientInfo": {"name": "kandev-tui", "title": "kandev-tui", "version": __version__},

@@ -24,7 +24,8 @@ def item_texts(item: Item) -> list[str]:
     """The searchable texts of an item: what it says, its title, its arguments and output (as the store writes
     its JSON, so a packed item can rule itself out from its stored text: :meth:`PackedItem.may_mention`)."""
     payload = item.payload
-    parts = [payload.get("text"), payload.get("title"), payload.get("name"), payload.get("message")]
+    parts = [payload.get("text"), payload.get("title"), payload.get("name"), payload.get("message"),
+             payload.get("description"), payload.get("summary"), payload.get("markdown")]
     if item.kind in (K.TOOL, K.PLAN, K.PERMISSION, K.ELICITATION):
         parts.append(json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)[:20000])
     return [p for p in parts if isinstance(p, str)]

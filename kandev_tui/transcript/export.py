@@ -74,6 +74,11 @@ def item_markdown(item: Item) -> str | None:
         return visible(str(payload.get("text", "")))
     if item.kind == K.THOUGHT:
         return "> *Thought:* " + _md_cell(payload.get("text", ""))
+    if item.kind == K.PLAN and ("markdown" in payload or "file" in payload):
+        said = "**Plan**" + (" (removed)" if payload.get("removed") else "")
+        if "file" in payload:
+            return f"{said}: kept in `{_md_cell(payload['file'])}`"
+        return f"{said}\n\n" + _fence(str(payload["markdown"])[:20000])
     if item.kind == K.PLAN:
         marks = {"completed": "x", "in_progress": "~"}
         return "**Plan**\n\n" + "\n".join(
@@ -96,6 +101,15 @@ def item_markdown(item: Item) -> str | None:
         return f"- Permission asked for **{_md_cell(title)}**: {_md_cell(said)}"
     if item.kind == K.ELICITATION:
         return elicitation_markdown(item)
+    if item.kind == K.AGENT_NOTICE:
+        said = f"> **{_md_cell(payload.get('severity', 'info'))}: {_md_cell(payload.get('title', ''))}**"
+        return said + (f"\n> {_md_cell(payload['description'])}" if payload.get("description") else "")
+    if item.kind == K.COMPACTION:
+        said = f"- Context compaction ({_md_cell(payload.get('status', 'in_progress'))})"
+        if payload.get("error"):
+            said += f": {_md_cell(payload['error'])}"
+        summary = payload.get("summary") or ""
+        return said + ("\n\n" + _fence(summary[:4000] + ("\n…" if len(summary) > 4000 else "")) if summary else "")
     if item.kind == K.ERROR:
         return f"> **Error:** {_md_cell(payload.get('message', ''))}"
     if item.kind == K.TURN_END:

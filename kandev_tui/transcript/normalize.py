@@ -17,6 +17,8 @@ from kandev_tui.presentation.names import is_rich_output_name
 from . import items as K
 from .clientside import ClientSide, diff_paths
 from .elicitation import Elicitations
+from .notices import Compactions, notice_item
+from .plans import Plans
 from .diffs import diff_summary
 from .frames import IN, LOCAL, OUT, Frame
 from .items import COMPLETE, FAILED, TERMINAL, Item
@@ -106,6 +108,8 @@ class Normalizer:
         self._plan: Item | None = None
         self._permissions: dict[str, Item] = {}
         self._elicitations = Elicitations(self._next)  # the agent's questions to the user
+        self._compactions = Compactions(self._next)  # the agent's context compactions, by its id
+        self._plans = Plans(self._next)  # the agent's plans by their id (plan operations)
         self._counter = after[1]
         self._session_info: dict[str, Any] = {}
         self._guidance = ""  # the guidance text kandev-tui put before the first prompt (never a title)
@@ -414,7 +418,7 @@ class Normalizer:
             changed.append(item.but(payload={**item.payload, "answer": {"outcome": "cancelled"}}, status="cancelled",
                                     final=True))
         self._permissions.clear()
-        changed += self._elicitations.turn_ended()
+        changed += self._elicitations.turn_ended() + self._compactions.turn_ended()
         self._requests_in = {rid: key for rid, key in self._requests_in.items() if self._elicitations.waits(key)}
         self._client.turn_ended()
         if self._plan is not None:
@@ -448,6 +452,16 @@ class Normalizer:
             return [Item("usage", K.USAGE, self.turn, dict(self._usage))]
         if kind in STATE_UPDATES:
             return self._state(kind, update)
+        if kind == "notice":
+            return self._close_text() + [notice_item(update, self._next("notice"), self.turn)]
+        if kind == "plan_update":
+            return self._close_text() + self._plans.update(update, self.turn)
+        if kind == "plan_removed":
+            return self._plans.removed(update)
+        if kind == "compaction_update":
+            return self._close_text() + self._compactions.update(update, self.turn)
+        if kind == "compaction_summary_chunk":
+            return self._close_text() + self._compactions.chunk(update, self.turn)
         if isinstance(kind, str) and kind not in self.unknown_updates:
             self.unknown_updates.add(kind)
             log.info("ignoring session/update kind %r (kept in the recording)", kind)

@@ -3,7 +3,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from kandev_tui.transcript.items import ERROR, NOTE, Item
+from kandev_tui.transcript.items import AGENT_NOTICE, ERROR, NOTE, Item
 
 from .base import EntryWidget, safe_text
 
@@ -16,10 +16,16 @@ class Notice(EntryWidget):
     Notice.error { border-left: thick $error; color: $text; background: $error 10%; }
     Notice.turn-end { color: $text-muted; text-align: center; margin: 0; }
     Notice.note { color: $text-muted; margin: 0; }
+    Notice.agent-info { color: $text; }
+    Notice.agent-warning { border-left: thick $warning; background: $warning 10%; }
+    Notice.agent-error { border-left: thick $error; background: $error 10%; }
     """
 
     def __init__(self, item: Item) -> None:
-        super().__init__(classes="entry " + {ERROR: "error", NOTE: "note"}.get(item.kind, "turn-end"))
+        kind = {ERROR: "error", NOTE: "note"}.get(item.kind, "turn-end")
+        if item.kind == AGENT_NOTICE:
+            kind = f"agent-{item.payload.get('severity', 'info')}"
+        super().__init__(classes="entry " + kind)
         self._body = Static()
         self._text = ""
         self.update_item(item)
@@ -39,6 +45,12 @@ class Notice(EntryWidget):
                 text.append("\n  " + safe_text(line, keep_newlines=False), style="dim")
             if payload.get("preview"):
                 text.append("\n  " + safe_text(payload["preview"], keep_newlines=False)[:200], style="dim")
+        elif item.kind == AGENT_NOTICE:
+            severity = payload.get("severity", "info")
+            mark = {"warning": ("▲ ", "bold yellow"), "error": ("✖ ", "bold red")}.get(severity, ("ℹ ", "bold"))
+            text = Text.assemble(mark, (safe_text(str(payload.get("title", "")), keep_newlines=False)[:500], "bold"))
+            if payload.get("description"):
+                text.append("\n" + safe_text(str(payload["description"]))[:4000])
         elif item.kind == NOTE:
             text = Text("· " + safe_text(str(payload.get("text", "")), keep_newlines=False)[:300])
         else:

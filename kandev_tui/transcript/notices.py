@@ -1,0 +1,103 @@
+"""What the agent tells the user beside its messages (ACP ``session.notices`` and ``session.compaction``, offered in
+``initialize``): a **notice** (``severity`` info, warning or error — an unknown one counts as info —, a title, a
+description) is an item of its own; a **compaction** of the agent's context (``compaction_update``,
+``compaction_summary_chunk``) is one item per ``compactionId``, patched in place as its status and summary come.
+Headless: the normaliser's helper."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import items as K
+from .items import Item
+
+SEVERITIES = ("info", "warning", "error")
+COMPACTION_STATES = ("in_progress", "completed", "failed", "cancelled")
+MAX_SUMMARY = 200_000  # characters of a compaction's summary kept (the rest is said to be cut)
+MAX_COMPACTIONS = 1000  # compactions followed at once (an agent that never finishes them cannot grow memory)
+
+
+def _text(value: Any, limit: int) -> str:
+    return value[:limit] if isinstance(value, str) else ""
+
+
+def content_text(block: Any) -> str:
+    """The text of one content block (text, or a resource's text; others say what they are)."""
+    if not isinstance(block, dict):
+        return ""
+    if block.get("type") == "text":
+        return _text(block.get("text"), MAX_SUMMARY)
+    resource = block.get("resource") if isinstance(block.get("resource"), dict) else {}
+    if isinstance(resource.get("text"), str):
+        return resource["text"][:MAX_SUMMARY]
+    kind = block.get("type")
+    return f"[{kind}]" if isinstance(kind, str) else ""
+
+
+def notice_item(update: dict[str, Any], key: str, turn: int) -> Item:
+    severity = update.get("severity")
+    payload = {"severity": severity if severity in SEVERITIES else "info",
+               "title": _text(update.get("title"), 500) or "(no title)",
+               "description": _text(update.get("description"), 4000)}
+    return Item(key, K.AGENT_NOTICE, turn, payload, final=True)
+
+
+class Compactions:
+    """The session's compactions by the agent's id, each an item patched in place (``summary``, ``error``: omitted
+    leaves it, null clears it, a value replaces it; chunks append)."""
+
+    def __init__(self, next_key: Callable[[str], str]) -> None:
+        self._next = next_key
+        self._items: dict[str, Item] = {}  # compactionId → its item, while it can change
+
+    def _item(self, compaction_id: str, turn: int) -> Item:
+        item = self._items.get(compaction_id)
+        if item is None:
+            if len(self._items) >= MAX_COMPACTIONS:
+                self._items.pop(next(iter(self._items)))
+            item = Item(self._next("compaction"), K.COMPACTION, turn, {"status": "in_progress", "summary": ""})
+        return item
+
+    def update(self, update: dict[str, Any], turn: int) -> list[Item]:
+        cid = update.get("compactionId")
+        if not isinstance(cid, str):
+            return []
+        item = self._item(cid, turn)
+        payload = dict(item.payload)
+        status = update.get("status")
+        if isinstance(status, str):
+            payload["status"] = status[:40]
+        if "summary" in update:
+            blocks = update["summary"] if isinstance(update["summary"], list) else []
+            payload["summary"] = "".join(content_text(b) for b in blocks)[:MAX_SUMMARY]
+        if "error" in update:
+            payload["error"] = _text(update["error"], 4000)
+        return [self._put(cid, item, payload)]
+
+    def chunk(self, update: dict[str, Any], turn: int) -> list[Item]:
+        cid = update.get("compactionId")
+        if not isinstance(cid, str):
+            return []
+        item = self._item(cid, turn)
+        summary = item.payload.get("summary", "")
+        payload = {**item.payload, "summary": (summary + content_text(update.get("content")))[:MAX_SUMMARY]}
+        return [self._put(cid, item, payload)]
+
+    def _put(self, cid: str, item: Item, payload: dict[str, Any]) -> Item:
+        done = payload.get("status") in ("completed", "failed", "cancelled")
+        changed = item.but(payload=payload, status=payload.get("status"), final=done)
+        if done:
+            self._items.pop(cid, None)
+        else:
+            self._items[cid] = changed
+        return changed
+
+    def turn_ended(self) -> list[Item]:
+        """A compaction still in progress when the turn ends is said to be unfinished (it may still complete: an
+        update with its id patches it again)."""
+        changed = []
+        for cid, item in list(self._items.items()):
+            if not item.payload.get("unfinished"):
+                self._items[cid] = item.but(payload={**item.payload, "unfinished": True})
+                changed.append(self._items[cid])
+        return changed
