@@ -177,6 +177,7 @@ AGENT_METHODS = frozenset({"initialize", "authenticate", "session/new", "session
 
 # notifications whose frame is all kandev-tui needs (the normaliser reads it): never dispatched through the SDK
 OBSERVED_ONLY = frozenset({"session/update"})
+SESSION_CLOSE_WAIT = 2.0  # seconds an agent that offers session/close has to answer it before it is ended
 
 
 def login_method(method: dict[str, Any]) -> dict[str, Any]:
@@ -750,9 +751,22 @@ class AgentClient:
             self._closing = asyncio.ensure_future(self._close())
         await asyncio.shield(self._closing)
 
+    def offers(self, session_method: str) -> bool:
+        """Whether the agent offers ``session/<session_method>`` (``close``, ``delete``…: its
+        ``agentCapabilities.sessionCapabilities``)."""
+        caps = self.agent_capabilities.get("sessionCapabilities")
+        return isinstance(caps, dict) and isinstance(caps.get(session_method), dict)
+
     async def _close(self) -> None:
         process = self.process
         await self._terminals.end_all()
+        if self._conn is not None and self.session_id and self.offers("close") and process is not None \
+                and process.returncode is None:  # the agent frees the session itself (ends its turn, its tools)
+            try:
+                await asyncio.wait_for(self._conn.send_request("session/close", {"sessionId": self.session_id}),
+                                       timeout=SESSION_CLOSE_WAIT)
+            except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - it is ended below all the same
+                pass
         if self._conn is not None:
             try:
                 await asyncio.wait_for(self._conn.close(), timeout=2)

@@ -13,6 +13,9 @@ commands in kandev-tui's terminals. What it plays comes from the JSON in ``$DIAL
 - ``auth``: ``authMethods`` to offer (a list, sent as is) and ``auth_needed``: refuse ``session/new`` until
   ``authenticate`` (``auth_crash``: die while answering it, a child left holding its output open; ``auth_fail``:
   answer it with an error);
+- ``session_caps``: the ``sessionCapabilities`` it offers (``{"close": {}, "delete": {}}``: it answers those
+  requests; ``session_log``: a file where it notes each ``session/close`` and ``session/delete`` it is sent,
+  offered or not);
 - ``start_gate``: answer ``initialize`` only once this file exists (an agent that takes long to start);
 - ``auth_opt_in``: offer ``auth`` only to a client whose ``clientCapabilities._meta`` has this key true;
 - ``steps``: the turn, a list of:
@@ -362,7 +365,8 @@ class Agent:
         if opt_in and (self.client_caps.get("_meta") or {}).get(opt_in) is not True:
             methods = []
         return {"protocolVersion": 1, "authMethods": methods,
-                "agentCapabilities": {"mcpCapabilities": {"http": bool(DIALECT.get("http")), "sse": False}},
+                "agentCapabilities": {"mcpCapabilities": {"http": bool(DIALECT.get("http")), "sse": False},
+                                      "sessionCapabilities": DIALECT.get("session_caps") or {}},
                 "agentInfo": {"name": "dialect-agent", "version": "1"}}
 
     async def serve(self):
@@ -406,6 +410,15 @@ class Agent:
                 asyncio.ensure_future(self.turn(request_id, params))
             elif method == "session/cancel":
                 pass
+            elif method in ("session/close", "session/delete"):
+                if DIALECT.get("session_log"):  # what it was asked, one line each (offered or not)
+                    with open(DIALECT["session_log"], "a", encoding="utf-8") as log:
+                        log.write(json.dumps({"method": method, "params": params}) + "\n")
+                if method[len("session/"):] in (DIALECT.get("session_caps") or {}):
+                    self.send({"jsonrpc": "2.0", "id": request_id, "result": {}})
+                else:
+                    self.send({"jsonrpc": "2.0", "id": request_id,
+                               "error": {"code": -32601, "message": f"Method not found: {method}"}})
             elif request_id is not None:
                 self.send({"jsonrpc": "2.0", "id": request_id,
                            "error": {"code": -32601, "message": f"Method not found: {method}"}})
