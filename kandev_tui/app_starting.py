@@ -80,6 +80,27 @@ class SessionStarter:
                                                                       continuing=value))
         self.app.lists.switch_to(session)
 
+    def delete_stored(self, row: dict[str, Any], listing: Any) -> None:
+        """A stored session deleted (confirmed in ``listing``, the sessions list, which reads its rows again)."""
+        if self.app.launcher is None:
+            return
+        self.app.run_worker(self._delete(row, listing), name="delete-session", group="delete-session")
+
+    async def _delete(self, row: dict[str, Any], listing: Any) -> None:
+        from kandev_tui.sanitize import visible
+        from kandev_tui.transcript import StoreError
+
+        assert self.app.launcher is not None
+        title = visible(str(row.get("title") or row["id"]), keep_newlines=False)[:60]
+        try:
+            said = await self.app.launcher.delete(row)
+        except StoreError as exc:
+            self.app.notify(f"“{title}” was not deleted: {exc}", severity="error", timeout=8, markup=False)
+            return
+        self.app.notify(f"“{title}”: {said}.", timeout=6, markup=False)
+        if listing.is_attached:
+            listing.read_stored()
+
     def ask_new(self) -> None:
         """ctrl+n: a new session from a preset (kandev_tui/screens/new_session.py), shown once it is opened."""
         if self.app.launcher is None:

@@ -85,6 +85,38 @@ class Launcher:
 
         return source
 
+    async def delete(self, row: dict[str, Any]) -> str:
+        """A stored session deleted: at its agent first, where the agent offers ``session/delete`` (it is started in
+        the session's folder for that, and ended), then here. What was done, in a sentence; raises
+        :class:`~kandev_tui.transcript.StoreError` when the local copy cannot be deleted."""
+        import asyncio
+
+        from kandev_tui.acp import AgentClient, AgentError
+        from kandev_tui.workspace import Workspace
+
+        said = "deleted here"
+        command, agent_session = list(row.get("agent_command") or []), row.get("agent_session_id")
+        folder = Path(row.get("workspace") or "")
+        if command and agent_session and folder.is_dir() and command_problem(command) is None:
+            options, _ = self.options(command, Workspace(folder))
+            options.inject_guidance = False
+            client = AgentClient(options, lambda frame: None)
+            try:
+                await client.connect()
+                if client.offers("delete"):
+                    await client.delete_session(agent_session)
+                    said = "deleted here and by its agent"
+                else:
+                    said = "deleted here; its agent offers no way to delete its own copy"
+            except AgentError as exc:
+                said = f"deleted here; its agent's copy stays ({exc})"
+            finally:
+                await client.close()
+        elif command and agent_session:
+            said = "deleted here; its agent could not be started to delete its own copy"
+        await asyncio.to_thread(self.store.delete_session, row["id"])
+        return said
+
     def stored(self, row: dict[str, Any]) -> SourceFactory:
         """A stored session (a row of :meth:`Store.sessions`), read-only."""
         store = self.store

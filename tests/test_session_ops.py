@@ -29,3 +29,84 @@ async def test_an_agent_that_does_not_offer_close_is_not_asked(tmp_path):
     assert not log.exists()  # nothing was sent it
     (session,) = store.sessions()
     assert session["state"] == "ended"
+
+
+def headless_kit_session(tmp_path, **dialect) -> str:
+    """A session of the dialect kit's agent, run headless into ``tmp_path/s.db``: its id."""
+    import os
+    import subprocess
+
+    from .test_elicitation_app import KANDEV, KIT
+
+    (tmp_path / "w").mkdir(exist_ok=True)
+    env = {**os.environ, "KANDEV_TUI_CONFIG": str(tmp_path / "c.toml"),
+           "DIALECT": json.dumps({"steps": [{"op": "say", "text": "kept"}], **dialect})}
+    done = subprocess.run([KANDEV, "run", "--headless", "--db", str(tmp_path / "s.db"), "--workspace",
+                           str(tmp_path / "w"), "--prompt", "remember this", "--", *KIT],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    from kandev_tui.transcript import Store
+
+    (row,) = Store(tmp_path / "s.db").sessions()
+    return row["id"]
+
+
+async def delete_from_the_home(tmp_path, monkeypatch, answer: str, **dialect) -> tuple[object, str]:
+    """The bare kandev-tui's list; ``d`` on the stored session, then ``answer`` to the question. (The store, what
+    the app said.) The agent started to delete its copy plays ``dialect``."""
+    from kandev_tui.app_home import HomeApp
+    from kandev_tui.launch import Launcher
+    from kandev_tui.screens.confirm import ConfirmScreen
+    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.transcript import Store
+
+    from .app_helpers import settings_at
+
+    monkeypatch.setenv("DIALECT", json.dumps(dialect))
+    store = Store(tmp_path / "s.db")
+    said: list[str] = []
+    app = HomeApp(Launcher(store, settings_at(tmp_path, chart_animation=False)),
+                  settings_store=settings_at(tmp_path, chart_animation=False))
+    monkeypatch.setattr(app, "notify", lambda message, **kw: said.append(message))  # what the notices say, read
+    async with app.run_test(size=(80, 24)) as pilot:
+        home = app.home
+        await until(pilot, lambda: app.screen is home and len(home.stored) == 1)
+        home.options.highlighted = next(i for i in range(home.options.option_count)
+                                        if (home.options.get_option_at_index(i).id or "").startswith("stored:"))
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert "Delete the stored session “remember this”" in screen_text(app)
+        await pilot.press(answer)
+        if answer == "y":
+            await until(pilot, lambda: app.screen is home and not home.stored and said)
+        else:
+            await until(pilot, lambda: app.screen is home)
+        await app.action_quit()
+    return store, " ".join(said)
+
+
+async def test_d_deletes_a_stored_session_here_and_at_its_agent_once_confirmed(tmp_path, monkeypatch):
+    log = tmp_path / "asked.jsonl"
+    dialect = {"session_caps": {"delete": {}}, "session_log": str(log)}
+    session_id = headless_kit_session(tmp_path, **dialect)
+    agent_log = tmp_path / "logs" / f"{session_id}.log"
+    assert agent_log.exists()
+    store, said = await delete_from_the_home(tmp_path, monkeypatch, "y", **dialect)
+    assert store.sessions() == [] and store.items(session_id) == [] and not agent_log.exists()
+    assert "deleted here and by its agent" in said
+    assert [json.loads(line) for line in log.read_text().splitlines()] == [
+        {"method": "session/delete", "params": {"sessionId": "dialect-1"}}]
+
+
+async def test_an_agent_without_delete_keeps_its_copy_and_the_user_is_told(tmp_path, monkeypatch):
+    log = tmp_path / "asked.jsonl"
+    headless_kit_session(tmp_path, session_log=str(log))
+    store, said = await delete_from_the_home(tmp_path, monkeypatch, "y", session_log=str(log))
+    assert store.sessions() == [] and "its agent offers no way to delete its own copy" in said
+    assert not log.exists()  # not asked
+
+
+async def test_n_keeps_the_session(tmp_path, monkeypatch):
+    session_id = headless_kit_session(tmp_path)
+    store, _ = await delete_from_the_home(tmp_path, monkeypatch, "n")
+    assert [row["id"] for row in store.sessions()] == [session_id]

@@ -751,6 +751,19 @@ class AgentClient:
             self._closing = asyncio.ensure_future(self._close())
         await asyncio.shield(self._closing)
 
+    async def delete_session(self, session_id: str) -> None:
+        """``session/delete`` (where the agent :meth:`offers` it): the agent forgets one of its sessions."""
+        assert self._conn is not None, "connect() first"
+        try:
+            await asyncio.wait_for(self._conn.send_request("session/delete", {"sessionId": session_id}),
+                                   timeout=self.options.init_timeout)
+        except asyncio.TimeoutError:
+            raise AgentError(f"the agent did not answer session/delete within {self.options.init_timeout:g} s") from None
+        except AgentError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - RequestError, a connection gone
+            raise AgentError(f"the agent refused to delete it: {self._describe(exc)}") from None
+
     def offers(self, session_method: str) -> bool:
         """Whether the agent offers ``session/<session_method>`` (``close``, ``delete``…: its
         ``agentCapabilities.sessionCapabilities``)."""

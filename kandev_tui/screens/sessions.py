@@ -85,7 +85,8 @@ class SessionsScreen(DrawsInputAtOnce, Screen["Choice | None"]):
     SessionsScreen #sessions-title { height: auto; padding: 0 1; background: $panel; text-style: bold; }
     SessionsScreen OptionList { height: 1fr; border: none; padding: 0 1; }
     """
-    BINDINGS = [Binding("escape", "back", "Back"), Binding("c", "continue_stored", "Continue")]
+    BINDINGS = [Binding("escape", "back", "Back"), Binding("c", "continue_stored", "Continue"),
+                Binding("d", "delete_stored", "Delete")]
 
     def __init__(self, rows: list[SessionRow], stored: Callable[[], list[dict[str, Any]]] | None = None, *,
                  home: bool = False, remote: Callable[[], list[Any]] | None = None, remote_title: str = "") -> None:
@@ -191,6 +192,9 @@ class SessionsScreen(DrawsInputAtOnce, Screen["Choice | None"]):
         if action == "continue_stored":
             row = self._highlighted_stored()
             return row is not None and can_continue(row)
+        if action == "delete_stored":  # a stored session no other kandev-tui runs
+            row = self._highlighted_stored()
+            return row is not None and not row.get("running_elsewhere")
         if action == "back":
             return not self.home
         return True
@@ -208,6 +212,24 @@ class SessionsScreen(DrawsInputAtOnce, Screen["Choice | None"]):
         row = self._highlighted_stored()
         if row is not None and can_continue(row):
             self._choose(("continue", row))
+
+    def action_delete_stored(self) -> None:
+        """``d``: the highlighted stored session deleted, once confirmed: here, and by its agent where it offers
+        ``session/delete`` (kandev_tui/app_starting.py)."""
+        from kandev_tui.screens.confirm import ConfirmScreen
+
+        row = self._highlighted_stored()
+        if row is None or row.get("running_elsewhere"):
+            return
+        title = visible(str(row.get("title") or "untitled"), keep_newlines=False)[:80]
+        question = (f"Delete the stored session “{title}” ({row.get('items', 0)} items)? Its transcript is gone for "
+                    "good; its agent is asked to delete its own copy where it can.")
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.app.starter.delete_stored(row, self)  # type: ignore[attr-defined]
+
+        self.app.push_screen(ConfirmScreen(question, "Delete"), answered)
 
     def _choose(self, choice: Choice) -> None:
         if self.home:  # the home stays under the sessions (ctrl+s comes back to it)

@@ -94,6 +94,22 @@ class Store(Database):
         """All sessions, newest first, with their item counts."""
         return self._session_rows("", ())
 
+    def delete_session(self, session_id: str) -> None:
+        """The session gone from the store, its items with it, and its agent's log (kandev-tui's own file; a
+        recording the user asked for is theirs, and stays). One another kandev-tui runs is refused."""
+        (row,) = self._session_rows("WHERE s.id = ?", (session_id,)) or (None,)
+        if row is None:
+            return
+        if row.get("running_elsewhere"):
+            raise StoreError(f"session {session_id} is running in another kandev-tui (pid {row['running_elsewhere']})")
+        self._delete(session_id)
+        (self.path.parent / "logs" / f"{session_id}.log").unlink(missing_ok=True)
+
+    @_said
+    def _delete(self, session_id: str) -> None:
+        self._db.execute("DELETE FROM items WHERE session_id = ?", (session_id,))
+        self._db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+
     @_said
     def _session_rows(self, where: str, args: tuple[Any, ...]) -> list[dict[str, Any]]:
         """Sessions as dicts. A session left ``running`` by a process that is gone reads as ``interrupted``; one that

@@ -1,0 +1,50 @@
+"""A question with two answers, asked before something that cannot be undone (deleting a stored session)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from kandev_tui.textual_hooks import DrawsInputAtOnce
+
+
+class ConfirmScreen(DrawsInputAtOnce, ModalScreen[bool]):
+    """``question`` (plain text, shown inert) with ``yes`` and ``No``: dismissed with True only for yes (``y``, or
+    the button); ``n``, escape and the other button say no. The safe answer has the focus."""
+
+    BINDINGS = [Binding("y", "answer(True)", "Yes", show=False), Binding("n", "answer(False)", "No", show=False),
+                Binding("escape", "answer(False)", "Keep", show=False)]
+
+    DEFAULT_CSS = """
+    ConfirmScreen { align: center middle; }
+    ConfirmScreen > Vertical { width: 64; max-width: 100%; height: auto; padding: 1 2; border: round $error;
+                               background: $surface; }
+    ConfirmScreen Horizontal { height: auto; margin: 1 0 0 0; }
+    ConfirmScreen Button { margin: 0 1 0 0; }
+    """
+
+    def __init__(self, question: str, yes: str) -> None:
+        super().__init__()
+        self.question = question
+        self.yes = yes
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text(self.question))
+            with Horizontal():
+                yield Button(Text(f"{self.yes} (y)"), id="yes", variant="error", compact=True)
+                yield Button("Keep it (n)", id="no", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
