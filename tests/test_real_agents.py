@@ -142,6 +142,11 @@ def test_codex_session_headless(codex_run):
     tools = {t.get("name") for t in posts[0]["body"].get("tools", [])}
     assert {"exec_command", "mcp__kandev"} <= tools  # the MCP server kandev-tui offered reached the model
     assert client_requests(run) == []  # offered files and terminals, Codex uses neither (its own sandbox runs them)
+    # offered session.notices, Codex says what it warns of as a notice (its model's metadata is unknown to it: the
+    # scripted model's name), not as a "Warning: …" in its message
+    (notice,) = run.kinds("agent_notice")
+    assert notice["payload"]["severity"] == "warning" and "Model metadata for" in notice["payload"]["title"]
+    assert not any("Warning:" in i["payload"].get("text", "") for i in run.kinds("agent_message"))
 
 
 # -- Gemini CLI and OpenCode: their rich output, their files through kandev-tui ------------------------------------
