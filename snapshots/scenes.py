@@ -392,6 +392,29 @@ def event_items() -> list[Item]:
             message_item(1, "The migration is written; the sandbox kept one file out.")]
 
 
+def subagent_items() -> list[Item]:
+    """A call that spawned a subagent, and the subagent beside it, at work (expanded by the scene)."""
+    return [Item("user:1", "user_message", 1, {"text": "Review the change"}, final=True),
+            tool_item("spawn-1", name="spawn_agent", kind="other", title="Spawn a reviewer", status="in_progress"),
+            Item("subagent:3", "subagent", 1, {
+                "session_id": "kid-1", "title": "Reviewer", "description": "Reviews the diff for correctness",
+                "state": "running", "spawned_by": "spawn-1",
+                "tools": [{"id": "k1", "title": "Read kandev_tui/app.py", "status": "completed"},
+                          {"id": "k2", "title": "Run the tests", "status": "in_progress"}],
+                "text": "The start of the sources is now idempotent; checking the timer path."})]
+
+
+async def expand_subagent(pilot) -> None:
+    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.widgets.subagent import SubagentCard
+
+    app = pilot.app
+    await shown_when(pilot, lambda: bool(app.query(SubagentCard)))
+    app.query_one(SubagentCard).query_one("Collapsible").collapsed = False
+    await shown_when(pilot, lambda: "Run the tests" in screen_text(app))
+    await scroll_home(pilot)
+
+
 # -- several sessions in one app: the sessions list (ctrl+s) over three replayed real sessions ----------------------
 
 def sessions_app(tmp_path: Path):

@@ -129,3 +129,13 @@ def test_notices_and_compactions(snap_compare, tmp_path, size):
     from .scenes import event_items, scroll_home
 
     assert snap_compare(stored_app(tmp_path, event_items()), terminal_size=size, run_before=scroll_home)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (45, 30)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_subagent(snap_compare, tmp_path, size):
+    """A subagent beside the call that spawned it, expanded: its calls with their states, the latest it said."""
+    from tests.app_helpers import stored_app
+
+    from .scenes import expand_subagent, subagent_items
+
+    assert snap_compare(stored_app(tmp_path, subagent_items()), terminal_size=size, run_before=expand_subagent)

@@ -116,10 +116,11 @@ def test_recording_holds_both_directions(demo_run):
     initialize = next(m for m in sent if m.get("method") == "initialize")["params"]
     assert initialize["protocolVersion"] == 1
     # files and terminals served (settings by default); a login in the user's terminal, in both forms; notices,
-    # compactions and plans shown; no questions (elicitation): nobody is there to answer them
+    # compactions, plans and subagents shown; no questions (elicitation): nobody is there to answer them
     assert initialize["clientCapabilities"] == {"fs": {"readTextFile": True, "writeTextFile": True}, "terminal": True,
                                                 "auth": {"terminal": True}, "_meta": {"terminal-auth": True},
-                                                "session": {"notices": {}, "compaction": {}}, "plan": {}}
+                                                "session": {"notices": {}, "compaction": {}}, "plan": {},
+                                                "subagents": {}}
     new = next(m for m in sent if m.get("method") == "session/new")["params"]
     server = new["mcpServers"][0]  # over HTTP (the demo agent says it reaches servers so), its secret kept out
     assert server["type"] == "http" and server["name"] == "kandev" and server["url"].startswith("http://127.0.0.1:")

@@ -46,6 +46,9 @@ def hostile_items(text: str, n: int = 0) -> list[Item]:
              final=True),
         Item(f"compaction:{n}10", "compaction", 1, {"status": "failed", "summary": text, "error": text[:4000]},
              status="failed", final=True),
+        Item(f"subagent:{n}11", "subagent", 1, {"session_id": "kid", "title": text[:300], "description": text[:2000],
+                                                "state": "running", "text": text,
+                                                "tools": [{"id": "k", "title": text[:300], "status": "pending"}]}),
         fleet_item(f"f1-{n}", "get_entity", {"slug": text[:500] or "s", "type": text[:500] or "t", "state": text[:200],
                                              "attributes": {text[:200]: text, "ip": text[:200]}}),
         fleet_item(f"f2-{n}", "list_entities", {"entities": [{"slug": text[:500] or "s", "type": text[:200],
@@ -100,7 +103,7 @@ def drawn_text(app) -> str:
     return "\n".join(lines)
 
 
-@pytest.mark.reliability("Terminal and text", "65 hostile strings (markup, action links, CSI/OSC/DCS/APC/PM/SOS/8-bit C1, controls, bidi, zero-width, Markdown links, overlong, lone surrogates, huge numbers) in 38 agent-text fields each (27 from ACP agents, 11 Kandev row fields)", cases=BATCH * 38,
+@pytest.mark.reliability("Terminal and text", "65 hostile strings (markup, action links, CSI/OSC/DCS/APC/PM/SOS/8-bit C1, controls, bidi, zero-width, Markdown links, overlong, lone surrogates, huge numbers) in 42 agent-text fields each (31 from ACP agents, 11 Kandev row fields)", cases=BATCH * 42,
                          held="no control, bidi or invisible character drawn on any line; markup shown as text; no action ran; keys answered")
 @pytest.mark.parametrize("start", range(0, len(NAMES), BATCH), ids=lambda i: ",".join(NAMES[i:i + BATCH]))
 async def test_hostile_text_is_shown_inert(tmp_path, start):

@@ -118,3 +118,67 @@ async def test_the_app_offers_plan_operations_and_draws_a_markdown_plan_and_a_re
     (session,) = store.sessions()
     plans = [i for i in store.items(session["id"]) if i.kind == "plan"]
     assert len(plans) == 2 and plans[1].payload["removed"]
+
+
+def child(session: str, body: dict) -> dict:
+    return {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": body}}
+
+
+def test_a_subagent_is_one_item_fed_by_its_own_session_and_cycles_are_ignored():
+    normalizer = Normalizer()
+    normalizer.feed(Frame.now(OUT, {"jsonrpc": "2.0", "id": 1, "method": "session/prompt",
+                                    "params": {"sessionId": "root", "prompt": [{"type": "text", "text": "go"}]}}))
+    update(normalizer, {"sessionUpdate": "tool_call", "toolCallId": "spawn-1", "title": "Spawn a reviewer",
+                        "kind": "other", "status": "in_progress"})
+    (announced,) = normalizer.feed(Frame.now(IN, child("root", {
+        "sessionUpdate": "subagent_update", "sessionId": "kid", "title": "Reviewer", "capabilities": {"cancel": {}}})))
+    assert announced.kind == "subagent" and announced.payload["spawned_by"] == "spawn-1"
+    assert announced.payload["can_cancel"] and announced.payload["state"] == "running"
+    (said,) = normalizer.feed(Frame.now(IN, child("kid", {"sessionUpdate": "agent_message_chunk",
+                                                          "content": {"type": "text", "text": "Looks fine."}})))
+    (called,) = normalizer.feed(Frame.now(IN, child("kid", {"sessionUpdate": "tool_call", "toolCallId": "k1",
+                                                            "title": "Read a.py", "status": "pending"})))
+    (ran,) = normalizer.feed(Frame.now(IN, child("kid", {"sessionUpdate": "tool_call_update", "toolCallId": "k1",
+                                                         "status": "completed"})))
+    assert said.key == called.key == ran.key == announced.key  # the child's updates patch its one item
+    assert ran.payload["text"] == "Looks fine." and ran.payload["tools"] == [
+        {"id": "k1", "title": "Read a.py", "status": "completed"}]
+    assert not any(i.kind == "agent_message" for i in [said, called, ran])  # nothing leaks into the parent
+    (nested,) = normalizer.feed(Frame.now(IN, child("kid", {"sessionUpdate": "subagent_update", "sessionId": "grandkid",
+                                                            "title": "Linter"})))
+    assert nested.key != announced.key and nested.payload["parent_title"] == "Reviewer"
+    assert normalizer.feed(Frame.now(IN, child("grandkid", {"sessionUpdate": "subagent_update",
+                                                            "sessionId": "kid"}))) != []  # kid is known: a patch
+    assert normalizer.feed(Frame.now(IN, child("grandkid", {"sessionUpdate": "subagent_update",
+                                                            "sessionId": "root"}))) == []  # a cycle: ignored
+    (done,) = normalizer.feed(Frame.now(IN, child("root", {"sessionUpdate": "subagent_update", "sessionId": "kid",
+                                                           "state": {"state": "idle", "stopReason": "end_turn"}})))
+    assert done.payload["state"] == "done" and done.final
+
+
+async def test_the_app_offers_subagents_and_shows_one_live_inside_the_parents_transcript(tmp_path):
+    steps = [{"op": "update", "update": {"sessionUpdate": "subagent_update", "sessionId": "kid-1",
+                                         "title": "Reviewer", "description": "Reviews the diff"}},
+             {"op": "update", "session": "kid-1", "update": {"sessionUpdate": "tool_call", "toolCallId": "k1",
+                                                             "title": "Read a.py", "status": "completed"}},
+             {"op": "update", "session": "kid-1", "update": {"sessionUpdate": "agent_message_chunk",
+                                                             "content": {"type": "text", "text": "No issue found."}}},
+             {"op": "update", "update": {"sessionUpdate": "subagent_update", "sessionId": "kid-1",
+                                         "state": {"state": "idle", "stopReason": "end_turn"}}},
+             {"op": "say", "text": "The reviewer is done."},
+             {"op": "caps"}]
+    store, app = kit_app(tmp_path, steps)
+    async with app.run_test(size=(90, 30)) as pilot:
+        await until(pilot, lambda: app.current.last_state == "idle" and "caps: " in agent_text(app))
+        assert json.loads(agent_text(app).split("caps: ", 1)[1])["subagents"] == {}
+        assert "No issue found." not in agent_text(app)  # the child's words are not the parent's
+        await until(pilot, lambda: "↳ Reviewer · done · 1 call" in screen_text(app))
+        from kandev_tui.widgets.subagent import SubagentCard
+
+        app.query_one(SubagentCard).query_one("CollapsibleTitle").focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: "✔ Read a.py" in screen_text(app) and "No issue found." in screen_text(app))
+        await app.action_quit()
+    (session,) = store.sessions()
+    (kid,) = [i for i in store.items(session["id"]) if i.kind == "subagent"]
+    assert kid.payload["text"] == "No issue found." and kid.payload["state"] == "done"

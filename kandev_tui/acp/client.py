@@ -341,7 +341,7 @@ class AgentClient:
                 "clientCapabilities": {"fs": {"readTextFile": options.fs_read, "writeTextFile": options.fs_write},
                                        "terminal": options.terminals, "auth": {"terminal": True},
                                        # notices and compactions: items of the transcript (kandev_tui/transcript/notices.py)
-                                       "session": {"notices": {}, "compaction": {}}, "plan": {},
+                                       "session": {"notices": {}, "compaction": {}}, "plan": {}, "subagents": {},
                                        **({"elicitation": {"form": {}, "url": {}}} if self._ask_user else {}),
                                        "_meta": {"terminal-auth": True}},
                 "clientInfo": {"name": "kandev-tui", "title": "kandev-tui", "version": __version__},

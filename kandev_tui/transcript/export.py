@@ -101,6 +101,12 @@ def item_markdown(item: Item) -> str | None:
         return f"- Permission asked for **{_md_cell(title)}**: {_md_cell(said)}"
     if item.kind == K.ELICITATION:
         return elicitation_markdown(item)
+    if item.kind == K.SUBAGENT:
+        calls = payload.get("tools") or []
+        said = (f"- Subagent **{_md_cell(payload.get('title') or payload.get('description') or 'a subagent')}** "
+                f"({_md_cell(payload.get('state', 'running'))}, {len(calls)} calls)")
+        words = payload.get("text") or ""
+        return said + (f"\n\n> {_md_cell(words[-2000:])}" if words else "")
     if item.kind == K.AGENT_NOTICE:
         said = f"> **{_md_cell(payload.get('severity', 'info'))}: {_md_cell(payload.get('title', ''))}**"
         return said + (f"\n> {_md_cell(payload['description'])}" if payload.get("description") else "")

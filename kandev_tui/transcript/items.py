@@ -25,9 +25,10 @@ NOTE = "note"  # a quiet one-line event from the source (a Kandev status row, a 
 ELICITATION = "elicitation"  # the agent asks the user a question: a form, or a link to open (transcript/elicitation.py)
 AGENT_NOTICE = "agent_notice"  # the agent tells the user something: info, warning or error (transcript/notices.py)
 COMPACTION = "compaction"  # the agent compacted its context, with the summary it kept
+SUBAGENT = "subagent"  # a child session the agent runs (transcript/subagents.py)
 
 KINDS = (USER, AGENT, THOUGHT, PLAN, TOOL, PERMISSION, SESSION_INFO, USAGE, ERROR, TURN_END, NOTE, ELICITATION,
-         AGENT_NOTICE, COMPACTION)
+         AGENT_NOTICE, COMPACTION, SUBAGENT)
 
 # normalised tool statuses
 PENDING, IN_PROGRESS, COMPLETE, FAILED, CANCELLED = "pending", "in_progress", "complete", "error", "cancelled"

@@ -19,6 +19,7 @@ from .clientside import ClientSide, diff_paths
 from .elicitation import Elicitations
 from .notices import Compactions, notice_item
 from .plans import Plans
+from .subagents import Subagents
 from .diffs import diff_summary
 from .frames import IN, LOCAL, OUT, Frame
 from .items import COMPLETE, FAILED, TERMINAL, Item
@@ -110,6 +111,7 @@ class Normalizer:
         self._elicitations = Elicitations(self._next)  # the agent's questions to the user
         self._compactions = Compactions(self._next)  # the agent's context compactions, by its id
         self._plans = Plans(self._next)  # the agent's plans by their id (plan operations)
+        self._subagents = Subagents(self._next)  # its child sessions, each an item of this transcript
         self._counter = after[1]
         self._session_info: dict[str, Any] = {}
         self._guidance = ""  # the guidance text kandev-tui put before the first prompt (never a title)
@@ -258,6 +260,15 @@ class Normalizer:
         if method == "session/update":
             params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
             update = params.get("update") if isinstance(params.get("update"), dict) else {}
+            session = params.get("sessionId")
+            if update.get("sessionUpdate") == "subagent_update":  # on the parent's session (a child's: nested)
+                if self._replaying is not None:
+                    return []
+                return self._close_text() + self._subagents.announce(session, update, self.turn, self._running_call())
+            if self._subagents.is_child(session):  # a child's own update: its item, not this transcript
+                return [] if self._replaying is not None else self._subagents.child_update(session, update)
+            if update.get("sessionUpdate") in ("session_message", "session_message_chunk"):
+                return []  # between sessions, on this one: its child's words are in the child's item
             return self._update(update)
         if method == "session/request_permission" and "id" in msg:
             return self._permission_request(msg)
@@ -561,6 +572,13 @@ class Normalizer:
             call["new"] = True
         self._tools[tool_call_id] = call
         return call
+
+    def _running_call(self) -> str | None:
+        """The newest call of this turn still running (a subagent announced now was spawned by it)."""
+        for call in reversed(list(self._tools.values())):
+            if call.get("status") not in TERMINAL:
+                return call["tool_call_id"]
+        return None
 
     def _tool_item(self, call: dict[str, Any]) -> Item:
         payload = {k: v for k, v in call.items() if k != "new"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.content import Content
 from textual.widgets import Collapsible, Static
 
 from kandev_tui.transcript.items import Item
@@ -39,7 +40,7 @@ class CompactionRow(EntryWidget):
         super().__init__(classes="entry")
         self._body = Static(classes="body")
         self._error = Static(classes="error")  # why it failed, wrapping under the row (not cut with the title)
-        self._collapsible = Collapsible(title=compaction_title(item), collapsed=True)
+        self._collapsible = Collapsible(title=Content(compaction_title(item)), collapsed=True)
         self._text = ""
         self.update_item(item)
 
@@ -51,7 +52,7 @@ class CompactionRow(EntryWidget):
     def update_item(self, item: Item) -> None:
         self.item = item
         title = compaction_title(item)
-        self._collapsible.title = title
+        self._collapsible.title = Content(title)  # plain text: never read as markup
         summary = safe_text(item.payload.get("summary") or "")
         self._body.update(Text(summary or "(the agent kept no summary)", style="italic" if summary else "dim"))
         self.set_class(item.payload.get("status") == "failed", "failed")

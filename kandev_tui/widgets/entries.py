@@ -12,6 +12,7 @@ from kandev_tui.transcript import items as K
 from .agent_message import AgentMessage
 from .chart_block import ChartBlock
 from .compaction import CompactionRow
+from .subagent import SubagentCard
 from .elicitation import ElicitationCard
 from .notice import Notice
 from .permission import PermissionRequest
@@ -24,9 +25,10 @@ from .user_message import UserMessage
 
 ITEM_WIDGETS = {K.USER: UserMessage, K.AGENT: AgentMessage, K.THOUGHT: Thought, K.PLAN: Plan,
                 K.PERMISSION: PermissionRequest, K.ERROR: Notice, K.TURN_END: Notice, K.NOTE: Notice,
-                K.ELICITATION: ElicitationCard, K.AGENT_NOTICE: Notice, K.COMPACTION: CompactionRow}
+                K.ELICITATION: ElicitationCard, K.AGENT_NOTICE: Notice, K.COMPACTION: CompactionRow,
+                K.SUBAGENT: SubagentCard}
 REQUESTS = (PermissionRequest, ElicitationCard)  # what waits for the user's answer, and takes the focus
 REQUEST_SELECTOR = "PermissionRequest, ElicitationCard"
 
-__all__ = ["AgentMessage", "ChartBlock", "CompactionRow", "ElicitationCard", "ITEM_WIDGETS", "REQUESTS", "REQUEST_SELECTOR", "Notice", "PermissionRequest", "Plan", "Thought",
+__all__ = ["AgentMessage", "ChartBlock", "CompactionRow", "ElicitationCard", "ITEM_WIDGETS", "REQUESTS", "REQUEST_SELECTOR", "SubagentCard", "Notice", "PermissionRequest", "Plan", "Thought",
            "ToolCallView", "ToolCard", "ToolGroup", "UserMessage"]

@@ -38,7 +38,8 @@ commands in kandev-tui's terminals. What it plays comes from the JSON in ``$DIAL
     SIGTERM), ``negative`` (``returncode: -9``), ``json_text`` (the result as JSON text), ``none``,
     ``terminal`` (run in a kandev-tui terminal, ``terminal/create`` with the whole line and no ``args``), ``both``
     (run there and its output also sent as content, with colours);
-  - ``{"op": "update", "update"}``: a ``session/update`` as given (a notice, a compaction, a plan operation…);
+  - ``{"op": "update", "update", "session"?}``: a ``session/update`` as given (a notice, a compaction, a plan
+    operation…), of ``session`` when given (a subagent's own session);
   - ``{"op": "caps"}``: a message ``caps: {json}``, the ``clientCapabilities`` the client sent;
   - ``{"op": "elicit", "params", "complete"?}``: an ``elicitation/create`` (``params`` as sent, ``sessionId`` added
     unless they name a ``requestId``), then a message ``answer: {json}`` saying the response it got; ``complete``:
@@ -277,7 +278,11 @@ class Agent:
             elif op == "ask":
                 await self.ask(step, last_call)
             elif op == "update":  # any session/update, as given (notices, compactions, plan operations…)
-                self.update(step["update"])
+                if step.get("session"):  # of another session: a subagent's own
+                    self.send({"jsonrpc": "2.0", "method": "session/update",
+                               "params": {"sessionId": step["session"], "update": step["update"]}})
+                else:
+                    self.update(step["update"])
             elif op == "caps":  # what the client offered in initialize
                 self.update({"sessionUpdate": "agent_message_chunk",
                              "content": {"type": "text", "text": "caps: " + json.dumps(self.client_caps)}})

@@ -1,0 +1,116 @@
+"""ACP subagent sessions (``subagents: {}`` offered in ``initialize``): the agent announces a child session with
+``subagent_update`` on the parent's session (its id, title, description, state, whether it can be cancelled), then
+sends the child's own updates as ``session/update`` notifications of the child's session id, and messages between
+the sessions as ``session_message`` / ``session_message_chunk``.
+
+Each child is one item of the parent's transcript, placed where it is first announced (beside the call that
+spawned it: the parent's call still running then) and patched as the child works: its state, what it says (the
+latest part of it), and its tool calls with their states. A child of a child is one more item; an announcement
+that would make a cycle (a session its own ancestor) is ignored. Headless: the normaliser's helper.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import items as K
+from .items import Item
+
+MAX_TEXT = 20_000  # characters of a child's words kept (its latest)
+MAX_TOOLS = 200  # tool calls of a child listed (its latest)
+MAX_CHILDREN = 500
+STATES = {"running": "running", "idle": "done", "requires_action": "waiting for you", "unknown": "running"}
+
+
+def _text(value: Any, limit: int) -> str:
+    return value[:limit] if isinstance(value, str) else ""
+
+
+def _block_text(block: Any) -> str:
+    return block.get("text", "") if isinstance(block, dict) and isinstance(block.get("text"), str) else ""
+
+
+class Subagents:
+    """The session's subagents by their session id (see the module docstring)."""
+
+    def __init__(self, next_key: Callable[[str], str]) -> None:
+        self._next = next_key
+        self._items: dict[str, Item] = {}  # child session id → its item
+        self._parents: dict[str, str] = {}  # child session id → its parent's session id
+
+    def is_child(self, session_id: Any) -> bool:
+        return isinstance(session_id, str) and session_id in self._items
+
+    def _ancestors(self, session_id: str) -> set[str]:
+        seen = set()
+        while session_id in self._parents and session_id not in seen:
+            seen.add(session_id)
+            session_id = self._parents[session_id]
+        return seen | {session_id}
+
+    def announce(self, parent: Any, update: dict[str, Any], turn: int, spawned_by: str | None) -> list[Item]:
+        """``subagent_update`` sent on ``parent``'s session: a child registered, or its title, state… patched."""
+        child = update.get("sessionId")
+        if not isinstance(child, str) or not child or not isinstance(parent, str):
+            return []
+        item = self._items.get(child)
+        if item is None:
+            if child in self._ancestors(parent) or len(self._items) >= MAX_CHILDREN:
+                return []  # a cycle (a session its own ancestor), or too many: ignored
+            self._parents[child] = parent
+            payload: dict[str, Any] = {"session_id": child[:200], "title": "", "description": "", "state": "running",
+                                       "text": "", "tools": []}
+            if self.is_child(parent):
+                payload["parent_title"] = self._items[parent].payload.get("title") or "a subagent"
+            if spawned_by:
+                payload["spawned_by"] = spawned_by
+            item = Item(self._next("subagent"), K.SUBAGENT, turn, payload)
+        payload = dict(item.payload)
+        for key, limit in (("title", 300), ("description", 2000)):
+            if isinstance(update.get(key), str):
+                payload[key] = update[key][:limit]
+        if isinstance(update.get("capabilities"), dict):
+            payload["can_cancel"] = isinstance(update["capabilities"].get("cancel"), dict)
+        state = update.get("state")
+        if isinstance(state, dict) and isinstance(state.get("state"), str):
+            payload["state"] = STATES.get(state["state"], "running")
+            stop = state.get("stopReason")
+            if payload["state"] == "done" and stop == "cancelled":
+                payload["state"] = "cancelled"
+            elif payload["state"] == "done" and stop == "error":
+                payload["state"] = "failed"
+        return [self._put(child, item, payload)]
+
+    def child_update(self, child: str, update: dict[str, Any]) -> list[Item]:
+        """One of the child's own updates (a ``session/update`` of its session id): what it says, its calls."""
+        item = self._items[child]
+        payload = dict(item.payload)
+        kind = update.get("sessionUpdate")
+        if kind in ("agent_message_chunk", "session_message_chunk"):
+            payload["text"] = (payload.get("text", "") + _block_text(update.get("content")))[-MAX_TEXT:]
+        elif kind == "session_message":
+            words = "".join(_block_text(b) for b in update.get("content") or [])
+            payload["text"] = (payload.get("text", "") + words)[-MAX_TEXT:]
+        elif kind in ("tool_call", "tool_call_update") and isinstance(update.get("toolCallId"), str):
+            tools = [dict(t) for t in payload.get("tools", [])]
+            call = next((t for t in tools if t["id"] == update["toolCallId"]), None)
+            if call is None:
+                call = {"id": update["toolCallId"][:200], "title": "", "status": "pending"}
+                tools = (tools + [call])[-MAX_TOOLS:]
+            if isinstance(update.get("title"), str):
+                call["title"] = update["title"][:300]
+            if isinstance(update.get("status"), str):
+                call["status"] = update["status"][:40]
+            payload["tools"] = tools
+        else:
+            return []  # its plans, usage, commands…: not drawn in the parent's transcript
+        return [self._put(child, item, payload)]
+
+    def message_to(self, session_id: Any, update: dict[str, Any]) -> list[Item]:
+        """``session_message(_chunk)`` sent on a child's session: what was said to it or by it."""
+        return self.child_update(session_id, update) if self.is_child(session_id) else []
+
+    def _put(self, child: str, item: Item, payload: dict[str, Any]) -> Item:
+        changed = item.but(payload=payload, final=payload.get("state") in ("done", "cancelled", "failed"))
+        self._items[child] = changed
+        return changed

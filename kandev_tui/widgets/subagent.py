@@ -1,0 +1,75 @@
+"""A subagent (a child session the agent runs) inside the parent's transcript: one row with its title and state,
+that expands to what it does: its tool calls with their states, and the latest of what it says."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.content import Content
+from textual.widgets import Collapsible, Static
+
+from kandev_tui.transcript.items import Item
+
+from .base import EntryWidget, safe_text
+
+MARKS = {"completed": ("✔", "green"), "complete": ("✔", "green"), "failed": ("✖", "red"), "error": ("✖", "red"),
+         "in_progress": ("◐", "yellow"), "pending": ("○", "")}
+STATE_STYLE = {"running": "yellow", "waiting for you": "bold yellow", "done": "green", "failed": "red",
+               "cancelled": "dim"}
+TAIL = 1500  # characters of what the child says, shown (its latest)
+
+
+def subagent_title(item: Item) -> str:
+    payload = item.payload
+    title = safe_text(payload.get("title") or payload.get("description") or "a subagent", keep_newlines=False)[:120]
+    calls = len(payload.get("tools") or [])
+    said = f"↳ {title} · {payload.get('state', 'running')}"
+    if calls:
+        said += f" · {calls} call{'s' if calls > 1 else ''}"
+    if payload.get("parent_title"):
+        said += f" (under {safe_text(payload['parent_title'], keep_newlines=False)[:60]})"
+    return said
+
+
+class SubagentCard(EntryWidget):
+    """See the module docstring."""
+
+    DEFAULT_CSS = """
+    SubagentCard { height: auto; margin: 1 0 0 0; }
+    SubagentCard Collapsible { border: none; padding: 0; background: transparent; }
+    SubagentCard .body { padding: 0 1 0 3; }
+    """
+
+    def __init__(self, item: Item) -> None:
+        super().__init__(classes="entry")
+        self._body = Static(classes="body")
+        self._collapsible = Collapsible(title=Content(subagent_title(item)), collapsed=True)
+        self._text = ""
+        self.update_item(item)
+
+    def compose(self) -> ComposeResult:
+        with self._collapsible:
+            yield self._body
+
+    def update_item(self, item: Item) -> None:
+        self.item = item
+        payload = item.payload
+        title = subagent_title(item)
+        self._collapsible.title = Content(title)  # plain text: never read as markup
+        body = Text()
+        if payload.get("description") and payload.get("title"):
+            body.append(safe_text(payload["description"], keep_newlines=False)[:500] + "\n", style="dim")
+        for call in payload.get("tools") or []:
+            mark, style = MARKS.get(call.get("status"), ("○", ""))
+            body.append(f"{mark} ", style=style)
+            body.append(safe_text(call.get("title") or call.get("id") or "a call", keep_newlines=False)[:200] + "\n")
+        words = safe_text(payload.get("text") or "")
+        if words:
+            body.append(("…" if len(words) > TAIL else "") + words[-TAIL:], style="italic")
+        body.rstrip()
+        self._body.update(body if body.plain else Text("(nothing yet)", style="dim"))
+        self._text = f"{title}\n{body.plain}"
+
+    @property
+    def searchable_text(self) -> str:
+        return self._text
