@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # the screens not shown at start are imported when first show
     from kandev_tui.widgets.tool_call import ToolCallView
     from kandev_tui.widgets.file_preview import FilePreview
     from kandev_tui.widgets.elicitation import ElicitationCard
+    from kandev_tui.widgets.subagent import SubagentCard
     from kandev_tui.widgets.permission import PermissionRequest
 
 log = logging.getLogger("kandev_tui.app")
@@ -545,6 +546,9 @@ class KandevApp(App[int]):
 
     def on_permission_request_answered(self, event: PermissionRequest.Answered) -> None:
         self.answer_permission(event.key, event.option_id)
+
+    def on_subagent_card_cancel_wanted(self, event: SubagentCard.CancelWanted) -> None:
+        self.run_worker(self.session.cancel_subagent(event.session_id), name="cancel-subagent", group="cancel-subagent")
 
     def on_elicitation_card_answered(self, event: ElicitationCard.Answered) -> None:
         self.answer_permission(event.key, event.response)

@@ -30,7 +30,8 @@ def hostile_items(text: str, n: int = 0) -> list[Item]:
         tool_item(f"t{n}", title=text, output=text),
         tool_item(f"o{n}", name="other", kind="other", title=text, output=text),  # labelled by its title in a group
         Item(f"permission:{n}5", "permission", 1, {"tool_call": {"toolCallId": f"x{n}", "title": text},
-                                                   "options": [{"optionId": "a", "name": text, "kind": "allow_once"}]},
+                                                   "options": [{"optionId": "a", "name": text, "kind": "allow_once"}],
+                                                   "asked_by": text[:80]},
              status="pending", tool_call_id=f"x{n}"),
         rich_item(f"r{n}", doc),
         Item(f"error:{n}6", "error", 1, {"message": text, "stderr": [text]}),
@@ -103,7 +104,7 @@ def drawn_text(app) -> str:
     return "\n".join(lines)
 
 
-@pytest.mark.reliability("Terminal and text", "65 hostile strings (markup, action links, CSI/OSC/DCS/APC/PM/SOS/8-bit C1, controls, bidi, zero-width, Markdown links, overlong, lone surrogates, huge numbers) in 42 agent-text fields each (31 from ACP agents, 11 Kandev row fields)", cases=BATCH * 42,
+@pytest.mark.reliability("Terminal and text", "65 hostile strings (markup, action links, CSI/OSC/DCS/APC/PM/SOS/8-bit C1, controls, bidi, zero-width, Markdown links, overlong, lone surrogates, huge numbers) in 43 agent-text fields each (32 from ACP agents, 11 Kandev row fields)", cases=BATCH * 43,
                          held="no control, bidi or invisible character drawn on any line; markup shown as text; no action ran; keys answered")
 @pytest.mark.parametrize("start", range(0, len(NAMES), BATCH), ids=lambda i: ",".join(NAMES[i:i + BATCH]))
 async def test_hostile_text_is_shown_inert(tmp_path, start):

@@ -182,3 +182,45 @@ async def test_the_app_offers_subagents_and_shows_one_live_inside_the_parents_tr
     (session,) = store.sessions()
     (kid,) = [i for i in store.items(session["id"]) if i.kind == "subagent"]
     assert kid.payload["text"] == "No issue found." and kid.payload["state"] == "done"
+
+
+def test_a_subagents_permission_request_and_question_say_which_subagent_asks():
+    normalizer = Normalizer()
+    normalizer.feed(Frame.now(IN, child("root", {"sessionUpdate": "subagent_update", "sessionId": "kid",
+                                                 "title": "Reviewer"})))
+    asked = normalizer.feed(Frame.now(IN, {"jsonrpc": "2.0", "id": 9, "method": "session/request_permission",
+                                           "params": {"sessionId": "kid", "toolCall": {"toolCallId": "k1",
+                                                                                       "title": "rm -rf build"},
+                                                      "options": [{"optionId": "a", "name": "Allow",
+                                                                   "kind": "allow_once"}]}}))
+    (permission,) = [i for i in asked if i.kind == "permission"]
+    assert permission.payload["asked_by"] == "Reviewer"
+    (question,) = normalizer.feed(Frame.now(IN, {"jsonrpc": "2.0", "id": 10, "method": "elicitation/create", "params": {
+        "sessionId": "kid", "mode": "form", "message": "Which branch?", "requestedSchema": {"type": "object",
+                                                                                           "properties": {}}}}))
+    assert question.payload["asked_by"] == "Reviewer"
+    own = normalizer.feed(Frame.now(IN, {"jsonrpc": "2.0", "id": 11, "method": "session/request_permission",
+                                         "params": {"sessionId": "root", "toolCall": {"toolCallId": "r1"},
+                                                    "options": []}}))
+    assert not any("asked_by" in i.payload for i in own)  # the session's own request names nobody
+
+
+async def test_x_on_a_subagent_that_can_be_cancelled_cancels_its_session_only(tmp_path):
+    gate, log = tmp_path / "go", tmp_path / "asked.jsonl"
+    steps = [{"op": "update", "update": {"sessionUpdate": "subagent_update", "sessionId": "kid-1", "title": "Reviewer",
+                                         "capabilities": {"cancel": {}}}},
+             {"op": "wait", "path": str(gate)}, {"op": "say", "text": "Parent done."}]
+    store, app = kit_app(tmp_path, steps, session_log=str(log))
+    async with app.run_test(size=(90, 30)) as pilot:
+        from kandev_tui.widgets.subagent import SubagentCard
+
+        await until(pilot, lambda: "↳ Reviewer · running · x cancels" in screen_text(app))
+        app.query_one(SubagentCard).query_one("CollapsibleTitle").focus()
+        await pilot.press("x")
+        await until(pilot, lambda: log.exists() and "kid-1" in log.read_text())
+        assert [json.loads(line) for line in log.read_text().splitlines()] == [
+            {"method": "session/cancel", "params": {"sessionId": "kid-1"}}]  # the child's, not the turn's
+        assert app.current.last_state == "running"
+        gate.write_text("")
+        await until(pilot, lambda: app.current.last_state == "idle" and "Parent done." in agent_text(app))
+        await app.action_quit()

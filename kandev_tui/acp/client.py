@@ -751,6 +751,14 @@ class AgentClient:
             self._closing = asyncio.ensure_future(self._close())
         await asyncio.shield(self._closing)
 
+    async def cancel_session(self, session_id: str) -> None:
+        """``session/cancel`` of another session than this one: a subagent's (its work stops; the turn goes on)."""
+        if self._conn is not None:
+            try:
+                await self._conn.send_notification("session/cancel", {"sessionId": session_id})
+            except Exception:  # noqa: BLE001 - the agent may be gone
+                pass
+
     async def delete_session(self, session_id: str) -> None:
         """``session/delete`` (where the agent :meth:`offers` it): the agent forgets one of its sessions."""
         assert self._conn is not None, "connect() first"

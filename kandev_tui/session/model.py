@@ -253,6 +253,9 @@ class SessionModel:
         if self.turn_running:
             await self.source.cancel()
 
+    async def cancel_subagent(self, session_id: str) -> None:
+        await self.source.cancel_subagent(session_id)
+
     def answer(self, key: str, answer: Any) -> bool:
         """A permission request's option id, or a question's response (``{"action": ...}``)."""
         return self.source.answer(key, answer)

@@ -92,6 +92,9 @@ class Source:
     async def cancel(self) -> None:
         """Cancel the running turn, if any."""
 
+    async def cancel_subagent(self, session_id: str) -> None:
+        """Cancel a subagent's work (``session/cancel`` of its session), where it says it can be."""
+
     @property
     def waiting_for(self) -> set[str]:
         """The permission requests still waiting for the user's answer (by item key)."""

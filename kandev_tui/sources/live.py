@@ -246,6 +246,10 @@ class LiveSource(RunsInBackground, Source):
     async def cancel(self) -> None:
         await self._there(self._cancel())
 
+    async def cancel_subagent(self, session_id: str) -> None:
+        if self.client is not None:
+            await self._there(self.client.cancel_session(session_id))
+
     async def _cancel(self) -> None:
         if self.client is not None and self.client.turn_running:
             self._set_state("cancelling", "")

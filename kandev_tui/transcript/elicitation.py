@@ -318,7 +318,8 @@ class Elicitations:
                 return key
         return None
 
-    def request(self, params: dict[str, Any], turn: int) -> Item:
+    def request(self, params: dict[str, Any], turn: int, asked_by: str = "") -> Item:
+        """The question an ``elicitation/create`` asks; ``asked_by``: the subagent whose session it is in."""
         mode = params.get("mode") if isinstance(params.get("mode"), str) else "form"
         payload: dict[str, Any] = {"mode": mode, "message": _text(params.get("message"))[:20000]}
         if self.agent:
@@ -345,6 +346,8 @@ class Elicitations:
             if isinstance(meta.get(key), str):
                 payload["asked_by"] = meta[key][:200]
                 break
+        if asked_by:
+            payload["asked_by"] = asked_by
         tool_call_id = params.get("toolCallId") if isinstance(params.get("toolCallId"), str) else None
         item = Item(self._next("elicitation"), K.ELICITATION, turn, payload, status=PENDING, tool_call_id=tool_call_id)
         self._items[item.key] = item

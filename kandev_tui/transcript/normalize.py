@@ -273,8 +273,8 @@ class Normalizer:
         if method == "session/request_permission" and "id" in msg:
             return self._permission_request(msg)
         if method == "elicitation/create" and "id" in msg:
-            item = self._elicitations.request(msg.get("params") if isinstance(msg.get("params"), dict) else {},
-                                              self.turn)
+            params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+            item = self._elicitations.request(params, self.turn, self._subagents.name_of(params.get("sessionId")))
             self._requests_in[msg["id"]] = item.key
             return self._close_text() + [item]
         if method == "elicitation/complete":
@@ -360,8 +360,11 @@ class Normalizer:
             tool_call = {**tool_call, "content": placed}
         self._arguments_from_request(tool_call)
         self._client.asked(tool_call)
-        item = Item(key, K.PERMISSION, self.turn, {"tool_call": tool_call, "options": options},
-                    status="pending", tool_call_id=tool_call.get("toolCallId"))
+        payload = {"tool_call": tool_call, "options": options}
+        asked_by = self._subagents.name_of(params.get("sessionId"))
+        if asked_by:  # one of its subagents asks: the request says which
+            payload["asked_by"] = asked_by
+        item = Item(key, K.PERMISSION, self.turn, payload, status="pending", tool_call_id=tool_call.get("toolCallId"))
         self._permissions[key] = item
         return self._close_text() + self._asks(item.tool_call_id, True) + [item]
 

@@ -41,6 +41,13 @@ class Subagents:
     def is_child(self, session_id: Any) -> bool:
         return isinstance(session_id, str) and session_id in self._items
 
+    def name_of(self, session_id: Any) -> str:
+        """How a child is named where it asks the user something ("" for the session itself)."""
+        if not self.is_child(session_id):
+            return ""
+        payload = self._items[session_id].payload
+        return (payload.get("title") or payload.get("description") or "a subagent")[:120]
+
     def _ancestors(self, session_id: str) -> set[str]:
         seen = set()
         while session_id in self._parents and session_id not in seen:

@@ -115,7 +115,10 @@ class PermissionRequest(EntryWidget):
         title = safe_text(tool.get("title") or "a tool call", keep_newlines=False)
         self._text = f"Permission: {title}"
         verb = ASKS_TO.get(tool.get("kind"), "use")
-        self._title.update(Text.assemble(("? ", "bold yellow"), (f"The agent asks to {verb}: ", ""), (title, "bold")))
+        who = "The agent"
+        if item.payload.get("asked_by"):  # one of its subagents
+            who = f"Its subagent {safe_text(str(item.payload['asked_by']), keep_newlines=False)[:80]}"
+        self._title.update(Text.assemble(("? ", "bold yellow"), (f"{who} asks to {verb}: ", ""), (title, "bold")))
         detail = request_detail(tool, look_for(self.app.current_theme))
         self._detail.display = bool(detail) and not item.payload.get("answer")
         if detail:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
 from textual.content import Content
 from textual.widgets import Collapsible, Static
 
@@ -32,7 +34,16 @@ def subagent_title(item: Item) -> str:
 
 
 class SubagentCard(EntryWidget):
-    """See the module docstring."""
+    """See the module docstring. ``x`` (on its row) cancels the subagent's work where it says it can be cancelled."""
+
+    BINDINGS = [Binding("x", "cancel_subagent", "Cancel subagent")]
+
+    class CancelWanted(Message):
+        """The user asked to cancel the subagent of session ``session_id``."""
+
+        def __init__(self, session_id: str) -> None:
+            super().__init__()
+            self.session_id = session_id
 
     DEFAULT_CSS = """
     SubagentCard { height: auto; margin: 1 0 0 0; }
@@ -55,6 +66,8 @@ class SubagentCard(EntryWidget):
         self.item = item
         payload = item.payload
         title = subagent_title(item)
+        if self.can_cancel:
+            title += " · x cancels"
         self._collapsible.title = Content(title)  # plain text: never read as markup
         body = Text()
         if payload.get("description") and payload.get("title"):
@@ -69,6 +82,22 @@ class SubagentCard(EntryWidget):
         body.rstrip()
         self._body.update(body if body.plain else Text("(nothing yet)", style="dim"))
         self._text = f"{title}\n{body.plain}"
+
+    @property
+    def can_cancel(self) -> bool:
+        payload = self.item.payload if self.item is not None else {}
+        return bool(payload.get("can_cancel")) and payload.get("state") in ("running", "waiting for you")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel_subagent":
+            return self.can_cancel
+        return True
+
+    def action_cancel_subagent(self) -> None:
+        if self.can_cancel and self.item is not None:
+            self.post_message(self.CancelWanted(self.item.payload["session_id"]))
+            self.app.notify(f"Asked to cancel {self.item.payload.get('title') or 'the subagent'}.", timeout=3,
+                            markup=False)
 
     @property
     def searchable_text(self) -> str:

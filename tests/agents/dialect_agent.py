@@ -14,8 +14,8 @@ commands in kandev-tui's terminals. What it plays comes from the JSON in ``$DIAL
   ``authenticate`` (``auth_crash``: die while answering it, a child left holding its output open; ``auth_fail``:
   answer it with an error);
 - ``session_caps``: the ``sessionCapabilities`` it offers (``{"close": {}, "delete": {}}``: it answers those
-  requests; ``session_log``: a file where it notes each ``session/close`` and ``session/delete`` it is sent,
-  offered or not);
+  requests; ``session_log``: a file where it notes each ``session/close``, ``session/delete`` and
+  ``session/cancel`` it is sent, offered or not);
 - ``start_gate``: answer ``initialize`` only once this file exists (an agent that takes long to start);
 - ``auth_opt_in``: offer ``auth`` only to a client whose ``clientCapabilities._meta`` has this key true;
 - ``steps``: the turn, a list of:
@@ -40,6 +40,7 @@ commands in kandev-tui's terminals. What it plays comes from the JSON in ``$DIAL
     (run there and its output also sent as content, with colours);
   - ``{"op": "update", "update", "session"?}``: a ``session/update`` as given (a notice, a compaction, a plan
     operation…), of ``session`` when given (a subagent's own session);
+  - ``{"op": "wait", "path"}``: go on once the file exists;
   - ``{"op": "caps"}``: a message ``caps: {json}``, the ``clientCapabilities`` the client sent;
   - ``{"op": "elicit", "params", "complete"?}``: an ``elicitation/create`` (``params`` as sent, ``sessionId`` added
     unless they name a ``requestId``), then a message ``answer: {json}`` saying the response it got; ``complete``:
@@ -283,6 +284,9 @@ class Agent:
                                "params": {"sessionId": step["session"], "update": step["update"]}})
                 else:
                     self.update(step["update"])
+            elif op == "wait":  # until this file exists (the test says when to go on)
+                while not os.path.exists(step["path"]):
+                    await asyncio.sleep(0.05)
             elif op == "caps":  # what the client offered in initialize
                 self.update({"sessionUpdate": "agent_message_chunk",
                              "content": {"type": "text", "text": "caps: " + json.dumps(self.client_caps)}})
@@ -414,7 +418,9 @@ class Agent:
             elif method == "session/prompt":
                 asyncio.ensure_future(self.turn(request_id, params))
             elif method == "session/cancel":
-                pass
+                if DIALECT.get("session_log"):
+                    with open(DIALECT["session_log"], "a", encoding="utf-8") as log:
+                        log.write(json.dumps({"method": method, "params": params}) + "\n")
             elif method in ("session/close", "session/delete"):
                 if DIALECT.get("session_log"):  # what it was asked, one line each (offered or not)
                     with open(DIALECT["session_log"], "a", encoding="utf-8") as log:
