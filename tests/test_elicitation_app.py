@@ -33,13 +33,13 @@ FORM = {"mode": "form", "message": "Which release should I cut?", "requestedSche
         "notify": {"type": "boolean", "title": "Tell the team"}}}}
 
 
-def kit_app(tmp_path: Path, steps: list[dict], **dialect) -> tuple[Store, KandevApp]:
+def kit_app(tmp_path: Path, steps: list[dict], prompt: str = "Cut a release", **dialect) -> tuple[Store, KandevApp]:
     store = Store(tmp_path / "s.db")
     (tmp_path / "w").mkdir(exist_ok=True)
     env = {**os.environ, "DIALECT": json.dumps({"steps": steps, **dialect})}
     options = AgentOptions(command=KIT, workspace=tmp_path / "w", env=env)
     app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state),
-                    settings_store=settings_at(tmp_path, chart_animation=False), initial_prompt="Cut a release")
+                    settings_store=settings_at(tmp_path, chart_animation=False), initial_prompt=prompt)
     app.animation_level = "none"
     return store, app
 

@@ -409,6 +409,23 @@ def test_claude_asks_the_user_a_question_answered_by_keys_in_a_real_terminal(tmp
     assert results and '"Which database should the service use?"="SQLite"' in str(results[-1]["content"])
 
 
+def test_a_file_mentioned_with_an_at_reaches_claudes_model_with_its_content(tmp_path):
+    """``@notes.txt`` in the prompt: Claude takes embedded context, so the file goes in the prompt, and its content is
+    in the request the scripted model server receives; the user's message names it."""
+    import json
+
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text("The release is on Thursday, codename HERON.\n")
+    run = real("claude", [[{"text": "Thursday, HERON."}]], tmp_path, "When is the release? See @notes.txt",
+               workspace=workspace)
+    assert run.code == 0, run.stderr
+    posts = [r for r in run.requests if r["method"] == "POST" and isinstance(r.get("body"), dict)]
+    assert "codename HERON" in json.dumps(posts[0]["body"].get("messages"))
+    (user,) = run.kinds("user_message")
+    assert user["payload"]["text"].endswith("See @notes.txt") and user["payload"]["mentions"] == ["notes.txt"]
+
+
 def test_codex_in_the_app_switched_to_read_only_asks_the_user(tmp_path):
     """Codex starts in its Auto review mode; in the app, ctrl+o and Read-only: the status line says so, and its
     request to run a command that writes comes to the user, who allows it with a key."""

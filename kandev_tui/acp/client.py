@@ -559,7 +559,15 @@ class AgentClient:
         """
         if self._conn is None or self.session_id is None:
             raise AgentError("the agent is not running")
-        params: dict[str, Any] = {"sessionId": self.session_id, "prompt": [{"type": "text", "text": text}]}
+        from .mentions import mention_blocks
+
+        caps = self.agent_capabilities.get("promptCapabilities")
+        mentions, notes = await asyncio.to_thread(mention_blocks, text, self._files, caps if isinstance(caps, dict) else {}) \
+            if "@" in text else ([], [])
+        for note in notes:  # a file that was not sent, an agent that takes no images: said before the turn
+            self._note(note)
+        params: dict[str, Any] = {"sessionId": self.session_id,
+                                  "prompt": [{"type": "text", "text": text}, *mentions]}
         if self._first_prompt and self._prefix_guidance:
             from kandev_tui.presentation import GUIDANCE
 

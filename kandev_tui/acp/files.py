@@ -111,6 +111,16 @@ class ClientFiles:
                                                    f"(kandev-tui serves files under {shown[:300]})", path)
         return best[1], best[2]
 
+    def existing_file(self, path: Any) -> tuple[str, Path]:
+        """(its path relative to its root, the file) of a file the user names (``@`` in a prompt), checked as the
+        agent's reads are: refused outside the workspace, or when it is no file."""
+        repo, relative = self.locate(path)
+        self._inside(repo, relative, path)
+        target = self.workspace.root_for(repo) / relative
+        if not target.is_file():
+            raise FileRequestError(RESOURCE_NOT_FOUND, "no such file", path)
+        return relative, target
+
     def _inside(self, repo: str | None, relative: str, path: str) -> None:
         """Refuse a path that does not exist unless where it would be is inside its root."""
         try:

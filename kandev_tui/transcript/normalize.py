@@ -62,6 +62,16 @@ def _text_of(content: Any) -> str:
     return ""
 
 
+def _block_name(block: Any) -> str:
+    """How the user's message names a file sent with it (``@`` in the prompt): its path, or its URI's last part."""
+    if not isinstance(block, dict):
+        return ""
+    if isinstance(block.get("name"), str):
+        return block["name"][:300]
+    uri = block.get("uri") or (block.get("resource") or {}).get("uri")
+    return uri.rsplit("/", 1)[-1][:300] if isinstance(uri, str) else str(block.get("type") or "")[:40]
+
+
 def _todos(output: Any) -> list[dict[str, Any]] | None:
     """A todo tool's list (OpenCode: ``todos`` or ``metadata.todos``), which becomes the plan."""
     if not isinstance(output, dict):
@@ -208,7 +218,9 @@ class Normalizer:
         self.turn += 1
         self.turn_open = True
         self._system_error = False
-        text = _text_of(params.get("prompt"))
+        prompt = params.get("prompt") if isinstance(params.get("prompt"), list) else []
+        text = _text_of(prompt[:1])  # the user's words; the files they mentioned follow as blocks of their own
+        mentions = [name for name in (_block_name(b) for b in prompt[1:]) if name]
         meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
         skip = (meta.get("kandevTui") or {}).get("guidanceChars") if isinstance(meta.get("kandevTui"), dict) else None
         if isinstance(skip, int) and 0 < skip <= len(text):
@@ -216,9 +228,10 @@ class Normalizer:
             text = text[skip:]
         if not self._first_words:
             self._first_words = text
-        full = _text_of(params.get("prompt"))
+        full = _text_of(prompt[:1])
         self._echo, self._echoed = [" ".join(t.split()) for t in {full, text} if t.strip()], ""
-        item = Item(self._next("user"), K.USER, self.turn, {"text": text}, final=True)
+        item = Item(self._next("user"), K.USER, self.turn, {"text": text, **({"mentions": mentions} if mentions else {})},
+                    final=True)
         changed.append(item)
         return changed
 

@@ -29,7 +29,11 @@ class UserMessage(EntryWidget):
 
     def update_item(self, item: Item) -> None:
         self._text = safe_text(item.payload.get("text", ""))
-        self._body.update(Text(self._text))
+        text = Text(self._text)
+        mentions = [safe_text(str(m), keep_newlines=False)[:200] for m in item.payload.get("mentions") or []]
+        if mentions:  # the files sent with it
+            text.append("\n+ " + ", ".join(mentions), style="dim")
+        self._body.update(text)
 
     @property
     def searchable_text(self) -> str:

@@ -41,6 +41,8 @@ commands in kandev-tui's terminals. What it plays comes from the JSON in ``$DIAL
   - ``{"op": "update", "update", "session"?}``: a ``session/update`` as given (a notice, a compaction, a plan
     operation…), of ``session`` when given (a subagent's own session);
   - ``{"op": "wait", "path"}``: go on once the file exists;
+  - ``{"op": "blocks"}``: a message ``blocks: {json}``, the prompt's blocks after its text (type, name, URI's last
+    part, embedded text, whether it carries data); ``prompt_caps``: the ``promptCapabilities`` it offers;
   - ``{"op": "caps"}``: a message ``caps: {json}``, the ``clientCapabilities`` the client sent;
   - ``{"op": "elicit", "params", "complete"?}``: an ``elicitation/create`` (``params`` as sent, ``sessionId`` added
     unless they name a ``requestId``), then a message ``answer: {json}`` saying the response it got; ``complete``:
@@ -284,6 +286,12 @@ class Agent:
                                "params": {"sessionId": step["session"], "update": step["update"]}})
                 else:
                     self.update(step["update"])
+            elif op == "blocks":  # what the prompt carried besides its text: each block's type, name and text
+                said = [{"type": b.get("type"), "name": b.get("name"), "uri": (b.get("uri") or (b.get("resource") or {})
+                         .get("uri") or "").rsplit("/", 1)[-1], "text": (b.get("resource") or {}).get("text"),
+                         "data": bool(b.get("data"))} for b in (params.get("prompt") or [])[1:]]
+                self.update({"sessionUpdate": "agent_message_chunk",
+                             "content": {"type": "text", "text": "blocks: " + json.dumps(said)}})
             elif op == "wait":  # until this file exists (the test says when to go on)
                 while not os.path.exists(step["path"]):
                     await asyncio.sleep(0.05)
@@ -375,6 +383,7 @@ class Agent:
             methods = []
         return {"protocolVersion": 1, "authMethods": methods,
                 "agentCapabilities": {"mcpCapabilities": {"http": bool(DIALECT.get("http")), "sse": False},
+                                      "promptCapabilities": DIALECT.get("prompt_caps") or {},
                                       "sessionCapabilities": DIALECT.get("session_caps") or {}},
                 "agentInfo": {"name": "dialect-agent", "version": "1"}}
 

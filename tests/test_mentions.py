@@ -1,0 +1,66 @@
+"""Files named with ``@`` in a prompt: sent as the agent takes them (embedded, linked, as an image), refused outside
+the workspace as the agent's own reads are, shown in the user's message; with the dialect kit's agent in the app."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kandev_tui.acp.files import ClientFiles
+from kandev_tui.acp.mentions import mention_blocks, mentioned
+from kandev_tui.textual_hooks import screen_text
+
+from .app_helpers import until
+from .test_elicitation_app import agent_text, kit_app
+
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000")
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    root = tmp_path / "w"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("print('hi')\n")
+    (root / "my notes.md").write_text("# Notes\n")
+    (root / "shot.png").write_bytes(PNG)
+    (tmp_path / "secret.txt").write_text("outside")
+    return root
+
+
+def test_mentions_are_paths_after_an_at_and_an_email_is_none():
+    assert mentioned("see @src/app.py, and @my\\ notes.md; mail a@b.com @src/app.py") == ["src/app.py", "my notes.md"]
+    assert mentioned("@") == [] and mentioned("x@y") == []
+
+
+def test_each_file_goes_as_the_agent_takes_it(workspace):
+    files = ClientFiles(workspace)
+    text = "look at @src/app.py and @shot.png"
+    blocks, notes = mention_blocks(text, files, {"embeddedContext": True, "image": True})
+    assert [b["type"] for b in blocks] == ["resource", "image"] and notes == []
+    assert blocks[0]["resource"]["text"] == "print('hi')\n" and blocks[0]["resource"]["uri"].endswith("/src/app.py")
+    assert blocks[1]["mimeType"] == "image/png" and blocks[1]["data"]
+    blocks, notes = mention_blocks(text, files, {})
+    assert [(b["type"], b["name"]) for b in blocks] == [("resource_link", "src/app.py"), ("resource_link", "shot.png")]
+    assert notes == ["The agent takes no images: @shot.png was sent as a link to the file."]
+
+
+@pytest.mark.parametrize("path", ["../secret.txt", "/etc/passwd", "nothing-here.py", "src"])
+def test_a_mention_outside_the_workspace_or_of_no_file_is_not_sent_and_said(workspace, path):
+    blocks, notes = mention_blocks(f"read @{path}", ClientFiles(workspace), {"embeddedContext": True})
+    assert blocks == [] and len(notes) == 1 and notes[0].startswith(f"@{path} was not sent:")
+
+
+async def test_the_app_sends_mentions_and_the_users_message_shows_them(tmp_path, workspace):
+    store, app = kit_app(tmp_path, [{"op": "blocks"}], prompt="review @src/app.py and @shot.png and @../secret.txt",
+                         prompt_caps={"embeddedContext": True})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.current.last_state == "idle" and "blocks: " in agent_text(app))
+        got = json.loads(agent_text(app).split("blocks: ", 1)[1])
+        assert got == [{"type": "resource", "name": None, "uri": "app.py", "text": "print('hi')\n", "data": False},
+                       {"type": "resource_link", "name": "shot.png", "uri": "shot.png", "text": None, "data": False}]
+        text = screen_text(app)
+        assert "+ app.py, shot.png" in text
+        assert "The agent takes no images: @shot.png was sent as a link" in text
+        assert "@../secret.txt was not sent" in text
+        await app.action_quit()
