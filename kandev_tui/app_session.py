@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from textual.app import ScreenStackError
@@ -86,6 +87,8 @@ class AppSession:
         self.screen.status.title = status.title
         # a session that will take prompts takes typing from the first frame (type-ahead while the agent starts)
         self.screen.set_prompt_enabled(status.can_prompt, "starting…")
+        if status.can_prompt and status.workspace is not None:
+            self.screen.prompt.workspace = Path(status.workspace)  # @ offers its files
 
     def start(self) -> None:
         self.started = True

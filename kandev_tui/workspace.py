@@ -199,3 +199,50 @@ def decode_text(data: bytes, truncated: bool) -> str | None:
         if truncated and exc.start >= len(data) - 3 and exc.reason == "unexpected end of data":
             return data[: exc.start].decode("utf-8", "strict")
         return None
+
+
+SKIPPED_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache",
+                          ".tox", "dist", "build", ".idea", ".cache"})
+
+
+def workspace_files(root: Path, limit: int = 20_000) -> list[str]:
+    """The files of a workspace as the prompt's ``@`` offers them (relative paths, sorted): in a git repository,
+    those git knows or would add (``.gitignore`` honoured); elsewhere a walk that leaves out hidden and build
+    folders. At most ``limit``."""
+    import subprocess
+
+    try:
+        done = subprocess.run(["git", "-C", str(root), "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+                              capture_output=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        done = None
+    if done is not None and done.returncode == 0:
+        names = [n for n in done.stdout.decode("utf-8", "replace").split("\0") if n]
+        return sorted(set(names))[:limit]
+    found: list[str] = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
+        base = os.path.relpath(folder, root)
+        for name in sorted(files):
+            found.append(name if base == "." else f"{base}/{name}")
+            if len(found) >= limit:
+                return found
+    return found
+
+
+def matching_files(files: list[str], typed: str, limit: int = 32) -> list[str]:
+    """The files whose path holds ``typed``'s characters in order (case-insensitive), best first: the file's name
+    starting with it, then its path containing it whole, then shorter paths."""
+    wanted = typed.casefold()
+    scored = []
+    for path in files:
+        folded = path.casefold()
+        position = 0
+        for char in wanted:
+            position = folded.find(char, position) + 1
+            if position == 0:
+                break
+        else:
+            name = folded.rsplit("/", 1)[-1]
+            scored.append((not name.startswith(wanted), wanted not in folded, len(path), path))
+    return [path for *_, path in sorted(scored)[:limit]]

@@ -23,13 +23,13 @@ class CommandMenu(OptionList):
                   margin: 0 1; display: none; }
     """
 
-    def offer(self, commands: list[Command]) -> None:
-        """Show ``commands`` (none: hide)."""
+    def offer(self, commands: list[Command], prefix: str = "/") -> None:
+        """Show ``commands`` (none: hide), each name after ``prefix`` (``@`` for the workspace's files)."""
         self.commands = commands[:SHOWN_AT_MOST * 4]
         self.clear_options()
         width = max(20, self.size.width or 60)
         for command in self.commands:
-            line = Text.assemble(("/" + visible(command.name, keep_newlines=False), "bold"))
+            line = Text.assemble((prefix + visible(command.name, keep_newlines=False), "bold"))
             if command.hint:
                 line.append(" " + visible(command.hint, keep_newlines=False), style="italic")
             if command.description:

@@ -1,12 +1,15 @@
 from __future__ import annotations
 
-from textual import events
+from pathlib import Path
+
+from textual import events, work
 from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import TextArea
 
 from kandev_tui.session.controls import Command, matching_commands
+from kandev_tui.workspace import matching_files, workspace_files
 
 from .command_menu import CommandMenu
 
@@ -49,6 +52,9 @@ class PromptInput(TextArea):
         self._hint = ""  # what the prompt says under the box of itself: the menu's keys, a command's input
         self._reason = ""  # why it takes no prompt now (the session's state), said there instead while it lasts
         self.queued = 0  # messages queued while a turn runs (↑ in the empty prompt takes the last one back)
+        self.workspace: Path | None = None  # whose files ``@`` offers (the session's, once known)
+        self._files: list[str] | None = None  # read once, in a thread, when first asked for
+        self._mention: tuple[int, int] | None = None  # where the ``@word`` being completed is: (row, its column)
 
     def say(self, hint: str) -> None:
         self._hint = hint
@@ -95,7 +101,50 @@ class PromptInput(TextArea):
             action()
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        self.offer_commands()
+        if not self.offer_files():
+            self.offer_commands()
+
+    def _typed_mention(self) -> tuple[int, int, str] | None:
+        """(row, column of the ``@``, what follows it) when the word before the cursor is an ``@`` mention."""
+        row, column = self.cursor_location
+        before = self.document.get_line(row)[:column]
+        at = before.rfind("@")
+        if at < 0 or (at > 0 and not before[at - 1].isspace()) or any(ch.isspace() for ch in before[at + 1:]):
+            return None
+        return row, at, before[at + 1:]
+
+    def offer_files(self) -> bool:
+        """While the word at the cursor is ``@`` and part of a path: the workspace's files that match (read once,
+        off the UI's thread). True while it offers them."""
+        mention = self._typed_mention() if self.menu is not None and self.workspace is not None else None
+        if mention is None:
+            if self._mention is not None:
+                self._mention = None
+                self.menu.close()  # type: ignore[union-attr]
+                self.say("")
+            return False
+        row, at, typed = mention
+        self._mention = (row, at)
+        if self._files is None:
+            self._files = []
+            self._read_files()
+            return True
+        matches = matching_files(self._files, typed)
+        if matches and matches != [typed]:
+            self.menu.offer([Command(path) for path in matches], prefix="@")  # type: ignore[union-attr]
+            self.say("tab or enter completes · ↑↓ choose · escape hides")
+        else:
+            self.menu.close()  # type: ignore[union-attr]
+        return True
+
+    @work(thread=True, exclusive=True, group="workspace-files")
+    def _read_files(self) -> None:
+        files = workspace_files(self.workspace) if self.workspace is not None else []
+        self.app.call_from_thread(self._files_read, files)
+
+    def _files_read(self, files: list[str]) -> None:
+        self._files = files
+        self.offer_files()
 
     def offer_commands(self) -> None:
         """While the text is ``/`` and the start of a command's name, the agent's commands that match it."""
@@ -113,9 +162,17 @@ class PromptInput(TextArea):
             self.menu.close()
 
     def complete(self) -> None:
-        """The highlighted command, in the prompt: ``/name `` (its input hint, if any, under the box)."""
+        """The highlighted command, in the prompt: ``/name `` (its input hint, if any, under the box); or the
+        highlighted file in place of the ``@word`` being typed: ``@path `` (a space in it kept with a backslash)."""
         command = self.menu.chosen() if self.menu is not None else None
         if command is None:
+            return
+        if self._mention is not None:
+            row, at = self._mention
+            self.replace("@" + command.name.replace(" ", "\\ ") + " ", (row, at), self.cursor_location)
+            self._mention = None
+            self.menu.close()  # type: ignore[union-attr]
+            self.say("")
             return
         self.text = f"/{command.name} "
         self.move_cursor(self.document.end)
