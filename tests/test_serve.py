@@ -271,3 +271,34 @@ def test_the_page_and_its_websocket_are_refused_without_the_secret_and_ask_no_ot
         served.stop()
     log = served.log.read_text()
     assert log.count(served.secret) == 1  # said once, in the address; never in a log line
+
+
+def test_a_link_an_agent_asks_to_open_opens_in_a_new_tab_of_the_browser_once_the_user_says_so(tmp_path, monkeypatch):
+    """A URL question (elicitation) under serve: the page shows the link's host; enter on "Open" opens the link in a
+    new tab of the user's browser (its opener the app's page), and the agent hears "accept"."""
+    import json
+
+    from .test_elicitation_app import KIT
+
+    (tmp_path / "w").mkdir()
+    url = "https://login.example.com/device?code=42"
+    monkeypatch.setenv("DIALECT", json.dumps({"steps": [{"op": "elicit", "complete": True, "params": {
+        "mode": "url", "message": "Sign in to continue", "url": url, "elicitationId": "e-1"}}]}))
+    served = Served(tmp_path, "run", "--prompt", "go", "--", *KIT, cwd=tmp_path / "w")
+    browser = None
+    try:
+        browser = open_page(served, "Sign in to continue", "login.example.com")
+        browser.call("Target.setDiscoverTargets", discover=True)
+        assert not any(url in json.dumps(e) for e in browser.events)  # nothing opened before the user says so
+        browser.click(1200, 8)  # the terminal takes the keyboard focus (on the status line: nothing to press there)
+        browser.wait_for(lambda: browser.evaluate("document.activeElement && document.activeElement.tagName") not in (
+            None, "BODY"), 10, "the terminal focused")
+        browser.key("Enter", "Enter", "\r", 13)  # "Open login.example.com" has the focus
+        browser.wait_for(lambda: any(e.get("method") == "Target.targetInfoChanged"
+                                     and e["params"]["targetInfo"].get("url") == url for e in browser.events),
+                         30, "a new tab on the link")
+        browser.wait_for(lambda: '"accept"' in browser.text_received(), 30, "the agent's answer")
+    finally:
+        if browser is not None:
+            browser.close()
+        served.stop()
