@@ -388,13 +388,14 @@ def test_claude_asks_the_user_a_question_answered_by_keys_in_a_real_terminal(tmp
               [{"text": "Going with your choice."}]]
     tmux, _ = in_tmux(tmp_path, "claude", script, ["--prompt", "set up the service"])
     try:
-        screen = tmux.wait_for("Which database should the service use?", 90)
-        assert "Postgres — the team knows it" in screen and "Claude" in screen
+        tmux.wait_for("Which database should the service use?", 90)
+        screen = tmux.wait_for("Postgres — the team knows it", 30)  # the card drawn whole (a loaded machine draws late)
+        assert "Claude" in screen
         tmux.keys("Down", "Enter")  # the options: the second one chosen
         tmux.keys("Tab", "Tab")  # past "Other" (a typed answer instead) to Review
         tmux.keys("Enter")
-        screen = tmux.wait_for("Send this answer?", 30)
-        assert "Database: SQLite — one file, no server" in screen
+        tmux.wait_for("Send this answer?", 30)
+        tmux.wait_for("Database: SQLite — one file, no server", 30)
         tmux.keys("Enter")
         tmux.wait_for("Going with your choice.", 90)
         tmux.keys("C-q")
