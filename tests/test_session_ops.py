@@ -110,3 +110,69 @@ async def test_n_keeps_the_session(tmp_path, monkeypatch):
     session_id = headless_kit_session(tmp_path)
     store, _ = await delete_from_the_home(tmp_path, monkeypatch, "n")
     assert [row["id"] for row in store.sessions()] == [session_id]
+
+
+async def kit_client(tmp_path, **dialect):
+    """The dialect kit's agent, started through AgentClient (a real process): the client, what it recorded."""
+    import os
+
+    from kandev_tui.acp.client import AgentClient, AgentOptions, headless_permission_policy
+
+    from .test_elicitation_app import KIT
+
+    (tmp_path / "w").mkdir(exist_ok=True)
+    options = AgentOptions(command=KIT, workspace=tmp_path / "w", inject_guidance=False,
+                           env={**os.environ, "DIALECT": json.dumps(dialect)})
+    frames: list = []
+    client = AgentClient(options, frames.append, headless_permission_policy("reject"))
+    await client.start()
+    return client, frames
+
+
+async def logged(log, count: int) -> list[dict]:
+    """The first ``count`` lines the kit noted, once it has noted them."""
+    import asyncio
+
+    for _ in range(2400):
+        lines = log.read_text().splitlines() if log.exists() else []
+        if len(lines) >= count:
+            return [json.loads(line) for line in lines]
+        await asyncio.sleep(0.025)
+    raise AssertionError(f"the agent noted {lines}")
+
+
+async def test_a_request_given_up_on_is_withdrawn_with_cancel_request(tmp_path):
+    """The sessions picker closed while the agent lists its sessions: the waiting stops, and the agent is told
+    (``$/cancel_request`` with the request's id); its answer, the error -32800, is dropped quietly."""
+    import asyncio
+
+    log = tmp_path / "asked.jsonl"
+    client, frames = await kit_client(tmp_path, hang=["session/list"], session_caps={"list": {}},
+                                      session_log=str(log))
+    try:
+        listing = asyncio.ensure_future(client.list_sessions())
+        (asked,) = await logged(log, 1)
+        assert asked["method"] == "session/list" and not listing.done()
+        listing.cancel()
+        asked, withdrawn = await logged(log, 2)
+        assert withdrawn == {"method": "$/cancel_request", "id": None, "params": {"requestId": asked["id"]}}
+        assert listing.cancelled()
+        # the agent's -32800 for it arrived and was dropped: the session still answers
+        for _ in range(400):
+            if any(f.dir == "in" and (f.msg or {}).get("id") == asked["id"] for f in frames):
+                break
+            await asyncio.sleep(0.025)
+        answer = next(f.msg for f in frames if f.dir == "in" and (f.msg or {}).get("id") == asked["id"])
+        assert answer["error"]["code"] == -32800
+        assert client.turn_running is False and await client.prompt("hello") == "end_turn"
+    finally:
+        await client.close()
+
+
+async def test_a_close_the_agent_does_not_answer_is_withdrawn_before_it_is_stopped(tmp_path):
+    log = tmp_path / "asked.jsonl"
+    client, _ = await kit_client(tmp_path, hang=["session/close"], session_caps={"close": {}}, session_log=str(log))
+    await client.close()
+    asked, withdrawn = await logged(log, 2)
+    assert asked["method"] == "session/close" and asked["params"] == {"sessionId": "dialect-1"}
+    assert withdrawn["method"] == "$/cancel_request" and withdrawn["params"] == {"requestId": asked["id"]}

@@ -24,6 +24,7 @@ from kandev_tui import __version__
 from kandev_tui.shutdown import forget_group, register_group, session_members, signal_session
 from kandev_tui.transcript.clientside import edit_paths
 from kandev_tui.transcript.frames import IN, LOCAL, Frame
+from .transport import SENT_IDS
 
 if TYPE_CHECKING:  # imported when a client is made (after the app's first frame)
     from kandev_tui.mcp_hub import McpHub
@@ -222,6 +223,7 @@ class AgentClient:
         self._questions: dict[Any, asyncio.Task[Any]] = {}  # a question's id → its wait (the agent may withdraw it)
         self.process: asyncio.subprocess.Process | None = None
         self._conn: Any = None
+        self._withdrawing: set[asyncio.Future[None]] = set()  # $/cancel_request notes being sent
         self._log: Any = None
         self.session_id: str | None = None
         self.agent_info: dict[str, Any] = {}
@@ -437,7 +439,7 @@ class AgentClient:
             params["sessionId"] = options.resume
             self._prefix_guidance = False  # the session had its guidance when it began
         try:
-            session = await asyncio.wait_for(self._conn.send_request(method, params), timeout=options.init_timeout)
+            session = await self._ask(method, params, options.init_timeout)
         except asyncio.TimeoutError:
             await self._fail(f"The agent did not answer {method} within {options.init_timeout:g} s.")
         except Exception as exc:  # noqa: BLE001
@@ -459,7 +461,7 @@ class AgentClient:
         """``authenticate`` with one of the agent's methods; AgentError with the agent's reason when it fails."""
         if self._conn is None:
             raise AgentError("the agent is not running")
-        request = asyncio.ensure_future(self._conn.send_request("authenticate", {"methodId": method_id}))
+        request = asyncio.ensure_future(self._ask("authenticate", {"methodId": method_id}, None))
         ended = asyncio.ensure_future(_exited(self.process)) if self.process is not None else None
         try:
             # the agent's end ends the wait: one that dies while logging in may leave its output open (a child)
@@ -489,8 +491,7 @@ class AgentClient:
         if self._conn is None or self.session_id is None:
             raise AgentError("the agent is not running")
         try:
-            await asyncio.wait_for(self._conn.send_request(method, {"sessionId": self.session_id, **params}),
-                                   timeout=self.options.init_timeout)
+            await self._ask(method, {"sessionId": self.session_id, **params}, self.options.init_timeout)
         except asyncio.TimeoutError:
             raise AgentError(f"The agent did not answer {method} within {self.options.init_timeout:g} s.") from None
         except Exception as exc:  # noqa: BLE001
@@ -510,8 +511,10 @@ class AgentClient:
             if cursor:
                 params["cursor"] = cursor
             try:
-                page = await asyncio.wait_for(self._conn.send_request("session/list", params),
-                                              timeout=self.options.init_timeout)
+                page = await self._ask("session/list", params, self.options.init_timeout)
+            except asyncio.TimeoutError:
+                raise AgentError(f"The agent did not list its sessions within {self.options.init_timeout:g} s.") \
+                    from None
             except Exception as exc:  # noqa: BLE001
                 raise AgentError(f"The agent could not list its sessions: {self._describe(exc)}") from None
             page = page if isinstance(page, dict) else {}
@@ -520,6 +523,34 @@ class AgentClient:
             if not isinstance(cursor, str) or not cursor:
                 break
         return found
+
+    async def _ask(self, method: str, params: dict[str, Any], timeout: float | None) -> Any:
+        """A request to the agent, withdrawn with ``$/cancel_request`` when kandev-tui stops waiting for it: the wait
+        timed out, or whoever waited gave up (a picker closed, a login cancelled, the session closing). Raises
+        asyncio.TimeoutError, or the agent's error as the SDK raises it. (A prompt is not asked this way: a turn
+        is stopped with ``session/cancel``.)"""
+        sent: list[Any] = []
+        token = SENT_IDS.set(sent)  # the transport notes the id it sends (the SDK does not say it)
+        try:
+            return await asyncio.wait_for(self._conn.send_request(method, params), timeout=timeout)
+        except (asyncio.TimeoutError, asyncio.CancelledError):
+            if sent:
+                self._withdraw(sent[0])
+            raise
+        finally:
+            SENT_IDS.reset(token)
+
+    def _withdraw(self, request_id: Any) -> None:
+        """``$/cancel_request`` for a request of ours no one waits for any more: the agent may stop its work (its
+        late answer, an error -32800 or a result, is dropped by the SDK as an answer to nothing)."""
+        async def send() -> None:
+            try:
+                await self._conn.send_notification("$/cancel_request", {"requestId": request_id})
+            except Exception:  # noqa: BLE001 - the agent may be gone, or its input closed
+                pass
+        task = asyncio.ensure_future(send())
+        self._withdrawing.add(task)
+        task.add_done_callback(self._withdrawing.discard)
 
     def _describe(self, exc: BaseException) -> str:
         if type(exc).__name__ == "RequestError":
@@ -771,8 +802,7 @@ class AgentClient:
         """``session/delete`` (where the agent :meth:`offers` it): the agent forgets one of its sessions."""
         assert self._conn is not None, "connect() first"
         try:
-            await asyncio.wait_for(self._conn.send_request("session/delete", {"sessionId": session_id}),
-                                   timeout=self.options.init_timeout)
+            await self._ask("session/delete", {"sessionId": session_id}, self.options.init_timeout)
         except asyncio.TimeoutError:
             raise AgentError(f"the agent did not answer session/delete within {self.options.init_timeout:g} s") from None
         except AgentError:
@@ -792,10 +822,11 @@ class AgentClient:
         if self._conn is not None and self.session_id and self.offers("close") and process is not None \
                 and process.returncode is None:  # the agent frees the session itself (ends its turn, its tools)
             try:
-                await asyncio.wait_for(self._conn.send_request("session/close", {"sessionId": self.session_id}),
-                                       timeout=SESSION_CLOSE_WAIT)
+                await self._ask("session/close", {"sessionId": self.session_id}, SESSION_CLOSE_WAIT)
             except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - it is ended below all the same
                 pass
+        if self._withdrawing:  # the requests given up on are withdrawn before the agent's input closes
+            await asyncio.wait(set(self._withdrawing), timeout=1)
         if self._conn is not None:
             try:
                 await asyncio.wait_for(self._conn.close(), timeout=2)

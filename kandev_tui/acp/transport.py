@@ -16,6 +16,7 @@ import json
 import re
 import time
 from collections import deque
+from contextvars import ContextVar
 from typing import Any, Callable
 
 from kandev_tui.transcript.frames import IN, OUT, RAW_PREFIX, Frame
@@ -25,6 +26,9 @@ READ_BYTES = 256 * 1024  # read from the agent's output at most this much at a t
 YIELD_AFTER = 0.004  # seconds of reading before the event loop gets a turn
 YIELD_EVERY = 256  # frames handed over before the event loop gets a turn (see receive)
 _decode = json.JSONDecoder().raw_decode
+# the ids of the requests sent from the task that set it (and the tasks it starts): how a caller of the SDK's
+# Connection.send_request, which does not say the id it gave, learns it, to withdraw the request ($/cancel_request)
+SENT_IDS: ContextVar[list[Any] | None] = ContextVar("kandev_tui_sent_ids", default=None)
 # the start of a request: its id (a number or a string) and its method
 _REQUEST_START = re.compile(r'\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*,'
                             r'\s*"method"\s*:\s*"((?:[^"\\]|\\.)*)"')
@@ -65,6 +69,9 @@ class LineTransport:
                 raise ConnectionError("the agent's input is closed")
             self._writer.write(data)
             await self._writer.drain()
+        sent = SENT_IDS.get()
+        if sent is not None and "method" in message and "id" in message:
+            sent.append(message["id"])
         if self._scrub is not None and (clean := self._scrub(line)) is not line:
             message = json.loads(clean)
         self._on_frame(Frame.now(OUT, message))

@@ -16,6 +16,9 @@ commands in kandev-tui's terminals. What it plays comes from the JSON in ``$DIAL
 - ``session_caps``: the ``sessionCapabilities`` it offers (``{"close": {}, "delete": {}}``: it answers those
   requests; ``session_log``: a file where it notes each ``session/close``, ``session/delete`` and
   ``session/cancel`` it is sent, offered or not);
+- ``hang``: methods it never answers (``session/list``, ``authenticate``…) until the client withdraws the request
+  with ``$/cancel_request``, which it then answers with the error -32800 as the spec says; each such request and
+  withdrawal is noted in ``session_log``;
 - ``start_gate``: answer ``initialize`` only once this file exists (an agent that takes long to start);
 - ``auth_opt_in``: offer ``auth`` only to a client whose ``clientCapabilities._meta`` has this key true;
 - ``steps``: the turn, a list of:
@@ -77,6 +80,7 @@ class Agent:
         self.reader, self.writer = reader, writer
         self.next_id = 0
         self.waiting = {}
+        self.hanging = set()  # ids of requests it does not answer (DIALECT hang) until they are withdrawn
         self.servers = []
         self.session = "dialect-1"
         self.client_caps = {}
@@ -400,6 +404,18 @@ class Agent:
                     future.set_result(message.get("result") or message.get("error"))
                 continue
             params = message.get("params") or {}
+            if method in (DIALECT.get("hang") or []) or method == "$/cancel_request":
+                if DIALECT.get("session_log"):
+                    with open(DIALECT["session_log"], "a", encoding="utf-8") as log:
+                        log.write(json.dumps({"method": method, "id": request_id, "params": params}) + "\n")
+                if method == "$/cancel_request" and params.get("requestId") in self.hanging:
+                    self.hanging.discard(params["requestId"])
+                    self.send({"jsonrpc": "2.0", "id": params["requestId"],
+                               "error": {"code": -32800, "message": "Request cancelled"}})
+                elif method != "$/cancel_request":
+                    self.hanging.add(request_id)
+                await self.writer.drain()
+                continue
             if method == "initialize":
                 while DIALECT.get("start_gate") and not os.path.exists(DIALECT["start_gate"]):
                     await asyncio.sleep(0.05)  # a slow start, as long as the test wants it
