@@ -547,6 +547,9 @@ class KandevApp(App[int]):
     def on_permission_request_answered(self, event: PermissionRequest.Answered) -> None:
         self.answer_permission(event.key, event.option_id)
 
+    def on_subagent_card_open_wanted(self, event: SubagentCard.OpenWanted) -> None:
+        self.current.open_subagent(event.key)
+
     def on_subagent_card_cancel_wanted(self, event: SubagentCard.CancelWanted) -> None:
         self.run_worker(self.session.cancel_subagent(event.session_id), name="cancel-subagent", group="cancel-subagent")
 

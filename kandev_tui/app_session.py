@@ -20,6 +20,7 @@ from textual.app import ScreenStackError
 from kandev_tui.pacing import USER
 from kandev_tui.sanitize import visible
 from kandev_tui.screens.transcript import TranscriptScreen
+from kandev_tui.screens.subagent import SubagentScreen
 from kandev_tui.session import SessionState
 from kandev_tui.session.state import TURN_STATES
 from kandev_tui.session.changes import ChangeSet
@@ -27,7 +28,7 @@ from kandev_tui.session.controls import Controls
 from kandev_tui.session.model import SessionModel, SessionStatus, SourceFactory, StateChange
 from kandev_tui.session.row import WAITING_STATES, SessionRow, activity
 from kandev_tui.transcript.database import StoreError
-from kandev_tui.transcript.items import SESSION_INFO, USAGE, Item
+from kandev_tui.transcript.items import SESSION_INFO, SUBAGENT, USAGE, Item
 from kandev_tui.widgets.context import DrawContext
 from kandev_tui.widgets.status_line import cost_text
 from kandev_tui.widgets.transcript_view import TranscriptView
@@ -73,6 +74,7 @@ class AppSession:
         self.closed = False
         self.started = False  # its source was started (once)
         self.cost = ""
+        self.children: dict[str, tuple[str, str, str]] = {}  # its subagents: item key → (key, title, state)
         self._workspace = None
         self.worktree: Worktree | None = None  # made for it (ctrl+n): removed on close when nothing is uncommitted
         self.branch = ""  # the git branch of its workspace, once read (off the UI's thread)
@@ -148,11 +150,35 @@ class AppSession:
     def apply_changes(self, changes: ChangeSet) -> None:
         self.view.apply(changes)
         self._show_status_items(changes.status)
+        self._note_children(changes.keys)
+        for screen in self.app.screen_stack:  # a subagent of this session shown full screen follows it
+            if isinstance(screen, SubagentScreen) and screen.owner is self and screen.key in changes.keys:
+                screen.show(self.view.layout_model.items[screen.key])
         self.app.post_message(self.app.ItemsApplied(changes.keys))
+
+    def open_subagent(self, key: str) -> None:
+        """The subagent of item ``key`` full screen over the transcript (``o`` on its row, or from the list)."""
+        item = self.view.layout_model.items.get(key)
+        if item is not None:
+            self.app.push_screen(SubagentScreen(item, owner=self))
+
+    def _note_children(self, keys: list[str]) -> None:
+        """The session's subagents as the sessions list shows them under it (title and state), from the items of
+        ``keys`` that are subagents."""
+        items = self.view.layout_model.items
+        for key in keys:
+            item = items.get(key)
+            if item is not None and item.kind == SUBAGENT:
+                payload = item.payload
+                self.children[key] = (key, visible(str(payload.get("title") or payload.get("description")
+                                                       or "a subagent"), keep_newlines=False)[:120],
+                                      str(payload.get("state") or "running"))
 
     def reset_transcript(self, items: list[Item]) -> None:
         """Every item again, in order (older history arrived under attach)."""
         self._show_status_items(self.view.reset(items, more_at_source=self.status.more_above).status)
+        self.children.clear()
+        self._note_children([item.key for item in items if item.kind == SUBAGENT])
         self.screen.status.title = self.status.title
         self.app.call_after_refresh(self.fill_screen)
 
@@ -161,9 +187,11 @@ class AppSession:
 
     def covered(self) -> bool:
         try:
-            return self.app.screen is not self.screen
+            screen = self.app.screen
         except ScreenStackError:  # the app is closing: nothing is shown any more
             return True
+        # one of its subagents shown full screen shows its news: the transcript follows, under it
+        return screen is not self.screen and not (isinstance(screen, SubagentScreen) and screen.owner is self)
 
     def settling(self) -> bool:
         return self.view.settling
@@ -439,5 +467,6 @@ class AppSession:
                           visible(status.title or "", keep_newlines=False),
                           visible(str(status.workspace or ""), keep_newlines=False),
                           visible(self.branch, keep_newlines=False), state, activity(state),
-                          visible(self.detail, keep_newlines=False), self.waiting_since, 0 if self.on_screen else self.model.unshown(), self.cost,
-                          self.on_screen)
+                          visible(self.detail, keep_newlines=False), self.waiting_since,
+                          0 if self.on_screen else self.model.unshown(), self.cost, self.on_screen,
+                          tuple(self.children.values()))

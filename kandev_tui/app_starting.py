@@ -53,6 +53,11 @@ class SessionStarter:
         if kind == "live":
             self.app.lists.switch_to(self.app.sessions[value - 1])
             return
+        if kind == "subagent":  # a session's subagent: the session, and the subagent full screen over it
+            session = self.app.sessions[value[0] - 1]
+            self.app.lists.switch_to(session)
+            session.open_subagent(value[1])
+            return
         if kind == "kandev":  # a task session of the attached backend: attached as a session of its own
             here = next((s for s in self.app.sessions if s.status.session_id == value.session_id), None)
             if here is None and self.app.kandev is not None:

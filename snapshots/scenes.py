@@ -401,7 +401,11 @@ def subagent_items() -> list[Item]:
                 "state": "running", "spawned_by": "spawn-1",
                 "tools": [{"id": "k1", "title": "Read kandev_tui/app.py", "status": "completed"},
                           {"id": "k2", "title": "Run the tests", "status": "in_progress"}],
-                "text": "The start of the sources is now idempotent; checking the timer path."})]
+                "text": "The start of the sources is now idempotent; checking the timer path.",
+                "parts": [{"n": 0, "told": "Review the diff of the app split for correctness."},
+                          {"n": 1, "text": "Reading **the app** first: `_run_sources` is where it starts."},
+                          {"n": 2, "call": "k1"}, {"n": 3, "call": "k2"},
+                          {"n": 4, "text": "The start of the sources is now idempotent; checking the timer path."}]})]
 
 
 async def expand_subagent(pilot) -> None:
@@ -413,6 +417,19 @@ async def expand_subagent(pilot) -> None:
     app.query_one(SubagentCard).query_one("Collapsible").collapsed = False
     await shown_when(pilot, lambda: "Run the tests" in screen_text(app))
     await scroll_home(pilot)
+
+
+async def open_subagent(pilot) -> None:
+    """The subagent full screen (``o`` on its row)."""
+    from kandev_tui.screens.subagent import SubagentScreen
+    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.widgets.subagent import SubagentCard
+
+    app = pilot.app
+    await shown_when(pilot, lambda: bool(app.query(SubagentCard)))
+    app.query_one(SubagentCard).query_one("CollapsibleTitle").focus()
+    await pilot.press("o")
+    await shown_when(pilot, lambda: isinstance(app.screen, SubagentScreen) and "timer path" in screen_text(app))
 
 
 # -- several sessions in one app: the sessions list (ctrl+s) over three replayed real sessions ----------------------

@@ -139,3 +139,13 @@ def test_subagent(snap_compare, tmp_path, size):
     from .scenes import expand_subagent, subagent_items
 
     assert snap_compare(stored_app(tmp_path, subagent_items()), terminal_size=size, run_before=expand_subagent)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (45, 30)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_subagent_full_screen(snap_compare, tmp_path, size):
+    """A subagent entered full screen: what it was told, what it said (as Markdown) and its calls, in order."""
+    from tests.app_helpers import stored_app
+
+    from .scenes import open_subagent, subagent_items
+
+    assert snap_compare(stored_app(tmp_path, subagent_items()), terminal_size=size, run_before=open_subagent)

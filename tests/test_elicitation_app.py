@@ -33,13 +33,20 @@ FORM = {"mode": "form", "message": "Which release should I cut?", "requestedSche
         "notify": {"type": "boolean", "title": "Tell the team"}}}}
 
 
-def kit_app(tmp_path: Path, steps: list[dict], prompt: str = "Cut a release", **dialect) -> tuple[Store, KandevApp]:
+def kit_app(tmp_path: Path, steps: list[dict], prompt: str = "Cut a release", launcher: bool = False,
+            **dialect) -> tuple[Store, KandevApp]:
+    """The app over the dialect kit's agent playing ``steps``; ``launcher``: as ``kandev-tui run`` makes it (ctrl+s
+    lists the stored sessions, ctrl+n starts more)."""
+    from kandev_tui.launch import Launcher
+
     store = Store(tmp_path / "s.db")
     (tmp_path / "w").mkdir(exist_ok=True)
     env = {**os.environ, "DIALECT": json.dumps({"steps": steps, **dialect})}
     options = AgentOptions(command=KIT, workspace=tmp_path / "w", env=env)
+    settings = settings_at(tmp_path, chart_animation=False)
     app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state),
-                    settings_store=settings_at(tmp_path, chart_animation=False), initial_prompt=prompt)
+                    settings_store=settings, initial_prompt=prompt,
+                    launcher=Launcher(store, settings) if launcher else None)
     app.animation_level = "none"
     return store, app
 

@@ -224,3 +224,62 @@ async def test_x_on_a_subagent_that_can_be_cancelled_cancels_its_session_only(tm
         gate.write_text("")
         await until(pilot, lambda: app.current.last_state == "idle" and "Parent done." in agent_text(app))
         await app.action_quit()
+
+
+async def test_o_opens_a_subagent_full_screen_in_order_and_it_follows_it_live(tmp_path):
+    """What the parent told the child, what the child says and its calls, in the order they came; new parts show
+    while the screen is open; escape goes back to the parent's transcript."""
+    gate = tmp_path / "go"
+    kid = "kid-1"
+    steps = [{"op": "update", "update": {"sessionUpdate": "subagent_update", "sessionId": kid, "title": "Reviewer"}},
+             {"op": "update", "session": kid, "update": {"sessionUpdate": "session_message", "messageId": "m1",
+                                                         "senderSessionId": "dialect-1", "recipientSessionId": kid,
+                                                         "content": [{"type": "text", "text": "Review the diff."}]}},
+             {"op": "update", "session": kid, "update": {"sessionUpdate": "agent_message_chunk",
+                                                         "content": {"type": "text", "text": "Reading **a.py** first."}}},
+             {"op": "wait", "path": str(gate)},
+             {"op": "update", "session": kid, "update": {"sessionUpdate": "tool_call", "toolCallId": "k1",
+                                                         "title": "Read a.py", "kind": "read", "status": "completed"}},
+             {"op": "update", "session": kid, "update": {"sessionUpdate": "agent_message_chunk",
+                                                         "content": {"type": "text", "text": "No issue found."}}},
+             {"op": "update", "update": {"sessionUpdate": "subagent_update", "sessionId": kid,
+                                         "state": {"state": "idle", "stopReason": "end_turn"}}},
+             {"op": "say", "text": "The reviewer is done."}]
+    store, app = kit_app(tmp_path, steps, launcher=True)
+    async with app.run_test(size=(90, 30)) as pilot:
+        from kandev_tui.screens.subagent import SubagentScreen
+        from kandev_tui.screens.transcript import TranscriptScreen
+        from kandev_tui.widgets.subagent import SubagentCard
+
+        await until(pilot, lambda: "↳ Reviewer · running" in screen_text(app) and app.query(SubagentCard)
+                    and "Reading" in app.query_one(SubagentCard).item.payload.get("text", ""))
+        app.query_one(SubagentCard).query_one("CollapsibleTitle").focus()
+        await pilot.press("o")
+        await until(pilot, lambda: isinstance(app.screen, SubagentScreen) and "Reading a.py first." in screen_text(app))
+        text = screen_text(app)
+        assert "→ Review the diff." in text and "**" not in text  # told, then said (as Markdown)
+        assert text.index("→ Review the diff.") < text.index("Reading a.py first.")
+        gate.write_text("")
+        await until(pilot, lambda: "No issue found." in screen_text(app) and "· done" in screen_text(app))
+        text = screen_text(app)
+        assert text.index("Reading a.py first.") < text.index("✔ Read a.py · read") < text.index("No issue found.")
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, TranscriptScreen))
+        await until(pilot, lambda: "The reviewer is done." in agent_text(app))
+        # the sessions list shows the subagent under its session; enter on it shows it full screen again
+        from kandev_tui.screens.sessions import SessionsScreen
+
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, SessionsScreen) and "↳ Reviewer · done" in screen_text(app))
+        options = app.screen.options
+        options.highlighted = next(i for i in range(options.option_count)
+                                   if (options.get_option_at_index(i).id or "").startswith("subagent:1:"))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, SubagentScreen) and "No issue found." in screen_text(app))
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, TranscriptScreen))
+        await app.action_quit()
+    (session,) = store.sessions()
+    (item,) = [i for i in store.items(session["id"]) if i.kind == "subagent"]
+    assert [sorted(p) for p in item.payload["parts"]] == [["n", "told"], ["n", "text"], ["call", "n"], ["n", "text"]]
+    assert item.payload["text"] == "Reading **a.py** first.No issue found."  # what it said, not what it was told

@@ -37,6 +37,8 @@ KEYS = [
     ("Chart (focused)", [("1-4", "show or hide a series"), ("←/→ home end", "inspect values"),
                          ("d", "data view (table)"), ("escape", "hide the cursor")]),
     ("File preview", [("enter", "preview"), ("o", "open in the viewer (/ search, escape back)")]),
+    ("Subagent", [("enter", "its calls and the latest it said"), ("o", "full screen, followed live (escape back)"),
+                  ("x", "cancel its work, where it can be cancelled")]),
 ]
 
 

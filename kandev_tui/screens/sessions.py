@@ -26,9 +26,11 @@ from kandev_tui.session.row import SessionRow
 from kandev_tui.textual_hooks import DrawsInputAtOnce
 from kandev_tui.widgets.base import safe_text
 from kandev_tui.widgets.key_footer import KeyFooter
-from kandev_tui.widgets.sessions_sidebar import row_text
+from kandev_tui.widgets.sessions_sidebar import child_text, row_text
 
-Choice = tuple[str, Any]  # ("live", number) · ("open", stored row) · ("continue", stored row) · ("kandev", entry)
+# ("live", number) · ("subagent", (number, item key)) · ("open", stored row) · ("continue", stored row) ·
+# ("kandev", entry)
+Choice = tuple[str, Any]
 STORED_SHOWN = 200  # the newest stored sessions listed (`kandev-tui sessions` lists them all)
 
 
@@ -148,7 +150,11 @@ class SessionsScreen(DrawsInputAtOnce, Screen["Choice | None"]):
         highlighted = self.options.highlighted
         width = (self.size.width or self.app.size.width) - 4
         self.options.clear_options()
-        options: list[Option | None] = [Option(row_text(row, width), id=f"live:{row.number}") for row in rows]
+        options: list[Option | None] = []
+        for row in rows:  # each session, its subagents under it (enter shows one full screen)
+            options.append(Option(row_text(row, width), id=f"live:{row.number}"))
+            options += [Option(child_text(title, state, width), id=f"subagent:{row.number}:{key}")
+                        for key, title, state in row.children]
         if not rows:
             options.append(Option(Text("No live session: ctrl+n starts one.", style="dim"), disabled=True))
         if self.stored:
@@ -203,6 +209,9 @@ class SessionsScreen(DrawsInputAtOnce, Screen["Choice | None"]):
         kind, _, value = (event.option.id or "").partition(":")
         if kind == "live":
             self._choose(("live", int(value)))
+        elif kind == "subagent":
+            number, _, key = value.partition(":")
+            self._choose(("subagent", (int(number), key)))
         elif kind == "stored":
             self._choose(("open", self.stored[int(value)]))
         elif kind == "kandev":

@@ -26,6 +26,7 @@ class SessionRow:
     unseen: int  # items that arrived since the user last looked at it
     cost: str  # what the agent reports it cost, when it does
     current: bool
+    children: tuple[tuple[str, str, str], ...] = ()  # its subagents: (item key, title, state), in the order they came
 
 
 def activity(state: SessionState) -> str:

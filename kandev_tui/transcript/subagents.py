@@ -5,7 +5,9 @@ the sessions as ``session_message`` / ``session_message_chunk``.
 
 Each child is one item of the parent's transcript, placed where it is first announced (beside the call that
 spawned it: the parent's call still running then) and patched as the child works: its state, what it says (the
-latest part of it), and its tool calls with their states. A child of a child is one more item; an announcement
+latest part of it), its tool calls with their states, and ``parts``: the child's own transcript in order (what it
+said, what it was told, each call), the latest of it, for the full-screen view. Each part has a number ``n`` that
+stays its own while it grows. A child of a child is one more item; an announcement
 that would make a cycle (a session its own ancestor) is ignored. Headless: the normaliser's helper.
 """
 
@@ -19,6 +21,7 @@ from .items import Item
 MAX_TEXT = 20_000  # characters of a child's words kept (its latest)
 MAX_TOOLS = 200  # tool calls of a child listed (its latest)
 MAX_CHILDREN = 500
+MAX_PARTS = 400  # parts of a child's own transcript kept (its latest)
 STATES = {"running": "running", "idle": "done", "requires_action": "waiting for you", "unknown": "running"}
 
 
@@ -37,6 +40,7 @@ class Subagents:
         self._next = next_key
         self._items: dict[str, Item] = {}  # child session id → its item
         self._parents: dict[str, str] = {}  # child session id → its parent's session id
+        self._senders: dict[str, str] = {}  # message id → the session that sent it (session_message)
 
     def is_child(self, session_id: Any) -> bool:
         return isinstance(session_id, str) and session_id in self._items
@@ -93,25 +97,38 @@ class Subagents:
         item = self._items[child]
         payload = dict(item.payload)
         kind = update.get("sessionUpdate")
-        if kind in ("agent_message_chunk", "session_message_chunk"):
-            payload["text"] = (payload.get("text", "") + _block_text(update.get("content")))[-MAX_TEXT:]
-        elif kind == "session_message":
-            words = "".join(_block_text(b) for b in update.get("content") or [])
-            payload["text"] = (payload.get("text", "") + words)[-MAX_TEXT:]
+        if kind in ("agent_message_chunk", "session_message_chunk", "session_message"):
+            blocks = [update.get("content")] if kind != "session_message" else update.get("content") or []
+            words = "".join(_block_text(b) for b in blocks if isinstance(blocks, list))
+            told = kind != "agent_message_chunk" and self._told(child, update)
+            payload["text"] = (payload.get("text", "") + ("" if told else words))[-MAX_TEXT:]
+            payload["parts"] = _said(payload.get("parts") or [], words, "told" if told else "text")
         elif kind in ("tool_call", "tool_call_update") and isinstance(update.get("toolCallId"), str):
             tools = [dict(t) for t in payload.get("tools", [])]
             call = next((t for t in tools if t["id"] == update["toolCallId"]), None)
             if call is None:
                 call = {"id": update["toolCallId"][:200], "title": "", "status": "pending"}
                 tools = (tools + [call])[-MAX_TOOLS:]
-            if isinstance(update.get("title"), str):
-                call["title"] = update["title"][:300]
-            if isinstance(update.get("status"), str):
-                call["status"] = update["status"][:40]
+                payload["parts"] = _added(payload.get("parts") or [], {"call": call["id"]})
+            for key, limit in (("title", 300), ("status", 40), ("kind", 40)):
+                if isinstance(update.get(key), str):
+                    call[key] = update[key][:limit]
             payload["tools"] = tools
         else:
             return []  # its plans, usage, commands…: not drawn in the parent's transcript
         return [self._put(child, item, payload)]
+
+    def _told(self, child: str, update: dict[str, Any]) -> bool:
+        """Whether a ``session_message(_chunk)`` in a child's transcript is what another session (its parent) told
+        it: its sender, from the message's upsert (a chunk carries only content: its upsert may come before or
+        after it; a chunk of a message not known yet counts as the child's own words)."""
+        message = update.get("messageId")
+        sender = update.get("senderSessionId")
+        if isinstance(message, str) and isinstance(sender, str):
+            self._senders[message[:200]] = sender
+        elif isinstance(message, str):
+            sender = self._senders.get(message[:200])
+        return isinstance(sender, str) and sender != child
 
     def message_to(self, session_id: Any, update: dict[str, Any]) -> list[Item]:
         """``session_message(_chunk)`` sent on a child's session: what was said to it or by it."""
@@ -121,3 +138,27 @@ class Subagents:
         changed = item.but(payload=payload, final=payload.get("state") in ("done", "cancelled", "failed"))
         self._items[child] = changed
         return changed
+
+
+def _added(parts: list[dict[str, Any]], part: dict[str, Any]) -> list[dict[str, Any]]:
+    """``parts`` with one more (numbered after the last), the oldest dropped past :data:`MAX_PARTS`."""
+    number = parts[-1]["n"] + 1 if parts else 0
+    return (parts + [{"n": number, **part}])[-MAX_PARTS:]
+
+
+def _said(parts: list[dict[str, Any]], words: str, kind: str) -> list[dict[str, Any]]:
+    """``parts`` with ``words`` said (``text``: by the child; ``told``: to it), added to the last part when that
+    is one of the same kind; what it said kept to the latest :data:`MAX_TEXT` characters."""
+    if not words:
+        return parts
+    if parts and kind in parts[-1]:
+        parts = parts[:-1] + [{**parts[-1], kind: (parts[-1][kind] + words)[-MAX_TEXT:]}]
+    else:
+        parts = _added(parts, {kind: words[-MAX_TEXT:]})
+    total, kept = 0, []
+    for part in reversed(parts):  # the latest parts whose words fit in MAX_TEXT (calls cost nothing)
+        total += len(part.get("text") or part.get("told") or "")
+        if total > MAX_TEXT and kept:
+            break
+        kept.append(part)
+    return kept[::-1]

@@ -12,6 +12,7 @@ from textual.widgets.option_list import Option
 
 from kandev_tui.session.row import SessionRow
 from kandev_tui.widgets.base import safe_text
+from kandev_tui.widgets.subagent import STATE_STYLE
 
 SIDEBAR_FROM = 120  # columns: the list stands beside the transcript from this width
 
@@ -46,6 +47,12 @@ def row_text(row: SessionRow, width: int) -> Text:
     text.append_text(second)
     return text
 
+def child_text(title: str, state: str, width: int) -> Text:
+    """A subagent of a session, under its row: its title and state, inert."""
+    text = Text.assemble("    ↳ ", (safe_text(title, keep_newlines=False), "italic"), " · ",
+                         (state, STATE_STYLE.get(state, "")))
+    text.truncate(max(10, width), overflow="ellipsis")
+    return text
 
 
 class SessionsSidebar(OptionList):

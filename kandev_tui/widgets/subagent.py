@@ -21,9 +21,14 @@ STATE_STYLE = {"running": "yellow", "waiting for you": "bold yellow", "done": "g
 TAIL = 1500  # characters of what the child says, shown (its latest)
 
 
+def subagent_name(item: Item) -> str:
+    payload = item.payload
+    return safe_text(payload.get("title") or payload.get("description") or "a subagent", keep_newlines=False)[:120]
+
+
 def subagent_title(item: Item) -> str:
     payload = item.payload
-    title = safe_text(payload.get("title") or payload.get("description") or "a subagent", keep_newlines=False)[:120]
+    title = subagent_name(item)
     calls = len(payload.get("tools") or [])
     said = f"↳ {title} · {payload.get('state', 'running')}"
     if calls:
@@ -34,9 +39,17 @@ def subagent_title(item: Item) -> str:
 
 
 class SubagentCard(EntryWidget):
-    """See the module docstring. ``x`` (on its row) cancels the subagent's work where it says it can be cancelled."""
+    """See the module docstring. ``o`` (on its row) shows it full screen (:mod:`kandev_tui.screens.subagent`), and
+    ``x`` cancels its work where it says it can be cancelled."""
 
-    BINDINGS = [Binding("x", "cancel_subagent", "Cancel subagent")]
+    BINDINGS = [Binding("o", "open_subagent", "Open subagent"), Binding("x", "cancel_subagent", "Cancel subagent")]
+
+    class OpenWanted(Message):
+        """The user asked to see the subagent of item ``key`` full screen."""
+
+        def __init__(self, key: str) -> None:
+            super().__init__()
+            self.key = key
 
     class CancelWanted(Message):
         """The user asked to cancel the subagent of session ``session_id``."""
@@ -92,6 +105,10 @@ class SubagentCard(EntryWidget):
         if action == "cancel_subagent":
             return self.can_cancel
         return True
+
+    def action_open_subagent(self) -> None:
+        if self.item is not None:
+            self.post_message(self.OpenWanted(self.item.key))
 
     def action_cancel_subagent(self) -> None:
         if self.can_cancel and self.item is not None:
