@@ -54,14 +54,35 @@ def test_a_compaction_is_one_item_patched_in_place_by_its_id():
     assert update(normalizer, {"sessionUpdate": "compaction_update", "compactionId": 7, "status": "completed"}) == []
 
 
+def test_the_usage_display_follows_a_compaction_what_the_context_held_before_and_after():
+    normalizer = Normalizer()
+    update(normalizer, {"sessionUpdate": "usage_update", "used": 182_000, "size": 200_000})
+    (started,) = update(normalizer, {"sessionUpdate": "compaction_update", "compactionId": "c1", "status": "in_progress"})
+    assert started.payload["context_before"] == 182_000 and started.payload["context_size"] == 200_000
+    (done,) = update(normalizer, {"sessionUpdate": "compaction_update", "compactionId": "c1", "status": "completed"})
+    usage, followed = update(normalizer, {"sessionUpdate": "usage_update", "used": 12_400, "size": 200_000})
+    assert usage.kind == "usage" and usage.payload["used"] == 12_400  # the status line's usage, as ever
+    assert followed.key == done.key and followed.payload["context_after"] == 12_400
+    from kandev_tui.widgets.compaction import compaction_title
+
+    assert compaction_title(followed) == "✔ Context compacted · 182k → 12k of 200k tokens"
+    (later,) = update(normalizer, {"sessionUpdate": "usage_update", "used": 13_000, "size": 200_000})
+    assert later.kind == "usage"  # only the first report after it is the compaction's
+    (failed,) = update(normalizer, {"sessionUpdate": "compaction_update", "compactionId": "c2", "status": "failed"})
+    assert update(normalizer, {"sessionUpdate": "usage_update", "used": 1, "size": 2})[1:] == []  # a failed one: no
+    assert compaction_title(failed) == "✖ Compacting the context failed · 13k of 200k tokens"
+
+
 NOTICES = [{"op": "update", "update": {"sessionUpdate": "notice", "severity": "warning", "title": "Rate limited",
                                        "description": "Retrying in 20 s"}},
+           {"op": "update", "update": {"sessionUpdate": "usage_update", "used": 90_000, "size": 100_000}},
            {"op": "update", "update": {"sessionUpdate": "compaction_update", "compactionId": "c1",
                                        "status": "in_progress"}},
            {"op": "update", "update": {"sessionUpdate": "compaction_summary_chunk", "compactionId": "c1",
                                        "content": {"type": "text", "text": "Kept: the release plan."}}},
            {"op": "update", "update": {"sessionUpdate": "compaction_update", "compactionId": "c1",
                                        "status": "completed"}},
+           {"op": "update", "update": {"sessionUpdate": "usage_update", "used": 5_000, "size": 100_000}},
            {"op": "caps"}]
 
 
@@ -71,7 +92,8 @@ async def test_the_app_offers_notices_and_compaction_and_shows_both(tmp_path):
         await until(pilot, lambda: app.current.last_state == "idle" and "caps: " in agent_text(app))
         caps = json.loads(agent_text(app).split("caps: ", 1)[1])
         assert caps["session"] == {"notices": {}, "compaction": {}}
-        await until(pilot, lambda: "▲ Rate limited" in screen_text(app) and "✔ Context compacted" in screen_text(app))
+        await until(pilot, lambda: "▲ Rate limited" in screen_text(app)
+                    and "✔ Context compacted · 90k → 5.0k of 100k tokens" in screen_text(app))
         assert "Retrying in 20 s" in screen_text(app) and "Kept: the release plan." not in screen_text(app)
         row = app.query_one(CompactionRow)
         row.query_one("CollapsibleTitle").focus()

@@ -112,6 +112,8 @@ def item_markdown(item: Item) -> str | None:
         return said + (f"\n> {_md_cell(payload['description'])}" if payload.get("description") else "")
     if item.kind == K.COMPACTION:
         said = f"- Context compaction ({_md_cell(payload.get('status', 'in_progress'))})"
+        if isinstance(payload.get("context_before"), int) and isinstance(payload.get("context_after"), int):
+            said += f", context {payload['context_before']} → {payload['context_after']} tokens"
         if payload.get("error"):
             said += f": {_md_cell(payload['error'])}"
         summary = payload.get("summary") or ""

@@ -119,7 +119,7 @@ class Normalizer:
         self._plan: Item | None = None
         self._permissions: dict[str, Item] = {}
         self._elicitations = Elicitations(self._next)  # the agent's questions to the user
-        self._compactions = Compactions(self._next)  # the agent's context compactions, by its id
+        self._compactions = Compactions(self._next, lambda: self._usage)  # the agent's context compactions, by its id
         self._plans = Plans(self._next)  # the agent's plans by their id (plan operations)
         self._subagents = Subagents(self._next)  # its child sessions, each an item of this transcript
         self._counter = after[1]
@@ -476,7 +476,8 @@ class Normalizer:
             return [self._set_plan([e for e in update.get("entries") or [] if isinstance(e, dict)])]
         if kind == "usage_update":
             self._usage = {k: update[k] for k in ("size", "used", "cost") if k in update}
-            return [Item("usage", K.USAGE, self.turn, dict(self._usage))]
+            return [Item("usage", K.USAGE, self.turn, dict(self._usage))] + \
+                self._compactions.usage_reported(self._usage)
         if kind in STATE_UPDATES:
             return self._state(kind, update)
         if kind == "notice":

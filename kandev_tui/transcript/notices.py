@@ -46,16 +46,24 @@ class Compactions:
     """The session's compactions by the agent's id, each an item patched in place (``summary``, ``error``: omitted
     leaves it, null clears it, a value replaces it; chunks append)."""
 
-    def __init__(self, next_key: Callable[[str], str]) -> None:
+    def __init__(self, next_key: Callable[[str], str], usage: Callable[[], dict[str, Any]] = dict) -> None:
         self._next = next_key
+        self._usage = usage  # the session's context usage as last reported (usage_update)
         self._items: dict[str, Item] = {}  # compactionId → its item, while it can change
+        self._after: tuple[str, Item] | None = None  # the compaction completed last, until usage is reported after it
 
     def _item(self, compaction_id: str, turn: int) -> Item:
         item = self._items.get(compaction_id)
         if item is None:
             if len(self._items) >= MAX_COMPACTIONS:
                 self._items.pop(next(iter(self._items)))
-            item = Item(self._next("compaction"), K.COMPACTION, turn, {"status": "in_progress", "summary": ""})
+            payload: dict[str, Any] = {"status": "in_progress", "summary": ""}
+            used, size = self._usage().get("used"), self._usage().get("size")
+            if isinstance(used, int) and not isinstance(used, bool):
+                payload["context_before"] = used
+                if isinstance(size, int) and not isinstance(size, bool):
+                    payload["context_size"] = size
+            item = Item(self._next("compaction"), K.COMPACTION, turn, payload)
         return item
 
     def update(self, update: dict[str, Any], turn: int) -> list[Item]:
@@ -88,9 +96,22 @@ class Compactions:
         changed = item.but(payload=payload, status=payload.get("status"), final=done)
         if done:
             self._items.pop(cid, None)
+            self._after = (cid, changed) if payload.get("status") == "completed" else None
         else:
             self._items[cid] = changed
         return changed
+
+    def usage_reported(self, usage: dict[str, Any]) -> list[Item]:
+        """The context usage the agent reports after a compaction completed: that compaction says it (the usage
+        display follows: what the context held before it, and after)."""
+        used = usage.get("used")
+        if self._after is None or not isinstance(used, int) or isinstance(used, bool):
+            return []
+        _cid, item = self._after
+        self._after = None
+        size = usage.get("size")
+        return [item.but(payload={**item.payload, "context_after": used,
+                                  **({"context_size": size} if isinstance(size, int) else {})})]
 
     def turn_ended(self) -> list[Item]:
         """A compaction still in progress when the turn ends is said to be unfinished (it may still complete: an

@@ -22,7 +22,22 @@ def compaction_title(item: Item) -> str:
     title = TITLES.get(status, f"Context compaction: {safe_text(str(status), keep_newlines=False)[:40]}")
     if status == "in_progress" and payload.get("unfinished"):
         title = "⟳ Compacting the context (not finished when the turn ended)"
-    return title
+    return title + context_said(payload)
+
+
+def _tokens(count: int) -> str:
+    return f"{count / 1000:.0f}k" if count >= 10_000 else f"{count / 1000:.1f}k" if count >= 1000 else str(count)
+
+
+def context_said(payload: dict) -> str:
+    """What the context held before the compaction, and after it once the agent reported it (its usage_update)."""
+    before, after, size = payload.get("context_before"), payload.get("context_after"), payload.get("context_size")
+    if not isinstance(before, int) and not isinstance(after, int):
+        return ""
+    said = " · " + (_tokens(before) if isinstance(before, int) else "?")
+    if isinstance(after, int):
+        said += f" → {_tokens(after)}"
+    return said + (f" of {_tokens(size)} tokens" if isinstance(size, int) and size > 0 else " tokens")
 
 
 class CompactionRow(EntryWidget):
