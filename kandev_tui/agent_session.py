@@ -93,24 +93,32 @@ class AgentSession:
             self.pipeline.close()
 
 
+OPTION = "option:"  # a choice of one of the agent's config options by its id (run --option ID=VALUE)
+
+
 async def choose_at_start(client: AgentClient, choices: dict[str, str], notice: Callable[[str], None]) -> list[str]:
-    """The mode and model asked for (``run --mode/--model``, or remembered for this agent), once the session is
-    open: what the agent does not offer, or refuses, is said (``notice``) and the agent's own stays. The problems,
-    as said."""
+    """The mode and model asked for (``run --mode/--model``, or remembered for this agent), and the agent's options
+    (``run --option ID=VALUE``), once the session is open: what the agent does not offer, or refuses, is said
+    (``notice``) and the agent's own stays. The problems, as said."""
     from kandev_tui.session.controls import Controls
 
     setup = client.session_setup
     controls = Controls({"modes": setup.get("modes"), "config": setup.get("configOptions"), "models": setup.get("models")})
     problems = []
-    for category in ("mode", "model"):
-        value = choices.get(category)
+    asked = [(category, choices.get(category)) for category in ("mode", "model")]
+    asked += [(key, value) for key, value in choices.items() if key.startswith(OPTION)]  # run --option ID=VALUE
+    for category, value in asked:
         if not value:
             continue
         try:
-            control, value = controls.resolve(category, value)
+            if category.startswith(OPTION):
+                control, value = controls.resolve_option(category[len(OPTION):], value)
+            else:
+                control, value = controls.resolve(category, value)
             method, params = control.request(value)
             await client.choose(method, params)
         except (ValueError, AgentError) as exc:
-            problems.append(f"{category} {value!r} was not chosen: {exc}")
+            what = f"option {category[len(OPTION):]}={value}" if category.startswith(OPTION) else f"{category} {value!r}"
+            problems.append(f"{what} was not chosen: {exc}")
             notice(problems[-1])
     return problems

@@ -200,6 +200,9 @@ def build_parser() -> argparse.ArgumentParser:
                      "workspace-write; Claude: default, acceptEdits, plan); the app's picker (ctrl+o) lists them")
     run.add_argument("--model", metavar="ID", help="the model to start with: a value of the agent's model option "
                      "(Codex: gpt-5.5) or an id of its model list (gpt-5.5[xhigh], effort included)")
+    run.add_argument("--option", action="append", default=[], type=_agent_option, metavar="ID=VALUE",
+                     help="one of the agent's options to start with, by its id (repeatable; e.g. Codex: "
+                          "collaboration_mode=plan); the app's picker (ctrl+o) lists them")
     resume = run.add_mutually_exclusive_group()
     resume.add_argument("--resume", nargs="?", const="", default=None, metavar="SESSION",
                         help="continue a stored session with the agent's own session (session/resume, else "
@@ -593,7 +596,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     launcher = Launcher(store, settings, extra_servers, inject_guidance=not args.no_guidance and
                         settings.settings.inject_guidance, init_timeout=args.init_timeout,
-                        asked={k: v for k, v in (("mode", args.mode), ("model", args.model)) if v})
+                        asked=_asked_choices(args))
     record = Path(args.record).expanduser().absolute() if args.record else None  # stored: found from anywhere
     if not args.headless:
         factories = [launcher.factory(command, workspace, agents[0][1], record=record, continuing=continuing,
@@ -609,12 +612,28 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         code, reason, _session = run_headless(options, args.prompt, store, record=record, permission=args.permission,
                                               choices=choices, continuing=continuing,
-                                              asked=frozenset(k for k in ("mode", "model") if getattr(args, k)))
+                                              asked=frozenset(_asked_choices(args)))
     finally:
         store.close()
     if code:
         return _fail(f"kandev-tui run: {reason}", code)
     return EXIT_OK
+
+
+def _agent_option(text: str) -> tuple[str, str]:
+    """``ID=VALUE`` of ``run --option``."""
+    option_id, equals, value = text.partition("=")
+    if not equals or not option_id.strip() or not value.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not ID=VALUE (e.g. collaboration_mode=plan)")
+    return option_id.strip(), value.strip()
+
+
+def _asked_choices(args: argparse.Namespace) -> dict[str, str]:
+    """What ``run`` was asked to choose at the start: ``--mode``, ``--model``, each ``--option``."""
+    from kandev_tui.agent_session import OPTION
+
+    asked = {k: v for k, v in (("mode", args.mode), ("model", args.model)) if v}
+    return {**asked, **{OPTION + option_id: value for option_id, value in args.option}}
 
 
 def _preset_agents(args: argparse.Namespace, settings: Any) -> list[tuple[list[str], dict[str, str] | None, str | None]] | str:

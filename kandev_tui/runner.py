@@ -14,7 +14,7 @@ from kandev_tui.agent_session import AgentSession, choose_at_start, session_titl
 from kandev_tui.jsonutil import dumps
 from kandev_tui.shutdown import EndingSignals, ending_reason, exit_status
 from kandev_tui.transcript import Item, Store
-from kandev_tui.transcript.items import SESSION_INFO, TURN_END, USAGE
+from kandev_tui.transcript.items import PLAN, SESSION_INFO, TURN_END, USAGE
 
 
 STORE_FAILED = 2  # the exit status when the session database failed (as for one that cannot be opened)
@@ -22,8 +22,8 @@ STORE_FAILED = 2  # the exit status when the session database failed (as for one
 
 class ItemPrinter:
     """Prints each item as one JSON line once it is final (again if it changes later); the session's running
-    state (token usage, the agent's title for the session), which is never final, at the end of the turn, just
-    before its ``turn_end``."""
+    state (token usage, the agent's title for the session, its plans), which is never final, at the end of the
+    turn, just before its ``turn_end``."""
 
     def __init__(self, out: IO[str]) -> None:
         self.out = out
@@ -48,11 +48,12 @@ class ItemPrinter:
 
     def __call__(self, items: list[Item]) -> None:
         for item in items:
-            if item.kind in (USAGE, SESSION_INFO):
+            if item.kind in (USAGE, SESSION_INFO, PLAN) and not item.final:  # a plan stays open to updates
                 self._state[item.key] = item
             if item.kind == TURN_END:  # the turn's usage and title just before its end
                 self.finish()
             if item.final:
+                self._state.pop(item.key, None)  # a later, final version: the one printed
                 self._print(item)
         self._write()
 

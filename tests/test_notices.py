@@ -68,9 +68,15 @@ def test_the_usage_display_follows_a_compaction_what_the_context_held_before_and
     assert compaction_title(followed) == "✔ Context compacted · 182k → 12k of 200k tokens"
     (later,) = update(normalizer, {"sessionUpdate": "usage_update", "used": 13_000, "size": 200_000})
     assert later.kind == "usage"  # only the first report after it is the compaction's
+    # reported while it runs (as Codex does): the context it leaves, said when it completes
+    update(normalizer, {"sessionUpdate": "compaction_update", "compactionId": "c3", "status": "in_progress"})
+    update(normalizer, {"sessionUpdate": "usage_update", "used": 7_387, "size": 258_400})
+    (codex,) = update(normalizer, {"sessionUpdate": "compaction_update", "compactionId": "c3", "status": "completed"})
+    assert (codex.payload["context_before"], codex.payload["context_after"]) == (13_000, 7_387)
+    assert update(normalizer, {"sessionUpdate": "usage_update", "used": 9_000, "size": 258_400})[1:] == []
     (failed,) = update(normalizer, {"sessionUpdate": "compaction_update", "compactionId": "c2", "status": "failed"})
     assert update(normalizer, {"sessionUpdate": "usage_update", "used": 1, "size": 2})[1:] == []  # a failed one: no
-    assert compaction_title(failed) == "✖ Compacting the context failed · 13k of 200k tokens"
+    assert compaction_title(failed) == "✖ Compacting the context failed · 9.0k of 258k tokens"
 
 
 NOTICES = [{"op": "update", "update": {"sessionUpdate": "notice", "severity": "warning", "title": "Rate limited",

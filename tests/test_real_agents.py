@@ -8,6 +8,7 @@ namespaces skips with the reason.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -281,6 +282,34 @@ def test_codex_mode_from_the_command_line_brings_approvals_to_the_user(tmp_path)
     assert run.kinds("permission"), "the approval went to the reviewer, not to the user"
     assert Controls(run.kinds("session_info")[-1]["payload"]).summary().startswith("Read-only")
     assert (run.workspace / "probe" / "x.txt").read_text() == "hi\n"
+
+
+def test_codex_in_plan_mode_sends_its_plan_as_a_plan_update(tmp_path):
+    """Codex's plan mode (its option collaboration_mode, chosen with run --option): the model's proposed plan
+    reaches kandev-tui as a Markdown plan_update (offered ``plan``), printed headless and stored; its "Implement
+    this plan?" comes as a permission request (rejected here, so nothing is implemented)."""
+    plan = "# Release\n\n1. Tag v1.0\n2. Publish the wheel\n"
+    script = [[{"text": f"Here is the plan.\n\n<proposed_plan>\n{plan}</proposed_plan>\n"}]]
+    run = real("codex", script, tmp_path, "Plan the release", permission="reject",
+               extra=["--option", "collaboration_mode=plan"])
+    assert run.code == 0, run.stderr
+    (shown,) = run.kinds("plan")
+    assert shown["payload"]["markdown"] == plan and shown["payload"]["plan_id"]
+    (asked,) = run.kinds("permission")
+    assert asked["payload"]["tool_call"]["title"] == "Implement this plan?"
+    assert len([r for r in run.requests if r["method"] == "POST"]) == 1  # rejected: not implemented
+
+
+def test_codex_compact_command_is_a_compaction_with_what_the_context_held(tmp_path):
+    """/compact: Codex compacts its context with the scripted model's summary and says so with compaction_update
+    (offered ``session.compaction``): one compaction row, completed, with the context it left."""
+    script = [[{"text": "Summary: the user asked for checks; all of them ran."}]]
+    run = real("codex", script, tmp_path, "/compact")
+    assert run.code == 0, run.stderr
+    (compaction,) = run.kinds("compaction")
+    assert compaction["status"] == "completed" and isinstance(compaction["payload"].get("context_after"), int)
+    posts = [r["body"] for r in run.requests if r["method"] == "POST"]
+    assert len(posts) == 1 and "summary" in json.dumps(posts[0]).lower()  # Codex asked the model to summarise
 
 
 def test_codex_model_from_the_command_line_reaches_the_model_server(tmp_path):

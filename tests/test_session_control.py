@@ -460,3 +460,21 @@ async def test_a_terminal_login_where_the_terminal_cannot_be_handed_over_says_wh
         await until(pilot, lambda: "yourself" in str(login.status.render()))
         assert "--login-in-terminal" in str(login.status.render()) and app.source.state == "login"
         await app.action_quit()
+
+
+def test_run_option_resolves_an_agents_option_by_its_id_and_says_what_it_offers():
+    from kandev_tui.session.controls import Controls
+
+    controls = Controls(setup_items(CODEX_SETUP)[-1].payload)
+    control, value = controls.resolve_option("model", "gpt-6")
+    assert control.request(value) == ("session/set_config_option", {"configId": "model", "value": "gpt-6"})
+    try:
+        controls.resolve_option("collaboration_mode", "plan")
+        raise AssertionError("an option the agent does not have was taken")
+    except ValueError as exc:
+        assert str(exc) == "the agent has no option 'collaboration_mode'; its options: mode, model"
+    try:
+        controls.resolve_option("model", "gpt-9")
+        raise AssertionError("a value the option does not have was taken")
+    except ValueError as exc:
+        assert str(exc) == "the agent's option 'model' has no value 'gpt-9'; it offers: gpt-5.5, gpt-6"

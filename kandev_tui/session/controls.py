@@ -139,6 +139,18 @@ class Controls:
         shown = ", ".join(dict.fromkeys(offered[:30])) + (f" (+{len(offered) - 30} more)" if len(offered) > 30 else "")
         raise ValueError(f"the agent has no {category} {value!r}; it offers: {shown}")
 
+    def resolve_option(self, option_id: str, value: str) -> tuple[Control, str]:
+        """The agent's option ``option_id`` (its ``configOptions`` id, as ``run --option ID=VALUE`` names it) and
+        ``value``, one of its values. ValueError lists what the agent offers."""
+        control = next((c for c in self.controls if c.id == option_id), None)
+        if control is None:
+            ids = ", ".join(c.id for c in self.controls[:30]) or "none"
+            raise ValueError(f"the agent has no option {option_id!r}; its options: {ids}")
+        if control.choice(value) is None:
+            shown = ", ".join(c.value for c in control.choices[:30])
+            raise ValueError(f"the agent's option {option_id!r} has no value {value!r}; it offers: {shown}")
+        return control, value
+
     def matching_commands(self, typed: str) -> list[Command]:
         return matching_commands(self.commands, typed)
 

@@ -51,6 +51,7 @@ class Compactions:
         self._usage = usage  # the session's context usage as last reported (usage_update)
         self._items: dict[str, Item] = {}  # compactionId → its item, while it can change
         self._after: tuple[str, Item] | None = None  # the compaction completed last, until usage is reported after it
+        self._during: dict[str, dict[str, Any]] = {}  # compactionId → the usage last reported while it ran
 
     def _item(self, compaction_id: str, turn: int) -> Item:
         item = self._items.get(compaction_id)
@@ -93,25 +94,32 @@ class Compactions:
 
     def _put(self, cid: str, item: Item, payload: dict[str, Any]) -> Item:
         done = payload.get("status") in ("completed", "failed", "cancelled")
+        during = self._during.pop(cid, None) if done else None
+        if during is not None and payload.get("status") == "completed":  # the context as it was left (Codex)
+            payload = {**payload, **_context_after(during)}
         changed = item.but(payload=payload, status=payload.get("status"), final=done)
         if done:
             self._items.pop(cid, None)
-            self._after = (cid, changed) if payload.get("status") == "completed" else None
+            waits = payload.get("status") == "completed" and "context_after" not in payload
+            self._after = (cid, changed) if waits else None
         else:
             self._items[cid] = changed
         return changed
 
     def usage_reported(self, usage: dict[str, Any]) -> list[Item]:
-        """The context usage the agent reports after a compaction completed: that compaction says it (the usage
-        display follows: what the context held before it, and after)."""
+        """The context usage the agent reports: a compaction says what the context held after it (the usage display
+        follows it), from the last report while it ran (Codex reports the compacted context then), else from the
+        first report after it completed."""
         used = usage.get("used")
-        if self._after is None or not isinstance(used, int) or isinstance(used, bool):
+        if not isinstance(used, int) or isinstance(used, bool):
+            return []
+        for cid in self._items:  # reported while it runs: the context it leaves (said when it completes)
+            self._during[cid] = usage
+        if self._after is None:
             return []
         _cid, item = self._after
         self._after = None
-        size = usage.get("size")
-        return [item.but(payload={**item.payload, "context_after": used,
-                                  **({"context_size": size} if isinstance(size, int) else {})})]
+        return [item.but(payload={**item.payload, **_context_after(usage)})]
 
     def turn_ended(self) -> list[Item]:
         """A compaction still in progress when the turn ends is said to be unfinished (it may still complete: an
@@ -122,3 +130,9 @@ class Compactions:
                 self._items[cid] = item.but(payload={**item.payload, "unfinished": True})
                 changed.append(self._items[cid])
         return changed
+
+
+def _context_after(usage: dict[str, Any]) -> dict[str, Any]:
+    size = usage.get("size")
+    return {"context_after": usage["used"],
+            **({"context_size": size} if isinstance(size, int) and not isinstance(size, bool) else {})}
