@@ -174,8 +174,53 @@ class AnthropicServer(ScriptedServer):
         self._sse(handler, events)
 
 
+def user_text(body: Any) -> str:
+    """What the user-role messages of a Responses request say (Codex puts a subagent's task there)."""
+    said = []
+    for entry in (body.get("input") if isinstance(body, dict) else None) or []:
+        if isinstance(entry, dict) and entry.get("type") == "message" and entry.get("role") == "user":
+            said += [part.get("text") or "" for part in entry.get("content") or [] if isinstance(part, dict)]
+    return "\n".join(said)
+
+
 class ResponsesServer(ScriptedServer):
-    """``POST /v1/responses`` (OpenAI's Responses API, as Codex calls it) answered in its Server-Sent Events."""
+    """``POST /v1/responses`` (OpenAI's Responses API, as Codex calls it) answered in its Server-Sent Events.
+
+    Its script may also be ``{"steps": [...], "routes": [{"user_says": TEXT, "steps": [...]}]}``: a request whose
+    user messages say TEXT (a subagent's task) follows that route's steps, counted by its own call ids
+    (``call_r0x1_0``); the others follow ``steps``. In a tool call's input, ``"$agent"`` is replaced with the
+    ``agent_id`` of the last ``spawn_agent`` output in the request (the id Codex gave the subagent).
+    """
+
+    def __init__(self, script: Any, port: int = 0) -> None:
+        routes: list[dict[str, Any]] = []
+        if isinstance(script, dict):
+            routes, script = script.get("routes") or [], script["steps"]
+        super().__init__(script, port)
+        self.routes = routes
+
+    def choose(self, body: Any) -> tuple[str, list[dict[str, Any]]]:
+        said = user_text(body)
+        for number, route in enumerate(self.routes):
+            if route["user_says"] in said:
+                tag = f"r{number}x"
+                steps = [int(m) for m in re.findall(rf"call_{tag}(\d+)_\d+", json.dumps(body))]
+                index = max(steps) + 1 if steps else 0
+                return f"{tag}{index}", route["steps"][index] if index < len(route["steps"]) else [{"text": "Done."}]
+        index, blocks = self.step(body)
+        return f"s{index}", blocks
+
+    @staticmethod
+    def spawned(body: Any) -> str:
+        """The agent id in the last function call output that has one (``spawn_agent``'s)."""
+        found = ""
+        for entry in (body.get("input") if isinstance(body, dict) else None) or []:
+            if isinstance(entry, dict) and entry.get("type") == "function_call_output":
+                output = entry.get("output")
+                text = output if isinstance(output, str) else json.dumps(output)
+                match = re.search(r'agent_id\\?"\s*:\s*\\?"([^"\\]+)', text)
+                found = match.group(1) if match else found
+        return found
 
     def get(self, handler: BaseHTTPRequestHandler) -> None:
         if handler.path.rstrip("/").endswith("/models"):
@@ -187,14 +232,14 @@ class ResponsesServer(ScriptedServer):
         if not handler.path.rstrip("/").endswith("/responses") or not isinstance(body, dict):
             self._json(handler, 404, {"error": {"type": "not_found", "message": handler.path}})
             return
-        index, blocks = self.step(body)
-        response = {"id": f"resp_s{index}", "object": "response", "status": "in_progress", "output": []}
+        index, blocks = self.choose(body)
+        response = {"id": f"resp_{index}", "object": "response", "status": "in_progress", "output": []}
         events: list[tuple[str, dict[str, Any]]] = [("response.created", {"type": "response.created",
                                                                           "response": response})]
         output = []
         for number, block in enumerate(blocks):
             if "text" in block:
-                item_id = f"msg_s{index}_{number}"
+                item_id = f"msg_{index}_{number}"
                 events.append(("response.output_item.added", {"type": "response.output_item.added",
                                "output_index": number, "item": {"type": "message", "id": item_id,
                                                                 "role": "assistant", "content": []}}))
@@ -204,18 +249,19 @@ class ResponsesServer(ScriptedServer):
                 item = {"type": "message", "id": item_id, "role": "assistant", "status": "completed",
                         "content": [{"type": "output_text", "text": block["text"], "annotations": []}]}
             elif "custom" in block:  # a freeform tool (Codex's apply_patch for models it knows): its input is text
-                item = {"type": "custom_tool_call", "id": f"ctc_s{index}_{number}", "call_id": f"call_s{index}_{number}",
+                item = {"type": "custom_tool_call", "id": f"ctc_{index}_{number}", "call_id": f"call_{index}_{number}",
                         "name": block["custom"], "input": block["input"], "status": "completed"}
                 events.append(("response.output_item.added", {"type": "response.output_item.added",
                                                               "output_index": number, "item": item}))
             elif "tool_search" in block:  # Codex looks up deferred (MCP) tools, then calls them by namespace
-                item = {"type": "tool_search_call", "id": f"ts_s{index}_{number}", "call_id": f"call_s{index}_{number}",
+                item = {"type": "tool_search_call", "id": f"ts_{index}_{number}", "call_id": f"call_{index}_{number}",
                         "execution": "client", "status": "completed", "arguments": block["tool_search"]}
                 events.append(("response.output_item.added", {"type": "response.output_item.added",
                                                               "output_index": number, "item": item}))
             else:
-                item = {"type": "function_call", "id": f"fc_s{index}_{number}", "call_id": f"call_s{index}_{number}",
-                        "name": block["tool"], "arguments": json.dumps(block["input"]), "status": "completed"}
+                item = {"type": "function_call", "id": f"fc_{index}_{number}", "call_id": f"call_{index}_{number}",
+                        "name": block["tool"], "status": "completed",
+                        "arguments": json.dumps(block["input"]).replace('"$agent"', json.dumps(self.spawned(body)))}
                 if block.get("namespace"):
                     item["namespace"] = block["namespace"]
                 events.append(("response.output_item.added", {"type": "response.output_item.added",

@@ -309,5 +309,7 @@ async def test_o_opens_a_subagent_full_screen_in_order_and_it_follows_it_live(tm
         await app.action_quit()
     (session,) = store.sessions()
     (item,) = [i for i in store.items(session["id"]) if i.kind == "subagent"]
-    assert [sorted(p) for p in item.payload["parts"]] == [["n", "told"], ["n", "text"], ["call", "n"], ["n", "text"]]
-    assert item.payload["text"] == "Reading **a.py** first.No issue found."  # what it said, not what it was told
+    assert [sorted(p) for p in item.payload["parts"]] == [["m", "n", "told"], ["n", "text"], ["call", "n"],
+                                                          ["n", "text"]]
+    # what it said, not what it was told; a message after a call, a paragraph of its own
+    assert item.payload["text"] == "Reading **a.py** first.\n\nNo issue found."

@@ -312,6 +312,39 @@ def test_codex_compact_command_is_a_compaction_with_what_the_context_held(tmp_pa
     assert len(posts) == 1 and "summary" in json.dumps(posts[0]).lower()  # Codex asked the model to summarise
 
 
+def test_codex_spawns_a_subagent_whose_work_is_its_own_item(tmp_path):
+    """Codex's multi-agent tools (offered ``subagents``): the scripted model spawns a helper and waits for it; the
+    helper's own requests follow a route of the script. Codex announces the child with subagent_update and sends
+    its messages and its command on the child's session: one subagent item holds them, in order, and nothing of
+    it leaks into the parent's transcript. Codex's closing ``state: unknown`` leaves it done."""
+    script = {"steps": [
+        [{"text": "Asking a helper."},
+         {"tool": "spawn_agent", "namespace": "multi_agent_v1",
+          "input": {"message": "CHILD-TASK: check that a.py is fine", "agent_type": "default"}}],
+        [{"tool": "wait_agent", "namespace": "multi_agent_v1", "input": {"targets": ["$agent"], "timeout_ms": 60000}}],
+        [{"text": "The helper is done."}]],
+        "routes": [{"user_says": "CHILD-TASK", "steps": [
+            [{"text": "Looking at a.py."}, {"tool": "exec_command", "input": {"cmd": "echo child ran"}}],
+            [{"text": "a.py is fine."}]]}]}
+    run = real("codex", script, tmp_path, "Review with a helper", mode="workspace-write")
+    assert run.code == 0, run.stderr
+    from kandev_tui.transcript import Store
+
+    store = Store(run.db)
+    (session,) = store.sessions()
+    (child,) = [i for i in store.items(session["id"]) if i.kind == "subagent"]
+    payload = child.payload
+    assert payload["description"] == "CHILD-TASK: check that a.py is fine" and payload["state"] == "done"
+    assert payload["text"] == "Looking at a.py.\n\na.py is fine."
+    assert [(p.get("text"), p.get("call")) for p in payload["parts"]] == [
+        ("Looking at a.py.", None), (None, payload["tools"][0]["id"]), ("a.py is fine.", None)]
+    assert payload["tools"][0]["title"] == "echo child ran" and payload["tools"][0]["status"] == "completed"
+    said = "".join(i["payload"].get("text", "") for i in run.kinds("agent_message"))
+    assert said == "Asking a helper.The helper is done." and not any(
+        "child ran" in (i["payload"].get("title") or "") for i in run.kinds("tool_call"))  # none of it leaked
+    assert "Looking" not in said
+
+
 def test_codex_model_from_the_command_line_reaches_the_model_server(tmp_path):
     run = real("codex", [[{"text": "Hello back."}]], tmp_path, "hello", extra=["--model", "gpt-5.5"])
     assert run.code == 0, run.stderr

@@ -22,7 +22,9 @@ MAX_TEXT = 20_000  # characters of a child's words kept (its latest)
 MAX_TOOLS = 200  # tool calls of a child listed (its latest)
 MAX_CHILDREN = 500
 MAX_PARTS = 400  # parts of a child's own transcript kept (its latest)
-STATES = {"running": "running", "idle": "done", "requires_action": "waiting for you", "unknown": "running"}
+# what the sessions list and the row say of a child's state; "unknown" (the agent does not know what it does now:
+# Codex says it once a child is done) changes nothing
+STATES = {"running": "running", "idle": "done", "requires_action": "waiting for you"}
 
 
 def _text(value: Any, limit: int) -> str:
@@ -83,8 +85,8 @@ class Subagents:
         if isinstance(update.get("capabilities"), dict):
             payload["can_cancel"] = isinstance(update["capabilities"].get("cancel"), dict)
         state = update.get("state")
-        if isinstance(state, dict) and isinstance(state.get("state"), str):
-            payload["state"] = STATES.get(state["state"], "running")
+        if isinstance(state, dict) and state.get("state") in STATES:
+            payload["state"] = STATES[state["state"]]
             stop = state.get("stopReason")
             if payload["state"] == "done" and stop == "cancelled":
                 payload["state"] = "cancelled"
@@ -101,8 +103,14 @@ class Subagents:
             blocks = [update.get("content")] if kind != "session_message" else update.get("content") or []
             words = "".join(_block_text(b) for b in blocks if isinstance(blocks, list))
             told = kind != "agent_message_chunk" and self._told(child, update)
-            payload["text"] = (payload.get("text", "") + ("" if told else words))[-MAX_TEXT:]
-            payload["parts"] = _said(payload.get("parts") or [], words, "told" if told else "text")
+            message = update.get("messageId") if isinstance(update.get("messageId"), str) else None
+            parts = payload.get("parts") or []
+            # another message (its id, or a call between): a paragraph of its own
+            new = bool(parts) and (told or "text" not in parts[-1] or parts[-1].get("m") != message)
+            if words and not told:
+                text = payload.get("text", "")
+                payload["text"] = (text + ("\n\n" if text and new else "") + words)[-MAX_TEXT:]
+            payload["parts"] = _said(parts, words, "told" if told else "text", message)
         elif kind in ("tool_call", "tool_call_update") and isinstance(update.get("toolCallId"), str):
             tools = [dict(t) for t in payload.get("tools", [])]
             call = next((t for t in tools if t["id"] == update["toolCallId"]), None)
@@ -146,15 +154,16 @@ def _added(parts: list[dict[str, Any]], part: dict[str, Any]) -> list[dict[str, 
     return (parts + [{"n": number, **part}])[-MAX_PARTS:]
 
 
-def _said(parts: list[dict[str, Any]], words: str, kind: str) -> list[dict[str, Any]]:
+def _said(parts: list[dict[str, Any]], words: str, kind: str, message: str | None) -> list[dict[str, Any]]:
     """``parts`` with ``words`` said (``text``: by the child; ``told``: to it), added to the last part when that
-    is one of the same kind; what it said kept to the latest :data:`MAX_TEXT` characters."""
+    is one of the same kind and message (``m``, its id when the agent gives one); what it said kept to the latest
+    :data:`MAX_TEXT` characters."""
     if not words:
         return parts
-    if parts and kind in parts[-1]:
+    if parts and kind in parts[-1] and parts[-1].get("m") == message:
         parts = parts[:-1] + [{**parts[-1], kind: (parts[-1][kind] + words)[-MAX_TEXT:]}]
     else:
-        parts = _added(parts, {kind: words[-MAX_TEXT:]})
+        parts = _added(parts, {kind: words[-MAX_TEXT:], **({"m": message[:200]} if message else {})})
     total, kept = 0, []
     for part in reversed(parts):  # the latest parts whose words fit in MAX_TEXT (calls cost nothing)
         total += len(part.get("text") or part.get("told") or "")
