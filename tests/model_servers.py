@@ -21,8 +21,10 @@ text, so an agent that asks once more (a title, a summary) is answered.
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -189,7 +191,8 @@ class ResponsesServer(ScriptedServer):
     Its script may also be ``{"steps": [...], "routes": [{"user_says": TEXT, "steps": [...]}]}``: a request whose
     user messages say TEXT (a subagent's task) follows that route's steps, counted by its own call ids
     (``call_r0x1_0``); the others follow ``steps``. In a tool call's input, ``"$agent"`` is replaced with the
-    ``agent_id`` of the last ``spawn_agent`` output in the request (the id Codex gave the subagent).
+    ``agent_id`` of the last ``spawn_agent`` output in the request (the id Codex gave the subagent). A step that
+    begins with ``{"hold_until": PATH}`` is answered once that file exists (a test lets the "model" go on).
     """
 
     def __init__(self, script: Any, port: int = 0) -> None:
@@ -233,6 +236,12 @@ class ResponsesServer(ScriptedServer):
             self._json(handler, 404, {"error": {"type": "not_found", "message": handler.path}})
             return
         index, blocks = self.choose(body)
+        if blocks and "hold_until" in blocks[0]:
+            for _ in range(2400):  # two minutes at most
+                if os.path.exists(blocks[0]["hold_until"]):
+                    break
+                time.sleep(0.05)
+            blocks = blocks[1:]
         response = {"id": f"resp_{index}", "object": "response", "status": "in_progress", "output": []}
         events: list[tuple[str, dict[str, Any]]] = [("response.created", {"type": "response.created",
                                                                           "response": response})]

@@ -489,6 +489,50 @@ def test_a_file_mentioned_with_an_at_reaches_claudes_model_with_its_content(tmp_
     assert user["payload"]["text"].endswith("See @notes.txt") and user["payload"]["mentions"] == ["notes.txt"]
 
 
+def test_codex_subagent_entered_full_screen_in_a_real_terminal_follows_it_live(tmp_path):
+    """In the app, in tmux: Codex's helper shows as a row while it works; o on it shows it full screen, where its
+    message and command are, and where its last message comes while it is open (the scripted model holds it until
+    then); escape goes back to the parent, which finishes."""
+    import time
+
+    gate = tmp_path / "go"
+    script = {"steps": [
+        [{"text": "Asking a helper."},
+         {"tool": "spawn_agent", "namespace": "multi_agent_v1",
+          "input": {"message": "CHILD-TASK: check that a.py is fine", "agent_type": "default"}}],
+        [{"tool": "wait_agent", "namespace": "multi_agent_v1", "input": {"targets": ["$agent"], "timeout_ms": 120000}}],
+        [{"text": "The helper is done."}]],
+        "routes": [{"user_says": "CHILD-TASK", "steps": [
+            [{"text": "Looking at a.py."}, {"tool": "exec_command", "input": {"cmd": "echo child ran"}}],
+            [{"hold_until": str(gate)}, {"text": "a.py is fine."}]]}]}
+    tmux, _ = in_tmux(tmp_path, "codex", script, ["--prompt", "Review with a helper"], mode="workspace-write")
+    try:
+        tmux.wait_for("↳ CHILD-TASK: check that a.py is fine · running", 90)
+        for _ in range(12):  # shift+tab through the transcript's items to the subagent's row (its keys in the footer)
+            before = tmux.screen()
+            if "Open subagent" in before:
+                break
+            tmux.keys("BTab")
+            for _ in range(200):  # the focus moved: the screen is drawn again
+                if tmux.screen() != before:
+                    break
+                time.sleep(0.05)
+        tmux.wait_for("Open subagent", 10)
+        tmux.keys("o")
+        tmux.wait_for("Looking at a.py.", 30)
+        screen = tmux.wait_for("echo child ran", 30)
+        assert "a.py is fine." not in screen and "Asking a helper." not in screen  # the helper's own, full screen
+        gate.write_text("")
+        tmux.wait_for("a.py is fine.", 60)
+        tmux.wait_for("· done", 30)
+        tmux.keys("Escape")
+        tmux.wait_for("The helper is done.", 90)
+        tmux.keys("C-q")
+        time.sleep(1.0)
+    finally:
+        tmux.close()
+
+
 def test_codex_in_the_app_switched_to_read_only_asks_the_user(tmp_path):
     """Codex starts in its Auto review mode; in the app, ctrl+o and Read-only: the status line says so, and its
     request to run a command that writes comes to the user, who allows it with a key."""
