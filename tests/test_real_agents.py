@@ -312,21 +312,26 @@ def test_codex_compact_command_is_a_compaction_with_what_the_context_held(tmp_pa
     assert len(posts) == 1 and "summary" in json.dumps(posts[0]).lower()  # Codex asked the model to summarise
 
 
+def helper_script(gate: Path | None = None) -> dict:
+    """Codex's scripted model spawns a helper (multi_agent_v1) and waits for it; the helper's requests (its task
+    says CHILD-TASK) say something, run a command, and say more (once ``gate`` exists, when one is given)."""
+    return {"steps": [
+        [{"text": "Asking a helper."},
+         {"tool": "spawn_agent", "namespace": "multi_agent_v1",
+          "input": {"message": "CHILD-TASK: check that a.py is fine", "agent_type": "default"}}],
+        [{"tool": "wait_agent", "namespace": "multi_agent_v1", "input": {"targets": ["$agent"], "timeout_ms": 120000}}],
+        [{"text": "The helper is done."}]],
+        "routes": [{"user_says": "CHILD-TASK", "steps": [
+            [{"text": "Looking at a.py."}, {"tool": "exec_command", "input": {"cmd": "echo child ran"}}],
+            [*([{"hold_until": str(gate)}] if gate else []), {"text": "a.py is fine."}]]}]}
+
+
 def test_codex_spawns_a_subagent_whose_work_is_its_own_item(tmp_path):
     """Codex's multi-agent tools (offered ``subagents``): the scripted model spawns a helper and waits for it; the
     helper's own requests follow a route of the script. Codex announces the child with subagent_update and sends
     its messages and its command on the child's session: one subagent item holds them, in order, and nothing of
     it leaks into the parent's transcript. Codex's closing ``state: unknown`` leaves it done."""
-    script = {"steps": [
-        [{"text": "Asking a helper."},
-         {"tool": "spawn_agent", "namespace": "multi_agent_v1",
-          "input": {"message": "CHILD-TASK: check that a.py is fine", "agent_type": "default"}}],
-        [{"tool": "wait_agent", "namespace": "multi_agent_v1", "input": {"targets": ["$agent"], "timeout_ms": 60000}}],
-        [{"text": "The helper is done."}]],
-        "routes": [{"user_says": "CHILD-TASK", "steps": [
-            [{"text": "Looking at a.py."}, {"tool": "exec_command", "input": {"cmd": "echo child ran"}}],
-            [{"text": "a.py is fine."}]]}]}
-    run = real("codex", script, tmp_path, "Review with a helper", mode="workspace-write")
+    run = real("codex", helper_script(), tmp_path, "Review with a helper", mode="workspace-write")
     assert run.code == 0, run.stderr
     from kandev_tui.transcript import Store
 
@@ -496,16 +501,7 @@ def test_codex_subagent_entered_full_screen_in_a_real_terminal_follows_it_live(t
     import time
 
     gate = tmp_path / "go"
-    script = {"steps": [
-        [{"text": "Asking a helper."},
-         {"tool": "spawn_agent", "namespace": "multi_agent_v1",
-          "input": {"message": "CHILD-TASK: check that a.py is fine", "agent_type": "default"}}],
-        [{"tool": "wait_agent", "namespace": "multi_agent_v1", "input": {"targets": ["$agent"], "timeout_ms": 120000}}],
-        [{"text": "The helper is done."}]],
-        "routes": [{"user_says": "CHILD-TASK", "steps": [
-            [{"text": "Looking at a.py."}, {"tool": "exec_command", "input": {"cmd": "echo child ran"}}],
-            [{"hold_until": str(gate)}, {"text": "a.py is fine."}]]}]}
-    tmux, _ = in_tmux(tmp_path, "codex", script, ["--prompt", "Review with a helper"], mode="workspace-write")
+    tmux, _ = in_tmux(tmp_path, "codex", helper_script(gate), ["--prompt", "Review with a helper"], mode="workspace-write")
     try:
         tmux.wait_for("↳ CHILD-TASK: check that a.py is fine · running", 90)
         for _ in range(12):  # shift+tab through the transcript's items to the subagent's row (its keys in the footer)

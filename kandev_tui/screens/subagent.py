@@ -19,7 +19,7 @@ from kandev_tui.transcript.items import Item
 from kandev_tui.widgets.agent_message import AgentMessage
 from kandev_tui.widgets.base import safe_text
 from kandev_tui.widgets.key_footer import KeyFooter
-from kandev_tui.widgets.subagent import MARKS, STATE_STYLE, SubagentCard, subagent_name
+from kandev_tui.widgets.subagent import MARKS, STATE_STYLE, ask_to_cancel, can_cancel, subagent_name
 
 
 def _call_row(call: dict[str, Any]) -> Text:
@@ -126,15 +126,11 @@ class SubagentScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel_subagent":
-            payload = self.item.payload
-            return bool(payload.get("can_cancel")) and payload.get("state") in ("running", "waiting for you")
+            return can_cancel(self.item)
         return True
 
     def action_cancel_subagent(self) -> None:
-        if self.check_action("cancel_subagent", ()):
-            self.post_message(SubagentCard.CancelWanted(self.item.payload["session_id"]))
-            self.notify(f"Asked to cancel {self.item.payload.get('title') or 'the subagent'}.", timeout=3,
-                        markup=False)
+        ask_to_cancel(self, self.item)
 
 
 def _parts(payload: dict[str, Any]) -> list[dict[str, Any]]:

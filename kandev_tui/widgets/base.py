@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.content import Content
 from textual.widget import Widget
+from textual.widgets import Collapsible, Static
 
 from kandev_tui.transcript.items import Item
 
@@ -64,6 +68,37 @@ class EntryWidget(SearchHit, Widget):
     def settling(self) -> bool:
         """Still being put on screen (mounting, or parsing what it shows): the transcript's next batch waits."""
         return not self.is_mounted
+
+
+class CollapsibleEntry(EntryWidget):
+    """An entry that is one row, its title, and expands to a body (a compaction, a subagent). Subclasses draw an
+    item with :meth:`show`; the title is plain text, never read as markup."""
+
+    DEFAULT_CSS = """
+    CollapsibleEntry { height: auto; margin: 1 0 0 0; }
+    CollapsibleEntry Collapsible { border: none; padding: 0; background: transparent; }
+    """
+
+    def __init__(self, item: Item) -> None:
+        super().__init__(classes="entry")
+        self._body = Static(classes="body")
+        self._collapsible = Collapsible(title=Content(""), collapsed=True)
+        self._text = ""
+        self.update_item(item)
+
+    def compose(self) -> ComposeResult:
+        with self._collapsible:
+            yield self._body
+
+    def show(self, title: str, body: Text) -> None:
+        """The row's ``title`` and what it expands to (searched as shown)."""
+        self._collapsible.title = Content(title)
+        self._body.update(body)
+        self._text = f"{title}\n{body.plain}"
+
+    @property
+    def searchable_text(self) -> str:
+        return self._text
 
 
 def safe_text(value: Any, keep_newlines: bool = True) -> str:

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.content import Content
-from textual.widgets import Collapsible, Static
+from textual.widgets import Static
 
 from kandev_tui.transcript.items import Item
 
-from .base import EntryWidget, safe_text
+from .base import CollapsibleEntry, safe_text
 
 TITLES = {"in_progress": "⟳ Compacting the context…", "completed": "✔ Context compacted",
           "failed": "✖ Compacting the context failed", "cancelled": "Compacting the context was cancelled"}
@@ -40,42 +39,31 @@ def context_said(payload: dict) -> str:
     return said + (f" of {_tokens(size)} tokens" if isinstance(size, int) and size > 0 else " tokens")
 
 
-class CompactionRow(EntryWidget):
+class CompactionRow(CollapsibleEntry):
     """See the module docstring."""
 
     DEFAULT_CSS = """
-    CompactionRow { height: auto; margin: 1 0 0 0; }
-    CompactionRow Collapsible { border: none; padding: 0; background: transparent; }
     CompactionRow .body { color: $text-muted; padding: 0 1 0 3; }
     CompactionRow.failed CollapsibleTitle { color: $error; }
     CompactionRow .error { color: $error; padding: 0 1 0 4; }
     """
 
     def __init__(self, item: Item) -> None:
-        super().__init__(classes="entry")
-        self._body = Static(classes="body")
         self._error = Static(classes="error")  # why it failed, wrapping under the row (not cut with the title)
-        self._collapsible = Collapsible(title=Content(compaction_title(item)), collapsed=True)
-        self._text = ""
-        self.update_item(item)
+        super().__init__(item)
 
     def compose(self) -> ComposeResult:
-        with self._collapsible:
-            yield self._body
+        yield from super().compose()
         yield self._error
 
     def update_item(self, item: Item) -> None:
         self.item = item
-        title = compaction_title(item)
-        self._collapsible.title = Content(title)  # plain text: never read as markup
         summary = safe_text(item.payload.get("summary") or "")
-        self._body.update(Text(summary or "(the agent kept no summary)", style="italic" if summary else "dim"))
         self.set_class(item.payload.get("status") == "failed", "failed")
         error = safe_text(item.payload.get("error") or "")
         self._error.update(Text(error))
         self._error.display = bool(error)
-        self._text = f"{title}\n{error}\n{summary}"
-
-    @property
-    def searchable_text(self) -> str:
-        return self._text
+        body = Text(summary or "(the agent kept no summary)", style="italic" if summary else "dim")
+        self.show(compaction_title(item), body)
+        if error:
+            self._text += f"\n{error}"  # searched too

@@ -4,15 +4,13 @@ that expands to what it does: its tool calls with their states, and the latest o
 from __future__ import annotations
 
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.content import Content
-from textual.widgets import Collapsible, Static
+from textual.message_pump import MessagePump
 
 from kandev_tui.transcript.items import Item
 
-from .base import EntryWidget, safe_text
+from .base import CollapsibleEntry, safe_text
 
 MARKS = {"completed": ("✔", "green"), "complete": ("✔", "green"), "failed": ("✖", "red"), "error": ("✖", "red"),
          "in_progress": ("◐", "yellow"), "pending": ("○", "")}
@@ -38,7 +36,7 @@ def subagent_title(item: Item) -> str:
     return said
 
 
-class SubagentCard(EntryWidget):
+class SubagentCard(CollapsibleEntry):
     """See the module docstring. ``o`` (on its row) shows it full screen (:mod:`kandev_tui.screens.subagent`), and
     ``x`` cancels its work where it says it can be cancelled."""
 
@@ -59,21 +57,8 @@ class SubagentCard(EntryWidget):
             self.session_id = session_id
 
     DEFAULT_CSS = """
-    SubagentCard { height: auto; margin: 1 0 0 0; }
-    SubagentCard Collapsible { border: none; padding: 0; background: transparent; }
     SubagentCard .body { padding: 0 1 0 3; }
     """
-
-    def __init__(self, item: Item) -> None:
-        super().__init__(classes="entry")
-        self._body = Static(classes="body")
-        self._collapsible = Collapsible(title=Content(subagent_title(item)), collapsed=True)
-        self._text = ""
-        self.update_item(item)
-
-    def compose(self) -> ComposeResult:
-        with self._collapsible:
-            yield self._body
 
     def update_item(self, item: Item) -> None:
         self.item = item
@@ -81,7 +66,6 @@ class SubagentCard(EntryWidget):
         title = subagent_title(item)
         if self.can_cancel:
             title += " · x cancels"
-        self._collapsible.title = Content(title)  # plain text: never read as markup
         body = Text()
         if payload.get("description") and payload.get("title"):
             body.append(safe_text(payload["description"], keep_newlines=False)[:500] + "\n", style="dim")
@@ -93,13 +77,11 @@ class SubagentCard(EntryWidget):
         if words:
             body.append(("…" if len(words) > TAIL else "") + words[-TAIL:], style="italic")
         body.rstrip()
-        self._body.update(body if body.plain else Text("(nothing yet)", style="dim"))
-        self._text = f"{title}\n{body.plain}"
+        self.show(title, body if body.plain else Text("(nothing yet)", style="dim"))
 
     @property
     def can_cancel(self) -> bool:
-        payload = self.item.payload if self.item is not None else {}
-        return bool(payload.get("can_cancel")) and payload.get("state") in ("running", "waiting for you")
+        return self.item is not None and can_cancel(self.item)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel_subagent":
@@ -111,11 +93,19 @@ class SubagentCard(EntryWidget):
             self.post_message(self.OpenWanted(self.item.key))
 
     def action_cancel_subagent(self) -> None:
-        if self.can_cancel and self.item is not None:
-            self.post_message(self.CancelWanted(self.item.payload["session_id"]))
-            self.app.notify(f"Asked to cancel {self.item.payload.get('title') or 'the subagent'}.", timeout=3,
-                            markup=False)
+        if self.item is not None:
+            ask_to_cancel(self, self.item)
 
-    @property
-    def searchable_text(self) -> str:
-        return self._text
+
+def can_cancel(item: Item) -> bool:
+    """Whether the subagent says it can be cancelled (its ``cancel`` capability) and is at work."""
+    payload = item.payload
+    return bool(payload.get("can_cancel")) and payload.get("state") in ("running", "waiting for you")
+
+
+def ask_to_cancel(sender: MessagePump, item: Item) -> None:
+    """``x``: the app is asked to cancel the subagent's work (``session/cancel`` of its session), and says so."""
+    if can_cancel(item):
+        sender.post_message(SubagentCard.CancelWanted(item.payload["session_id"]))
+        sender.app.notify(f"Asked to cancel {item.payload.get('title') or 'the subagent'}.", timeout=3,
+                          markup=False)
