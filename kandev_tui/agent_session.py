@@ -10,13 +10,16 @@ Textual, and nothing here knows who shows the items.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from kandev_tui.acp import AgentClient, AgentError, AgentOptions
 from kandev_tui.transcript import Item, RecordingWriter, Store
 from kandev_tui.transcript.items import PackedItem
+from kandev_tui.transcript.frames import LOCAL, Frame
 from kandev_tui.transcript.pipeline import Pipeline
+from kandev_tui.turn_changes import TurnChanges
 
 
 def session_title(prompt: str) -> str:
@@ -42,7 +45,8 @@ class AgentSession:
     stored."""
 
     def __init__(self, options: AgentOptions, store: Store, *, title: str, record: Path | None = None,
-                 continuing: dict[str, Any] | None = None, listener: Callable[[list[Item]], None]) -> None:
+                 continuing: dict[str, Any] | None = None, listener: Callable[[list[Item]], None],
+                 track_changes: bool = True) -> None:
         self.options = options
         self.store = store
         self.title = title
@@ -51,6 +55,10 @@ class AgentSession:
         self.listener = listener
         self.session_id = ""
         self.pipeline: Pipeline | None = None
+        self.track_changes = track_changes
+        self.in_turn = False  # a turn runs (its checkpoint is taken, its prompt is out, or its changes computed)
+        self._changes: TurnChanges | None = None
+        self._turns = 0  # the last turn stored (a continued session's turns go on from it)
 
     def begin(self) -> list[PackedItem]:
         """The stored session made (or continued, marked running again), the agent's log file named after it, the
@@ -60,6 +68,7 @@ class AgentSession:
             self.session_id = self.continuing["id"]
             history = self.store.packed_items(self.session_id)
             after = history_position(history)
+            self._turns = after[0]
             self.store.update_session(self.session_id, state="running")
         else:
             self.session_id = self.store.create_session(title=self.title, agent_command=self.options.command,
@@ -78,6 +87,36 @@ class AgentSession:
         ``ask_user`` its questions (elicitation: offered to the agent only when there is someone to answer)."""
         assert self.pipeline is not None, "begin() first"
         return AgentClient(self.options, self.pipeline.feed, ask, ask_user)
+
+    async def turn(self, client: AgentClient, text: str) -> str:
+        """One turn: ``text`` prompted, the workspace recorded before and after it, and what it changed said (the
+        turn's changes card, :mod:`kandev_tui.turn_changes`). The turn's stop reason."""
+        changes = self.changes
+        self.in_turn = True
+        try:
+            await changes.started()
+            try:
+                stop = await client.prompt(text)
+            except asyncio.CancelledError:  # the app quitting: nothing more is said
+                changes.abandoned()
+                raise
+            except BaseException:  # the agent failed: what it changed before is said all the same
+                await changes.ended()
+                raise
+            await changes.ended()
+            return stop
+        finally:
+            self.in_turn = False
+
+    @property
+    def changes(self) -> TurnChanges:
+        if self._changes is None:
+            assert self.pipeline is not None, "begin() first"
+            pipeline = self.pipeline
+            self._changes = TurnChanges(Path(self.options.workspace), self.session_id,
+                                        lambda event: pipeline.feed(Frame.now(LOCAL, event)),
+                                        turn=self._turns, enabled=self.track_changes)
+        return self._changes
 
     def opened(self, client: AgentClient) -> None:
         """The agent's session is open: its id, and how it can be continued, stored."""

@@ -23,13 +23,15 @@ STORE_FAILED = 2  # the exit status when the session database failed (as for one
 class ItemPrinter:
     """Prints each item as one JSON line once it is final (again if it changes later); the session's running
     state (token usage, the agent's title for the session, its plans), which is never final, at the end of the
-    turn, just before its ``turn_end``."""
+    turn (:meth:`finish`), then its ``turn_end``, held until then: the turn's changes card, made once the agent
+    has answered, comes before it, and ``turn_end`` stays the last line."""
 
     def __init__(self, out: IO[str]) -> None:
         self.out = out
         self.reader_gone = False  # the reader of ``out`` went away (``| head``): nothing more is printed
         self._printed: dict[str, str] = {}
         self._state: dict[str, Item] = {}
+        self._turn_end: Item | None = None
 
     def _write(self, text: str = "") -> None:
         """Write (and flush) to ``out``; once its reader has gone, the turn goes on and is stored, silently."""
@@ -50,9 +52,9 @@ class ItemPrinter:
         for item in items:
             if item.kind in (USAGE, SESSION_INFO, PLAN) and not item.final:  # a plan stays open to updates
                 self._state[item.key] = item
-            if item.kind == TURN_END:  # the turn's usage and title just before its end
-                self.finish()
-            if item.final:
+            elif item.kind == TURN_END:  # held: what the turn changed comes after the agent's answer, and before it
+                self._turn_end = item
+            elif item.final:
                 self._state.pop(item.key, None)  # a later, final version: the one printed
                 self._print(item)
         self._write()
@@ -64,8 +66,12 @@ class ItemPrinter:
             self._write(line + "\n")
 
     def finish(self) -> None:
+        """The turn is over (its changes said): the session's state, then its ``turn_end``, the last line."""
         for item in self._state.values():
             self._print(item)
+        if self._turn_end is not None:
+            self._print(self._turn_end)
+            self._turn_end = None
         self._write()
 
 
@@ -130,7 +136,7 @@ async def run_turn(options: AgentOptions, prompt: str, store: Store, *, record: 
         if problems:  # asked for on the command line: not run with something else
             stop, outcome["error"] = "error", problems[0]
         else:
-            stop = await client.prompt(prompt)
+            stop = await core.turn(client, prompt)
     except LoginRequired as exc:
         stop, outcome["error"] = "error", "\n".join([str(exc), *login_lines(exc.methods)])
     except AgentError as exc:

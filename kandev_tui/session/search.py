@@ -26,7 +26,7 @@ def item_texts(item: Item) -> list[str]:
     payload = item.payload
     parts = [payload.get("text"), payload.get("title"), payload.get("name"), payload.get("message"),
              payload.get("description"), payload.get("summary"), payload.get("markdown")]
-    if item.kind in (K.TOOL, K.PLAN, K.PERMISSION, K.ELICITATION, K.SUBAGENT):
+    if item.kind in (K.TOOL, K.PLAN, K.PERMISSION, K.ELICITATION, K.SUBAGENT, K.CHANGES):
         parts.append(json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)[:20000])
     return [p for p in parts if isinstance(p, str)]
 

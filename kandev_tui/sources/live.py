@@ -224,13 +224,15 @@ class LiveSource(RunsInBackground, Source):
 
     async def _send(self, text: str) -> None:
         assert self.client is not None
-        if self.client.turn_running:  # on the agent's loop: a second send waits its turn here, and is refused
+        if self.client.turn_running or (self.core is not None and self.core.in_turn):  # on the agent's loop: a
+            # second send waits its turn here, and is refused
             raise AgentError("a turn is already running (Escape cancels it)")
         if self.title in ("", "new session"):
             self.title = session_title(text)
             self._update_session(title=self.title)
         self._set_state("running", "")
-        stop = await self.client.prompt(text)
+        assert self.core is not None
+        stop = await self.core.turn(self.client, text)
         if self.client.process is not None and self.client.process.returncode is not None:
             self.can_prompt = False
             self.read_only_reason = "the agent has exited"

@@ -118,6 +118,8 @@ def item_markdown(item: Item) -> str | None:
             said += f": {_md_cell(payload['error'])}"
         summary = payload.get("summary") or ""
         return said + ("\n\n" + _fence(summary[:4000] + ("\n…" if len(summary) > 4000 else "")) if summary else "")
+    if item.kind == K.CHANGES:
+        return changes_markdown(payload)
     if item.kind == K.ERROR:
         return f"> **Error:** {_md_cell(payload.get('message', ''))}"
     if item.kind == K.TURN_END:
@@ -152,3 +154,21 @@ def session_markdown(session: dict[str, Any], items: Iterable[Item]) -> str:
             f"- workspace: `{_md_cell(session.get('workspace', ''))}`", f"- started: {started}", ""]
     body = [text for text in (item_markdown(item) for item in items) if text]
     return "\n".join(head) + "\n\n".join(body) + "\n"
+
+
+def changes_markdown(payload: dict[str, Any]) -> str:
+    """A turn's changes card: its counts, then a table of its files."""
+    state = payload.get("state")
+    if state == "unavailable":
+        return f"- Changes not tracked: {_md_cell(payload.get('reason', ''))}"
+    if state != "ready":
+        return "- No files changed" if state == "none" else "- Changes: still being computed"
+    said = f"- **{payload.get('count', 0)} files changed** +{payload.get('added', 0)} −{payload.get('removed', 0)}"
+    if payload.get("overlapped"):
+        said += " (another session's turn ran in this repository meanwhile)"
+    rows = ["| file | change | + | − |", "|---|---|---|---|"]
+    for entry in payload.get("files") or []:
+        name = entry["path"] if not entry.get("old_path") else f"{entry['old_path']} → {entry['path']}"
+        rows.append(f"| {_md_cell(name)} | {_md_cell(entry.get('status', ''))}{' (binary)' if entry.get('binary') else ''}"
+                    f" | {entry.get('added', 0)} | {entry.get('removed', 0)} |")
+    return said + "\n\n" + "\n".join(rows)

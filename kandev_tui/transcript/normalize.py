@@ -20,6 +20,7 @@ from .elicitation import Elicitations
 from .notices import Compactions, notice_item
 from .plans import Plans
 from .subagents import Subagents
+from .changes import TurnChangesItems
 from .diffs import diff_summary
 from .frames import IN, LOCAL, OUT, Frame
 from .items import COMPLETE, FAILED, TERMINAL, Item
@@ -119,7 +120,8 @@ class Normalizer:
         self._plan: Item | None = None
         self._permissions: dict[str, Item] = {}
         self._elicitations = Elicitations(self._next)  # the agent's questions to the user
-        self._compactions = Compactions(self._next, lambda: self._usage)  # the agent's context compactions, by its id
+        self._compactions = Compactions(self._next, lambda: self._usage)
+        self._turn_changes = TurnChangesItems(self._next)  # what each turn changed in the workspace  # the agent's context compactions, by its id
         self._plans = Plans(self._next)  # the agent's plans by their id (plan operations)
         self._subagents = Subagents(self._next)  # its child sessions, each an item of this transcript
         self._counter = after[1]
@@ -429,7 +431,7 @@ class Normalizer:
 
     def _finish_turn(self) -> list[Item]:
         """Unfinished tool calls are cancelled, the plan is final, memory is released."""
-        changed = []
+        changed = self._turn_changes.turn_ending(self.turn)  # the turn's changes card, before its end
         made = self._rich.turn_ended(self.turn, self._call_of_ours)  # calls the agent never reported
         if made:
             changed += self._close_text()
@@ -661,10 +663,13 @@ class Normalizer:
                 changed.append(self._error(str(event.get("message", "error")), exit_code=event.get("exit_code"),
                                            stderr=event.get("stderr"), detail=event.get("detail")))
             if event.get("ends_turn") and self.turn_open:
+                self._turn_changes.untrack()  # cut short by kandev-tui closing: no card (its changes are not computed)
                 stop = event.get("stop_reason") if isinstance(event.get("stop_reason"), str) else "error"
                 changed.extend(self._finish_turn())
                 changed.append(Item(self._next("turn_end"), K.TURN_END, self.turn, {"stop_reason": stop}, final=True))
             return changed
+        if kind == "changes":
+            return self._turn_changes.event(event, self.turn)
         if kind == "file_written":
             return self._file_written(event)
         if kind == "file_before":

@@ -10,6 +10,7 @@ from __future__ import annotations
 from kandev_tui.transcript import items as K
 
 from .agent_message import AgentMessage
+from .changes_card import ChangesCard
 from .chart_block import ChartBlock
 from .compaction import CompactionRow
 from .subagent import SubagentCard
@@ -26,9 +27,9 @@ from .user_message import UserMessage
 ITEM_WIDGETS = {K.USER: UserMessage, K.AGENT: AgentMessage, K.THOUGHT: Thought, K.PLAN: Plan,
                 K.PERMISSION: PermissionRequest, K.ERROR: Notice, K.TURN_END: Notice, K.NOTE: Notice,
                 K.ELICITATION: ElicitationCard, K.AGENT_NOTICE: Notice, K.COMPACTION: CompactionRow,
-                K.SUBAGENT: SubagentCard}
+                K.SUBAGENT: SubagentCard, K.CHANGES: ChangesCard}
 REQUESTS = (PermissionRequest, ElicitationCard)  # what waits for the user's answer, and takes the focus
 REQUEST_SELECTOR = "PermissionRequest, ElicitationCard"
 
-__all__ = ["AgentMessage", "ChartBlock", "CompactionRow", "ElicitationCard", "ITEM_WIDGETS", "REQUESTS", "REQUEST_SELECTOR", "SubagentCard", "Notice", "PermissionRequest", "Plan", "Thought",
+__all__ = ["AgentMessage", "ChangesCard", "ChartBlock", "CompactionRow", "ElicitationCard", "ITEM_WIDGETS", "REQUESTS", "REQUEST_SELECTOR", "SubagentCard", "Notice", "PermissionRequest", "Plan", "Thought",
            "ToolCallView", "ToolCard", "ToolGroup", "UserMessage"]

@@ -1,0 +1,215 @@
+"""Checkpoints of a git workspace, for what each turn changed: the working tree as it is (tracked files and untracked
+ones git does not ignore) recorded as a commit object under a private ref, ``refs/kandev-tui/<session>/<turn>-start``
+and ``-end``, and the difference between two of them.
+
+Nothing the user has is touched: the commit is made with a temporary index (a copy of the user's, so that git's
+stat cache spares hashing unchanged files; for a repository mid-merge, from HEAD), and only objects and the private
+ref are written. Files above :data:`MAX_FILE_BYTES` are left as they were in the index and counted. Every call runs
+git as a subprocess and blocks: callers run it off the UI thread. Problems are :class:`Unavailable` with a reason
+said as it is (not a repository, git missing, a read-only ``.git``…), never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MAX_FILE_BYTES = 50 * 1024 * 1024  # a file larger than this is not recorded (it keeps its indexed state)
+MAX_FILES_LISTED = 2000  # files of one turn's changes listed (all are counted)
+REF_ROOT = "refs/kandev-tui"
+GIT_TIMEOUT = 120.0
+IDENTITY = {"GIT_AUTHOR_NAME": "kandev-tui", "GIT_AUTHOR_EMAIL": "kandev-tui@localhost",
+            "GIT_COMMITTER_NAME": "kandev-tui", "GIT_COMMITTER_EMAIL": "kandev-tui@localhost"}
+
+
+class Unavailable(Exception):
+    """Checkpoints cannot be taken here: the reason, as a user reads it."""
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    commit: str
+    ref: str
+    skipped: int = 0  # files above MAX_FILE_BYTES, not recorded
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: str
+    status: str  # added, modified, deleted, renamed, copied, type changed
+    added: int = 0
+    removed: int = 0
+    binary: bool = False
+    old_path: str = ""  # a rename's or copy's source
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {"path": self.path, "status": self.status, "added": self.added,
+                                   "removed": self.removed}
+        if self.binary:
+            data["binary"] = True
+        if self.old_path:
+            data["old_path"] = self.old_path
+        return data
+
+
+@dataclass(frozen=True)
+class Changes:
+    files: list[FileChange] = field(default_factory=list)  # the first MAX_FILES_LISTED
+    count: int = 0  # every file changed
+    added: int = 0
+    removed: int = 0
+
+
+STATUS = {"A": "added", "M": "modified", "D": "deleted", "R": "renamed", "C": "copied", "T": "type changed"}
+
+
+def _git(root: Path, *args: str, env: dict[str, str] | None = None, data: bytes | None = None) -> bytes:
+    """``git args`` in ``root``: its output, or :class:`Unavailable` with git's own first line of complaint."""
+    try:
+        done = subprocess.run(["git", *args], cwd=root, input=data, capture_output=True, timeout=GIT_TIMEOUT,
+                              env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", **(env or {})})
+    except FileNotFoundError:
+        raise Unavailable("git is not installed") from None
+    except subprocess.TimeoutExpired:
+        raise Unavailable(f"git {args[0]} took over {GIT_TIMEOUT:g} s") from None
+    except OSError as exc:
+        raise Unavailable(f"git could not run: {exc}") from None
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        reason = next((line for line in said if line.startswith(("fatal:", "error:"))), said[0] if said else "")
+        if "Permission denied" in done.stderr.decode("utf-8", "replace") or "Read-only" in reason:
+            raise Unavailable("the repository cannot be written (its .git is read-only)")
+        raise Unavailable(f"git {args[0]} failed: {reason.removeprefix('fatal: ').removeprefix('error: ')[:200]}")
+    return done.stdout
+
+
+def repository(workspace: Path) -> Path:
+    """The root of the git work tree ``workspace`` is in; :class:`Unavailable` when there is none."""
+    if shutil.which("git") is None:
+        raise Unavailable("git is not installed")
+    try:
+        top = _git(workspace, "rev-parse", "--show-toplevel").decode("utf-8", "surrogateescape").strip()
+    except Unavailable:
+        raise Unavailable("the workspace is not in a git repository") from None
+    if not top:
+        raise Unavailable("the workspace is not in a git work tree (a bare repository)")
+    return Path(top)
+
+
+def _head(root: Path) -> str | None:
+    try:
+        return _git(root, "rev-parse", "--verify", "-q", "HEAD^{commit}").decode().strip() or None
+    except Unavailable:
+        return None  # no commit yet
+
+
+def _split(output: bytes) -> list[str]:
+    return [p.decode("utf-8", "surrogateescape") for p in output.split(b"\0") if p]
+
+
+def take(root: Path, ref: str, max_file: int = MAX_FILE_BYTES) -> Checkpoint:
+    """The work tree of ``root`` as it is now, as a commit kept under ``ref`` (see the module docstring)."""
+    git_dir = Path(_git(root, "rev-parse", "--absolute-git-dir").decode("utf-8", "surrogateescape").strip())
+    head = _head(root)
+    with tempfile.TemporaryDirectory(prefix="kandev-tui-index-") as folder:
+        index = Path(folder) / "index"
+        env = {"GIT_INDEX_FILE": str(index)}
+        user_index = git_dir / "index"
+        copied = False
+        if user_index.is_file():
+            shutil.copyfile(user_index, index)
+            copied = True
+            # mid-merge (or any conflict): the index holds unmerged entries a tree cannot be written from
+            if _git(root, "ls-files", "-u", "-z", env=env):
+                index.unlink()
+                copied = False
+        if not copied:
+            if head is not None:
+                _git(root, "read-tree", head, env=env)
+            else:
+                _git(root, "read-tree", "--empty", env=env)
+        changed = _split(_git(root, "ls-files", "-z", "--modified", "--deleted", "--others", "--exclude-standard",
+                              env=env))
+        keep, gone, skipped = [], [], 0
+        for path in dict.fromkeys(changed):
+            path = path.rstrip("/")  # an untracked repository inside: recorded as its commit (a gitlink)
+            where = root / path
+            if where.is_dir() and not where.is_symlink() and not (where / ".git").exists():
+                gone.append(path)  # a file that became a folder: the file is gone, the folder's files are listed
+                continue
+            try:
+                size = where.lstat().st_size if where.is_file() else 0
+            except OSError:
+                size = 0  # gone meanwhile: recorded as deleted
+            if size > max_file:
+                skipped += 1
+                continue
+            keep.append(path)
+        for paths, how in ((gone, "--force-remove"), (keep, "--add")):
+            if paths:
+                _git(root, "update-index", how, "--remove", "--replace", "-z", "--stdin", env=env,
+                     data=b"\0".join(p.encode("utf-8", "surrogateescape") for p in paths) + b"\0")
+        tree = _git(root, "write-tree", env=env).decode().strip()
+    parents = ["-p", head] if head else []
+    commit = _git(root, "commit-tree", tree, *parents, "-m", f"kandev-tui checkpoint {ref}",
+                  env=IDENTITY).decode().strip()
+    _git(root, "update-ref", ref, commit)
+    return Checkpoint(commit, ref, skipped)
+
+
+def changes(root: Path, before: str, after: str, limit: int = MAX_FILES_LISTED) -> Changes:
+    """What changed from checkpoint ``before`` to ``after``: each file (renames found), its lines added and removed."""
+    numstat = _git(root, "diff-tree", "-r", "-z", "-M", "--no-ext-diff", "--numstat", before, after).split(b"\0")
+    names = _git(root, "diff-tree", "-r", "-z", "-M", "--no-ext-diff", "--name-status", before, after).split(b"\0")
+    counts: list[tuple[int, int, bool]] = []
+    index = 0
+    while index < len(numstat):  # "added\tremoved\tpath" or, for a rename, "added\tremoved\t" then two paths
+        entry = numstat[index]
+        if not entry:
+            index += 1
+            continue
+        added, removed, path = entry.split(b"\t", 2)
+        binary = added == b"-"
+        counts.append((0 if binary else int(added), 0 if binary else int(removed), binary))
+        index += 3 if not path else 1
+    files: list[FileChange] = []
+    total_added = sum(a for a, _r, _b in counts)
+    total_removed = sum(r for _a, r, _b in counts)
+    index, number = 0, 0
+    while index < len(names) and names[index]:
+        code = names[index].decode()
+        letter = code[:1]
+        if letter in ("R", "C"):
+            old, new = names[index + 1], names[index + 2]
+            index += 3
+        else:
+            old, new = b"", names[index + 1]
+            index += 2
+        if len(files) < limit:
+            added, removed, binary = counts[number] if number < len(counts) else (0, 0, False)
+            files.append(FileChange(new.decode("utf-8", "surrogateescape"), STATUS.get(letter, letter), added,
+                                    removed, binary, old.decode("utf-8", "surrogateescape")))
+        number += 1
+    return Changes(files, number, total_added, total_removed)
+
+
+def refs(root: Path, session_id: str | None = None) -> list[tuple[str, str, int]]:
+    """The checkpoint refs kept in ``root`` (of one session, or all): (ref, commit, its time, Unix seconds)."""
+    prefix = f"{REF_ROOT}/{session_id}" if session_id else REF_ROOT
+    found = _git(root, "for-each-ref", "--format=%(refname)%00%(objectname)%00%(committerdate:unix)", prefix)
+    kept = []
+    for line in found.decode("utf-8", "surrogateescape").splitlines():
+        name, commit, when = line.split("\0")
+        kept.append((name, commit, int(when or 0)))
+    return kept
+
+
+def remove(root: Path, names: list[str]) -> None:
+    """Delete checkpoint refs (their objects go with git's own garbage collection)."""
+    if names:
+        _git(root, "update-ref", "--stdin", "-z",
+             data=b"".join(b"delete " + n.encode("utf-8", "surrogateescape") + b"\0\0" for n in names))

@@ -1,0 +1,111 @@
+"""What a turn changed, after its last message: "N files changed +a −d" and the files with their counts (those the
+agent's commands changed too, and those of an agent that reports no diff), from the workspace's checkpoints. Its
+states: pending while it is computed, none, unavailable (the reason, said once a session). It says when another
+session's turn ran in the same repository meanwhile. Enter (or a click) on it opens the review of its diffs."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import Static
+
+from kandev_tui.transcript.items import Item
+
+from .base import EntryWidget, safe_text
+
+SHOWN_FILES = 8  # files listed on the card (the review has them all)
+LETTERS = {"added": ("A", "green"), "modified": ("M", "yellow"), "deleted": ("D", "red"), "renamed": ("R", "cyan"),
+           "copied": ("C", "cyan"), "type changed": ("T", "magenta")}
+
+
+def file_name(entry: dict) -> str:
+    """A changed file as the card and the review name it: a rename as ``old → new``; inert."""
+    path = safe_text(entry.get("path", ""), keep_newlines=False)
+    if entry.get("old_path"):
+        return f"{safe_text(entry['old_path'], keep_newlines=False)} → {path}"
+    return path
+
+
+def changes_text(item: Item, shown: int = SHOWN_FILES) -> Text:
+    payload = item.payload
+    state = payload.get("state")
+    if state == "pending":
+        return Text("⟳ Looking at what this turn changed…", style="dim")
+    if state == "unavailable":
+        return Text(f"Changes not tracked: {safe_text(payload.get('reason', ''), keep_newlines=False)}", style="dim")
+    if state == "none":
+        text = Text("No files changed in this turn.", style="dim")
+    else:
+        count = payload.get("count", 0)
+        text = Text.assemble(("✎ ", "bold"), (f"{count} file{'s' if count != 1 else ''} changed", "bold"), " ",
+                             (f"+{payload.get('added', 0)}", "green"), " ", (f"−{payload.get('removed', 0)}", "red"),
+                             ("  enter: review", "dim"))
+        files = payload.get("files") or []
+        for entry in files[:shown]:
+            letter, style = LETTERS.get(entry.get("status", ""), ("?", ""))
+            text.append(f"\n  {letter} ", style=f"bold {style}")
+            text.append(file_name(entry))
+            text.append(" (binary)" if entry.get("binary") else f"  +{entry.get('added', 0)} −{entry.get('removed', 0)}",
+                        style="dim")
+        if count > min(len(files), shown):
+            text.append(f"\n  … and {count - min(len(files), shown)} more", style="dim")
+    if payload.get("overlapped"):
+        text.append("\n⚠ Another session's turn ran in this repository meanwhile: some of these changes may be its.",
+                    style="yellow")
+    if payload.get("skipped"):
+        skipped = payload["skipped"]
+        text.append(f"\n{skipped} large file{'s' if skipped != 1 else ''} not compared.", style="dim")
+    return text
+
+
+class ChangesCard(EntryWidget):
+    """See the module docstring."""
+
+    can_focus = True
+    BINDINGS = [Binding("enter", "review", "Review changes")]
+    DEFAULT_CSS = """
+    ChangesCard { height: auto; margin: 1 0 0 0; padding: 0 1; border-left: thick $secondary; }
+    ChangesCard.quiet { border-left: none; }
+    ChangesCard:focus { background: $boost; }
+    """
+
+    class ReviewWanted(Message):
+        """The user asked to review the changes of item ``key``."""
+
+        def __init__(self, key: str) -> None:
+            super().__init__()
+            self.key = key
+
+    def __init__(self, item: Item) -> None:
+        super().__init__(classes="entry")
+        self._body = Static()
+        self._text = ""
+        self.update_item(item)
+
+    def compose(self):
+        yield self._body
+
+    def update_item(self, item: Item) -> None:
+        self.item = item
+        text = changes_text(item)
+        self._body.update(text)
+        self._text = text.plain
+        self.set_class(item.payload.get("state") != "ready", "quiet")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "review":
+            return self.item is not None and self.item.payload.get("state") == "ready"
+        return True
+
+    def action_review(self) -> None:
+        if self.item is not None and self.item.payload.get("state") == "ready":
+            self.post_message(self.ReviewWanted(self.item.key))
+
+    def on_click(self, event: events.Click) -> None:
+        self.action_review()
+
+    @property
+    def searchable_text(self) -> str:
+        return self._text

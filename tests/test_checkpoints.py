@@ -1,0 +1,219 @@
+"""Checkpoints and the changes card, on real git repositories (git from Debian): what a turn changed, through the
+agent's tool and through a shell command, counted; the user's index, HEAD and stash untouched; and the bad input
+(a merge in progress, a detached HEAD, a submodule, a 200 MB file, 10,000 files, a file become a folder, paths with
+newlines and escapes, a workspace that stops being a repository, no git, a read-only .git)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kandev_tui import checkpoints
+from kandev_tui.checkpoints import Unavailable
+
+from .test_elicitation_app import KANDEV, KIT
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+ENV = {"GIT_AUTHOR_NAME": "u", "GIT_AUTHOR_EMAIL": "u@x", "GIT_COMMITTER_NAME": "u", "GIT_COMMITTER_EMAIL": "u@x"}
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True,
+                          env={**os.environ, **ENV}).stdout
+
+
+def repo(path: Path, files: dict[str, str] | None = None) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", "main", ".")
+    for name, text in (files or {"a.txt": "one\n"}).items():
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
+        (path / name).write_text(text)
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "init")
+    return path
+
+
+def users_state(root: Path) -> tuple[str, str, str, str]:
+    """What the user has: the index (as git lists it, stages included), HEAD, the branches, the stash."""
+    return (git(root, "ls-files", "-s"), git(root, "rev-parse", "HEAD"), git(root, "for-each-ref", "refs/heads"),
+            git(root, "stash", "list"))
+
+
+def turn(root: Path, change, ref: str = "t") -> checkpoints.Changes:
+    before = checkpoints.take(root, f"refs/kandev-tui/test/{ref}-start")
+    change()
+    after = checkpoints.take(root, f"refs/kandev-tui/test/{ref}-end")
+    return checkpoints.changes(root, before.commit, after.commit)
+
+
+def test_a_turn_is_recorded_without_touching_the_users_index_head_or_stash(tmp_path):
+    root = repo(tmp_path / "r", {"a.txt": "one\n", "keep.txt": "k\n"})
+    (root / ".gitignore").write_text("*.log\n")
+    (root / "staged.txt").write_text("staged\n")
+    git(root, "add", "staged.txt")
+    git(root, "stash", "list")
+    (root / "a.txt").write_text("one\ntwo\n")  # modified, not staged
+    state = users_state(root)
+
+    def change():
+        (root / "a.txt").write_text("one\ntwo\nthree\n")
+        (root / "new.py").write_text("print('x')\n")
+        (root / "keep.txt").unlink()
+        (root / "debug.log").write_text("ignored\n")
+
+    found = turn(root, change)
+    assert {(f.path, f.status, f.added, f.removed) for f in found.files} == {
+        ("a.txt", "modified", 1, 0), ("new.py", "added", 1, 0), ("keep.txt", "deleted", 0, 1)}
+    assert (found.count, found.added, found.removed) == (3, 2, 1)
+    assert users_state(root) == state  # index (staged.txt still staged alone), HEAD, branches, stash
+    assert [r[0] for r in checkpoints.refs(root, "test")] == ["refs/kandev-tui/test/t-end",
+                                                              "refs/kandev-tui/test/t-start"]
+    checkpoints.remove(root, [r[0] for r in checkpoints.refs(root, "test")])
+    assert checkpoints.refs(root) == []
+
+
+def test_a_merge_in_progress_a_detached_head_and_a_submodule(tmp_path):
+    root = repo(tmp_path / "r", {"a.txt": "base\n"})
+    git(root, "checkout", "-q", "-b", "other")
+    (root / "a.txt").write_text("other\n")
+    git(root, "commit", "-q", "-am", "other")
+    git(root, "checkout", "-q", "main")
+    (root / "a.txt").write_text("main\n")
+    git(root, "commit", "-q", "-am", "main")
+    subprocess.run(["git", "merge", "other"], cwd=root, capture_output=True, env={**os.environ, **ENV})
+    assert "UU a.txt" in git(root, "status", "--short")  # mid-merge, a conflict in the index
+    state = users_state(root)
+    found = turn(root, lambda: (root / "b.txt").write_text("during the merge\n"), "merge")
+    assert ("b.txt", "added") in {(f.path, f.status) for f in found.files}
+    assert users_state(root) == state and (root / ".git" / "MERGE_HEAD").exists()  # still merging, as it was
+    git(root, "merge", "--abort")
+    git(root, "checkout", "-q", "--detach", "HEAD~1")
+    found = turn(root, lambda: (root / "a.txt").write_text("detached\n"), "detached")
+    assert [(f.path, f.status) for f in found.files] == [("a.txt", "modified")]
+    sub = repo(tmp_path / "sub", {"s.txt": "s\n"})
+    git(root, "checkout", "-q", "-f", "main")
+    git(root, "-c", "protocol.file.allow=always", "submodule", "-q", "add", str(sub), "sub")
+    git(root, "commit", "-q", "-m", "sub")
+    found = turn(root, lambda: (root / "sub" / "s.txt").write_text("changed inside\n"), "sub")
+    assert found.count == 0  # the submodule's own files are its repository's: its commit did not move
+
+
+def test_a_big_file_is_skipped_and_counted_and_a_file_become_a_folder(tmp_path):
+    root = repo(tmp_path / "r", {"a.txt": "a\n", "thing": "a file\n"})
+
+    def change():
+        with open(root / "huge.bin", "wb") as big:  # 200 MB, sparse: made at once
+            big.truncate(200 * 1024 * 1024)
+        (root / "thing").unlink()
+        (root / "thing").mkdir()
+        (root / "thing" / "inside.txt").write_text("now a folder\n")
+
+    before = checkpoints.take(root, "refs/kandev-tui/test/big-start")
+    change()
+    after = checkpoints.take(root, "refs/kandev-tui/test/big-end")
+    assert after.skipped == 1
+    found = checkpoints.changes(root, before.commit, after.commit)
+    assert {(f.path, f.status) for f in found.files} == {("thing", "deleted"), ("thing/inside.txt", "added")}
+
+
+def test_ten_thousand_changed_files_and_paths_with_newlines_and_escapes(tmp_path):
+    root = repo(tmp_path / "r")
+    hostile = "evil\n\x1b[31mred\x1b]0;title\x07.txt"
+
+    def change():
+        for n in range(10_000):
+            (root / f"f{n:05}.txt").write_text(f"{n}\n")
+        (root / hostile).write_text("x\n")
+
+    found = turn(root, change, "many")
+    assert found.count == 10_001 and len(found.files) == checkpoints.MAX_FILES_LISTED
+    found = checkpoints.changes(root, *[c for _n, c, _t in reversed(checkpoints.refs(root, "test"))], limit=20_000)
+    assert hostile in {f.path for f in found.files}
+    from kandev_tui.transcript.items import Item
+    from kandev_tui.widgets.changes_card import changes_text
+
+    item = Item("changes:1", "changes", 1, {"state": "ready", "count": 1, "added": 1, "removed": 0,
+                                            "files": [{"path": hostile, "status": "added", "added": 1, "removed": 0}]})
+    drawn = changes_text(item).plain
+    assert "\x1b" not in drawn and "\x07" not in drawn and "\n  A evil" in drawn  # inert, on its one line
+
+
+def test_what_cannot_be_tracked_says_why(tmp_path, monkeypatch):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    with pytest.raises(Unavailable, match="^the workspace is not in a git repository$"):
+        checkpoints.repository(plain)
+    root = repo(tmp_path / "r")
+    before = checkpoints.take(root, "refs/kandev-tui/test/gone-start")
+    shutil.rmtree(root / ".git")  # the workspace stops being a repository mid-session
+    with pytest.raises(Unavailable):
+        checkpoints.take(root, "refs/kandev-tui/test/gone-end")
+    assert before.commit
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))  # git not installed
+    with pytest.raises(Unavailable, match="^git is not installed$"):
+        checkpoints.repository(root)
+
+
+def test_a_read_only_git_folder_says_so(tmp_path):
+    """The .git of the workspace mounted read-only (a mount namespace of its own): the checkpoint is refused with
+    the reason, and nothing else breaks."""
+    if shutil.which("unshare") is None or subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode:
+        pytest.skip("mount namespaces are not available here")
+    root = repo(tmp_path / "r")
+    code = ("import sys; from pathlib import Path; from kandev_tui import checkpoints as c\n"
+            "try:\n    c.take(Path(sys.argv[1]), 'refs/kandev-tui/test/ro-start')\n"
+            "except c.Unavailable as e:\n    print('UNAVAILABLE', e)\n")
+    done = subprocess.run(["unshare", "-m", "sh", "-c", 'mount --bind "$1/.git" "$1/.git" && '
+                           'mount -o remount,bind,ro "$1/.git" && exec "$2" -c "$3" "$1"', "sh", str(root),
+                           sys.executable, code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("UNAVAILABLE ") and "read-only" in done.stdout, done.stdout
+
+
+def headless(workspace: Path, steps: list[dict], db: Path) -> list[dict]:
+    env = {**os.environ, "DIALECT": json.dumps({"steps": steps})}
+    done = subprocess.run([KANDEV, "run", "--headless", "--db", str(db), "--workspace", str(workspace), "--prompt",
+                           "change things", "--permission", "allow-once", "--", *KIT],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_headless_a_turn_that_edits_through_its_tool_and_a_command_prints_its_changes_card(tmp_path):
+    root = repo(tmp_path / "w", {"a.txt": "one\n", "b.txt": "b\n"})
+    state = users_state(root)
+    items = headless(root, [{"op": "write", "path": "a.txt", "content": "one\ntwo\n"},
+                            {"op": "command", "line": "sed -i s/b/bee/ b.txt && echo new > c.txt",
+                             "exit_in": "terminal"},
+                            {"op": "say", "text": "done"}], tmp_path / "s.db")
+    kinds = [i["kind"] for i in items]
+    assert kinds[-1] == "turn_end" and kinds.index("changes") > kinds.index("agent_message")
+    (card,) = [i for i in items if i["kind"] == "changes"]
+    payload = card["payload"]
+    assert payload["state"] == "ready" and payload["count"] == 3 and not payload["overlapped"]
+    assert {(f["path"], f["status"]) for f in payload["files"]} == {
+        ("a.txt", "modified"), ("b.txt", "modified"), ("c.txt", "added")}  # the tool's edit and the command's
+    assert users_state(root) == state
+    assert len(checkpoints.refs(root, payload["session"])) == 2
+    from kandev_tui.transcript import Store
+    from kandev_tui.transcript.export import session_markdown
+
+    store = Store(tmp_path / "s.db")
+    (session,) = store.sessions()
+    exported = session_markdown(session, store.items(session["id"]))
+    assert "**3 files changed** +3 −1" in exported and "| c.txt | added | 1 | 0 |" in exported
+
+
+def test_headless_outside_a_repository_says_once_that_changes_are_not_tracked(tmp_path):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    items = headless(plain, [{"op": "say", "text": "hi"}], tmp_path / "s.db")
+    (card,) = [i for i in items if i["kind"] == "changes"]
+    assert card["payload"] == {"state": "unavailable", "reason": "the workspace is not in a git repository"}
+    assert [i["kind"] for i in items][-1] == "turn_end"
