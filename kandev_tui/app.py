@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # the screens not shown at start are imported when first show
     from kandev_tui.widgets.tool_call import ToolCallView
     from kandev_tui.widgets.file_preview import FilePreview
     from kandev_tui.widgets.elicitation import ElicitationCard
+    from kandev_tui.widgets.changes_card import ChangesCard
     from kandev_tui.widgets.subagent import SubagentCard
     from kandev_tui.widgets.permission import PermissionRequest
 
@@ -546,6 +547,13 @@ class KandevApp(App[int]):
 
     def on_permission_request_answered(self, event: PermissionRequest.Answered) -> None:
         self.answer_permission(event.key, event.option_id)
+
+    def on_changes_card_review_wanted(self, event: ChangesCard.ReviewWanted) -> None:
+        from kandev_tui.screens.review import ReviewScreen
+
+        item = self.view.layout_model.items.get(event.key)
+        if item is not None:
+            self.push_screen(ReviewScreen(item.payload))
 
     def on_subagent_card_open_wanted(self, event: SubagentCard.OpenWanted) -> None:
         self.current.open_subagent(event.key)

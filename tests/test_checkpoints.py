@@ -217,3 +217,49 @@ def test_headless_outside_a_repository_says_once_that_changes_are_not_tracked(tm
     (card,) = [i for i in items if i["kind"] == "changes"]
     assert card["payload"] == {"state": "unavailable", "reason": "the workspace is not in a git repository"}
     assert [i["kind"] for i in items][-1] == "turn_end"
+
+
+async def test_in_the_app_the_card_follows_the_turn_and_enter_reviews_each_files_diff(tmp_path):
+    from kandev_tui.app import KandevApp
+    from kandev_tui.screens.review import ReviewScreen
+    from kandev_tui.screens.transcript import TranscriptScreen
+    from kandev_tui.sources import LiveSource
+    from kandev_tui.acp import AgentOptions
+    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.transcript import Store
+    from kandev_tui.widgets.changes_card import ChangesCard
+
+    from .app_helpers import settings_at, until
+
+    root = repo(tmp_path / "w", {"a.py": "def one():\n    return 1\n", "old_name.txt": "kept\n"})
+    steps = [{"op": "write", "path": "a.py", "content": "def one():\n    return 2\n"},
+             {"op": "command", "line": "git mv old_name.txt new_name.txt && printf 'x\\n' > added.txt",
+              "exit_in": "terminal"},
+             {"op": "say", "text": "Changed three files."}]
+    store = Store(tmp_path / "s.db")
+    env = {**os.environ, "DIALECT": json.dumps({"steps": steps})}
+    options = AgentOptions(command=KIT, workspace=root, env=env)
+    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state),
+                    settings_store=settings_at(tmp_path, chart_animation=False), initial_prompt="change them")
+    app.animation_level = "none"
+    async with app.run_test(size=(100, 40)) as pilot:
+        from kandev_tui.widgets.permission import PermissionRequest
+
+        await until(pilot, lambda: any(w.answerable and w.has_focus for w in app.query(PermissionRequest)))
+        await pilot.press("1")  # the edit asks first: allowed
+        await until(pilot, lambda: "✎ 3 files changed" in screen_text(app))
+        text = screen_text(app)
+        assert text.index("Changed three files.") < text.index("✎ 3 files changed")
+        assert "R old_name.txt → new_name.txt" in text and "A added.txt" in text and "M a.py  +1 −1" in text
+        app.query_one(ChangesCard).focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ReviewScreen) and "return 2" in screen_text(app))
+        text = screen_text(app)
+        assert "-     return 1" in text and "+     return 2" in text and "@@ -1,2 +1,2 @@" in text  # a.py's hunk
+        await pilot.press("n")
+        await until(pilot, lambda: "added.txt  (new file)" in screen_text(app))
+        await pilot.press("n")
+        await until(pilot, lambda: "new_name.txt  (renamed from old_name.txt)" in screen_text(app))
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, TranscriptScreen))
+        await app.action_quit()

@@ -1,0 +1,187 @@
+"""The review of what a turn changed (enter on its changes card): every changed file, and the diff of the one
+chosen, drawn as edits are (unified; side by side at 100 columns and more, ``s``). ``n``/``p`` (or the list) move
+between files, ``]``/``[`` between hunks; renames and binary files are named as such; escape goes back.
+
+The texts come from the turn's two checkpoints (``git show``), read in a thread: the screen opens at once."""
+
+from __future__ import annotations
+
+import subprocess
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from kandev_tui.transcript.diffs import FileDiff, file_diff
+from kandev_tui.widgets.base import safe_text
+from kandev_tui.widgets.calls.diff import diff_lines, look_for, side_by_side
+from kandev_tui.widgets.changes_card import LETTERS, file_name
+from kandev_tui.widgets.key_footer import KeyFooter
+
+MAX_TEXT_BYTES = 2 * 1024 * 1024  # a file's side read for its diff (beyond: said, not drawn)
+MAX_LINES = 5000  # diff lines drawn for one file
+SIDE_BY_SIDE_FROM = 100
+
+
+def _show(root: str, commit: str, path: str) -> str | None:
+    """The file's text at ``commit`` (None when it is not there); a side too big or not text says so."""
+    try:
+        done = subprocess.run(["git", "cat-file", "-p", f"{commit}:{path}"], cwd=root, capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    if len(done.stdout) > MAX_TEXT_BYTES:
+        return "\x00"  # too big to draw: taken for binary, said so
+    return done.stdout.decode("utf-8", "replace")
+
+
+def read_diff(payload: dict[str, Any], entry: dict[str, Any]) -> FileDiff:
+    """One file's diff between the turn's checkpoints (run in a thread)."""
+    root, before, after = payload.get("repository", ""), payload.get("before", ""), payload.get("after", "")
+    path = entry["path"]
+    old = None if entry.get("status") == "added" else _show(root, before, entry.get("old_path") or path)
+    new = None if entry.get("status") == "deleted" else _show(root, after, path)
+    if entry.get("binary"):
+        return FileDiff(path, (), 0, 0, note="Binary file: not drawn.")
+    if entry.get("status") == "deleted":
+        return file_diff(path, old, "")
+    return file_diff(path, old, new)
+
+
+class ReviewScreen(Screen[None]):
+    """See the module docstring."""
+
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("n", "file(1)", "Next file"),
+                Binding("p", "file(-1)", "Previous file"), Binding("right_square_bracket", "hunk(1)", "Next hunk"),
+                Binding("left_square_bracket", "hunk(-1)", "Previous hunk", show=False),
+                Binding("s", "side_by_side", "Side by side")]
+    DEFAULT_CSS = """
+    ReviewScreen > #review-title { height: auto; background: $panel; padding: 0 1; }
+    ReviewScreen > OptionList { height: auto; max-height: 35%; border: none; }
+    ReviewScreen > VerticalScroll { height: 1fr; border-top: solid $panel-lighten-2; }
+    ReviewScreen #review-diff { height: auto; padding: 0 1; }
+    ReviewScreen .hunk { margin: 1 0 0 0; }
+    """
+
+    def __init__(self, payload: dict[str, Any]) -> None:
+        super().__init__()
+        self.payload = payload
+        self.files: list[dict[str, Any]] = list(payload.get("files") or [])
+        self.side = False
+        self._title = Static(id="review-title")
+        self.files_list = OptionList(*[Option(self._file_row(e), id=str(i)) for i, e in enumerate(self.files)])
+        self._scroll = VerticalScroll()
+        self.diff_view = Vertical(id="review-diff")
+        self._diff: FileDiff | None = None
+        self._entry: dict[str, Any] | None = None
+        self._hunks: list[Static] = []  # a widget per hunk, to move between them
+
+    @staticmethod
+    def _file_row(entry: dict[str, Any]) -> Text:
+        letter, style = LETTERS.get(entry.get("status", ""), ("?", ""))
+        row = Text.assemble((f"{letter} ", f"bold {style}"), file_name(entry))
+        if entry.get("status") == "renamed":
+            row.append("  renamed", style="cyan")
+        row.append("  binary" if entry.get("binary") else f"  +{entry.get('added', 0)} −{entry.get('removed', 0)}",
+                   style="dim")
+        return row
+
+    def compose(self) -> ComposeResult:
+        yield self._title
+        yield self.files_list
+        with self._scroll:
+            yield self.diff_view
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        payload = self.payload
+        count = payload.get("count", len(self.files))
+        title = Text.assemble((f"{count} file{'s' if count != 1 else ''} changed", "bold"), " ",
+                              (f"+{payload.get('added', 0)}", "green"), " ", (f"−{payload.get('removed', 0)}", "red"))
+        if count > len(self.files):
+            title.append(f"  (the first {len(self.files)} listed)", style="dim")
+        if payload.get("overlapped"):
+            title.append("\n⚠ Another session's turn ran in this repository meanwhile.", style="yellow")
+        self._title.update(title)
+        if self.files:
+            self.files_list.highlighted = 0
+            self.files_list.focus()
+        else:
+            self._put([Static(Text("No file to show.", style="dim"))])
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option.id is not None:
+            self._put([Static(Text("Reading the diff…", style="dim"))])
+            self._read(self.files[int(event.option.id)])
+
+    @work(thread=True, exclusive=True, group="review-diff")
+    def _read(self, entry: dict[str, Any]) -> None:
+        diff = read_diff(self.payload, entry)
+        self.app.call_from_thread(self._shown, entry, diff)
+
+    def _shown(self, entry: dict[str, Any], diff: FileDiff) -> None:
+        self._diff = diff
+        self._entry = entry
+        self._draw()
+        self._scroll.scroll_home(animate=False)
+
+    def _put(self, widgets: list[Static]) -> None:
+        self.diff_view.remove_children()
+        self.diff_view.mount_all(widgets)
+
+    def _draw(self) -> None:
+        diff, entry = self._diff, self._entry
+        if diff is None or entry is None:
+            return
+        look = look_for(self.app.current_theme)
+        head = Text.assemble((file_name(entry), "bold"))
+        if entry.get("old_path"):
+            head.append(f"  (renamed from {safe_text(entry['old_path'], keep_newlines=False)})", style="cyan")
+        if diff.new_file:
+            head.append("  (new file)", style="dim")
+        elif diff.deleted:
+            head.append("  (deleted)", style="dim")
+        chunks: list[list[Any]] = []
+        if self.side and self.size.width >= SIDE_BY_SIDE_FROM:
+            parts, more = side_by_side(diff, MAX_LINES, look)
+            chunks = [[part] for part in parts]
+        else:
+            parts, more = diff_lines(diff, MAX_LINES, look)
+            for line in parts:  # a hunk from its "@@" header on
+                if line.plain.startswith("@@ ") or not chunks:
+                    chunks.append([])
+                chunks[-1].append(line)
+        if not diff.hunks and not diff.note:
+            chunks = [[Text("No change in its text (its mode or type changed).", style="dim")]]
+        self._hunks = [Static(Group(*chunk), classes="hunk") for chunk in chunks]
+        tail = [Static(Text(f"… {more} more lines", style="dim"))] if more else []
+        self._put([Static(head), *self._hunks, *tail])
+
+    def action_file(self, step: int) -> None:
+        if not self.files:
+            return
+        at = self.files_list.highlighted or 0
+        self.files_list.highlighted = max(0, min(len(self.files) - 1, at + step))
+
+    def action_hunk(self, step: int) -> None:
+        """The view scrolled to the next (or previous) hunk."""
+        now = self._scroll.scroll_y
+        tops = [(hunk.virtual_region.y, hunk) for hunk in self._hunks]
+        ahead = [h for y, h in tops if (y > now + 0.5 if step > 0 else y < now - 0.5)]
+        if ahead:
+            self._scroll.scroll_to_widget(ahead[0] if step > 0 else ahead[-1], animate=False, top=True)
+
+    def action_side_by_side(self) -> None:
+        if self.size.width < SIDE_BY_SIDE_FROM:
+            self.notify(f"Side by side needs {SIDE_BY_SIDE_FROM} columns or more.", timeout=3)
+            return
+        self.side = not self.side
+        self._draw()
