@@ -519,3 +519,60 @@ async def show_new_session(pilot) -> None:
     app.screen.query_one("#worktree").value = True
     app.screen.query_one("#branch").value = "kandev/claude-1"
     await pilot.pause(0.2)
+
+
+# -- what a turn changed: the changes card and its review, from checkpoints of a real git repository --------------
+
+def changes_items(tmp_path: Path) -> list[Item]:
+    """A turn that changed a real repository (checkpoints taken around the change): its message, then its card."""
+    import os
+    import subprocess
+
+    from kandev_tui import checkpoints
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    env = {**os.environ, "GIT_AUTHOR_NAME": "u", "GIT_AUTHOR_EMAIL": "u@x", "GIT_COMMITTER_NAME": "u",
+           "GIT_COMMITTER_EMAIL": "u@x"}
+    (root / "app.py").write_text("def total(items):\n    result = 0\n    for item in items:\n"
+                                 "        result += item\n    return result\n\n\ndef main():\n    print(total([1, 2]))\n")
+    (root / "notes.txt").write_text("kept\n")
+    (root / "logo.bin").write_bytes(b"\x00\x01")
+    for args in (["init", "-q", "-b", "main", "."], ["add", "-A"], ["commit", "-q", "-m", "init"]):
+        subprocess.run(["git", *args], cwd=root, check=True, env=env, capture_output=True)
+    before = checkpoints.take(root, "refs/kandev-tui/snap/1-start")
+    (root / "app.py").write_text("def total(items):\n    return sum(items)\n\n\ndef main():\n"
+                                 "    print(total([1, 2, 3]))\n")
+    subprocess.run(["git", "mv", "notes.txt", "NOTES.md"], cwd=root, check=True, env=env)
+    (root / "logo.bin").write_bytes(b"\x00\x02\x03")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_app.py").write_text("from app import total\n\n\ndef test_total():\n"
+                                                "    assert total([1, 2, 3]) == 6\n")
+    after = checkpoints.take(root, "refs/kandev-tui/snap/1-end")
+    found = checkpoints.changes(root, before.commit, after.commit)
+    payload = {"state": "ready", "files": [f.to_json() for f in found.files], "count": found.count,
+               "added": found.added, "removed": found.removed, "skipped": 0, "overlapped": True,
+               "before": before.commit, "after": after.commit, "session": "snap", "repository": str(root)}
+    return [Item("user:1", "user_message", 1, {"text": "Simplify total and test it"}, final=True),
+            message_item(2, "Done: `total` uses `sum`, with a test.", turn=1),
+            Item("changes:3", "changes", 1, payload, final=True)]
+
+
+async def show_changes(pilot) -> None:
+    from kandev_tui.textual_hooks import screen_text
+
+    await shown_when(pilot, lambda: "files changed" in screen_text(pilot.app))
+
+
+async def show_review(pilot) -> None:
+    from kandev_tui.screens.review import ReviewScreen
+    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.widgets.changes_card import ChangesCard
+
+    app = pilot.app
+    await shown_when(pilot, lambda: bool(app.query(ChangesCard)))
+    app.query_one(ChangesCard).focus()
+    await pilot.press("enter")
+    await shown_when(pilot, lambda: isinstance(app.screen, ReviewScreen) and "text is unchanged" in screen_text(app))
+    await pilot.press("n")  # the next file: app.py's diff
+    await shown_when(pilot, lambda: "return sum(items)" in screen_text(app))

@@ -149,3 +149,16 @@ def test_subagent_full_screen(snap_compare, tmp_path, size):
     from .scenes import open_subagent, subagent_items
 
     assert snap_compare(stored_app(tmp_path, subagent_items()), terminal_size=size, run_before=open_subagent)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (45, 30)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("step", ["card", "review"])
+def test_changes(snap_compare, tmp_path, step, size):
+    """What a turn changed in a real repository: the card after its message (a modified file, a rename, a binary
+    file, a new file; another session's turn overlapped), and its review (the first file's diff)."""
+    from tests.app_helpers import stored_app
+
+    from .scenes import changes_items, show_changes, show_review
+
+    assert snap_compare(stored_app(tmp_path, changes_items(tmp_path)), terminal_size=size,
+                        run_before=show_changes if step == "card" else show_review)

@@ -65,7 +65,8 @@ class ReviewScreen(Screen[None]):
                 Binding("s", "side_by_side", "Side by side")]
     DEFAULT_CSS = """
     ReviewScreen > #review-title { height: auto; background: $panel; padding: 0 1; }
-    ReviewScreen > OptionList { height: auto; max-height: 35%; border: none; }
+    ReviewScreen > OptionList, ReviewScreen > OptionList:focus { height: auto; max-height: 35%; border: none;
+                                                                 padding: 0; }
     ReviewScreen > VerticalScroll { height: 1fr; border-top: solid $panel-lighten-2; }
     ReviewScreen #review-diff { height: auto; padding: 0 1; }
     ReviewScreen .hunk { margin: 1 0 0 0; }
@@ -88,8 +89,6 @@ class ReviewScreen(Screen[None]):
     def _file_row(entry: dict[str, Any]) -> Text:
         letter, style = LETTERS.get(entry.get("status", ""), ("?", ""))
         row = Text.assemble((f"{letter} ", f"bold {style}"), file_name(entry))
-        if entry.get("status") == "renamed":
-            row.append("  renamed", style="cyan")
         row.append("  binary" if entry.get("binary") else f"  +{entry.get('added', 0)} −{entry.get('removed', 0)}",
                    style="dim")
         return row
@@ -159,8 +158,10 @@ class ReviewScreen(Screen[None]):
                 if line.plain.startswith("@@ ") or not chunks:
                     chunks.append([])
                 chunks[-1].append(line)
-        if not diff.hunks and not diff.note:
-            chunks = [[Text("No change in its text (its mode or type changed).", style="dim")]]
+        if not diff.hunks and (entry.get("old_path") or not diff.note):
+            said = "Renamed; its text is unchanged." if entry.get("old_path") else \
+                "No change in its text (its mode or type changed)."
+            chunks = [[Text(said, style="dim")]]
         self._hunks = [Static(Group(*chunk), classes="hunk") for chunk in chunks]
         tail = [Static(Text(f"… {more} more lines", style="dim"))] if more else []
         self._put([Static(head), *self._hunks, *tail])
