@@ -263,3 +263,26 @@ async def test_in_the_app_the_card_follows_the_turn_and_enter_reviews_each_files
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, TranscriptScreen))
         await app.action_quit()
+
+
+def test_the_card_is_placed_before_the_turn_end_and_a_turn_cut_short_has_none():
+    from kandev_tui.transcript.frames import IN, LOCAL, OUT, Frame
+    from kandev_tui.transcript.normalize import Normalizer
+
+    normalizer = Normalizer()
+
+    def prompt(n: int) -> None:
+        normalizer.feed(Frame.now(LOCAL, {"event": "changes", "turn_ref": n, "state": "tracking"}))
+        normalizer.feed(Frame.now(OUT, {"jsonrpc": "2.0", "id": n, "method": "session/prompt",
+                                        "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "go"}]}}))
+
+    prompt(1)
+    ended = normalizer.feed(Frame.now(IN, {"jsonrpc": "2.0", "id": 1, "result": {"stopReason": "end_turn"}}))
+    assert [i.kind for i in ended][-2:] == ["changes", "turn_end"] and ended[-2].payload == {"state": "pending"}
+    (ready,) = normalizer.feed(Frame.now(LOCAL, {"event": "changes", "turn_ref": 1, "state": "none", "files": []}))
+    assert ready.key == ended[-2].key and ready.final and ready.payload["count"] == 0
+    prompt(2)  # closed during the turn: no card, and what comes after for it is ignored
+    cut = normalizer.feed(Frame.now(LOCAL, {"event": "note", "ends_turn": True, "stop_reason": "interrupted",
+                                            "message": "The session was closed during the turn."}))
+    assert [i.kind for i in cut] == ["note", "turn_end"]
+    assert normalizer.feed(Frame.now(LOCAL, {"event": "changes", "turn_ref": 2, "state": "none"})) == []
