@@ -553,7 +553,7 @@ class KandevApp(App[int]):
 
         item = self.view.layout_model.items.get(event.key)
         if item is not None:
-            self.push_screen(ReviewScreen(item.payload))
+            self.push_screen(ReviewScreen(item.payload, owner=self.current))
 
     def on_subagent_card_open_wanted(self, event: SubagentCard.OpenWanted) -> None:
         self.current.open_subagent(event.key)

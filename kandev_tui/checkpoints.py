@@ -213,3 +213,28 @@ def remove(root: Path, names: list[str]) -> None:
     if names:
         _git(root, "update-ref", "--stdin", "-z",
              data=b"".join(b"delete " + n.encode("utf-8", "surrogateescape") + b"\0\0" for n in names))
+
+
+def restore(root: Path, source: str, paths: list[str] | None, ref: str) -> Checkpoint:
+    """The work tree's files (``paths``, or every file that differs) made as they are in checkpoint ``source``: a
+    file it does not have is deleted, the others written back. The index and HEAD are not touched. The state
+    before is recorded first, under ``ref``: a restore can itself be undone (restore from that checkpoint). The
+    checkpoint of the state before is returned."""
+    now = take(root, ref)
+    differing = changes(root, source, now.commit, limit=1_000_000).files
+    wanted = None if paths is None else set(paths)
+    back: list[str] = []
+    for entry in differing:
+        if wanted is not None and entry.path not in wanted and entry.old_path not in wanted:
+            continue
+        if entry.status in ("added", "copied", "renamed"):  # the file is not in the source (a copy's is)
+            target = root / entry.path
+            if target.is_file() or target.is_symlink():
+                target.unlink()
+        if entry.status == "renamed":
+            back.append(entry.old_path)
+        elif entry.status not in ("added", "copied"):
+            back.append(entry.path)
+    if back:
+        _git(root, "--literal-pathspecs", "restore", f"--source={source}", "--worktree", "--", *back)
+    return now

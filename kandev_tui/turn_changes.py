@@ -28,6 +28,12 @@ _RUNNING: dict[tuple[Path, str], str] = {}  # (repository, session) → the turn
 _OVERLAPPED: set[str] = set()  # turns (``session/turn``) that ran while another session's turn ran in their repository
 
 
+def running_in(root: Path) -> bool:
+    """Whether a turn of a session of this process runs in the repository ``root`` now (a restore waits for it)."""
+    with _LOCK:
+        return any(other_root == root for other_root, _session in _RUNNING)
+
+
 def _turn_began(root: Path, session_id: str, turn: str) -> None:
     with _LOCK:
         for (other_root, other_session), other_turn in _RUNNING.items():

@@ -256,6 +256,21 @@ async def test_in_the_app_the_card_follows_the_turn_and_enter_reviews_each_files
         await until(pilot, lambda: isinstance(app.screen, ReviewScreen) and "return 2" in screen_text(app))
         text = screen_text(app)
         assert "-     return 1" in text and "+     return 2" in text and "@@ -1,2 +1,2 @@" in text  # a.py's hunk
+        # r: a.py as it was before the turn (confirmed), the transcript says so; u: back, the same bytes
+        from kandev_tui.screens.confirm import ConfirmScreen
+
+        edited = (root / "a.py").read_bytes()
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await until(pilot, lambda: (root / "a.py").read_text() == "def one():\n    return 1\n")
+        session_id = app.current.status.session_id
+        await until(pilot, lambda: any("a.py put back before this turn. The agent's memory did not go back"
+                                       in i.payload.get("text", "") for i in store.items(session_id) if i.kind == "note"))
+        assert (root / "added.txt").exists() and "a.py" not in git(root, "diff", "--cached", "--name-only")
+        await until(pilot, lambda: app.screen.check_action("undo_restore", ()) is True)
+        await pilot.press("u")
+        await until(pilot, lambda: (root / "a.py").read_bytes() == edited)
         await pilot.press("n")
         await until(pilot, lambda: "added.txt  (new file)" in screen_text(app))
         await pilot.press("n")

@@ -7,6 +7,7 @@ The texts come from the turn's two checkpoints (``git show``), read in a thread:
 from __future__ import annotations
 
 import subprocess
+import time
 from typing import Any
 
 from rich.console import Group
@@ -59,10 +60,12 @@ def read_diff(payload: dict[str, Any], entry: dict[str, Any]) -> FileDiff:
 class ReviewScreen(Screen[None]):
     """See the module docstring."""
 
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("n", "file(1)", "Next file"),
-                Binding("p", "file(-1)", "Previous file"), Binding("right_square_bracket", "hunk(1)", "Next hunk"),
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("n", "file(1)", "File"),
+                Binding("p", "file(-1)", "Previous file", show=False),
+                Binding("right_square_bracket", "hunk(1)", "Hunk"),
                 Binding("left_square_bracket", "hunk(-1)", "Previous hunk", show=False),
-                Binding("s", "side_by_side", "Side by side")]
+                Binding("s", "side_by_side", "Side by side"), Binding("r", "restore(False)", "Restore"),
+                Binding("R", "restore(True)", "Restore all files"), Binding("u", "undo_restore", "Undo restore")]
     DEFAULT_CSS = """
     ReviewScreen > #review-title { height: auto; background: $panel; padding: 0 1; }
     ReviewScreen > OptionList, ReviewScreen > OptionList:focus { height: auto; max-height: 35%; border: none;
@@ -72,9 +75,11 @@ class ReviewScreen(Screen[None]):
     ReviewScreen .hunk { margin: 1 0 0 0; }
     """
 
-    def __init__(self, payload: dict[str, Any]) -> None:
+    def __init__(self, payload: dict[str, Any], owner: Any = None) -> None:
         super().__init__()
         self.payload = payload
+        self.owner = owner  # the AppSession whose transcript the card is in (a restore is said there)
+        self.undo: tuple[str, list[str] | None] | None = None  # the last restore: (its checkpoint before, paths)
         self.files: list[dict[str, Any]] = list(payload.get("files") or [])
         self.side = False
         self._title = Static(id="review-title")
@@ -186,3 +191,68 @@ class ReviewScreen(Screen[None]):
             return
         self.side = not self.side
         self._draw()
+
+
+    # -- going back -------------------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "undo_restore":
+            return self.undo is not None
+        if action == "restore":
+            return bool(self.files) and bool(self.payload.get("before"))
+        return True
+
+    def action_restore(self, everything: bool) -> None:
+        """``r``: the file shown, as it was before the turn; ``R``: every file of the workspace. Confirmed first;
+        the state before is recorded, so that ``u`` undoes it."""
+        from kandev_tui.screens.confirm import ConfirmScreen
+
+        if self._entry is None and not everything:
+            return
+        entry = self._entry or {}
+        what = ("every file of the workspace" if everything else f"“{file_name(entry)}”")
+        question = (f"Put {what} back as it was before this turn? What is there now is recorded first: u undoes it. "
+                    "The agent's memory does not go back.")
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                paths = None if everything else [p for p in (entry.get("path"), entry.get("old_path")) if p]
+                self._restore(self.payload["before"], paths, "before this turn")
+
+        self.app.push_screen(ConfirmScreen(question, "Restore"), answered)
+
+    def action_undo_restore(self) -> None:
+        if self.undo is not None:
+            before, paths = self.undo
+            self._restore(before, paths, "as they were before the restore")
+
+    @work(thread=True, exclusive=True, group="review-restore")
+    def _restore(self, source: str, paths: list[str] | None, said: str) -> None:
+        from pathlib import Path
+
+        from kandev_tui import checkpoints
+        from kandev_tui.turn_changes import running_in
+
+        root = Path(self.payload.get("repository") or ".")
+        if running_in(root):
+            self.app.call_from_thread(self.notify, "A turn is running in this repository: restore once it ends.",
+                                      severity="warning", timeout=5)
+            return
+        ref = f"{checkpoints.REF_ROOT}/{self.payload.get('session') or 'review'}/restore-{time.time_ns()}"
+        try:
+            before = checkpoints.restore(root, source, paths, ref)
+        except checkpoints.Unavailable as exc:
+            self.app.call_from_thread(self.notify, f"Nothing restored: {exc}.", severity="error", timeout=8)
+            return
+        self.app.call_from_thread(self._restored, before.commit, paths, said)
+
+    def _restored(self, before: str, paths: list[str] | None, said: str) -> None:
+        self.undo = (before, paths)
+        self.refresh_bindings()
+        which = "Every file" if paths is None else ", ".join(safe_text(p, keep_newlines=False) for p in paths[:1])
+        text = f"{which} put back {said}. The agent's memory did not go back: it may still think they changed."
+        self.notify(text + " u undoes it.", timeout=8)
+        if self.owner is not None:
+            self.app.run_worker(self.owner.source.note(text), group="restore-note")
+        if self._entry is not None:
+            self._read(self._entry)

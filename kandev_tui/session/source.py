@@ -95,6 +95,11 @@ class Source:
     async def cancel_subagent(self, session_id: str) -> None:
         """Cancel a subagent's work (``session/cancel`` of its session), where it says it can be."""
 
+    async def note(self, text: str) -> bool:
+        """A quiet line in the transcript, said by kandev-tui (a restore of files), stored with the session where
+        this source stores one; whether it was said."""
+        return False
+
     @property
     def waiting_for(self) -> set[str]:
         """The permission requests still waiting for the user's answer (by item key)."""

@@ -14,6 +14,7 @@ from kandev_tui.session.background import RunsInBackground
 from kandev_tui.session.source import ItemsCallback, Source, StateCallback
 from kandev_tui.session.state import SessionState
 from kandev_tui.transcript import Item, Store
+from kandev_tui.transcript.frames import LOCAL, Frame
 from kandev_tui.transcript.pipeline import Pipeline
 
 from .names import agent_display_name
@@ -247,6 +248,17 @@ class LiveSource(RunsInBackground, Source):
 
     async def cancel(self) -> None:
         await self._there(self._cancel())
+
+    async def note(self, text: str) -> bool:
+        pipeline = self.pipeline
+        if pipeline is None:
+            return False
+
+        async def say() -> None:  # on the agent's loop, where its frames go through the pipeline
+            pipeline.feed(Frame.now(LOCAL, {"event": "note", "message": text}))
+
+        await self._there(say())
+        return True
 
     async def cancel_subagent(self, session_id: str) -> None:
         if self.client is not None:
