@@ -45,8 +45,7 @@ class AgentSession:
     stored."""
 
     def __init__(self, options: AgentOptions, store: Store, *, title: str, record: Path | None = None,
-                 continuing: dict[str, Any] | None = None, listener: Callable[[list[Item]], None],
-                 track_changes: bool = True) -> None:
+                 continuing: dict[str, Any] | None = None, listener: Callable[[list[Item]], None]) -> None:
         self.options = options
         self.store = store
         self.title = title
@@ -55,7 +54,6 @@ class AgentSession:
         self.listener = listener
         self.session_id = ""
         self.pipeline: Pipeline | None = None
-        self.track_changes = track_changes
         self.in_turn = False  # a turn runs (its checkpoint is taken, its prompt is out, or its changes computed)
         self._changes: TurnChanges | None = None
         self._turns = 0  # the last turn stored (a continued session's turns go on from it)
@@ -115,7 +113,8 @@ class AgentSession:
             pipeline = self.pipeline
             self._changes = TurnChanges(Path(self.options.workspace), self.session_id,
                                         lambda event: pipeline.feed(Frame.now(LOCAL, event)),
-                                        turn=self._turns, enabled=self.track_changes)
+                                        turn=self._turns, enabled=self.options.track_changes,
+                                        keep_days=self.options.checkpoint_days)
         return self._changes
 
     def opened(self, client: AgentClient) -> None:

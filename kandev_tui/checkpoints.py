@@ -238,3 +238,14 @@ def restore(root: Path, source: str, paths: list[str] | None, ref: str) -> Check
     if back:
         _git(root, "--literal-pathspecs", "restore", f"--source={source}", "--worktree", "--", *back)
     return now
+
+
+def prune(root: Path, days: int, keep_session: str, now: float | None = None) -> int:
+    """Checkpoint refs older than ``days`` removed, never those of session ``keep_session``: how many."""
+    import time
+
+    limit = (time.time() if now is None else now) - days * 86400
+    old = [name for name, _commit, when in refs(root)
+           if when < limit and not name.startswith(f"{REF_ROOT}/{keep_session}/")]
+    remove(root, old)
+    return len(old)

@@ -21,10 +21,28 @@ if TYPE_CHECKING:
     from kandev_tui.workspace import Workspace
 
 
-def client_services(settings: Any) -> dict[str, bool]:
-    """What kandev-tui offers to do for agents (the settings client_fs_read, client_fs_write, client_terminals)."""
+def client_services(settings: Any) -> dict[str, Any]:
+    """What kandev-tui offers to do for agents (the settings client_fs_read, client_fs_write, client_terminals), and
+    beside them (track_changes, checkpoint_days): AgentOptions' fields."""
     return {"fs_read": settings.client_fs_read, "fs_write": settings.client_fs_write,
-            "terminals": settings.client_terminals}
+            "terminals": settings.client_terminals, "track_changes": settings.track_changes,
+            "checkpoint_days": settings.checkpoint_days}
+
+
+def forget_checkpoints(workspace: Path, session_id: str) -> int:
+    """A deleted session's checkpoint refs removed from its workspace's repository: how many (0 when there is none,
+    or no repository any more)."""
+    from kandev_tui import checkpoints
+
+    if str(workspace) in ("", ".") or not workspace.is_dir():
+        return 0
+    try:
+        root = checkpoints.repository(workspace)
+        names = [name for name, _commit, _when in checkpoints.refs(root, session_id)]
+        checkpoints.remove(root, names)
+    except (checkpoints.Unavailable, OSError):
+        return 0
+    return len(names)
 
 
 def command_problem(command: list[str], env: dict[str, str] | None = None) -> str | None:
@@ -115,6 +133,9 @@ class Launcher:
         elif command and agent_session:
             said = "deleted here; its agent could not be started to delete its own copy"
         await asyncio.to_thread(self.store.delete_session, row["id"])
+        removed = await asyncio.to_thread(forget_checkpoints, folder, row["id"])
+        if removed:
+            said += f"; its {removed} checkpoint{'s' if removed != 1 else ''} removed"
         return said
 
     def stored(self, row: dict[str, Any]) -> SourceFactory:

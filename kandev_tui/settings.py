@@ -70,6 +70,8 @@ class Settings:
     client_fs_read: bool = True  # agents may read the workspace's files through kandev-tui (fs/read_text_file)
     client_fs_write: bool = True  # and write them (fs/write_text_file), shown as edits
     client_terminals: bool = True  # agents may run commands in kandev-tui's terminals (terminal/*)
+    track_changes: bool = True  # record each turn in a git workspace (checkpoints) and say what it changed
+    checkpoint_days: int = 30  # checkpoints older than this are removed when a session starts (never its own)
 
     def __post_init__(self) -> None:
         for name, check in (("theme", _as_theme), ("chart_animation", _as_bool),
@@ -77,7 +79,8 @@ class Settings:
                             ("edits_inline", _as_bool), ("attention_bell", _as_bool), ("attention_title", _as_bool),
                             ("attention_desktop", _as_bool),
                             ("client_fs_read", _as_bool), ("client_fs_write", _as_bool),
-                            ("client_terminals", _as_bool)):
+                            ("client_terminals", _as_bool), ("track_changes", _as_bool),
+                            ("checkpoint_days", lambda v: _as_int(v, 1, 3650))):
             object.__setattr__(self, name, check(getattr(self, name)))
 
     @classmethod

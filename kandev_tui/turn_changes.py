@@ -56,12 +56,13 @@ class TurnChanges:
     to the session's pipeline; ``turn`` is the number of the last turn already stored (a continued session)."""
 
     def __init__(self, workspace: Path, session_id: str, emit: Callable[[dict[str, Any]], None],
-                 turn: int = 0, enabled: bool = True) -> None:
+                 turn: int = 0, enabled: bool = True, keep_days: int = 30) -> None:
         self.workspace = workspace
         self.session_id = session_id
         self.emit = emit
         self.turn = turn
         self.enabled = enabled
+        self.keep_days = keep_days  # older checkpoints of the repository are removed once, when it is first found
         self.root: Path | None = None
         self._said_unavailable = False
         self._start: Checkpoint | Unavailable | None = None
@@ -78,6 +79,9 @@ class TurnChanges:
         try:
             if self.root is None:
                 self.root = await asyncio.to_thread(checkpoints.repository, self.workspace)
+                pruned = await asyncio.to_thread(checkpoints.prune, self.root, self.keep_days, self.session_id)
+                if pruned:
+                    log.info("removed %d checkpoints older than %d days in %s", pruned, self.keep_days, self.root)
             _turn_began(self.root, self.session_id, f"{self.session_id}/{self.turn}")
             self._start = await asyncio.to_thread(checkpoints.take, self.root, self._ref(self.turn, "start"))
         except Unavailable as exc:

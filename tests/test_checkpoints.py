@@ -301,3 +301,29 @@ def test_the_card_is_placed_before_the_turn_end_and_a_turn_cut_short_has_none():
                                             "message": "The session was closed during the turn."}))
     assert [i.kind for i in cut] == ["note", "turn_end"]
     assert normalizer.feed(Frame.now(LOCAL, {"event": "changes", "turn_ref": 2, "state": "none"})) == []
+
+
+def test_old_checkpoints_are_pruned_but_never_the_sessions_own_and_a_deleted_session_takes_its_own(tmp_path):
+    import asyncio
+    import time
+
+    from kandev_tui.launch import Launcher
+    from kandev_tui.transcript import Store
+
+    from .app_helpers import settings_at
+
+    root = repo(tmp_path / "r")
+    for ref in ("old/1-start", "mine/1-start", "other/1-start"):
+        checkpoints.take(root, f"refs/kandev-tui/{ref}")
+    later = time.time() + 40 * 86400  # forty days on
+    assert checkpoints.prune(root, 30, "mine", now=later) == 2
+    assert [n for n, _c, _t in checkpoints.refs(root)] == ["refs/kandev-tui/mine/1-start"]
+    assert checkpoints.prune(root, 30, "someone", now=time.time()) == 0  # not old yet
+    store = Store(tmp_path / "s.db")
+    session = store.create_session(title="t", agent_command=[], workspace=str(root), state="ended")
+    checkpoints.take(root, f"refs/kandev-tui/{session}/1-start")
+    checkpoints.take(root, f"refs/kandev-tui/{session}/1-end")
+    launcher = Launcher(store, settings_at(tmp_path))
+    said = asyncio.run(launcher.delete(store.session(session)))
+    assert said == "deleted here; its 2 checkpoints removed"
+    assert [n for n, _c, _t in checkpoints.refs(root)] == ["refs/kandev-tui/mine/1-start"]

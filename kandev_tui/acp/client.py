@@ -90,6 +90,10 @@ class AgentOptions:
     fs_read: bool = True
     fs_write: bool = True
     terminals: bool = True
+    # what kandev-tui does beside the agent: each turn in a git workspace recorded, and what it changed said (the
+    # settings track_changes and checkpoint_days: kandev_tui/turn_changes.py)
+    track_changes: bool = True
+    checkpoint_days: int = 30
 
 
 def kandev_mcp_server(workspace: Path, repos: dict[str, Path]) -> dict[str, Any]:

@@ -70,6 +70,12 @@ class SettingsScreen(DrawsInputAtOnce, ModalScreen[None]):
             with Horizontal():
                 yield Label("Agents run commands in kandev-tui's terminals (new sessions)")
                 yield Switch(value=settings.client_terminals, id="client_terminals")
+            with Horizontal():
+                yield Label("Say what each turn changed (git workspaces, new sessions)")
+                yield Switch(value=settings.track_changes, id="track_changes")
+            with Horizontal():
+                yield Label("Keep checkpoints for (days)")
+                yield Input(str(settings.checkpoint_days), type="integer", id="checkpoint_days")
         yield KeyFooter()  # over the transcript's: the keys of this screen (escape closes it), not of the one below
 
     def on_mount(self) -> None:
@@ -83,13 +89,15 @@ class SettingsScreen(DrawsInputAtOnce, ModalScreen[None]):
         self.app.change_setting(**{event.switch.id: event.value})
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id == "card_limit":
-            try:
-                value = int(event.value)
-            except ValueError:
-                return
-            if 1 <= value <= 100:
-                self.app.change_setting(card_limit=value)
+        bounds = {"card_limit": (1, 100), "checkpoint_days": (1, 3650)}.get(event.input.id or "")
+        if bounds is None:
+            return
+        try:
+            value = int(event.value)
+        except ValueError:
+            return
+        if bounds[0] <= value <= bounds[1]:
+            self.app.change_setting(**{event.input.id: value})
 
 
 def _short(path: Path) -> str:
