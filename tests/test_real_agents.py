@@ -710,3 +710,39 @@ def test_three_sessions_side_by_side_with_the_real_claude_adapter(tmp_path):
     assert said == ["write hello.py", "and the queued one"] and claude["queued"] == []
     assert all(store.items(row["id"]) for row in rows) and len(by_agent) == 3
     store.close()
+
+
+def test_claude_edits_by_its_tool_and_by_a_command_and_the_changes_card_counts_both(tmp_path):
+    """In a git workspace: Claude writes a file with its Write tool and changes another with sed through Bash;
+    the turn's changes card (from kandev-tui's checkpoints) counts both, and the user's index, HEAD and stash
+    are as they were."""
+    import subprocess
+
+    env = {**os.environ, "GIT_AUTHOR_NAME": "u", "GIT_AUTHOR_EMAIL": "u@x", "GIT_COMMITTER_NAME": "u",
+           "GIT_COMMITTER_EMAIL": "u@x"}
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=workspace, check=True, capture_output=True, text=True,
+                              env=env).stdout
+
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "config.ini").write_text("mode = debug\n")
+    git("init", "-q", "-b", "main", ".")
+    git("add", "-A")
+    git("commit", "-q", "-m", "init")
+    (workspace / "staged.txt").write_text("staged by the user\n")
+    git("add", "staged.txt")
+    before = (git("ls-files", "-s"), git("rev-parse", "HEAD"), git("stash", "list"))
+    script = [[{"tool": "Write", "input": {"file_path": str(workspace / "notes.md"), "content": "# Notes\n"}}],
+              [{"tool": "Bash", "input": {"command": "sed -i 's/debug/release/' config.ini",
+                                          "description": "Switch to release"}}],
+              [{"text": "Wrote the notes and switched the config."}]]
+    run = real("claude", script, tmp_path, "write notes and switch the config", workspace=workspace)
+    assert run.code == 0, run.stderr
+    assert (workspace / "config.ini").read_text() == "mode = release\n"
+    (card,) = run.kinds("changes")
+    payload = card["payload"]
+    assert payload["state"] == "ready" and payload["count"] == 2 and (payload["added"], payload["removed"]) == (2, 1)
+    assert {(f["path"], f["status"]) for f in payload["files"]} == {("notes.md", "added"), ("config.ini", "modified")}
+    assert (git("ls-files", "-s"), git("rev-parse", "HEAD"), git("stash", "list")) == before
