@@ -11,12 +11,12 @@ said as it is (not a repository, git missing, a read-only ``.git``…), never a 
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from kandev_tui.gitrun import run_git
 
 MAX_FILE_BYTES = 50 * 1024 * 1024  # a file larger than this is not recorded (it keeps its indexed state)
 MAX_FILES_LISTED = 2000  # files of one turn's changes listed (all are counted)
@@ -69,15 +69,8 @@ STATUS = {"A": "added", "M": "modified", "D": "deleted", "R": "renamed", "C": "c
 
 def _git(root: Path, *args: str, env: dict[str, str] | None = None, data: bytes | None = None) -> bytes:
     """``git args`` in ``root``: its output, or :class:`Unavailable` with git's own first line of complaint."""
-    try:
-        done = subprocess.run(["git", *args], cwd=root, input=data, capture_output=True, timeout=GIT_TIMEOUT,
-                              env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", **(env or {})})
-    except FileNotFoundError:
-        raise Unavailable("git is not installed") from None
-    except subprocess.TimeoutExpired:
-        raise Unavailable(f"git {args[0]} took over {GIT_TIMEOUT:g} s") from None
-    except OSError as exc:
-        raise Unavailable(f"git could not run: {exc}") from None
+    done = run_git(args, root, error=Unavailable, missing="git is not installed", timeout=GIT_TIMEOUT,
+                   env={"GIT_OPTIONAL_LOCKS": "0", **(env or {})}, input=data)
     if done.returncode != 0:
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
         reason = next((line for line in said if line.startswith(("fatal:", "error:"))), said[0] if said else "")

@@ -22,6 +22,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from kandev_tui.gitrun import run_git
+
 GIT_TIMEOUT = 60.0  # a repository on a slow disk; far more than a worktree takes
 
 
@@ -52,15 +54,8 @@ def worktrees_dir() -> Path:
 
 def git(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """``git ARGS`` in ``cwd``; a :class:`WorktreeError` when git is missing or hangs (a failure is the caller's)."""
-    try:
-        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=GIT_TIMEOUT,
-                              env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}, stdin=subprocess.DEVNULL)
-    except FileNotFoundError:
-        raise WorktreeError("git is not installed (a worktree needs it: apt install git)") from None
-    except subprocess.TimeoutExpired:
-        raise WorktreeError(f"git {args[0]} took more than {GIT_TIMEOUT:.0f} s in {cwd}") from None
-    except OSError as exc:
-        raise WorktreeError(f"git cannot run in {cwd}: {exc.strerror or exc}") from None
+    return run_git(args, cwd, error=WorktreeError, missing="git is not installed (a worktree needs it: apt install git)",
+                   timeout=GIT_TIMEOUT, text=True)
 
 
 def _said(result: subprocess.CompletedProcess[str]) -> str:
