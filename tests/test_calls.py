@@ -402,3 +402,20 @@ def test_a_read_or_a_search_whose_result_is_also_sent_as_content_shows_it_once()
             "output": report, "content": [{"type": "content", "content": {"type": "text", "text": report}}]}
     for compact in (True, False):
         assert plain(call_parts(read, compact)[1]).count("kandev-demo") == 1
+
+
+def test_two_calls_with_one_name_and_title_never_get_each_others_renderer():
+    """The registry remembers name matching by (name, title); a renderer's own rule (the edit renderer reads the
+    call's kind) is asked for every call: a Kandev row named ``edit`` that is no edit is not drawn as one after an
+    edit of the same name, and the other way round."""
+    from kandev_tui.renderers import Registry, Renderer
+
+    registry = Registry.from_entry_points()
+    edit = {"name": "edit", "title": "edit", "kind": "edit", "mcp": False}
+    other = {"name": "edit", "title": "edit", "kind": "other", "mcp": False}
+    assert registry.match(edit).id == "edit"
+    assert registry.match(other) is None  # remembered wrongly before: the edit's renderer
+    assert registry.match(edit).id == "edit"
+    named = Registry([Renderer(id="by-name", widget=lambda item: None, tool_names=frozenset({"lookup"}))])
+    assert named.match({"name": "mcp__ops__lookup", "title": "x"}).id == "by-name"
+    assert named.match({"name": "mcp__ops__lookup", "title": "x", "kind": "read"}).id == "by-name"  # by name only

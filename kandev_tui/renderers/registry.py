@@ -124,7 +124,9 @@ class Registry:
         self._leaving_out = frozenset(leaving_out)  # renderer ids a setting turned off
         self._undiscovered = False  # the entry points are still to be read
         self._lock = threading.Lock()
-        self._by_name: dict[tuple[Any, Any], Renderer | None] = {}  # name matching depends on (name, title) only
+        # which renderers match a call by name depends on (name, title) only: remembered; a renderer's own
+        # ``matches`` may read anything, and is asked every time
+        self._by_name: dict[tuple[Any, Any], frozenset[str]] = {}
         for renderer in renderers:
             self.add(renderer)
 
@@ -198,24 +200,33 @@ class Registry:
             for renderer in renderers:
                 if rid in renderer.renderer_ids:
                     return renderer
+        named = self._named(call)
+        for renderer in renderers:  # in order: the first that matches wins
+            if renderer.matches is None:
+                if renderer.id in named:
+                    return renderer
+                continue
+            try:  # its own rule may read anything of the call (its kind, its arguments): asked every time
+                if renderer.matches(call):
+                    return renderer
+            except Exception:  # noqa: BLE001
+                log.exception("renderer %s failed while matching", renderer.id)
+        return None
+
+    def _named(self, call: dict[str, Any]) -> frozenset[str]:
+        """The ids of the renderers that draw the call by its name or title (:meth:`Renderer.match_name` by
+        ``tool_names``): remembered by (name, title), which is all they read."""
         key = (call.get("name"), call.get("title"))
         try:
             return self._by_name[key]
         except (KeyError, TypeError):
             pass
-        found = None
         leaves = call_leaves(call)  # once, not once per renderer
-        for renderer in renderers:
-            try:
-                if renderer.match_name(call, leaves):
-                    found = renderer
-                    break
-            except Exception:  # noqa: BLE001
-                log.exception("renderer %s failed while matching", renderer.id)
+        named = frozenset(r.id for r in self.renderers if r.matches is None and not r.tool_names.isdisjoint(leaves))
         if len(self._by_name) >= NAME_MEMO_AT_MOST:  # titles often name the call's argument: bounded, not a leak
             self._by_name.clear()
         try:
-            self._by_name[key] = found
+            self._by_name[key] = named
         except TypeError:  # an unhashable name or title: no memo
             pass
-        return found
+        return named
