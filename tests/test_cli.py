@@ -218,8 +218,10 @@ def test_readme_sections_that_pyproject_points_at_exist():
     root = Path(__file__).parent.parent
     headings = {line.lstrip("#").strip() for line in (root / "README.md").read_text().splitlines()
                 if line.startswith("#")}
-    for name in re.findall(r'see README "([^"]+)"', (root / "pyproject.toml").read_text()):
-        assert name in headings
+    pointed = re.findall(r'see README "([^"]+)"', (root / "pyproject.toml").read_text())
+    assert pointed, "pyproject.toml points at no README section: this test checks nothing"
+    missing = [name for name in pointed if name not in headings]
+    assert not missing, f"pyproject.toml points at README sections that are not there: {missing}"
 
 
 def test_a_command_error_shows_that_commands_usage():

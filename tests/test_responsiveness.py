@@ -116,22 +116,6 @@ async def test_a_live_agent_is_read_normalised_and_stored_off_the_ui_thread(tmp_
         await app.action_quit()
 
 
-async def test_a_headless_transport_has_no_gate_and_reads_at_once():
-    """``run --headless`` has no screen: the transport is given no input gate, and the app's input is not its."""
-    import asyncio
-
-    from kandev_tui.acp.transport import LineTransport
-
-    reader = asyncio.StreamReader()
-    reader.feed_data(b'{"jsonrpc":"2.0","method":"a"}\n')
-    USER.at = time.monotonic() + 3600  # the process-wide input of an app, were there one
-    try:
-        transport = LineTransport(reader, None, [].append)  # type: ignore[arg-type]
-        assert (await asyncio.wait_for(transport.receive(), 0.5))["method"] == "a"
-    finally:
-        USER.at = float("-inf")
-
-
 async def test_f1_opens_and_closes_the_help_at_once_and_keeps_it(tmp_path):
     """F1 is handled before the transcript's queue (a priority binding) and toggles the help; the screen is made once."""
     app = stored_app(tmp_path, [message_item(i, f"Message {i}.") for i in range(5)])
