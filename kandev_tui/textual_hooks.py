@@ -1,4 +1,4 @@
-"""The one place for Textual's private names (see ../shared/ARCHITECTURE.md).
+"""The one place for Textual's private names (see docs/architecture.md, "Layers").
 
 Each hook says what public behaviour it works around; ``tests/test_textual_hooks.py`` fails when an upgrade breaks
 one, and ``pyproject.toml`` pins Textual to the minor version those tests passed on. Nothing else in kandev_tui

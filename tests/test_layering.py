@@ -1,4 +1,4 @@
-"""The headless core never imports Textual (shared/ARCHITECTURE.md, layering rules)."""
+"""The headless core never imports Textual (docs/architecture.md, "Layers")."""
 
 from __future__ import annotations
 
