@@ -1,0 +1,61 @@
+"""The ``kandev-tui`` command line: :func:`main` and the table of commands. Each family of commands is a module of
+its own (``running``: run, demo and the bare command; ``stored``: sessions, export, transcript, open, replay,
+snapshot; ``attach``; ``serve``; ``contract``: validate, guidance, mcp), the parser is ``parser``, and what they
+share is ``common``.
+
+Only ``argparse`` is imported at start-up: every command imports what it needs when it runs, so ``kandev-tui
+--help`` and ``--version`` stay fast (no Textual, ``mcp``, ``acp`` or pydantic import).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Sequence
+
+from kandev_tui.cli.attach import cmd_attach
+from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, _fail, _no_terminal, _output_paths_problem
+from kandev_tui.cli.common import _NoStore, app_exit_status  # noqa: F401 - used from here (tests, the app)
+from kandev_tui.cli.contract import cmd_guidance, cmd_mcp, cmd_validate
+from kandev_tui.cli.parser import build_parser
+from kandev_tui.cli.running import cmd_demo, cmd_home, cmd_run
+from kandev_tui.cli.serve import cmd_serve
+from kandev_tui.cli.stored import cmd_export, cmd_open, cmd_replay, cmd_sessions, cmd_snapshot, cmd_transcript
+
+
+COMMANDS = {"serve": cmd_serve, "snapshot": cmd_snapshot, "attach": cmd_attach, "demo": cmd_demo, "open": cmd_open, "replay": cmd_replay, "run": cmd_run, "sessions": cmd_sessions, "export": cmd_export, "transcript": cmd_transcript,
+            "validate": cmd_validate, "guidance": cmd_guidance, "mcp": cmd_mcp}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # argparse leaves these to the top level, whose usage says nothing of the command's options
+        command_parser = parser.command_parsers.get(args.command, parser) if args.command else parser
+        command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if not args.command:
+        if _no_terminal():  # a pipe, CI, TERM=dumb: what the commands are
+            parser.print_help()
+            return EXIT_OK
+        args.command, args.db = "", args.home_db
+        return cmd_home(args)
+    problem = _output_paths_problem(args)
+    if problem:
+        return _fail(problem, EXIT_USAGE)
+    try:
+        return COMMANDS[args.command](args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # e.g. piped into `head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except Exception as exc:  # noqa: BLE001 - the store's own errors say what to do; anything else is a crash
+        from kandev_tui.transcript.database import StoreError
+
+        if isinstance(exc, StoreError):  # damage found past what opening the database reads
+            return _fail(f"kandev-tui {args.command}: {exc}", EXIT_USAGE)
+        raise
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,263 @@
+"""What the commands share: exit statuses, one-line failures, the workspace and the store as the options name them, the app's run."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+def _fail(message: str, code: int = EXIT_FAIL) -> int:
+    from kandev_tui.sanitize import visible
+
+    print(visible(message), file=sys.stderr)
+    return code
+
+
+def _workspace_at(directory: str, args: argparse.Namespace) -> Any:
+    """The Workspace at ``directory`` with the --repo directories (a session continued where it ran)."""
+    return _workspace(argparse.Namespace(**{**vars(args), "workspace": directory}))
+
+
+def _workspace(args: argparse.Namespace) -> Any:
+    """The Workspace of --workspace/--repo, or an error message string."""
+    from kandev_tui.workspace import Workspace, parse_repo_option
+
+    root = Path(args.workspace).expanduser() if args.workspace else Path.cwd()
+    if not root.is_dir():
+        what = "no such directory" if not root.exists() else "not a directory"
+        return f"kandev-tui {args.command}: --workspace {root}: {what}"
+    repos = {}
+    for option in args.repo:
+        try:
+            name, directory = parse_repo_option(option)
+        except ValueError as exc:
+            return f"kandev-tui {args.command}: --repo {option}: {exc}"
+        if not directory.is_dir():
+            what = "no such directory" if not directory.exists() else "not a directory"
+            return f"kandev-tui {args.command}: --repo {name}={directory}: {what}"
+        repos[name] = directory
+    return Workspace(root, repos)
+
+
+def _read_json(file: str) -> tuple[Any, str | None]:
+    """(data, None), or (None, message) when the file cannot be read or parsed."""
+    try:
+        if file == "-":
+            text = sys.stdin.read()
+        else:
+            text = Path(file).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, f"{file}: no such file"
+    except IsADirectoryError:
+        return None, f"{file}: is a directory"
+    except UnicodeDecodeError:
+        return None, f"{file}: not UTF-8 text"
+    except OSError as exc:
+        return None, f"{file}: {exc.strerror or exc}"
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return None, f"invalid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}"
+    except RecursionError:
+        return None, "invalid JSON: nested too deeply"
+
+
+def _unreadable(problem: str) -> bool:
+    """A problem of _read_json that is about the file (a usage error), not about its JSON."""
+    return not problem.startswith("invalid JSON")
+
+
+def _open_store(args: argparse.Namespace, *, create: bool = True) -> Any:
+    """The Store of --db (or the default), or an error message string.
+
+    ``create=False`` (commands that only read): a missing database is not made. Then None when it is the
+    default one (nothing has been stored yet), and an error when the user named it (--db, KANDEV_TUI_DB).
+    """
+    from kandev_tui.transcript.store import Store, StoreError, StoreMissing, default_db_path
+
+    path = Path(args.db).expanduser() if args.db else default_db_path()
+    try:
+        return Store(path, create=create)
+    except StoreMissing as exc:
+        return _store_problem(args, path, exc) if args.db or os.environ.get("KANDEV_TUI_DB") else None
+    except StoreError as exc:
+        return _store_problem(args, path, exc)
+
+
+def _store_problem(args: argparse.Namespace, path: Path, exc: Any) -> str:
+    """One line, in the shape of every file option's: ``kandev-tui CMD: --db PATH: reason``."""
+    command = f"kandev-tui {args.command}" if args.command else "kandev-tui"
+    if not exc.reason:  # what is in the file (damaged, a newer schema) says it all
+        return f"{command}: {exc}"
+    where = "--db" if args.db else "KANDEV_TUI_DB" if os.environ.get("KANDEV_TUI_DB") else "the session database"
+    return f"{command}: {where} {path}: {exc.reason}"
+
+
+def _find_session(command: str, store: Any, wanted: str) -> dict[str, Any] | str:
+    """The one stored session ``wanted`` names (an id or a unique prefix), or a line saying why there is none."""
+    from kandev_tui.sanitize import visible
+
+    rows = store.matching_sessions(wanted) if store is not None else []
+    if len(rows) == 1:
+        return rows[0]
+    if not rows:
+        where = "nothing is stored yet" if store is None else "see 'kandev-tui sessions'"
+        return f"kandev-tui {command}: no session {wanted!r} ({where})"
+    shown = ", ".join(f"{row['id']} ({visible(row['title'] or 'untitled', keep_newlines=False)[:30]})"
+                      for row in rows[:5])
+    more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
+    return f"kandev-tui {command}: {wanted!r} matches {len(rows)} sessions: {shown}{more}; give more of the id"
+
+
+def _stored_session(command: str, args: argparse.Namespace, wanted: str) -> tuple[Any, Any]:
+    """(store, session) of the stored session ``wanted`` names, or (None, (line, exit status)) saying why not;
+    the store is the caller's to close."""
+    store = _open_store(args, create=False)
+    if isinstance(store, str):
+        return None, (store, EXIT_USAGE)
+    session = _find_session(command, store, wanted)
+    if isinstance(session, str):
+        if store is not None:
+            store.close()
+        return None, (session, EXIT_FAIL)
+    return store, session
+
+
+NOTHING_STORED = "No stored sessions yet. Start one with: kandev-tui run --headless --prompt TEXT -- AGENT_CMD"
+
+
+def _resumable(store: Any, command: list[str], wanted: str) -> dict[str, Any] | str:
+    """The stored session ``--resume`` continues (``wanted``: an id or prefix; empty: the newest of this agent
+    command that can be continued), or the line that says why there is none."""
+    if wanted:
+        session = _find_session("run --resume", store, wanted)
+        if isinstance(session, str):
+            return session
+    else:
+        session = next((row for row in store.sessions() if row["agent_command"] == command and row["agent_session_id"]
+                        and row["continues"]), None)
+        if session is None:
+            return (f"kandev-tui run --resume: no stored session of {' '.join(command)[:80]} can be continued "
+                    "('kandev-tui sessions' says which can)")
+    if not session.get("agent_session_id"):
+        return (f"kandev-tui run --resume: session {session['id']} has no agent session to continue (its agent "
+                "never started one)")
+    if not session.get("continues"):
+        return (f"kandev-tui run --resume: the agent of session {session['id']} could not continue sessions "
+                "(it offered neither session/resume nor session/load); start a new one with kandev-tui run")
+    return session
+
+
+def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt: str | None = None,
+             settings: Any = None, launcher: Any = None, kandev: Any = None) -> int:
+    """Open the app on a source (or a list of them: a session each, the first on screen, each sent
+    ``initial_prompt``); the store is closed when it ends."""
+    problem = _no_terminal()
+    if problem:
+        store.close()
+        return _fail(problem, EXIT_USAGE)
+    from kandev_tui.app import KandevApp
+    from kandev_tui.settings import SettingsStore
+
+    from kandev_tui.transcript.store import default_db_path
+
+    # next to the sessions (a replay without a store logs where the default store lives, never in the cwd)
+    _log_to_file(Path(getattr(store, "path", None) or default_db_path()).parent / "logs" / "kandev-tui.log")
+    settings = settings or SettingsStore()
+    try:
+        factories = factory if isinstance(factory, list) else [factory]
+        app = KandevApp(factories[0], settings_store=settings, initial_prompt=initial_prompt, launcher=launcher,
+                        kandev=kandev,
+                        stats_path=Path(args.stats).expanduser() if args.stats else None)
+        for more in factories[1:]:
+            app.open_session(more, initial_prompt)
+        app.run()
+    finally:
+        store.close()
+    return app_exit_status(app)
+
+
+def _no_terminal() -> str | None:
+    """Why the app cannot open here (no terminal, or one that cannot draw it: TERM=dumb), or None."""
+    if os.environ.get("KANDEV_TUI_FORCE_APP"):
+        return None
+    if os.environ.get("TEXTUAL_DRIVER", "").endswith(":WebDriver"):  # kandev-tui serve: a browser, over pipes
+        return None
+    if os.environ.get("TERM") == "dumb":  # Emacs' shell, some CI runners: no cursor moves, no colours
+        return ("kandev-tui: this terminal (TERM=dumb) cannot draw the app; use 'kandev-tui run --headless' or "
+                "'kandev-tui transcript', or a terminal that can (TERM=xterm-256color)")
+    if sys.stdout.isatty():
+        return None
+    return ("kandev-tui: the app needs a terminal; for scripts and CI use "
+            "'kandev-tui run --headless' or 'kandev-tui transcript'")
+
+
+def app_exit_status(app: Any) -> int:
+    """The status the command exits with once the app has closed: the app's return code (1 after a crash, or once
+    the session failed, e.g. an agent that never started, whose reason is then said on stderr); never 0 for an
+    app that did not exit normally."""
+    if app.failure:
+        _fail(f"kandev-tui: {app.failure}")
+    for number, text in app.unsent():  # queued or typed ahead, never sent: not lost
+        print(f"kandev-tui: not sent (the app closed first), session {number}:\n{text}", file=sys.stderr)
+    for note in app.closing_notes():  # where a worktree with uncommitted work was kept
+        print(f"kandev-tui: {note}", file=sys.stderr)
+    code = app.return_code
+    return EXIT_FAIL if code is None else code
+
+
+def _log_to_file(path: Path) -> None:
+    """While the app owns the terminal, every log record goes to a file (never onto the screen)."""
+    import logging
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
+    except OSError:
+        handler = logging.NullHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    for existing in list(root.handlers):
+        root.removeHandler(existing)
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+
+
+class _NoStore:
+    """Where a command has nothing stored to close (a replay, a picker over a database not made yet)."""
+
+    path = None
+
+    def close(self) -> None:
+        pass
+
+    def sessions(self) -> list[Any]:
+        return []
+
+    def session(self, session_id: str) -> None:
+        return None
+
+
+# every option that names a file kandev-tui writes: (attribute, option, must be a new file)
+OUTPUT_OPTIONS = (("output", "--output", False), ("record", "--record", True), ("stats", "--stats", False))
+
+
+def _output_paths_problem(args: argparse.Namespace) -> str | None:
+    """The first file option that cannot be written, as one line; checked before any work starts (a recording
+    or an export that fails at the end would lose the work, and --stats is written only on exit)."""
+    from kandev_tui.userpaths import output_problem
+
+    for attribute, option, new in OUTPUT_OPTIONS:
+        value = getattr(args, attribute, None)
+        if value:
+            problem = output_problem(Path(value).expanduser(), new=new)
+            if problem:
+                return f"kandev-tui {args.command}: {option} {value}: {problem}"
+    return None

@@ -1,0 +1,179 @@
+"""``run``, ``demo`` and the bare ``kandev-tui``: agents started, in the app or headless."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from kandev_tui.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, _fail, _log_to_file, _no_terminal, _open_store, _read_json, _resumable, _run_app, _unreadable, _workspace, _workspace_at, app_exit_status
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    command = list(args.agent)
+    if command and command[0] == "--":
+        command = command[1:]
+    from kandev_tui.settings import SettingsStore
+
+    settings = SettingsStore()
+    if args.preset and command:
+        return _fail("kandev-tui run: give --preset NAME or the agent command after --, not both", EXIT_USAGE)
+    if not command and not args.preset:
+        return _fail("kandev-tui run: give the agent command after --, e.g. "
+                     "kandev-tui run --headless --prompt hi -- python -m kandev_tui.demo.agent, or --preset NAME",
+                     EXIT_USAGE)
+    if args.headless and not args.prompt:
+        return _fail("kandev-tui run: --headless needs --prompt TEXT", EXIT_USAGE)
+    agents = _preset_agents(args, settings) if args.preset else [(command, None, None)]
+    if isinstance(agents, str):
+        return _fail(agents, EXIT_USAGE)
+    for agent_command, _env, _where in agents:
+        if "/" in agent_command[0] and not os.path.isabs(agent_command[0]):
+            agent_command[0] = os.path.abspath(agent_command[0])  # the agent starts in the workspace, not here
+    command = agents[0][0]
+    workspace = _workspace(args) if agents[0][2] is None else _workspace_at(agents[0][2], args)
+    if isinstance(workspace, str):
+        return _fail(workspace, EXIT_USAGE)
+    store = _open_store(args)
+    if isinstance(store, str):
+        return _fail(store, EXIT_USAGE)
+    from kandev_tui.acp import parse_mcp_config
+    from kandev_tui.runner import run_headless
+
+    extra_servers = []
+    if args.mcp_config:
+        data, problem = _read_json(args.mcp_config)
+        if problem:
+            store.close()
+            if _unreadable(problem):  # "PATH: reason"
+                return _fail(f"kandev-tui run: --mcp-config {problem}", EXIT_USAGE)
+            return _fail(f"kandev-tui run: --mcp-config {args.mcp_config}: {problem}", EXIT_USAGE)
+        try:
+            extra_servers = parse_mcp_config(data)
+        except ValueError as exc:
+            store.close()
+            return _fail(f"kandev-tui run: --mcp-config {args.mcp_config}: {exc}", EXIT_USAGE)
+    if args.pick and args.headless:
+        store.close()
+        return _fail("kandev-tui run: --pick lists the agent's sessions to choose from in the app; with --headless "
+                     "give --resume SESSION", EXIT_USAGE)
+    continuing = None
+    if args.resume is not None:
+        continuing = _resumable(store, command, args.resume)
+        if isinstance(continuing, str):
+            store.close()
+            return _fail(continuing, EXIT_FAIL)
+        if args.workspace is None and continuing.get("workspace"):  # where the session ran, unless told otherwise
+            workspace = _workspace_at(continuing["workspace"], args)
+            if isinstance(workspace, str):
+                store.close()
+                return _fail(workspace, EXIT_USAGE)
+
+    from kandev_tui.launch import Launcher
+
+    launcher = Launcher(store, settings, extra_servers, inject_guidance=not args.no_guidance and
+                        settings.settings.inject_guidance, init_timeout=args.init_timeout,
+                        asked=_asked_choices(args))
+    record = Path(args.record).expanduser().absolute() if args.record else None  # stored: found from anywhere
+    if not args.headless:
+        factories = [launcher.factory(command, workspace, agents[0][1], record=record, continuing=continuing,
+                                      pick=args.pick)]
+        for agent_command, env, where in agents[1:]:
+            place = workspace if where is None else _workspace_at(where, args)
+            if isinstance(place, str):
+                store.close()
+                return _fail(place, EXIT_USAGE)
+            factories.append(launcher.factory(agent_command, place, env))
+        return _run_app(args, store, factories, initial_prompt=args.prompt, settings=settings, launcher=launcher)
+    options, choices = launcher.options(command, workspace, agents[0][1], continuing=continuing)
+    try:
+        code, reason, _session = run_headless(options, args.prompt, store, record=record, permission=args.permission,
+                                              choices=choices, continuing=continuing,
+                                              asked=frozenset(_asked_choices(args)))
+    finally:
+        store.close()
+    if code:
+        return _fail(f"kandev-tui run: {reason}", code)
+    return EXIT_OK
+
+
+def _asked_choices(args: argparse.Namespace) -> dict[str, str]:
+    """What ``run`` was asked to choose at the start: ``--mode``, ``--model``, each ``--option``."""
+    from kandev_tui.agent_session import OPTION
+
+    asked = {k: v for k, v in (("mode", args.mode), ("model", args.model)) if v}
+    return {**asked, **{OPTION + option_id: value for option_id, value in args.option}}
+
+
+def _preset_agents(args: argparse.Namespace, settings: Any) -> list[tuple[list[str], dict[str, str] | None, str | None]] | str:
+    """The agents the --preset options name: (command, environment added, workspace) each, or why not."""
+    known, warnings = settings.presets()
+    for warning in warnings:
+        print(f"kandev-tui: warning: {warning}", file=sys.stderr)
+    for name in args.preset:
+        if name not in known:
+            return (f"kandev-tui run: --preset {name}: no such preset (there are: {', '.join(sorted(known))}; add one "
+                    f"as [presets.NAME] with command = [...] in {settings.path})")
+    if len(args.preset) > 1 and args.headless:
+        return "kandev-tui run: --headless runs one agent: give one --preset"
+    if len(args.preset) > 1 and (args.resume is not None or args.pick):
+        return "kandev-tui run: --resume and --pick continue one agent's session: give one --preset"
+    agents = []
+    for name in args.preset:
+        preset = known[name]
+        where = None
+        if args.workspace is None and preset.workspace:
+            where = str(Path(preset.workspace).expanduser())
+        agents.append((list(preset.command), dict(preset.env) or None, where))
+    return agents
+
+
+def cmd_home(args: argparse.Namespace) -> int:
+    """The bare ``kandev-tui`` in a terminal: the app on the sessions list (stored sessions to open or continue,
+    ctrl+n for a new one from a preset)."""
+    from kandev_tui.app_home import HomeApp
+    from kandev_tui.launch import Launcher
+    from kandev_tui.settings import SettingsStore
+
+    store = _open_store(args)
+    if isinstance(store, str):
+        return _fail(store, EXIT_USAGE)
+    settings = SettingsStore()
+    _log_to_file(Path(store.path).parent / "logs" / "kandev-tui.log")
+    try:
+        app = HomeApp(Launcher(store, settings, inject_guidance=settings.settings.inject_guidance),
+                      settings_store=settings)
+        app.run()
+    finally:
+        store.close()
+    return app_exit_status(app)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from kandev_tui.demo import agent_command, prepare_workspace
+    from kandev_tui.launch import Launcher
+    from kandev_tui.settings import SettingsStore
+    from kandev_tui.workspace import Workspace
+
+    problem = _no_terminal()  # before anything is made
+    if problem:
+        return _fail(problem, EXIT_USAGE)
+    store = _open_store(args)
+    if isinstance(store, str):
+        return _fail(store, EXIT_USAGE)
+    import shutil
+    import tempfile
+
+    from kandev_tui.demo import SCENARIOS
+
+    scratch = Path(tempfile.mkdtemp(prefix="kandev-demo-"))  # the sample workspace's copy, removed on exit
+    try:
+        workspace = prepare_workspace(scratch / "demo-service")
+        settings = SettingsStore()
+        launcher = Launcher(store, settings, inject_guidance=settings.settings.inject_guidance)
+        return _run_app(args, store, launcher.factory(agent_command(args.scenario), Workspace(workspace)),
+                        initial_prompt=SCENARIOS[args.scenario], settings=settings, launcher=launcher)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

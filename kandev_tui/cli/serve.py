@@ -1,0 +1,95 @@
+"""``serve``: kandev-tui in a browser (textual-serve)."""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import sys
+
+from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, _fail, _output_paths_problem, _stored_session
+from kandev_tui.cli.parser import APP_COMMANDS, LOOPBACK, build_parser
+from kandev_tui.cli.stored import _recording_problem
+
+
+def _serve_problem(args: argparse.Namespace, app_args: list[str]) -> str | None:
+    """Why ``serve`` cannot start as asked, as one line, or None: checked before the server listens, so that a
+    mistake is said here rather than in every browser tab."""
+    if not app_args:
+        return None
+    command = app_args[0]
+    if command not in APP_COMMANDS:
+        return (f"kandev-tui serve: {command!r} does not open the app; serve one of {', '.join(APP_COMMANDS)} "
+                "(e.g. kandev-tui serve -- replay FILE)")
+    if "--headless" in app_args[1:app_args.index("--") if "--" in app_args else len(app_args)]:
+        return "kandev-tui serve: --headless has no screen to serve; leave it out"
+    try:
+        nested, extra = build_parser().parse_known_args(app_args)
+    except SystemExit:
+        return f"kandev-tui serve: the command after -- is not valid (see kandev-tui {command} --help)"
+    if extra:
+        return f"kandev-tui serve: {command}: unrecognized arguments: {' '.join(extra)}"
+    problem = _output_paths_problem(nested)
+    if problem:
+        return problem
+    if command == "replay":
+        found = _recording_problem("replay", nested.file)
+        return found[0] if found else None
+    if command == "open" and nested.session:
+        store, session = _stored_session("open", nested, nested.session)
+        if store is None:
+            return session[0]
+        store.close()
+    return None
+
+
+def _port_problem(host: str, port: int) -> str | None:
+    """Why the server could not listen on host:port (in use, not an address here), or None."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        return f"kandev-tui serve: --host {host}: {exc.strerror or exc}"
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as aiohttp listens: TIME_WAIT is no conflict
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return f"kandev-tui serve: port {port} is in use on {host}; choose another with --port"
+            return f"kandev-tui serve: cannot listen on {host}:{port}: {exc.strerror or exc}"
+    return None
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import shlex
+
+    app_args = list(args.app_command)
+    if app_args and app_args[0] == "--":
+        app_args = app_args[1:]
+    if not 0 < args.port < 65536:
+        return _fail("kandev-tui serve: --port must be between 1 and 65535", EXIT_USAGE)
+    if args.host not in LOOPBACK and not args.public:
+        return _fail(f"kandev-tui serve: --host {args.host} is reachable from other machines; serve on 127.0.0.1 and "
+                     "use ssh -L, or add --public (its secret then crosses the network as plain HTTP)", EXIT_USAGE)
+    problem = _serve_problem(args, app_args) or _port_problem(args.host, args.port)
+    if problem:
+        return _fail(problem, EXIT_USAGE)
+    try:
+        from kandev_tui.web import serve
+    except ImportError:
+        return _fail("kandev-tui serve: textual-serve is missing from this install; reinstall kandev-tui "
+                     "(pip install --force-reinstall kandev-tui)", EXIT_USAGE)
+    if args.public:
+        print("kandev-tui serve: warning: reachable from other machines over plain HTTP: whoever can see the traffic "
+              "can take the secret in its address; prefer SSH port forwarding, or a proxy with TLS", file=sys.stderr)
+    # textual-serve runs this through a shell: exec leaves one process per tab, the app, which ends with its tab
+    # no command: the sessions list (stored sessions, ctrl+n for new ones), as the bare kandev-tui in a terminal
+    command = "exec " + shlex.join([sys.executable, "-m", "kandev_tui", *app_args])
+    try:
+        serve(command, host=args.host, port=args.port, title=f"kandev-tui {' '.join(app_args[:1])}".rstrip(),
+              public_url=args.public_url)
+    except OSError as exc:  # lost the race for the port, or the address went away
+        return _fail(f"kandev-tui serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
+    return EXIT_OK

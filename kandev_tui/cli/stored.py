@@ -1,0 +1,184 @@
+"""``sessions``, ``export``, ``transcript``, ``open``, ``replay`` and ``snapshot``: stored sessions and recordings."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from kandev_tui.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, NOTHING_STORED, _NoStore, _fail, _open_store, _run_app, _stored_session
+
+
+def cmd_sessions(args: argparse.Namespace) -> int:
+    from kandev_tui.jsonutil import dumps
+
+    from datetime import datetime
+
+    from kandev_tui.sanitize import visible
+    from kandev_tui.sources import agent_display_name
+
+    store = _open_store(args, create=False)
+    if isinstance(store, str):
+        return _fail(store, EXIT_USAGE)
+    with_rows = store.sessions() if store is not None else []
+    if store is not None:
+        store.close()
+    if args.json:
+        for row in with_rows:
+            print(dumps(row))
+        return EXIT_OK
+    if not with_rows:
+        print(NOTHING_STORED)
+        return EXIT_OK
+    print(f"{'ID':<12}  {'STARTED':<16}  {'ITEMS':>5}  {'STATE':<11}  {'RESUME':<6}  {'AGENT':<24}  TITLE")
+    for row in with_rows:
+        started = datetime.fromtimestamp(row["created"]).strftime("%Y-%m-%d %H:%M")
+        agent = visible(agent_display_name(row["agent_command"] or []), keep_newlines=False)
+        agent = agent if len(agent) <= 24 else "…" + agent[-23:]  # its end names it best (…/claude-agent-acp)
+        title = visible(row["title"], keep_newlines=False)
+        resume = row["continues"] if row.get("continues") and row.get("agent_session_id") else "no"
+        print(f"{row['id']:<12}  {started:<16}  {row['items']:>5}  {row['state']:<11}  {resume:<6}  {agent:<24}  "
+              f"{title}")
+    return EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from kandev_tui.jsonutil import dumps
+
+    store, session = _stored_session("export", args, args.session)
+    if store is None:
+        return _fail(*session)
+    try:
+        items = store.items(session["id"])
+    finally:
+        store.close()
+    if args.format == "json":
+        text = dumps({"session": session, "items": [i.to_json() for i in items]}, indent=2) + "\n"
+    elif args.format == "jsonl":
+        text = "".join(dumps(i.to_json()) + "\n" for i in items)
+    else:
+        from kandev_tui.transcript.export import session_markdown
+
+        text = session_markdown(session, items)
+    if args.output:
+        try:
+            Path(args.output).expanduser().write_text(text, encoding="utf-8")
+        except OSError as exc:  # checked before the work, but a disk can fill meanwhile
+            return _fail(f"kandev-tui export: --output {args.output}: {exc.strerror or exc}")
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def cmd_transcript(args: argparse.Namespace) -> int:
+    from kandev_tui.jsonutil import dumps
+
+    from kandev_tui.transcript.replay import items_from_recording
+
+    problem = _recording_problem("transcript", args.file)
+    if problem:
+        return _fail(*problem)
+    for item in items_from_recording(args.file):
+        print(dumps(item.to_json(), separators=(",", ":")))
+    return EXIT_OK
+
+
+def _recording_problem(command: str, file: str) -> tuple[str, int] | None:
+    """(one line, exit status) when FILE is not a recording that can be read; the same for every command. A last line
+    cut short (the recording stopped mid-write) is said as a warning."""
+    from kandev_tui.transcript.frames import recording_problem, torn_warning
+
+    where = f"kandev-tui {command}: {file}"
+
+    def torn(line: int) -> None:
+        print(f"{where}: warning: {torn_warning(line)}", file=sys.stderr)
+
+    try:
+        problem = recording_problem(Path(file).expanduser(), torn)
+    except FileNotFoundError:
+        return f"{where}: no such file", EXIT_USAGE
+    except IsADirectoryError:
+        return f"{where}: is a directory", EXIT_USAGE
+    except OSError as exc:
+        return f"{where}: {exc.strerror or exc}", EXIT_USAGE
+    return (f"{where}: {problem}", EXIT_FAIL) if problem else None
+
+
+def cmd_snapshot(args: argparse.Namespace) -> int:
+    import tempfile
+    from dataclasses import replace
+
+    from kandev_tui.settings import THEMES, SettingsStore
+    from kandev_tui.snapshot import FORMATS, Shot, SnapshotError, parse_at, parse_size, snapshot
+
+    try:
+        shot = Shot(parse_size(args.size), parse_at(args.at), args.all, args.theme)
+    except SnapshotError as exc:
+        return _fail(f"kandev-tui snapshot: {exc}", EXIT_USAGE)
+    if args.theme not in THEMES:
+        return _fail(f"kandev-tui snapshot: --theme {args.theme!r} is not one of {', '.join(THEMES)}", EXIT_USAGE)
+    output = Path(args.output).expanduser()
+    if output.suffix.lower() not in FORMATS:
+        return _fail(f"kandev-tui snapshot: -o {args.output}: write .svg, .png or .txt", EXIT_USAGE)
+    recording = Path(args.source).expanduser()
+    store = None
+    if recording.exists():
+        problem = _recording_problem("snapshot", args.source)
+        if problem:
+            return _fail(*problem)
+        from kandev_tui.sources import ReplaySource
+
+        def source(on_items: Any, on_state: Any) -> Any:
+            return ReplaySource(recording, on_items, on_state)
+    else:
+        store, session = _stored_session("snapshot", args, args.source)
+        if store is None:
+            line, code = session
+            return _fail(f"{line}; nor is {args.source!r} a recording file" if code == EXIT_FAIL else line, code)
+        from kandev_tui.sources import StoredSource
+
+        def source(on_items: Any, on_state: Any) -> Any:
+            return StoredSource(store, session, on_items, on_state)
+    from kandev_tui.app import KandevApp
+
+    with tempfile.TemporaryDirectory(prefix="kandev-snapshot-") as scratch:
+        settings = SettingsStore(Path(scratch) / "config.toml")  # the user's settings are not the picture's
+        settings.settings = replace(settings.settings, theme=args.theme, chart_animation=False)
+        try:
+            written = snapshot(lambda: KandevApp(source, settings_store=settings), shot, output)
+        except SnapshotError as exc:
+            return _fail(f"kandev-tui snapshot: {exc}", exc.code)
+        finally:
+            if store is not None:
+                store.close()
+    for path in written:
+        print(path)
+    return EXIT_OK
+
+
+def cmd_open(args: argparse.Namespace) -> int:
+    from kandev_tui.sources import StoredSource
+
+    if args.session is None:  # the picker (read-only: a database that does not exist yet is not made)
+        store = _open_store(args, create=False)
+        if isinstance(store, str):
+            return _fail(store, EXIT_USAGE)
+        store = store if store is not None else _NoStore()
+        return _run_app(args, store, lambda on_items, on_state: StoredSource(store, None, on_items, on_state))
+    store, session = _stored_session("open", args, args.session)
+    if store is None:
+        return _fail(*session)
+    return _run_app(args, store, lambda on_items, on_state: StoredSource(store, session, on_items, on_state))
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    path = Path(args.file).expanduser()
+    if args.speed is not None and args.speed <= 0:
+        return _fail("kandev-tui replay: --speed must be greater than 0", EXIT_USAGE)
+    problem = _recording_problem("replay", args.file)  # said here, before the app opens on nothing
+    if problem:
+        return _fail(*problem)
+    from kandev_tui.sources import ReplaySource
+
+    return _run_app(args, _NoStore(), lambda on_items, on_state: ReplaySource(path, on_items, on_state, args.speed))
