@@ -70,6 +70,27 @@ class EntryWidget(SearchHit, Widget):
         return not self.is_mounted
 
 
+class TextEntry(EntryWidget):
+    """An entry drawn as one text (a notice, a turn's changes): subclasses make it with :meth:`show`."""
+
+    def __init__(self, item: Item, classes: str = "entry") -> None:
+        super().__init__(classes=classes)
+        self._body = Static()
+        self._text = ""
+        self.update_item(item)
+
+    def compose(self) -> ComposeResult:
+        yield self._body
+
+    def show(self, text: Text) -> None:
+        self._body.update(text)
+        self._text = text.plain
+
+    @property
+    def searchable_text(self) -> str:
+        return self._text
+
+
 class CollapsibleEntry(EntryWidget):
     """An entry that is one row, its title, and expands to a body (a compaction, a subagent). Subclasses draw an
     item with :meth:`show`; the title is plain text, never read as markup."""

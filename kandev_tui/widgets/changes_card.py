@@ -9,11 +9,10 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
-from textual.widgets import Static
 
 from kandev_tui.transcript.items import Item
 
-from .base import EntryWidget, safe_text
+from .base import TextEntry, safe_text
 
 SHOWN_FILES = 8  # files listed on the card (the review has them all)
 LETTERS = {"added": ("A", "green"), "modified": ("M", "yellow"), "deleted": ("D", "red"), "renamed": ("R", "cyan"),
@@ -60,7 +59,7 @@ def changes_text(item: Item, shown: int = SHOWN_FILES) -> Text:
     return text
 
 
-class ChangesCard(EntryWidget):
+class ChangesCard(TextEntry):
     """See the module docstring."""
 
     can_focus = True
@@ -78,20 +77,9 @@ class ChangesCard(EntryWidget):
             super().__init__()
             self.key = key
 
-    def __init__(self, item: Item) -> None:
-        super().__init__(classes="entry")
-        self._body = Static()
-        self._text = ""
-        self.update_item(item)
-
-    def compose(self):
-        yield self._body
-
     def update_item(self, item: Item) -> None:
         self.item = item
-        text = changes_text(item)
-        self._body.update(text)
-        self._text = text.plain
+        self.show(changes_text(item))
         self.set_class(item.payload.get("state") != "ready", "quiet")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -105,7 +93,3 @@ class ChangesCard(EntryWidget):
 
     def on_click(self, event: events.Click) -> None:
         self.action_review()
-
-    @property
-    def searchable_text(self) -> str:
-        return self._text

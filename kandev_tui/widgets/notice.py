@@ -1,14 +1,13 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import Static
 
 from kandev_tui.transcript.items import AGENT_NOTICE, ERROR, NOTE, Item
 
-from .base import EntryWidget, safe_text
+from .base import TextEntry, safe_text
 
 
-class Notice(EntryWidget):
+class Notice(TextEntry):
     """An error that says what happened, a quiet one-line note, or the end-of-turn marker."""
 
     DEFAULT_CSS = """
@@ -25,13 +24,7 @@ class Notice(EntryWidget):
         kind = {ERROR: "error", NOTE: "note"}.get(item.kind, "turn-end")
         if item.kind == AGENT_NOTICE:
             kind = f"agent-{item.payload.get('severity', 'info')}"
-        super().__init__(classes="entry " + kind)
-        self._body = Static()
-        self._text = ""
-        self.update_item(item)
-
-    def compose(self):
-        yield self._body
+        super().__init__(item, classes="entry " + kind)
 
     def update_item(self, item: Item) -> None:
         payload = item.payload
@@ -58,9 +51,4 @@ class Notice(EntryWidget):
             label = {"end_turn": "end of turn", "cancelled": "turn cancelled", "error": "turn ended with an error",
                      "max_tokens": "stopped: token limit", "refusal": "the agent refused"}.get(reason, f"turn ended ({reason})")
             text = Text(f"── {safe_text(label, keep_newlines=False)} ──")
-        self._text = text.plain
-        self._body.update(text)
-
-    @property
-    def searchable_text(self) -> str:
-        return self._text
+        self.show(text)
