@@ -489,3 +489,26 @@ def test_a_rich_output_call_reported_outside_a_turn_is_another_sessions_and_left
             Frame(IN, {"jsonrpc": "2.0", "id": 5, "result": {"stopReason": "end_turn"}})]
     items = [item for frame in turn for item in normalizer.feed(frame)]
     assert not [item for item in items if item.kind == "tool_call"]
+
+
+def test_a_write_reported_after_its_call_is_done_still_gives_that_call_its_diff():
+    """OpenCode on a busy machine: the write's call is reported completed before kandev-tui has said the write it
+    did for it (the local ``file_written`` frame); the diff still joins that call, not a call of its own or none."""
+    path = "/w/probe/new.txt"
+    call = {"toolCallId": "w1", "title": "write", "kind": "edit", "locations": [{"path": path}],
+            "rawInput": {"filePath": path, "content": "hello new\n"}}
+    frames = [Frame(OUT, {"jsonrpc": "2.0", "id": 1, "method": "session/prompt",
+                          "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "go"}]}}),
+              Frame(IN, _update({"sessionUpdate": "tool_call", "status": "pending", **call}).msg),
+              Frame(IN, {"jsonrpc": "2.0", "id": 7, "method": "session/request_permission", "params": {
+                  "sessionId": "s", "toolCall": {**call, "content": [{"type": "diff", "path": path, "oldText": None,
+                                                                      "newText": "hello new\n"}]},
+                  "options": [{"optionId": "a", "name": "Allow", "kind": "allow_once"}]}}),
+              Frame(IN, {"jsonrpc": "2.0", "id": 8, "method": "fs/write_text_file",
+                         "params": {"sessionId": "s", "path": path, "content": "hello new\n"}}),
+              Frame(IN, _update({"sessionUpdate": "tool_call_update", "toolCallId": "w1", "status": "completed",
+                                 "content": [{"type": "content", "content": {"type": "text", "text": "Wrote it"}}]}).msg),
+              Frame(LOCAL, {"event": "file_written", "path": path, "real_path": path, "old": None, "new_file": True})]
+    calls = {i.key: i for i in items_from_frames(frames) if i.kind == "tool_call"}
+    assert list(calls) == ["tool:w1"]
+    assert calls["tool:w1"].payload["diffs"] == [{"path": path, "new_file": True, "added": 1, "removed": 0}]

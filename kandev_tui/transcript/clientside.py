@@ -156,18 +156,17 @@ class ClientSide:
 
     @staticmethod
     def follows(calls: list[dict[str, Any]], path: str) -> dict[str, Any] | None:
-        """The unfinished edit call a write belongs to: the newest that names the path, else the newest edit."""
-        unfinished = [c for c in calls if c.get("status") not in TERMINAL and not c.get("parent_id")
-                      and c.get("kind") == "edit" and not c.get("mcp")]
+        """The edit call a write belongs to: the newest unfinished one that names the path, else the newest
+        unfinished edit, else the newest finished one that names the path (an agent may report its call done
+        before kandev-tui has said the write is done: OpenCode does, on a busy machine)."""
+        edits = [c for c in calls if not c.get("parent_id") and c.get("kind") == "edit" and not c.get("mcp")]
+        unfinished = [c for c in edits if c.get("status") not in TERMINAL]
         for call in reversed(unfinished):
-            locations = call.get("locations") if isinstance(call.get("locations"), list) else []
-            raw = (call.get("input") or {}).get("raw_input")
-            named = [loc.get("path") for loc in locations if isinstance(loc, dict)]
-            if isinstance(raw, dict):
-                named += [raw.get(key) for key in ("filePath", "file_path", "path", "absolute_path")]
-            if path in named:
+            if path in _named_paths(call):
                 return call
-        return unfinished[-1] if unfinished else None
+        if unfinished:
+            return unfinished[-1]
+        return next((call for call in reversed(edits) if path in _named_paths(call)), None)
 
     # -- terminals ---------------------------------------------------------------
 
@@ -216,3 +215,13 @@ class ClientSide:
             call["shell"] = shell
             if call.get("status") == PENDING:
                 call["status"] = IN_PROGRESS
+
+
+def _named_paths(call: dict[str, Any]) -> list[Any]:
+    """The paths an edit call names: its locations, and its arguments' usual path keys."""
+    locations = call.get("locations") if isinstance(call.get("locations"), list) else []
+    raw = (call.get("input") or {}).get("raw_input")
+    named = [loc.get("path") for loc in locations if isinstance(loc, dict)]
+    if isinstance(raw, dict):
+        named += [raw.get(key) for key in ("filePath", "file_path", "path", "absolute_path")]
+    return named
