@@ -684,6 +684,7 @@ def test_three_sessions_side_by_side_with_the_real_claude_adapter(tmp_path):
         assert (workspace / "hello.py").read_text() == "print('hello')\n"
         # close the kit's session (the first): the others run on
         tmux.keys("C-s")
+        tmux.wait_for("3 in this app", 30)  # keys sent before the list is up would go to the prompt
         tmux.keys("Home", "Enter")
         tmux.wait_for("The kit has spoken.", 30)
         tmux.keys("C-w")
