@@ -1,4 +1,5 @@
-"""Streaming at agent speed: the app, live, fed 50,000 chunks and 2,000 tool calls as fast as possible.
+"""Streaming at agent speed: the app, live, fed 50,000 chunks and 2,000 tool calls as fast as possible (case
+``mixed``), and one long message: 1 MB of Markdown in 100,000 chunks (case ``long``).
 
 A real agent process (tests/agents/fault_agent.py, mode ``burst``, no charts) writes the frames as fast as its
 pipe takes them; kandev-tui runs headless at 120x40 through the real LiveSource, pipeline and store.
@@ -6,9 +7,12 @@ While the turn streams, F1 then escape are pressed every 0.25 s, each as the ter
 key; the key-to-screen latency is the time from the key to the first frame drawn that shows its effect
 (the help screen, then the transcript again). Prints wall time to idle, frames drawn, store commits, the
 agent's own send time and the time until everything is on screen (target within 1.5x of it),
-and the latency (median and worst; target worst ≤ 50 ms).
+and the latency (median and worst; target worst ≤ 50 ms). For the long message it also prints the time per chunk
+in the first and the last 10% of it, as the agent could send them (its pipe is read as fast as kandev-tui takes
+it), and how far the screen is behind the agent at 10% and at 90% of it: a message that costs more per chunk as it
+grows shows in both (target: the last 10% no slower than the first).
 
-    .venv/bin/python benchmarks/stream.py [CHUNKS] [TOOLS]
+    .venv/bin/python benchmarks/stream.py [CASE] [CHUNKS] [TOOLS]    (CASE: mixed, long or both)
 """
 
 from __future__ import annotations
@@ -24,20 +28,23 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-async def main(chunks: int, tools: int) -> None:
+async def main(case: str, chunks: int, tools: int) -> None:
     from keytimer import KeyTimer
 
     from kandev_tui.acp import AgentOptions
     from kandev_tui.app import KandevApp
     from kandev_tui.screens.help import HelpScreen
+    from kandev_tui.widgets.agent_message import AgentMessage
     from kandev_tui.sources import LiveSource
     from kandev_tui.transcript import Store
     from tests.app_helpers import settings_at
 
     tmp = Path(tempfile.mkdtemp())
     store = Store(tmp / "s.db")
-    agent = AgentOptions(command=[sys.executable, str(ROOT / "tests" / "agents" / "fault_agent.py"), "burst",
-                                  str(chunks), str(tools), "0", str(tmp / "stamp")], workspace=tmp, inject_guidance=False)
+    size = 1_000_000
+    shape = ["long", str(chunks), str(size)] if case == "long" else ["burst", str(chunks), str(tools), "0"]
+    agent = AgentOptions(command=[sys.executable, str(ROOT / "tests" / "agents" / "fault_agent.py"), *shape,
+                                  str(tmp / "stamp")], workspace=tmp, inject_guidance=False)
     app = KandevApp(lambda on_items, on_state: LiveSource(agent, store, on_items, on_state),
                     settings_store=settings_at(tmp, chart_animation=False))
     app.animation_level = "none"
@@ -56,12 +63,16 @@ async def main(chunks: int, tools: int) -> None:
         while app.source.state == "idle" and not any(e.key.startswith("turn_end") for e in app.view.entries):
             await asyncio.sleep(0.001)  # the turn has started (or, if tiny, already ended)
         lags: list[float] = []
+        shown: list[tuple[float, int]] = []  # (wall-clock time, characters of the message on screen)
 
         async def watch_loop() -> None:  # how long the event loop goes without running anything else
             while True:
                 before = time.perf_counter()
                 await asyncio.sleep(0.005)
                 lags.append(time.perf_counter() - before - 0.005)
+                message = next((w for w in app.view.widgets.values() if isinstance(w, AgentMessage)), None)
+                if message is not None:
+                    shown.append((time.time(), len(message.item.payload.get("text", "")) - message.backlog))
 
         watcher = asyncio.ensure_future(watch_loop())
 
@@ -93,11 +104,25 @@ async def main(chunks: int, tools: int) -> None:
     text = "".join(i.payload.get("text", "") for i in items if i.kind == "agent_message")
     stored_chunks = text.count("c")
     calls = sum(1 for i in items if i.kind == "tool_call")
-    print(f"{chunks:,} chunks + {tools:,} tool calls: idle after {elapsed:.1f} s, {timer.count:,} frames drawn, "
+    if case == "long":
+        print(f"one message of {size:,} characters in {chunks:,} chunks (stored: {len(text):,} characters, "
+              f"{len(items)} items)")
+    print(f"{chunks:,} chunks + {tools if case != 'long' else 0:,} tool calls: idle after {elapsed:.1f} s, {timer.count:,} frames drawn, "
           f"{pipeline.commits:,} store commits for {pipeline.frames:,} frames")
-    print(f"stored: {stored_chunks:,} chunks, {calls:,} tool calls; at the end {mounted[0]} entries mounted "
+    print(f"stored: {stored_chunks if case != 'long' else 0:,} chunks, {calls:,} tool calls; at the end {mounted[0]} entries mounted "
           f"({mounted[1]:,} widgets), following: {mounted[2]}")
-    first, last = (float(t) for t in (tmp / "stamp").read_text().split())
+    stamps = [float(t) for t in (tmp / "stamp").read_text().split()]
+    first, last = stamps[0], stamps[-1]
+    if case == "long":
+        tenth = chunks // 10
+        sent = (stamps[1] - stamps[0]) / tenth * 1e6, (stamps[3] - stamps[2]) / tenth * 1e6
+        print(f"per chunk as the agent could send them: first 10% {sent[0]:.0f} µs, last 10% {sent[1]:.0f} µs")
+
+        def shown_at(share: float) -> float:  # when the screen first held this share of the message
+            return next((t for t, n in shown if n >= share * len(text)), drained_at)
+
+        behind = ((shown_at(0.1) - stamps[1]) * 1000, (shown_at(0.9) - stamps[2]) * 1000)
+        print(f"the screen behind the agent: at 10% of the message {behind[0]:.0f} ms, at 90% {behind[1]:.0f} ms")
     print(f"the agent sent its frames in {last - first:.2f} s; all on screen {drained_at - first:.2f} s after its "
           f"first frame: {(drained_at - first) / max(last - first, 1e-9):.1f}x its send time (target <= 1.5x)")
     if lags:
@@ -114,6 +139,11 @@ async def main(chunks: int, tools: int) -> None:
 if __name__ == "__main__":
     from benchargs import arguments
 
-    ARGS = arguments(__doc__, ("chunks", int, 50_000, "message chunks the agent sends"),
-                     ("tools", int, 2_000, "tool calls among them"))
-    asyncio.run(main(ARGS.chunks, ARGS.tools))
+    ARGS = arguments(__doc__, ("case", str, "both", "mixed (chunks and tool calls), long (one message) or both"),
+                     ("chunks", int, 0, "message chunks the agent sends (0: 50,000 mixed, 100,000 long)"),
+                     ("tools", int, 2_000, "tool calls among them (mixed)"))
+    if ARGS.case not in ("mixed", "long", "both"):
+        raise SystemExit(f"stream.py: the case is mixed, long or both, not {ARGS.case!r}")
+    for CASE in (("mixed", "long") if ARGS.case == "both" else (ARGS.case,)):
+        print(f"-- {CASE}")
+        asyncio.run(main(CASE, ARGS.chunks or (100_000 if CASE == "long" else 50_000), ARGS.tools))

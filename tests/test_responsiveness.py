@@ -325,9 +325,9 @@ async def test_new_messages_are_drawn_ahead_of_their_frame(tmp_path, monkeypatch
         drawn: list[tuple[bool, int]] = []
         strips, refresh_layout = MarkdownLines.strips, Screen._refresh_layout
 
-        def drawing(self, console, options):
+        def drawing(self, console, options, *args):
             drawn.append((in_frame[0], options.max_width))
-            return strips(self, console, options)
+            return strips(self, console, options, *args)
 
         def framing(self, *args, **kwargs):
             in_frame[0] = True

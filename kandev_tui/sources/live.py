@@ -206,7 +206,7 @@ class LiveSource(RunsInBackground, Source):
 
     def _set_state(self, state: str, detail: str = "") -> None:
         if self.pipeline is not None:
-            self.pipeline.flush()  # what led to the new state is stored and shown first
+            self.pipeline.store_all()  # what led to the new state is stored and shown first
         super()._set_state(state, detail)
 
     @property

@@ -36,7 +36,7 @@ PENDING, IN_PROGRESS, COMPLETE, FAILED, CANCELLED = "pending", "in_progress", "c
 TERMINAL = frozenset({COMPLETE, FAILED, CANCELLED})
 
 
-_CHANGEABLE = frozenset({"key", "kind", "turn", "payload", "status", "tool_call_id", "final"})  # Item.but's
+_CHANGEABLE = frozenset({"key", "kind", "turn", "payload", "status", "tool_call_id", "final", "grown_from"})  # Item.but's
 _versions = itertools.count(1)  # every item version made in this process has its own number (thread-safe: one C call)
 
 
@@ -64,6 +64,10 @@ class Item:
     # unique in the process (two versions of one item, or two sessions' items with one key, never share one); not
     # part of equality, which is about what the item says
     version: int = field(default_factory=lambda: next(_versions), init=False, compare=False, repr=False)
+    # a streaming text's claim (a message, a thought): its ``text`` only grew since the version numbered so, so a
+    # reader holding any version from that one on appends ``text[len(what it holds):]``; 0 claims nothing. Not
+    # carried over by :meth:`but` unless given again
+    grown_from: int = field(default=0, compare=False, repr=False)
 
     __hash__ = None  # type: ignore[assignment]  # a payload is a dict: an item is no dictionary key
 
@@ -78,6 +82,7 @@ class Item:
         new = object.__new__(Item)
         fields = new.__dict__
         fields.update(self.__dict__)
+        fields["grown_from"] = 0
         fields.update(changes)
         fields["version"] = next(_versions)
         return new

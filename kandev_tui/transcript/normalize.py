@@ -85,6 +85,9 @@ def _todos(output: Any) -> list[dict[str, Any]] | None:
     return None
 
 
+TEXTS = ("_message", "_thought", "_user")  # the normaliser's open texts: the agent's message, its thought, the user's
+
+
 class Normalizer:
     """Turns one session's frames into items (see the module docstring).
 
@@ -117,6 +120,10 @@ class Normalizer:
         self._message: Item | None = None
         self._thought: Item | None = None
         self._user: Item | None = None
+        # what came of the open texts since their last version (made when the pipeline flushes, :meth:`settle`: a
+        # long answer's chunks are not copied into a version each), and the version each open text grows from
+        self._parts: dict[str, list[str]] = {}
+        self._origin: dict[str, int] = {}
         self._plan: Item | None = None
         self._permissions: dict[str, Item] = {}
         self._elicitations = Elicitations(self._next)  # the agent's questions to the user
@@ -158,14 +165,35 @@ class Normalizer:
         self._counter += 1
         return f"{prefix}:{self._counter}"
 
-    def _close_text(self) -> list[Item]:
-        closed = []
-        for attr in ("_message", "_thought", "_user"):
-            item = getattr(self, attr)
-            if item is not None:
-                closed.append(item.but(final=True))
-                setattr(self, attr, None)
+    @property
+    def growing(self) -> bool:
+        """Text came that no version holds yet (:meth:`settle` makes them)."""
+        return bool(self._parts)
+
+    def settle(self) -> list[Item]:
+        """A new version of each open text that grew since its last one (the pipeline calls this as it flushes)."""
+        return [grown for attr in TEXTS if (grown := self._grown(attr)) is not None]
+
+    def _grown(self, attr: str) -> Item | None:
+        """The open text ``attr`` with the parts that came since its last version, as a new version (None: none came).
+        The version says it grew from the text's first one (:attr:`Item.grown_from`)."""
+        parts = self._parts.pop(attr, None)
+        item: Item | None = getattr(self, attr)
+        if not parts or item is None:
+            return None
+        grown = item.but(payload={**item.payload, "text": item.payload["text"] + "".join(parts)},
+                         grown_from=self._origin[attr])
+        setattr(self, attr, grown)
+        return grown
+
+    def _close(self, attr: str) -> Item:
+        self._grown(attr)
+        closed = getattr(self, attr).but(final=True, grown_from=self._origin[attr])
+        setattr(self, attr, None)
         return closed
+
+    def _close_text(self) -> list[Item]:
+        return [self._close(attr) for attr in TEXTS if getattr(self, attr) is not None]
 
     def error_item(self, message: str) -> Item:
         """An error line of kandev-tui's own (the store failed), numbered with the agent's."""
@@ -556,25 +584,22 @@ class Normalizer:
             self._system_error = False
             return self._close_text() + [self._error("The model is at capacity; try again or choose another model.",
                                                      detail=text)]
-        changed: list[Item] = []
         # a message of one kind closes the open text of the others
-        for other in ("_message", "_thought", "_user"):
-            if other != attr and getattr(self, other) is not None:
-                changed.append(getattr(self, other).but(final=True))
-                setattr(self, other, None)
+        changed = [self._close(other) for other in TEXTS if other != attr and getattr(self, other) is not None]
         current: Item | None = getattr(self, attr)
         message_id = update.get("messageId")
         if current is not None and isinstance(message_id, str) and current.payload.get("message_id") != message_id:
-            changed.append(current.but(final=True))
+            changed.append(self._close(attr))
             current = None
-        if current is None:
-            payload: dict[str, Any] = {"text": text}
-            if isinstance(message_id, str):
-                payload["message_id"] = message_id
-            current = Item(self._next(prefix), kind, self.turn, payload)
-        else:
-            current = current.but(payload={**current.payload, "text": current.payload["text"] + text})
+        if current is not None:  # it goes on: kept as a part until the pipeline flushes (settle)
+            self._parts.setdefault(attr, []).append(text)
+            return changed
+        payload: dict[str, Any] = {"text": text}
+        if isinstance(message_id, str):
+            payload["message_id"] = message_id
+        current = Item(self._next(prefix), kind, self.turn, payload)
         setattr(self, attr, current)
+        self._origin[attr] = current.version
         changed.append(current)
         return changed
 

@@ -5,7 +5,7 @@ for every frame) and by a replay (frames read from a recording), so both
 store and show the same items.
 
 Live frames are recorded and normalised at once, but stored and shown in
-batches: within an event loop, the items a frame changed wait until the
+batches (a streamed text's chunks are kept as parts, and its new version is made as the batch goes): within an event loop, the items a frame changed wait until the
 reader has nothing more to read (a turn of the loop passes without a frame:
 the agent's pipe is empty), or at most :data:`BATCH_SECONDS` (or
 :data:`BATCH_ITEMS` items) while frames keep coming, and are then committed in
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any, Callable, Iterable
 
 from .frames import Frame, RecordingWriter
@@ -32,6 +33,11 @@ log = logging.getLogger("kandev_tui.pipeline")
 
 BATCH_SECONDS = 0.05
 BATCH_ITEMS = 512
+# an open text this long (a message still streaming) is stored at most once per STORE_LONG_TEXT_EVERY seconds (it is
+# shown at each batch): each store writes it whole, and a 1 MB answer stored 20 times a second costs its reader a
+# third of its time. A hard crash loses at most that much of it; a flush at the turn's end or on close stores it all
+LONG_TEXT = 64 * 1024
+STORE_LONG_TEXT_EVERY = 1.0
 
 
 class Pipeline:
@@ -52,6 +58,8 @@ class Pipeline:
         self.frames = 0
         self.commits = 0
         self._dirty: dict[str, Item] = {}
+        self._unstored: dict[str, Item] = {}  # long open texts shown and not yet stored (newest version)
+        self._stored_at: dict[str, float] = {}  # when each long open text was last stored
         self._timer: asyncio.TimerHandle | None = None
         self._watching = False  # frames keep coming: a look for the loop's first turn without one is on its way
         self._seen = 0  # frames fed when it last looked
@@ -83,7 +91,7 @@ class Pipeline:
         changed = self.normalizer.feed(frame)
         for item in changed:
             self._dirty[item.key] = item  # first appearance keeps its place (the store's order), last state wins
-        if not self._dirty:
+        if not self._dirty and not self.normalizer.growing:
             return changed
         try:
             loop = asyncio.get_running_loop()
@@ -119,24 +127,49 @@ class Pipeline:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        for item in self.normalizer.settle():  # the open texts as they are now: one version each per batch
+            self._dirty[item.key] = item
         if not self._dirty:
             return
         batch = list(self._dirty.values())
         self._dirty.clear()
         self._commit(batch)
 
+    def store_all(self) -> None:
+        """Store the long open texts held back (see :data:`STORE_LONG_TEXT_EVERY`): the turn ends, the source stops."""
+        self.flush()
+        if self._unstored:
+            held = list(self._unstored.values())
+            self._unstored.clear()
+            self._store(held)
+
     def _commit(self, changed: list[Item]) -> None:
-        failed = None
-        if self.store is not None and self.session_id is not None and not self.store_failure:
-            try:
-                self.store.upsert_items(self.session_id, changed)  # stored before it is shown
-                self.commits += 1
-            except StoreError as exc:
-                failed = exc
+        now = time.monotonic()
+        stored: list[Item] = []
+        for item in changed:
+            text = item.payload.get("text") if item.grown_from and not item.final else None
+            if isinstance(text, str) and len(text) >= LONG_TEXT and now - self._stored_at.get(item.key, -STORE_LONG_TEXT_EVERY) < \
+                    STORE_LONG_TEXT_EVERY:
+                self._unstored[item.key] = item  # shown now, stored with a later batch
+                continue
+            self._unstored.pop(item.key, None)
+            if isinstance(text, str) and len(text) >= LONG_TEXT:
+                self._stored_at[item.key] = now
+            stored.append(item)
+        failed = self._store(stored)
         for listener in self.listeners:
             listener(changed)
         if failed is not None:  # said after what it failed on, which is still shown
             self._store_failed(failed)
+
+    def _store(self, items: list[Item]) -> StoreError | None:
+        if items and self.store is not None and self.session_id is not None and not self.store_failure:
+            try:
+                self.store.upsert_items(self.session_id, items)  # stored before it is shown
+                self.commits += 1
+            except StoreError as exc:
+                return exc
+        return None
 
     def feed_many(self, frames: Iterable[Frame]) -> list[Item]:
         """A batch of frames in one store transaction (the last state of each item wins)."""
@@ -146,13 +179,14 @@ class Pipeline:
             if self.recording is not None:
                 self.recording.write(frame)
             changed.extend(self.normalizer.feed(frame))
+        changed.extend(self.normalizer.settle())
         self.flush()  # anything fed one by one before comes first
         if changed:
             self._commit(changed)
         return changed
 
     def close(self) -> None:
-        self.flush()
+        self.store_all()
         if self.recording is not None:
             self.recording.close()
             self.recording = None

@@ -17,6 +17,8 @@ def items_from_frames(frames: Iterable[Frame], *, recorded: bool = False) -> lis
     for frame in frames:
         for item in normalizer.feed(frame):
             latest[item.key] = item
+    for item in normalizer.settle():
+        latest[item.key] = item
     return list(latest.values())
 
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Iterable
+
 from rich.cells import cell_len
 from textual import events
 from rich.style import Style
@@ -8,11 +10,14 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
+from kandev_tui.pacing import DRAW_AGAIN, DRAW_SLICE
 from kandev_tui.transcript.items import Item
 
 from .base import EntryWidget, match_spans, safe_text
-from .markdown_lines import MarkdownLines
+from .markdown_lines import Lines, MarkdownLines
 
+if TYPE_CHECKING:
+    from textual.timer import Timer
 
 BLACK, WHITE = Color(0, 0, 0), Color(255, 255, 255)
 MATCH = Style(reverse=True, bold=True)
@@ -48,8 +53,9 @@ class AgentMessage(EntryWidget):
     def __init__(self, item: Item) -> None:
         super().__init__(classes="entry")
         self.item = item
-        self._document = MarkdownLines(safe_text(item.payload.get("text", "")))
-        self._drawn: tuple[tuple[int, str], list[Strip]] | None = None  # ((width, theme), the document's lines)
+        self._document = MarkdownLines(safe_text(item.payload.get("text", "")), final=item.final)
+        self._drawn: tuple[tuple[int, str], Lines] | None = None  # ((width, theme), the document's lines)
+        self._drawing: Timer | None = None  # the next slice of blocks not drawn yet
 
     def on_click(self, event: events.Click) -> None:
         """A click on a link opens it: in the system's browser, or, under ``kandev-tui serve``, in a new tab of the
@@ -60,35 +66,80 @@ class AgentMessage(EntryWidget):
             self.app.open_url(link)
 
     def update_item(self, item: Item) -> None:
-        self.item = item
-        if self._document.update(safe_text(item.payload.get("text", "")), final=item.final):
+        held, self.item = self.item, item
+        text = item.payload.get("text", "")
+        if item.grown_from and held.version >= item.grown_from and held.key == item.key:
+            # the text only grew since the version held: what came after it is made safe and added, nothing more
+            changed = self._document.append(safe_text(text[len(held.payload.get("text", "")):]))
+            if item.final:
+                changed = self._document.finish() or changed
+        else:
+            changed = self._document.update(safe_text(text), final=item.final)
+        if changed:
             self._drawn = None
             self.refresh(layout=True)
 
-    def _strips(self, width: int) -> list[Strip]:
-        """Every line at ``width``, kept until the text, the width or the theme changes (read per visible line)."""
+    def _strips(self, width: int, budget: float | None = 0.0, wanted: Iterable[int] = ()) -> Lines:
+        """Every line at ``width``, kept until the text, the width or the theme changes (read per visible line).
+        A frame draws only the last block of a streaming message (``budget`` 0): the blocks split off before it are
+        drawn a slice at a time between frames (:meth:`draw_more`), those in view first."""
         key = (width, self.app.theme)
-        if self._drawn is not None and self._drawn[0] == key:
+        if self._drawn is not None and self._drawn[0] == key and (budget == 0 or not self._drawn[1].pending):
             return self._drawn[1]
         app = self.app
         theme = app.current_theme
         _, background = self.background_colors  # code on a shade of it, as Textual's own Markdown draws code
         shade = background.blend(BLACK if theme.dark else WHITE, 0.1 if theme.dark else 0.3)
         self._document.set_theme(theme.name, theme.dark, theme, shade.hex)
-        strips = self._document.strips(app.console, app.console_options.update(width=width, highlight=False))
+        strips = self._document.strips(app.console, app.console_options.update(width=width, highlight=False),
+                                       budget, wanted)
         self._drawn = (key, strips)
+        if strips.pending and self._drawing is None:
+            self._drawing = self.set_timer(DRAW_AGAIN, self.draw_more)
         return strips
+
+    def draw_more(self) -> None:
+        """A slice more of the blocks not drawn yet, those in view first; again after a pause until none is left."""
+        self._drawing = None
+        width = self._width()
+        if width <= 0:
+            return
+        height = len(self._strips(width))
+        self._strips(width, DRAW_SLICE, self._rows_in_view())
+        if self._drawn is not None and len(self._drawn[1]) != height:
+            self.refresh(layout=True)
+        else:
+            self.refresh()
+
+    def _rows_in_view(self) -> range:
+        parent = self.parent
+        if not isinstance(parent, Widget):
+            return range(0)
+        top = int(parent.scroll_y) - self.virtual_region.y - self.styles.gutter.top
+        return range(max(0, top), max(0, top + parent.size.height))
+
+    def _width(self) -> int:
+        parent = self.parent
+        if not self.is_attached or not isinstance(parent, Widget):
+            return 0
+        return parent.scrollable_content_region.width - self.styles.gutter.width
 
     def predraw(self) -> None:
         """Draw the lines at the width the transcript gives its entries, ahead of the frame that measures them (the
         transcript calls this for each new or grown message, a few per event-loop turn, so that a frame of a flood
         does not draw a screen of Markdown at once)."""
-        parent = self.parent
-        if not self.is_attached or not isinstance(parent, Widget):
-            return
-        width = parent.scrollable_content_region.width - self.styles.gutter.width
+        width = self._width()
         if width > 0:
-            self._strips(width)
+            self._strips(width, DRAW_SLICE, self._rows_in_view())
+
+    @property
+    def backlog(self) -> int:
+        """Characters that came and are not shown yet (split into blocks a slice at a time: :meth:`draw_more`)."""
+        return self._document.backlog
+
+    @property
+    def settling(self) -> bool:
+        return super().settling or self.backlog > 0
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._strips(width)) if width > 0 else 0
@@ -108,7 +159,7 @@ class AgentMessage(EntryWidget):
         from .search_marks import row_of
 
         width = self.content_region.width
-        return row_of([strip.text for strip in self._strips(width)], needle) if width > 0 else None
+        return row_of([strip.text for strip in self._strips(width, None)], needle) if width > 0 else None
 
     def render(self) -> MarkdownLines:  # what Textual would draw whole (not used while render_line is)
         return self._document

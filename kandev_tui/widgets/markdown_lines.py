@@ -9,15 +9,23 @@ that. Here a message is one widget that draws Rich's Markdown, and keeps what it
   top-level block starts) and drawn once: only the last block is drawn again as chunks arrive. A paragraph
   that grows past :data:`SPLIT_PARAGRAPH_AT` characters is split too, at a line end or a space (while it
   streams, that line ends early), so that a flood into one paragraph costs no more per chunk as it grows;
-- once the message is final, it is drawn whole, exactly as a replay of the stored message draws it.
+- a piece draws as its blocks draw within the whole text (the empty lines Rich puts around a block alone are
+  dropped, one is put between pieces), so once the message is final its pieces stay: a replay of the stored
+  message, drawn whole, draws the same lines. Where that cannot be so (a long paragraph split at a space, a
+  reference definition that may name a link in an earlier piece), the final message is drawn whole again.
 
 Links: only http(s) links become terminal hyperlinks; any other link keeps its text and loses its target.
 """
 
 from __future__ import annotations
 
+import bisect
+import itertools
+import re
+import time
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator, overload
 
 from rich.segment import Segment
 from rich.style import Style
@@ -28,6 +36,9 @@ if TYPE_CHECKING:
     from textual.theme import Theme as TextualTheme
 
 SAFE_SCHEMES = ("http://", "https://")
+REFERENCE = re.compile(r"^ {0,3}\[[^\]]+\]:", re.MULTILINE)  # a link reference definition
+PIECE_CHARS = 256  # the blocks split off at once are kept in pieces of about this size, each drawn on its own
+DIGEST_AT_ONCE = 4096  # characters of a long addition split into blocks at once (see MarkdownLines.append)
 SPLIT_PARAGRAPH_AT = 8192  # characters of one streaming paragraph drawn again per update, at most about
 
 
@@ -37,6 +48,13 @@ def _parser():
     from markdown_it import MarkdownIt
 
     return MarkdownIt().enable("strikethrough").enable("table")  # what rich.markdown parses with
+
+
+@lru_cache(maxsize=1)
+def _blocks():
+    """A parser of the blocks only (where each starts and ends): what splitting a streaming text needs, at a quarter
+    of a whole parse's cost (the inline parse of every block is the rest)."""
+    return _parser().__class__().enable("strikethrough").enable("table").disable("inline")
 
 
 def preload() -> None:
@@ -211,53 +229,163 @@ def _drop_unsafe_links(tokens) -> None:
         _drop_unsafe_links(token.children)
 
 
+BLANK = Strip.blank(0)
+
+
+class Lines(Sequence[Strip]):
+    """A message's lines: its pieces' lines one after the other, read by index without being copied into one list
+    (a streaming message's update makes a new one: only the tail's lines are new). ``pending``: pieces not drawn yet
+    (their lines are blank, about as many as they will draw)."""
+
+    __slots__ = ("_parts", "_owners", "_starts", "_total", "pending")
+
+    def __init__(self, parts: list[list[Strip]], owners: list[int], pending: int) -> None:
+        self._parts, self._owners, self.pending = parts, owners, pending
+        self._starts = [0, *itertools.accumulate(len(part) for part in parts)]
+        self._total = self._starts[-1]
+
+    def __len__(self) -> int:
+        return self._total
+
+    @overload
+    def __getitem__(self, index: int) -> Strip: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Strip]: ...
+
+    def __getitem__(self, index: int | slice) -> Strip | list[Strip]:
+        if isinstance(index, slice):
+            return [self[at] for at in range(*index.indices(self._total))]
+        if index < 0:
+            index += self._total
+        if not 0 <= index < self._total:
+            raise IndexError(index)
+        part = bisect.bisect_right(self._starts, index) - 1
+        return self._parts[part][index - self._starts[part]]
+
+    def __iter__(self) -> Iterator[Strip]:
+        for part in self._parts:
+            yield from part
+
+    def pieces_at(self, rows: Iterable[int]) -> list[int]:
+        """The pieces that draw these rows (by their index in the message's pieces, the tail last)."""
+        found: dict[int, None] = {}
+        for row in rows:
+            if 0 <= row < self._total:
+                owner = self._owners[bisect.bisect_right(self._starts, row) - 1]
+                if owner >= 0:
+                    found[owner] = None
+        return list(found)
+
+
 class MarkdownLines:
     """A Markdown text and the lines it draws, per width and theme (a Rich renderable).
 
     ``update`` says whether anything changed. See the module docstring for how a streamed text is split.
     """
 
-    def __init__(self, text: str = "") -> None:
-        self.text = ""
+    def __init__(self, text: str = "", final: bool = True) -> None:
+        """``final``: the text is whole (drawn as one); else it streams on (split into blocks as it grows)."""
+        self._texts: list[str] = []  # the text, in the pieces it came in (joined when read: :attr:`text`)
         self._sealed: list[tuple[str, bool]] = []  # the text before the last block, in pieces drawn once each
         # (and whether the piece's paragraph goes on in the next piece: no blank line between them)
         self._sealed_chars = 0  # how much of ``text`` the pieces cover
         self._tail = ""  # the rest: the last block, drawn again whenever it grows
+        self._backlog = ""  # what came after the tail and is not split into blocks yet (see :meth:`append`)
         self._lines: dict[tuple, list[Strip]] = {}  # (piece index or "tail", width, theme) → its lines
-        self._joined: tuple[tuple, list[Strip]] | None = None  # ((width, theme), every line)
+        self._joined: tuple[tuple, Lines] | None = None  # ((width, theme), every line)
         self.theme_key: tuple[str, bool, str | None] = ("", True, None)
         self.rich_theme = None
-        self.update(text, final=True)
+        self.update(text, final=final)
+
+    @property
+    def text(self) -> str:
+        if len(self._texts) > 1:
+            self._texts = ["".join(self._texts)]
+        return self._texts[0] if self._texts else ""
 
     def update(self, text: str, final: bool = False) -> bool:
-        if text == self.text and not (final and self._sealed):
+        """The text is now ``text``; drawn whole when ``final``, or when it is not the text so far with more after it."""
+        held = self.text
+        if text.startswith(held) and (self._sealed or not final):  # it goes on (streamed: kept in pieces)
+            grew = self.append(text[len(held):])
+            return self.finish() or grew if final else grew
+        if text == held:
             return False
-        if final or not text.startswith(self.text) or not self.text:
-            self._sealed, self._sealed_chars, self._tail = [], 0, text  # drawn whole
-            self._lines.clear()
-        else:
-            old_tail, sealed = self._tail.rstrip("\n"), len(self._sealed)
-            self._tail = text[self._sealed_chars:]
-            self._split_paragraph(self._split_tail())
-            drawn_tail = {key: lines for key, lines in self._lines.items() if key[0] == "tail"}
-            self._lines = {key: lines for key, lines in self._lines.items() if key[0] != "tail"}
-            for index in range(sealed, len(self._sealed)):
-                if self._sealed[index] == (old_tail, False):  # the last block as it was drawn: keep its lines
-                    for (_, width, theme), lines in drawn_tail.items():
-                        self._lines[(index, width, theme)] = lines
+        self._whole(text)
+        return True
+
+    def _whole(self, text: str) -> None:
+        self._sealed, self._sealed_chars, self._tail, self._backlog = [], 0, text, ""  # drawn whole
+        self._lines.clear()
+        self._texts = [text]
         self._joined = None
-        self.text = text
+
+    def finish(self) -> bool:
+        """The text is whole: its pieces stay where they draw what the whole text draws, else it is drawn whole
+        (which says it changed)."""
+        while self._digest():
+            pass
+        if not self._sealed or self._draws_as_whole():
+            return False
+        self._whole(self.text)
+        return True
+
+    def _draws_as_whole(self) -> bool:
+        """The pieces draw what the text drawn whole draws: Markdown blocks split where one starts (a block once
+        followed by another does not change), with no long paragraph split at a space and no reference definition
+        (``[x]: url``, which may name a link in a piece before it)."""
+        return not any(joined for _, joined in self._sealed) and not REFERENCE.search(self.text)
+
+    def append(self, more: str) -> bool:
+        """``more`` came after the text (a streaming message's new chunks): only the last block is drawn again. Of a
+        long ``more`` (a flood's batch), :data:`DIGEST_AT_ONCE` characters are split into blocks now, and the rest
+        a slice at a time as lines are asked for (it is not shown until then: the message grows a little later)."""
+        if not more:
+            return False
+        self._texts.append(more)
+        self._backlog += more
+        return self._digest()
+
+    @property
+    def backlog(self) -> int:
+        """Characters of the text not split into blocks yet (not shown yet)."""
+        return len(self._backlog)
+
+    def _digest(self) -> bool:
+        """Up to :data:`DIGEST_AT_ONCE` characters of the backlog into the tail, which is split."""
+        if not self._backlog:
+            return False
+        old_tail, sealed = self._tail.rstrip("\n"), len(self._sealed)
+        self._tail += self._backlog[:DIGEST_AT_ONCE]
+        self._backlog = self._backlog[DIGEST_AT_ONCE:]
+        self._split_paragraph(self._split_tail())
+        drawn_tail = {key: lines for key, lines in self._lines.items() if key[0] == "tail"}
+        for key in drawn_tail:
+            del self._lines[key]
+        for index in range(sealed, len(self._sealed)):
+            if self._sealed[index] == (old_tail, False):  # the last block as it was drawn: keep its lines
+                for (_, width, theme), lines in drawn_tail.items():
+                    self._lines[(index, width, theme)] = lines
+        self._joined = None
         return True
 
     def _split_tail(self) -> list | None:
         """Split off the blocks before the tail's last top-level block: they are complete. Returns the tail's tokens
         when nothing was split off (still the tail's), else None."""
-        tokens = _parser().parse(self._tail)
+        tokens = _blocks().parse(self._tail)
         starts = [token.map[0] for token in tokens if token.level == 0 and token.map is not None and token.nesting >= 0]
         if len(starts) < 2 or starts[-1] == 0:
             return tokens
-        lines = self._tail.splitlines(keepends=True)
-        self._seal(len("".join(lines[:starts[-1]])), joined=False)
+        ends = [0, *itertools.accumulate(len(line) for line in self._tail.splitlines(keepends=True))]
+        cut, last = 0, ends[starts[-1]]
+        for start in starts[1:]:  # the blocks before the last, in pieces of PIECE_CHARS or so (a flood's batch can
+            at = ends[start]  # hold hundreds of them: each piece is drawn on its own, when it is in view)
+            if at - cut >= PIECE_CHARS or at == last:
+                self._seal_piece(self._tail[cut:at], joined=False)
+                cut = at
+        self._sealed_chars += cut
+        self._tail = self._tail[cut:]
         return None
 
     def _split_paragraph(self, tokens: list | None) -> None:
@@ -265,7 +393,7 @@ class MarkdownLines:
         if len(self._tail) < SPLIT_PARAGRAPH_AT:
             return
         if tokens is None:
-            tokens = _parser().parse(self._tail)
+            tokens = _blocks().parse(self._tail)
         if not tokens or tokens[0].type != "paragraph_open" or any(t.level == 0 and t.nesting == 1 for t in tokens[3:]):
             return  # not one paragraph alone (a code block, a list, a table: drawn whole)
         tail, at = self._tail, len(self._tail) - SPLIT_PARAGRAPH_AT // 4
@@ -276,11 +404,13 @@ class MarkdownLines:
                 return
 
     def _seal(self, length: int, joined: bool) -> None:
-        done = self._tail[:length]
-        if done.strip():
-            self._sealed.append((done.rstrip("\n").rstrip(" ") if joined else done.rstrip("\n"), joined))
+        self._seal_piece(self._tail[:length], joined)
         self._sealed_chars += length
         self._tail = self._tail[length:]
+
+    def _seal_piece(self, done: str, joined: bool) -> None:
+        if done.strip():
+            self._sealed.append((done.rstrip("\n").rstrip(" ") if joined else done.rstrip("\n"), joined))
 
     def set_theme(self, name: str, dark: bool, theme: TextualTheme | None, code_background: str | None = None) -> None:
         if (name, dark, code_background) != self.theme_key:
@@ -288,30 +418,70 @@ class MarkdownLines:
             self.rich_theme = rich_theme(theme)
             self._joined = None
 
-    def strips(self, console: Console, options: ConsoleOptions) -> list[Strip]:
+    def strips(self, console: Console, options: ConsoleOptions, budget: float | None = None,
+               wanted: Iterable[int] = ()) -> Lines:
         """Every line at ``options``' width: the pieces' lines (kept) and the tail's, a blank line between pieces
-        (unless a paragraph goes on). The list is kept until the text, the width or the theme changes."""
+        (unless a paragraph goes on). Kept until the text, the width or the theme changes.
+
+        With a ``budget`` (seconds), the pieces not drawn yet at this width are drawn only while it lasts: the tail
+        first, then those holding the ``wanted`` lines (the ones in view), then from the end back (what a following
+        transcript shows). The others stand as blank lines of about their height (:attr:`Lines.pending` counts
+        them), to be drawn by a later call."""
         width = options.max_width
         joined_key = (width, self.theme_key)
-        if self._joined is not None and self._joined[0] == joined_key:
-            return self._joined[1]
-        out: list[Strip] = []
+        joined = self._joined
+        if joined is not None and joined[0] == joined_key and not (joined[1].pending and budget != 0):
+            return joined[1]
+        ends = time.perf_counter() + (budget or 0.0)
+        while self._backlog and (budget is None or time.perf_counter() < ends):
+            self._digest()
+        pieces: list[tuple[int | str, tuple[str, bool]]] = [*enumerate(self._sealed), ("tail", (self._tail, False))]
+        if budget is None:
+            for key, piece in pieces:
+                self._drawn(key, piece, console, options)
+        else:
+            self._drawn("tail", pieces[-1][1], console, options)
+            order = [pieces[at] for at in (joined[1].pieces_at(wanted) if joined is not None and joined[0] == joined_key
+                                            else ())]
+            for key, piece in [*order, *reversed(pieces)]:
+                if time.perf_counter() >= ends:
+                    break
+                self._drawn(key, piece, console, options)
+        parts: list[list[Strip]] = []
+        owners: list[int] = []  # the piece each part draws (-1: a blank line between pieces)
+        pending = 0
         goes_on = False  # the last piece's paragraph goes on in the next one
-        for key, (text, joined) in [*enumerate(self._sealed), ("tail", (self._tail, False))]:
+        for index, (key, (text, joins)) in enumerate(pieces):
             if not text.strip():
                 continue
-            cache_key = (key, width, self.theme_key)
-            lines = self._lines.get(cache_key)
+            lines = self._lines.get((key, width, self.theme_key))
             if lines is None:
-                lines = self._lines[cache_key] = self._draw(text, console, options)
-            if out and lines and not goes_on:
-                out.append(Strip.blank(0))
-            out.extend(lines)
-            goes_on = joined
-        self._joined = (joined_key, out)
-        return out
+                pending += 1
+                lines = [BLANK] * max(1, text.count("\n") + len(text) // max(1, width))
+            if key == "tail":  # the blank rows after the last block (a code block's shaded one): the widget's
+                end = len(lines)  # margin spaces entries
+                while end and not lines[end - 1].text.strip():
+                    end -= 1
+                lines = lines[:end]
+            if parts and lines and not goes_on:
+                parts.append([BLANK])
+                owners.append(-1)
+            parts.append(lines)
+            owners.append(index)
+            goes_on = joins
+        result = Lines(parts, owners, pending + bool(self._backlog))
+        self._joined = (joined_key, result)
+        return result
+
+    def _drawn(self, key: int | str, piece: tuple[str, bool], console: Console, options: ConsoleOptions) -> None:
+        text = piece[0]
+        cache_key = (key, options.max_width, self.theme_key)
+        if text.strip() and cache_key not in self._lines:
+            self._lines[cache_key] = self._draw(text, console, options)
 
     def _draw(self, text: str, console: Console, options: ConsoleOptions) -> list[Strip]:
+        """The lines of ``text`` as Rich draws Markdown, less the empty lines Rich puts around a block alone (one is
+        put between pieces, as Rich puts one between blocks)."""
         document = rich_markdown(text, dark=self.theme_key[1], code_background=self.theme_key[2])
         if self.rich_theme is not None:
             console.push_theme(self.rich_theme)
@@ -320,9 +490,15 @@ class MarkdownLines:
         finally:
             if self.rich_theme is not None:
                 console.pop_theme()
-        while lines and not "".join(segment.text for segment in lines[-1]).strip():
-            lines.pop()  # the blank line Rich leaves after some blocks: the widget's margin spaces entries
-        return [Strip(line) for line in lines]
+        def text_of(line: list[Segment]) -> str:
+            return "".join(segment.text for segment in line)
+
+        start = 0
+        while start < len(lines) and not text_of(lines[start]):
+            start += 1
+        while len(lines) > start and not text_of(lines[-1]):
+            lines.pop()
+        return [Strip(line) for line in lines[start:]]
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Segment]:
         newline = Segment.line()

@@ -4,7 +4,9 @@ usage: python fault_agent.py MODE
 modes: exit-mid-turn, garbage, no-init, huge-line, ignore-cancel, slow-stream [N], flood [N], hang-tool,
        mixed CHUNKS TOOLS (benchmarks/stream.py: chunks with tool calls spread among them),
        burst CHUNKS TOOLS RICH STAMP (benchmarks/terminal.py: the same with RICH rich-output charts among them,
-       then a last chunk "END-OF-STREAM"; the wall-clock times of its first and last frames go to the file STAMP)
+       then a last chunk "END-OF-STREAM"; the wall-clock times of its first and last frames go to the file STAMP),
+       long CHUNKS BYTES STAMP (benchmarks/stream.py: one Markdown message of BYTES in CHUNKS chunks; the times of its
+       first frame, of the first frame past 10% and past 90% of the chunks, and of its last frame go to STAMP)
 """
 
 import json
@@ -24,6 +26,22 @@ def send(message):
 def chunk(session, text):
     send({"jsonrpc": "2.0", "method": "session/update",
           "params": {"sessionId": session, "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}}})
+
+
+def markdown(size):
+    """A Markdown document of about ``size`` characters, as an agent writes a long report: sections with a heading,
+    a paragraph, a list and now and then a code block."""
+    parts, section = [], 0
+    while sum(len(p) for p in parts) < size:
+        section += 1
+        parts.append(f"## Section {section}\n\n")
+        parts.append(" ".join(f"Word{n} of section {section} says **something** about `code{n}`." for n in range(12))
+                     + "\n\n")
+        parts.append("".join(f"- item {n} of {section}: a finding with a [link](https://example.com/{n})\n"
+                             for n in range(5)) + "\n")
+        if section % 3 == 0:
+            parts.append("```python\n" + "".join(f"def f{n}(x):\n    return x * {n}\n" for n in range(3)) + "```\n\n")
+    return "".join(parts)[:size]
 
 
 def tool(session, call, index):
@@ -85,6 +103,17 @@ def main():
             if MODE == "flood":  # as fast as the pipe takes them
                 for index in range(int(sys.argv[2]) if len(sys.argv) > 2 else 50_000):
                     chunk(session, f"c{index} ")
+            if MODE == "long":
+                chunks, size, stamp = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+                text, times = markdown(size), [time.time()]
+                step = max(1, len(text) // chunks)
+                for index in range(chunks):
+                    if index in (chunks // 10, chunks - chunks // 10):
+                        times.append(time.time())
+                    chunk(session, text[index * step:(index + 1) * step if index < chunks - 1 else len(text)])
+                times.append(time.time())
+                with open(stamp, "w") as out:
+                    out.write(" ".join(repr(t) for t in times))
             if MODE == "mixed":
                 chunks, tools = int(sys.argv[2]), int(sys.argv[3])
                 every = max(1, chunks // max(1, tools))
