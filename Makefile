@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-fast bench fuzz reliability kandev-runtime lock clean
+.PHONY: setup demo test lint test-fast bench fuzz reliability kandev-runtime lock clean
 
 setup: $(STAMP)
 
@@ -26,6 +26,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+# ruff's bug-finding rules ([tool.ruff.lint] in pyproject.toml); .ci/run runs this before the suite
+lint: $(STAMP)
+	$(PY) -m ruff check kandev_tui tests benchmarks
 
 bench: $(STAMP)
 	$(PY) benchmarks/contract.py

@@ -63,7 +63,7 @@ async def main(sessions: int, chunks: int, tools: int, rich: int) -> None:
     latencies: list[float] = []
     switches: list[float] = []
     lost = 0
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(120, 40)):
         start = time.perf_counter()
         while not any(s.source.state == "running" for s in app.sessions):
             await asyncio.sleep(0.005)

@@ -14,7 +14,6 @@ frame to the terminal showing the last.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import subprocess

@@ -58,14 +58,6 @@ async def keys_answered(pilot) -> bool:
     return opened and closed
 
 
-async def send(pilot, text: str) -> None:
-    app = pilot.app
-    assert await wait_for(pilot, lambda: ready(app))
-    app.transcript_screen.prompt.focus()
-    for key in [*text, "enter"]:
-        press(app, key)
-
-
 def stored_text(store: Store) -> str:
     items = store.items(store.sessions()[0]["id"])
     return "".join(i.payload.get("text", "") for i in items if i.kind == "agent_message")

@@ -9,7 +9,7 @@ from rich.text import Text
 
 from kandev_tui import stats
 from kandev_tui.widgets.chart_block import ChartBlock, LegendEntry, PlotArea
-from kandev_tui.widgets.file_preview import BINARY, CLIPPED, UNAVAILABLE, FilePreview
+from kandev_tui.widgets.file_preview import BINARY, CLIPPED, FilePreview
 from kandev_tui.widgets.metrics_block import MetricsBlock, columns_for
 from kandev_tui.widgets.tool_card import ToolCard
 

@@ -7,7 +7,6 @@ import json
 
 import pytest
 from rich.console import Console
-from rich.text import Text
 
 from kandev_tui.ansi import ansi_text, strip_ansi
 from kandev_tui.transcript import IN, OUT, Frame

@@ -180,7 +180,7 @@ def test_reads_outside_the_workspace_or_of_what_is_not_a_text_file_are_refused_w
     started = time.monotonic()
     session.run([session.step("read", path=path) for path, _ in paths.values()])
     assert time.monotonic() - started < 60  # a FIFO is never waited on (a hang would time the run out)
-    for (name, (path, rule)), answer in zip(paths.items(), session.answers()):
+    for (name, (_path, rule)), answer in zip(paths.items(), session.answers()):
         code, message = error_of(answer)
         assert code == -32602 and rule in message, (name, message)
     assert "TOP-SECRET" not in json.dumps(session.answers())
@@ -275,7 +275,7 @@ def test_hostile_writes_are_refused_and_nothing_outside_changes(tmp_path, ws):
         "proc": ("/proc/self/oom_score_adj", "outside the workspace"),
     }
     session.run([session.step("write", path=path, content="pwned") for path, _ in cases.values()])
-    for (name, (path, rule)), answer in zip(cases.items(), session.answers()):
+    for (name, (_path, rule)), answer in zip(cases.items(), session.answers()):
         code, message = error_of(answer)
         assert code == -32602 and rule in message, (name, message)
     assert outside.read_text() == "keep" and not (tmp_path / "new.txt").exists()

@@ -351,7 +351,7 @@ async def test_promotion_rebuilds_the_mounted_group_as_a_card(tmp_path):
 
 
 def test_fleet_results_in_the_demo_are_valid_json_for_their_tools():
-    for call_id, tool, arguments, result, status in demo.STEPS:
+    for _call_id, _tool, arguments, result, status in demo.STEPS:
         json.dumps(arguments)
         if isinstance(result, dict) and result.get("__renderer") in PACK and status == "completed":
             model_for(result["__renderer"]).model_validate(result)

@@ -10,7 +10,6 @@ from pathlib import Path
 
 from kandev_tui.app_home import HomeApp
 from kandev_tui.launch import Launcher
-from kandev_tui.screens.sessions import SessionsScreen
 from kandev_tui.session import SessionState
 from kandev_tui.textual_hooks import screen_text
 from kandev_tui.transcript import Store

@@ -153,7 +153,6 @@ async def test_a_streaming_message_in_the_app_grows_in_place(tmp_path, monkeypat
 
 
 def _unwrap(pieces, hang):
-    from rich.text import Text
 
     return [p.plain if i == 0 else p.plain[hang:] for i, p in enumerate(pieces)]
 

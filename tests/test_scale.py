@@ -190,7 +190,7 @@ async def test_an_opened_session_keeps_its_payloads_packed(tmp_path):
 async def test_a_hit_in_a_collapsed_group_is_shown_marked_and_counted_where_it_covers_nothing(tmp_path):
     """The hit's group opens, its call is marked and unfolded (the match was past the folded preview), the match is
     drawn reversed, and the count sits in the search box's border: no notice piles over the box or the prompt."""
-    from kandev_tui.widgets.tool_call import PREVIEW_LINES, ToolCallView
+    from kandev_tui.widgets.tool_call import PREVIEW_LINES
     from kandev_tui.widgets.tool_group import ToolGroup
 
     long_output = "\n".join(f"line {n}" for n in range(PREVIEW_LINES + 20)) + "\nthe HAYSTACK ends here"

@@ -63,7 +63,7 @@ def open_page(served: Served, *expect: str) -> Browser:
     browser = Browser()
     browser.navigate(served.url)
     for text in expect:
-        browser.wait_for(lambda: text in browser.text_received(), 60, f"{text!r} in the page")
+        browser.wait_for(lambda text=text: text in browser.text_received(), 60, f"{text!r} in the page")
     return browser
 
 

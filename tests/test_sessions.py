@@ -225,7 +225,6 @@ async def test_a_message_sent_during_a_turn_is_queued_and_reaches_the_agent_when
     """The demo's turn asks for permission; meanwhile the prompt takes two messages: queued, shown under the
     transcript, ↑ takes the last back; typing in the prompt keeps the focus when the session's state changes (a
     waiting request does not take the keys); once the turn ends the queued one is sent, as the store says."""
-    from kandev_tui.widgets.prompt_input import PromptInput
 
     store, app = demo_asking(tmp_path, monkeypatch)
     async with app.run_test(size=(100, 30)) as pilot:

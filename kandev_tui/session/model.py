@@ -19,7 +19,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Any, Callable, Protocol
 
 from kandev_tui.renderers.registry import Registry
 from kandev_tui.transcript.items import Item

@@ -30,7 +30,6 @@ from kandev_tui.session import window as W
 from kandev_tui.session.changes import ChangeSet, TranscriptModel
 from kandev_tui.session.layout import Entry, Layout
 from kandev_tui.session.window import Viewport, Window
-from kandev_tui.transcript import items as K
 from kandev_tui.textual_hooks import FocusRestylesItself, layout_changes
 from kandev_tui.widgets.base import first_match
 from kandev_tui.widgets.context import GivesDrawContext

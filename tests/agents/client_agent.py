@@ -20,7 +20,6 @@ usage: python client_agent.py
 import asyncio
 import json
 import os
-import sys
 
 from acp import helpers, run_agent, schema
 from acp.exceptions import RequestError

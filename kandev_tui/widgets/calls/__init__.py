@@ -24,7 +24,7 @@ from .excerpt import read_parts, result_text, search_parts
 from kandev_tui.transcript.commands import repeats_output
 from kandev_tui.transcript.diffs import diff_blocks
 
-from .diff import DARK_LOOK, Look, big_diff, look_for
+from .diff import DARK_LOOK, Look, big_diff, look_for as look_for  # (look_for: for the call widgets)
 from .diff import compute_diffs, diff_parts, file_diffs
 from .output import has_output, output_parts
 

@@ -168,29 +168,29 @@ def side_by_side(diff: FileDiff, limit: int, look: Look = DARK_LOOK) -> tuple[li
             row.stylize(look.added if sign == "+" else look.removed)
         return row
 
+    def flush(pairs: list[tuple[Any, Any]], removed: list[Any], added: list[Any]) -> None:
+        """The removed and added lines waiting, side by side (the first removed beside the first added…)."""
+        for index in range(max(len(removed), len(added))):
+            pairs.append((removed[index] if index < len(removed) else None,
+                          added[index] if index < len(added) else None))
+        removed.clear()
+        added.clear()
+
     parts: list[Any] = []
     rows = more = 0
     for hunk in diff.hunks:
         pairs: list[tuple[Any, Any]] = []
         removed: list[Any] = []
         added: list[Any] = []
-
-        def flush() -> None:
-            for index in range(max(len(removed), len(added))):
-                pairs.append((removed[index] if index < len(removed) else None,
-                              added[index] if index < len(added) else None))
-            removed.clear()
-            added.clear()
-
         for line in hunk.lines:
             if line.sign == "-":
                 removed.append(line)
             elif line.sign == "+":
                 added.append(line)
             else:
-                flush()
+                flush(pairs, removed, added)
                 pairs.append((line, line))
-        flush()
+        flush(pairs, removed, added)
         if rows >= limit:
             more += len(pairs)
             continue
