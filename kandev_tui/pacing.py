@@ -16,7 +16,10 @@ from __future__ import annotations
 import time
 
 INPUT_FIRST = 0.15  # seconds after an input during which the agent's output waits
-FRAME_WAITS_AT_MOST = 0.05  # seconds a frame of the transcript waits for an input to be dispatched
+# seconds a frame of the transcript waits at most: for an input to be dispatched, for the entries its window just
+# mounted, for the messages being drawn ahead of it
+FRAME_WAITS_AT_MOST = 0.05
+PREDRAW_SLICE = 0.004  # seconds of drawing messages ahead of their frame in one event-loop turn (at least one message)
 # a long message's blocks not drawn yet (a flood's batch split off hundreds): drawn this many seconds' worth at a time,
 # with this pause between, so that a key waits for one slice at most (1 MB of Markdown takes Rich about 4 s to draw)
 DRAW_SLICE = 0.004

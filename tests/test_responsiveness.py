@@ -314,10 +314,10 @@ async def test_new_messages_are_drawn_ahead_of_their_frame(tmp_path, monkeypatch
     them: the frame draws no Markdown (a key pressed meanwhile waits for one slice, not a screen of messages)."""
     from textual.screen import Screen
 
-    from kandev_tui.widgets import transcript_view
+    from kandev_tui import pacing
     from kandev_tui.widgets.markdown_lines import MarkdownLines
 
-    monkeypatch.setattr(transcript_view, "PREDRAW_SLICE", 0.0)  # one message a turn
+    monkeypatch.setattr(pacing, "PREDRAW_SLICE", 0.0)  # one message a turn
     app = stored_app(tmp_path, [message_item(0, "The start.")])
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)

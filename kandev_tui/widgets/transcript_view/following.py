@@ -1,0 +1,113 @@
+"""Following the newest output while the user is at the bottom; only the user stops it. Scrolling to either end
+loads what lies beyond the window."""
+
+from __future__ import annotations
+
+
+from textual import events
+from textual.scrollbar import ScrollTo, ScrollUp
+
+from kandev_tui.session import window as W
+
+
+class Following:
+    """Following and scrolling (a part of :class:`TranscriptView`)."""
+
+    def _follow(self) -> None:
+        # forced: Textual sets a grown virtual size (whose watcher follows) before it shows the scrollbar, and
+        # refuses an unforced scroll to a view without one; the view's overflow is auto, so nothing else is bypassed.
+        # A scrollbar not shown yet is not moved by the scroll: it is placed once it is there
+        if self.following:
+            no_bar = not self.show_vertical_scrollbar
+            self.scroll_end(animate=False, immediate=True, force=True)
+            if no_bar:
+                self.call_next(self._place_scrollbar)
+
+    def _place_scrollbar(self) -> None:
+        if self.show_vertical_scrollbar:
+            self.vertical_scrollbar.position = self.scroll_y
+
+    # Only the user stops the following (a wheel turn, a key or the scrollbar moving up; a search hit or a jump
+    # elsewhere). The view's own moves (its window unmounting entries above, starting afresh at the end, keeping its
+    # place as entries mount) change scroll_y too, and a following view that read those as the user scrolling up
+    # stopped following in a flood. Scrolling back to the end follows again.
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self.set_following(False)
+        self._more_above()  # the wheel at the top moves nothing: no scroll event would ask
+
+    def on_scroll_up(self, message: ScrollUp) -> None:  # the scrollbar's track, above the thumb
+        self.set_following(False)
+
+    def on_scroll_to(self, message: ScrollTo) -> None:  # the scrollbar's thumb, dragged
+        if message.y is not None and message.y < self.scroll_y:
+            self.set_following(False)
+
+    def action_scroll_up(self) -> None:
+        self.set_following(False)
+        super().action_scroll_up()
+        self._more_above()
+
+    def action_page_up(self) -> None:
+        self.set_following(False)
+        super().action_page_up()
+        self._more_above()
+
+    def action_scroll_home(self) -> None:
+        self.set_following(False)
+        super().action_scroll_home()
+        self._more_above()
+
+    def page_up(self) -> None:
+        """A page up, as the user asked for it (the screen's pageup)."""
+        self.set_following(False)
+        self.scroll_page_up(animate=False)
+        self._more_above()
+
+    def _more_above(self) -> None:
+        """At the very top (not following, nothing loading): mount the entries above the window, else ask the source
+        for older ones. Scrolling to the top asks; so does every step that may leave the view at the top without a
+        scroll (a load kept in place at 0, older history that came while the view was there) and every upward key or
+        wheel turn there, which moves nothing, so that the top never stays stuck with more above it."""
+        if self._loading or self.following or self.scroll_y > 1:
+            return
+        if self.lo > 0:
+            self.load_earlier()
+        elif self.more_at_source:
+            self.ask_for_older()
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        at_bottom = new >= self.max_scroll_y - 1
+        if at_bottom and self.hi == len(self.entries):
+            self.set_following(True)
+        if not self._loading and not self.following:  # at the top only because the view moved: nothing to load
+            if new <= 1 and (self.lo > 0 or self.more_at_source):
+                self._more_above()
+            elif at_bottom and self.hi < len(self.entries):
+                self.load_later()
+        self.check_charts()
+
+    def watch_virtual_size(self, size) -> None:
+        """Content grew (entries mounted, a streamed block, a chart plotted): a following view goes to its end now,
+        as the layout that measured it says (the next frame shows the end, not one after it)."""
+        self._follow()
+
+    def set_following(self, following: bool) -> None:
+        """Follow the latest output (or stop following) without moving: the view scrolls when output comes."""
+        if following != self.following:
+            self.following = following
+            self.post_message(self.FollowChanged(following))
+
+    def jump_to_latest(self) -> None:
+        if self.hi < len(self.entries):  # the window moves to the end
+            self._move(W.at_end(self.window, self.entries, True, *self._viewport_height()))
+            self._show_sentinels()
+        self.set_following(True)
+        self.call_after_refresh(self._follow)
+
+    def jump_to_first(self) -> None:
+        if self.lo > 0:
+            self.show_entry(0)
+        self.set_following(False)
+        self.call_after_refresh(lambda: self.scroll_home(animate=False, immediate=True))

@@ -1,0 +1,48 @@
+"""The transcript's requests (permissions, questions): answerable here or elsewhere; the theme redrawn."""
+
+from __future__ import annotations
+
+
+from textual.widget import Widget
+
+from .lazy import made_entries
+
+
+class Requests:
+    """Requests and the theme (a part of :class:`TranscriptView`)."""
+
+    def is_request(self, widget: Widget | None) -> bool:
+        """Whether ``widget`` is one of the transcript's requests (a permission, a question), or in one."""
+        E = made_entries()
+        node = widget
+        while E is not None and node is not None and node is not self:
+            if isinstance(node, E.REQUESTS):
+                return True
+            node = node.parent  # type: ignore[assignment]
+        return False
+
+    def set_permissions_answerable(self, answerable: bool, elsewhere: str = "", take_focus: bool = True) -> None:
+        """Let pending requests take answers (and give the newest one focus, when ``take_focus``), or make them
+        read-only (``elsewhere``: where they can be answered instead)."""
+        self.permissions_answerable = answerable
+        self.permissions_elsewhere = elsewhere
+        pending = []
+        E = made_entries()
+        for widget in self.query(E.REQUEST_SELECTOR) if E is not None else ():  # no entry made: no request
+            widget.set_answerable(answerable and widget.pending, elsewhere)
+            if widget.answerable:
+                pending.append(widget)
+        if take_focus and pending and not any(w.has_focus_within for w in pending):
+            pending[-1].focus()
+
+    def refresh_theme(self) -> None:
+        """The theme changed: what draws with the theme's colours itself (charts, a diff's shades) draws again."""
+        E = made_entries()
+        if E is None:
+            return
+        for chart in self.query(E.ChartBlock):
+            chart.refresh_theme()
+        for call in self.query(E.ToolCallView):
+            call.redraw()
+        for request in self.query(E.REQUEST_SELECTOR):
+            request.refresh_theme()
