@@ -20,6 +20,7 @@ from .elicitation import Elicitations
 from .notices import Compactions, notice_item
 from .plans import Plans
 from .subagents import Subagents
+from .texts import OpenTexts
 from .changes import TurnChangesItems
 from .diffs import diff_summary
 from .frames import IN, LOCAL, OUT, Frame
@@ -85,9 +86,6 @@ def _todos(output: Any) -> list[dict[str, Any]] | None:
     return None
 
 
-TEXTS = ("_message", "_thought", "_user")  # the normaliser's open texts: the agent's message, its thought, the user's
-
-
 class Normalizer:
     """Turns one session's frames into items (see the module docstring).
 
@@ -117,13 +115,7 @@ class Normalizer:
         self._tools: dict[str, dict[str, Any]] = {}
         self._client = ClientSide()  # the files kandev-tui wrote and the commands it ran for the agent
         self._rich = RichCalls()  # the rich-output calls kandev-tui's own MCP server saw
-        self._message: Item | None = None
-        self._thought: Item | None = None
-        self._user: Item | None = None
-        # what came of the open texts since their last version (made when the pipeline flushes, :meth:`settle`: a
-        # long answer's chunks are not copied into a version each), and the version each open text grows from
-        self._parts: dict[str, list[str]] = {}
-        self._origin: dict[str, int] = {}
+        self._texts = OpenTexts(self._next)  # the message, thought and user's text still streaming (as parts)
         self._plan: Item | None = None
         self._permissions: dict[str, Item] = {}
         self._elicitations = Elicitations(self._next)  # the agent's questions to the user
@@ -168,32 +160,14 @@ class Normalizer:
     @property
     def growing(self) -> bool:
         """Text came that no version holds yet (:meth:`settle` makes them)."""
-        return bool(self._parts)
+        return self._texts.growing
 
     def settle(self) -> list[Item]:
         """A new version of each open text that grew since its last one (the pipeline calls this as it flushes)."""
-        return [grown for attr in TEXTS if (grown := self._grown(attr)) is not None]
-
-    def _grown(self, attr: str) -> Item | None:
-        """The open text ``attr`` with the parts that came since its last version, as a new version (None: none came).
-        The version says it grew from the text's first one (:attr:`Item.grown_from`)."""
-        parts = self._parts.pop(attr, None)
-        item: Item | None = getattr(self, attr)
-        if not parts or item is None:
-            return None
-        grown = item.but(payload={**item.payload, "text": item.payload["text"] + "".join(parts)},
-                         grown_from=self._origin[attr])
-        setattr(self, attr, grown)
-        return grown
-
-    def _close(self, attr: str) -> Item:
-        self._grown(attr)
-        closed = getattr(self, attr).but(final=True, grown_from=self._origin[attr])
-        setattr(self, attr, None)
-        return closed
+        return self._texts.settle()
 
     def _close_text(self) -> list[Item]:
-        return [self._close(attr) for attr in TEXTS if getattr(self, attr) is not None]
+        return self._texts.close()
 
     def error_item(self, message: str) -> Item:
         """An error line of kandev-tui's own (the store failed), numbered with the agent's."""
@@ -493,9 +467,9 @@ class Normalizer:
         if self._replaying is not None and kind not in STATE_UPDATES:
             return []  # the history of a loaded session, replayed: it is in the store already
         if kind == "agent_message_chunk":
-            return self._chunk(update, "_message", K.AGENT, "message")
+            return self._chunk(update, "message")
         if kind == "agent_thought_chunk":
-            return self._chunk(update, "_thought", K.THOUGHT, "thought")
+            return self._chunk(update, "thought")
         if kind == "user_message_chunk":
             return self._user_chunk(update)
         if self._echo is not None and self._echoed:
@@ -565,7 +539,7 @@ class Normalizer:
         just sent (with or without the guidance, whitespace aside) is not shown again. What turns out not to be the
         prompt is shown whole, from its first chunk."""
         if self._echo is None:
-            return self._chunk(update, "_user", K.USER, "user")
+            return self._chunk(update, "user")
         self._echoed += _text_of(update.get("content"))
         said = " ".join(self._echoed.split())
         if said in self._echo:
@@ -574,34 +548,18 @@ class Normalizer:
         if any(sent.startswith(said) for sent in self._echo):
             return []  # so far, the prompt
         self._echo = None
-        return self._chunk({**update, "content": {"type": "text", "text": self._echoed}}, "_user", K.USER, "user")
+        return self._chunk({**update, "content": {"type": "text", "text": self._echoed}}, "user")
 
-    def _chunk(self, update: dict[str, Any], attr: str, kind: str, prefix: str) -> list[Item]:
+    def _chunk(self, update: dict[str, Any], name: str) -> list[Item]:
+        """A chunk of the open text ``name`` (:mod:`.texts`)."""
         text = _text_of(update.get("content"))
         if not text:
             return []  # a chunk with nothing to say (one that carries only usage): no empty item, nothing closed
-        if kind == K.AGENT and self._system_error and CAPACITY_TEXT in text:
+        if name == "message" and self._system_error and CAPACITY_TEXT in text:
             self._system_error = False
             return self._close_text() + [self._error("The model is at capacity; try again or choose another model.",
                                                      detail=text)]
-        # a message of one kind closes the open text of the others
-        changed = [self._close(other) for other in TEXTS if other != attr and getattr(self, other) is not None]
-        current: Item | None = getattr(self, attr)
-        message_id = update.get("messageId")
-        if current is not None and isinstance(message_id, str) and current.payload.get("message_id") != message_id:
-            changed.append(self._close(attr))
-            current = None
-        if current is not None:  # it goes on: kept as a part until the pipeline flushes (settle)
-            self._parts.setdefault(attr, []).append(text)
-            return changed
-        payload: dict[str, Any] = {"text": text}
-        if isinstance(message_id, str):
-            payload["message_id"] = message_id
-        current = Item(self._next(prefix), kind, self.turn, payload)
-        setattr(self, attr, current)
-        self._origin[attr] = current.version
-        changed.append(current)
-        return changed
+        return self._texts.add(name, text, update.get("messageId"), self.turn)
 
     # -- tool calls --------------------------------------------------------
 
