@@ -1,0 +1,101 @@
+"""The agent's permission requests (and the calls they ask about), and their answers."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kandev_tui.presentation.names import is_rich_output_name
+
+from .. import items as K
+from ..items import Item
+from .content import _request_view
+
+
+class Requests:
+    """Permission requests (a part of :class:`Normalizer`)."""
+
+    def _permission_request(self, msg: dict[str, Any]) -> list[Item]:
+        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        key = self._next("permission")
+        self._requests_in[msg["id"]] = key
+        tool_call = params.get("toolCall") if isinstance(params.get("toolCall"), dict) else {}
+        known = self._tools.get(tool_call.get("toolCallId")) if isinstance(tool_call.get("toolCallId"), str) else None
+        if known is not None:  # what the request leaves out (some send only the id), from the call it is for
+            tool_call = {**_request_view(known), **tool_call}
+        elif isinstance(tool_call.get("toolCallId"), str):  # asked about before it is reported: the request may be
+            self._asked_first[tool_call["toolCallId"]] = tool_call  # all the agent says of it (Qwen Code)
+        options = [o for o in params.get("options") or [] if isinstance(o, dict)]
+        placed = self._client.placed(tool_call.get("toolCallId"), tool_call.get("content")) \
+            if isinstance(tool_call.get("toolCallId"), str) else None
+        if placed is not None:
+            tool_call = {**tool_call, "content": placed}
+        self._arguments_from_request(tool_call)
+        self._client.asked(tool_call)
+        payload = {"tool_call": tool_call, "options": options}
+        asked_by = self._subagents.name_of(params.get("sessionId"))
+        if asked_by:  # one of its subagents asks: the request says which
+            payload["asked_by"] = asked_by
+        item = Item(key, K.PERMISSION, self.turn, payload, status="pending", tool_call_id=tool_call.get("toolCallId"))
+        self._permissions[key] = item
+        return self._close_text() + self._asks(item.tool_call_id, True) + [item]
+
+    def _arguments_from_request(self, tool_call: dict[str, Any]) -> None:
+        """Gemini CLI reports an MCP call with no ``rawInput``: the rich-output call's arguments are only in its
+        permission request, as the JSON text of its content. They become the call's input (validated when the call
+        is read, as any input is)."""
+        call_id, title = tool_call.get("toolCallId"), tool_call.get("title")
+        if not isinstance(call_id, str) or "rawInput" in tool_call or not isinstance(title, str):
+            return
+        if not is_rich_output_name(None, title):
+            return
+        texts = [block["content"]["text"] for block in tool_call.get("content") or []
+                 if isinstance(block, dict) and isinstance(block.get("content"), dict)
+                 and isinstance(block["content"].get("text"), str)]
+        try:
+            arguments = json.loads(texts[0]) if len(texts) == 1 else None
+        except (ValueError, RecursionError):
+            arguments = None
+        call = self._tool(call_id)
+        if isinstance(arguments, dict) and not (call.get("input") or {}).get("raw_input"):
+            call["input"] = {"kind": call.get("kind") or "other", "raw_input": arguments, "from": "permission request"}
+
+    def _answered(self, key: str, msg: dict[str, Any]) -> list[Item]:
+        if key.startswith("elicitation:"):
+            return self._elicitations.answered(key, msg)
+        item = self._permissions.pop(key, None)
+        if item is None:
+            return []
+        outcome = ((msg.get("result") or {}).get("outcome") or {}) if isinstance(msg.get("result"), dict) else {}
+        answer: dict[str, Any] = {"outcome": outcome.get("outcome", "cancelled")}
+        option_id = outcome.get("optionId")
+        if isinstance(option_id, str):
+            answer["option_id"] = option_id
+            for option in item.payload.get("options", []):
+                if isinstance(option, dict) and option.get("optionId") == option_id:
+                    answer["name"] = option.get("name")
+                    answer["option_kind"] = option.get("kind")
+        answered = [item.but(payload={**item.payload, "answer": answer},
+                             status="answered" if answer["outcome"] == "selected" else "cancelled", final=True)]
+        return answered + self._asks(item.tool_call_id, False)
+
+    def _asks(self, tool_call_id: Any, asking: bool) -> list[Item]:
+        """The call a permission request is for, marked ``asking`` while the request waits (its diff is shown once,
+        in the request, where the answer is given) and unmarked once it is answered; its item, if it changed."""
+        call = self._tools.get(tool_call_id) if isinstance(tool_call_id, str) else None
+        if call is None or call.get("new") or bool(call.get("asking")) == asking:
+            return []  # a call not reported yet is marked when it is (the request must not place it first)
+        if asking:
+            call["asking"] = True
+        else:
+            call.pop("asking", None)
+        return [self._tool_item(call)]
+
+    def _cursor_task(self, params: dict[str, Any]) -> list[Item]:
+        tool_call_id = params.get("toolCallId")
+        if not isinstance(tool_call_id, str):
+            return []
+        call = self._tool(tool_call_id)
+        call["subagent"] = {**(call.get("subagent") or {}), "provider": "cursor",
+                            **{k: params[k] for k in ("agentId", "description", "model") if k in params}}
+        return [self._tool_item(call)]
