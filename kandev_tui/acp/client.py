@@ -13,18 +13,22 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import os
-import signal
-import sys
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from kandev_tui import __version__
-from kandev_tui.shutdown import forget_group, register_group, session_members, signal_session
-from kandev_tui.transcript.clientside import edit_paths
+from kandev_tui.shutdown import register_group
 from kandev_tui.transcript.frames import IN, LOCAL, Frame
-from .transport import SENT_IDS
+from .options import (AUTH_REQUIRED, AgentError, AgentOptions, ElicitationHandler, LoginRequired,
+                      PermissionHandler, headless_permission_policy, kandev_mcp_server, login_method,
+                      mcp_capabilities, mcp_servers_for, parse_mcp_config, request_error_text)
+from .process import _end_agent, _signal_name
+from .serving import AgentRequests
+from .session_ops import SessionOps
+
+# the names kandev-tui's other modules and tests take from here
+__all__ = ["AgentClient", "AgentError", "AgentOptions", "ElicitationHandler", "LoginRequired", "OBSERVED_ONLY",
+           "PermissionHandler", "headless_permission_policy", "kandev_mcp_server", "login_method", "mcp_servers_for",
+           "parse_mcp_config", "request_error_text"]
 
 if TYPE_CHECKING:  # imported when a client is made (after the app's first frame)
     from kandev_tui.mcp_hub import McpHub
@@ -32,188 +36,15 @@ if TYPE_CHECKING:  # imported when a client is made (after the app's first frame
     from .terminals import Terminals
 
 PROTOCOL_VERSION = 1
-PermissionHandler = Callable[[dict[str, Any]], Awaitable[str | None]]
-# a question (elicitation/create) asked of the user: the response ({"action": ...}), or None (cancelled)
-ElicitationHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]]
 
 
-class AgentError(Exception):
-    """The agent could not be started or stopped answering; ``str()`` says what happened."""
-
-
-class LoginRequired(AgentError):
-    """The agent cannot start a session until the user logs in: ``methods`` are the ways it offers (its
-    ``authMethods``: ``{id, name, description, type?, vars?, args?, env?}``). The agent is still running, so that
-    an ``agent`` method can be called (:meth:`AgentClient.authenticate`) and the session tried again."""
-
-    def __init__(self, message: str, methods: list[dict[str, Any]]) -> None:
-        super().__init__(message)
-        self.methods = methods
-
-
-AUTH_REQUIRED = -32000  # JSON-RPC error code of ACP's "Authentication required"
-
-
-def request_error_text(exc: BaseException) -> str:
-    """A JSON-RPC error as one line: its message, and what its ``data`` adds (``details``, ``message``, text)."""
-    message = str(exc) or "error"
-    data = getattr(exc, "data", None)
-    detail = None
-    if isinstance(data, dict):
-        detail = next((data[k] for k in ("details", "detail", "message", "error") if isinstance(data.get(k), str)), None)
-    elif isinstance(data, str):
-        detail = data
-    if detail and detail.strip() and detail.strip() not in message:
-        message = f"{message}: {' '.join(detail.split())[:300]}"
-    return message
-
-
-@dataclass
-class AgentOptions:
-    """How to start and talk to one agent."""
-
-    command: list[str]
-    workspace: Path
-    repos: dict[str, Path] = field(default_factory=dict)
-    log_path: Path | None = None
-    inject_guidance: bool = True
-    extra_mcp_servers: list[dict[str, Any]] = field(default_factory=list)
-    init_timeout: float = 30.0
-    cancel_grace: float = 10.0
-    env: dict[str, str] | None = None
-    # continue the agent's own session with this id (session/resume where offered, else session/load)
-    resume: str | None = None
-    # the history a loaded session replays is stored already (kandev-tui's own session continued): not shown again
-    history_stored: bool = False
-    # what kandev-tui offers to do for the agent (ACP client capabilities): read and write the workspace's files,
-    # run commands in terminals of its own
-    fs_read: bool = True
-    fs_write: bool = True
-    terminals: bool = True
-    # what kandev-tui does beside the agent: each turn in a git workspace recorded, and what it changed said (the
-    # settings track_changes and checkpoint_days: kandev_tui/turn_changes.py)
-    track_changes: bool = True
-    checkpoint_days: int = 30
-
-
-def kandev_mcp_server(workspace: Path, repos: dict[str, Path]) -> dict[str, Any]:
-    """The stdio entry offering kandev-tui's own MCP server (``kandev-tui mcp``)."""
-    args = ["-m", "kandev_tui", "mcp", "--workspace", str(workspace), "--profile", "task"]
-    for name, path in repos.items():
-        args += ["--repo", f"{name}={path}"]
-    return {"name": "kandev", "command": sys.executable, "args": args, "env": []}
-
-
-def parse_mcp_config(data: Any) -> list[dict[str, Any]]:
-    """User MCP servers from JSON (a list, or ``{"mcpServers": [...]}``) as ACP ``session/new`` entries.
-
-    A stdio entry is ``{name, command, args?, env?}`` (``env`` as ``[{name, value}]`` or an
-    object); an http/sse entry is ``{type, name, url, headers?}``. ValueError says what is wrong.
-    """
-    if isinstance(data, dict) and "mcpServers" in data:
-        data = data["mcpServers"]
-    if not isinstance(data, list):
-        raise ValueError("expected a JSON list of MCP servers")
-    servers = []
-    for index, entry in enumerate(data):
-        where = f"server {index + 1}"
-        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"].strip():
-            raise ValueError(f"{where}: needs a name")
-        kind = entry.get("type")
-        if kind in ("http", "sse"):
-            if not isinstance(entry.get("url"), str):
-                raise ValueError(f"{where} ({entry['name']}): an {kind} server needs a url")
-            headers = entry.get("headers") or []
-            if isinstance(headers, dict):
-                headers = [{"name": k, "value": str(v)} for k, v in headers.items()]
-            servers.append({"type": kind, "name": entry["name"], "url": entry["url"], "headers": headers})
-            continue
-        if kind not in (None, "stdio") or not isinstance(entry.get("command"), str):
-            raise ValueError(f"{where} ({entry['name']}): a stdio server needs a command")
-        args = entry.get("args") or []
-        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-            raise ValueError(f"{where} ({entry['name']}): args must be a list of strings")
-        env = entry.get("env") or []
-        if isinstance(env, dict):
-            env = [{"name": k, "value": str(v)} for k, v in env.items()]
-        if not isinstance(env, list) or not all(isinstance(e, dict) and "name" in e and "value" in e for e in env):
-            raise ValueError(f"{where} ({entry['name']}): env must be an object or a list of {{name, value}}")
-        servers.append({"name": entry["name"], "command": entry["command"], "args": args, "env": env})
-    return servers
-
-
-def mcp_capabilities(agent_caps: dict[str, Any]) -> dict[str, Any]:
-    caps = agent_caps.get("mcpCapabilities")
-    return caps if isinstance(caps, dict) else {}
-
-
-def mcp_servers_for(options: AgentOptions, agent_caps: dict[str, Any],
-                    ours: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """Our server first (``ours``, else :func:`kandev_mcp_server`), then the user's; stdio always, http/sse only if
-    the agent says it can; first entry per name."""
-    mcp_caps = mcp_capabilities(agent_caps)
-    servers, seen = [], set()
-    for entry in [ours or kandev_mcp_server(options.workspace, options.repos), *options.extra_mcp_servers]:
-        name = entry.get("name")
-        kind = entry.get("type")
-        if not isinstance(name, str) or name in seen:
-            continue
-        if kind in ("http", "sse") and not mcp_caps.get(kind):
-            continue
-        seen.add(name)
-        servers.append(entry)
-    return servers
-
-
-def _tail(path: Path | None, lines: int = 12) -> list[str]:
-    if path is None or not path.exists():
-        return []
-    with open(path, "rb") as handle:
-        handle.seek(0, os.SEEK_END)
-        size = handle.tell()
-        handle.seek(max(0, size - 16384))
-        data = handle.read().decode("utf-8", "replace")
-    return [line for line in data.splitlines() if line.strip()][-lines:]
-
-
-# what kandev-tui asks of agents: an agent that asks it of kandev-tui sends its input back
-AGENT_METHODS = frozenset({"initialize", "authenticate", "session/new", "session/load", "session/resume",
-                           "session/prompt", "session/list", "session/set_mode"})
 
 # notifications whose frame is all kandev-tui needs (the normaliser reads it): never dispatched through the SDK
 OBSERVED_ONLY = frozenset({"session/update"})
 SESSION_CLOSE_WAIT = 2.0  # seconds an agent that offers session/close has to answer it before it is ended
 
 
-def login_method(method: dict[str, Any]) -> dict[str, Any]:
-    """One of the agent's ``authMethods``, read in any of its forms: a login run in the user's terminal may be the
-    stable ``type: "terminal"`` (the agent's own command with ``args`` and ``env``), only
-    ``_meta["terminal-auth"]`` (Zed's form: ``{command, args, env, label}``, the command its own), or
-    ``_meta: {type: "terminal", args}``; each becomes
-    ``type: "terminal"`` with ``args``, ``env`` (a dict) and, when the agent names one, ``command``."""
-    meta = method.get("_meta")
-    marked = meta.get("terminal-auth") if isinstance(meta, dict) else None
-    if not isinstance(marked, dict) and isinstance(meta, dict) and meta.get("type") == "terminal":
-        marked = {"args": meta.get("args"), "env": meta.get("env")}  # the type itself in _meta (Qwen Code)
-    if not isinstance(marked, dict) or method.get("type") not in (None, "agent", "terminal"):
-        return method
-    found = {**method, "type": "terminal"}
-    command = marked.get("command")
-    if isinstance(command, str) and command.strip():
-        found["command"] = command
-    if isinstance(marked.get("args"), list):
-        found["args"] = [a for a in marked["args"] if isinstance(a, str)]
-    env = marked.get("env")
-    if isinstance(env, list):  # [{name, value}], as ACP spells environments elsewhere
-        env = {e.get("name"): e.get("value") for e in env if isinstance(e, dict)}
-    if isinstance(env, dict):
-        found["env"] = {k: v for k, v in env.items() if isinstance(k, str) and isinstance(v, str)}
-    if not method.get("name") and isinstance(marked.get("label"), str):
-        found["name"] = marked["label"]
-    return found
-
-
-class AgentClient:
+class AgentClient(SessionOps, AgentRequests):
     """One agent process and one ACP session with it."""
 
     def __init__(self, options: AgentOptions, on_frame: Callable[[Frame], None],
@@ -262,31 +93,6 @@ class AgentClient:
             if frame.msg.get("method") == "elicitation/create" and "id" in frame.msg:
                 self._question_ids.append(frame.msg["id"])
         self._on_frame(frame)
-
-    def _before_edit(self, msg: dict[str, Any]) -> None:
-        method = msg.get("method")
-        if method not in ("session/update", "session/request_permission"):
-            return
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
-        call = params.get("update") if method == "session/update" else params.get("toolCall")
-        if not isinstance(call, dict) or (method == "session/update" and call.get("sessionUpdate") not in (
-                "tool_call", "tool_call_update")):
-            return
-        call_id = call.get("toolCallId")
-        if not isinstance(call_id, str) or call.get("status") in ("completed", "failed"):
-            return
-        if call.get("kind") == "edit":
-            self._edits.add(call_id)
-        for path in edit_paths(call, call_id in self._edits):
-            if (call_id, path) in self._before_read:
-                continue
-            self._before_read[(call_id, path)] = None
-            if len(self._before_read) > 4096:  # bounded: the oldest calls are long done
-                del self._before_read[next(iter(self._before_read))]
-            state = self._files.before(path)
-            if state is not None:
-                self._on_frame(Frame.now(LOCAL, {"event": "file_before", "tool_call_id": call_id, "path": path,
-                                                 **state}))
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -395,21 +201,6 @@ class AgentClient:
         """The commands kandev-tui runs for the agent (ACP terminals)."""
         return self._terminals
 
-    @property
-    def session_capabilities(self) -> dict[str, Any]:
-        caps = self.agent_capabilities.get("sessionCapabilities")
-        return caps if isinstance(caps, dict) else {}
-
-    @property
-    def continues_by(self) -> str | None:
-        """How the agent continues an earlier session: ``resume`` (nothing replayed), ``load`` (its history
-        replayed), or None when it cannot."""
-        if isinstance(self.session_capabilities.get("resume"), dict):
-            return "resume"
-        if self.agent_capabilities.get("loadSession") is True:
-            return "load"
-        return None
-
     def _guidance_params(self) -> dict[str, Any]:
         """The guidance as the client's system prompt, where the agent takes one (``sessionCapabilities
         .systemPrompt``; Claude's ``_meta.systemPrompt.append``); elsewhere it goes before the first prompt."""
@@ -460,128 +251,6 @@ class AgentClient:
         self.session_id = options.resume or self.session_setup.get("sessionId")
         if not isinstance(self.session_id, str):
             await self._fail("The agent answered session/new without a session id.")
-
-    async def authenticate(self, method_id: str) -> None:
-        """``authenticate`` with one of the agent's methods; AgentError with the agent's reason when it fails."""
-        if self._conn is None:
-            raise AgentError("the agent is not running")
-        request = asyncio.ensure_future(self._ask("authenticate", {"methodId": method_id}, None))
-        ended = asyncio.ensure_future(_exited(self.process)) if self.process is not None else None
-        try:
-            # the agent's end ends the wait: one that dies while logging in may leave its output open (a child)
-            done, _ = await asyncio.wait([w for w in (request, ended) if w is not None], timeout=300,
-                                         return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for waiter in (request, ended):
-                if waiter is not None and not waiter.done():
-                    waiter.cancel()
-        if request in done and request.exception() is None:
-            self._note(f"Logged in ({method_id}).")
-            return
-        if request in done and not (ended is not None and ended in done):
-            raise AgentError(f"The login failed: {self._describe(request.exception())}")
-        if not done:
-            raise AgentError("The agent did not finish the login within 5 minutes.")
-        details = await self._exit_details(wait=0.5)
-        code = details["exit_code"]
-        what = f"was ended by {_signal_name(-code)}" if isinstance(code, int) and code < 0 else \
-            f"exited with code {code}" if code is not None else "stopped answering"
-        last = f" (its last words: {details['stderr'][-1].strip()[:200]})" if details["stderr"] else ""
-        raise AgentError(f"The agent {what} during the login{last}.")
-
-    async def choose(self, method: str, params: dict[str, Any]) -> None:
-        """A choice for the session (``session/set_mode``, ``session/set_config_option``, ``session/set_model``);
-        AgentError with the agent's reason when it refuses (the old choice stays)."""
-        if self._conn is None or self.session_id is None:
-            raise AgentError("the agent is not running")
-        try:
-            await self._ask(method, {"sessionId": self.session_id, **params}, self.options.init_timeout)
-        except asyncio.TimeoutError:
-            raise AgentError(f"The agent did not answer {method} within {self.options.init_timeout:g} s.") from None
-        except Exception as exc:  # noqa: BLE001
-            raise AgentError(f"The agent refused it: {self._describe(exc)}") from None
-
-    async def list_sessions(self) -> list[dict[str, Any]]:
-        """The agent's own sessions in this workspace (``session/list``, every page), newest first as it lists
-        them; AgentError when it cannot list."""
-        if self._conn is None:
-            raise AgentError("the agent is not running")
-        if not isinstance(self.session_capabilities.get("list"), dict):
-            raise AgentError("This agent does not list its sessions (no sessionCapabilities.list).")
-        found: list[dict[str, Any]] = []
-        cursor = None
-        for _ in range(50):
-            params: dict[str, Any] = {"cwd": str(self.options.workspace)}
-            if cursor:
-                params["cursor"] = cursor
-            try:
-                page = await self._ask("session/list", params, self.options.init_timeout)
-            except asyncio.TimeoutError:
-                raise AgentError(f"The agent did not list its sessions within {self.options.init_timeout:g} s.") \
-                    from None
-            except Exception as exc:  # noqa: BLE001
-                raise AgentError(f"The agent could not list its sessions: {self._describe(exc)}") from None
-            page = page if isinstance(page, dict) else {}
-            found += [s for s in page.get("sessions") or [] if isinstance(s, dict) and isinstance(s.get("sessionId"), str)]
-            cursor = page.get("nextCursor")
-            if not isinstance(cursor, str) or not cursor:
-                break
-        return found
-
-    async def _ask(self, method: str, params: dict[str, Any], timeout: float | None) -> Any:
-        """A request to the agent, withdrawn with ``$/cancel_request`` when kandev-tui stops waiting for it: the wait
-        timed out, or whoever waited gave up (a picker closed, a login cancelled, the session closing). Raises
-        asyncio.TimeoutError, or the agent's error as the SDK raises it. (A prompt is not asked this way: a turn
-        is stopped with ``session/cancel``.)"""
-        sent: list[Any] = []
-        token = SENT_IDS.set(sent)  # the transport notes the id it sends (the SDK does not say it)
-        try:
-            return await asyncio.wait_for(self._conn.send_request(method, params), timeout=timeout)
-        except (asyncio.TimeoutError, asyncio.CancelledError):
-            if sent:
-                self._withdraw(sent[0])
-            raise
-        finally:
-            SENT_IDS.reset(token)
-
-    def _withdraw(self, request_id: Any) -> None:
-        """``$/cancel_request`` for a request of ours no one waits for any more: the agent may stop its work (its
-        late answer, an error -32800 or a result, is dropped by the SDK as an answer to nothing)."""
-        async def send() -> None:
-            try:
-                await self._conn.send_notification("$/cancel_request", {"requestId": request_id})
-            except Exception:  # noqa: BLE001 - the agent may be gone, or its input closed
-                pass
-        task = asyncio.ensure_future(send())
-        self._withdrawing.add(task)
-        task.add_done_callback(self._withdrawing.discard)
-
-    def _describe(self, exc: BaseException) -> str:
-        if type(exc).__name__ == "RequestError":
-            return request_error_text(exc)
-        if isinstance(exc, ConnectionError):
-            return "the agent closed the connection"
-        return f"{type(exc).__name__}: {exc}"
-
-    async def _exit_details(self, wait: float = 3.0) -> dict[str, Any]:
-        code = None
-        if self.process is not None:
-            try:
-                code = await asyncio.wait_for(_exited(self.process), timeout=wait)
-            except asyncio.TimeoutError:
-                code = None
-        tail = _tail(self.options.log_path)
-        if self._hub is not None:
-            tail = [self._hub.scrub(line) for line in tail]
-        return {"exit_code": code, "stderr": tail or None}
-
-    async def _fail(self, message: str) -> None:
-        details = await self._exit_details(wait=0.5)
-        if details["stderr"]:  # the agent's last line on stderr is often the reason (No module named …)
-            message = f"{message} (its last words: {details['stderr'][-1].strip()[:200]})"
-        self._local(message, ends_turn=True, **details)
-        await self.close()
-        raise AgentError(message)
 
     # -- turns -----------------------------------------------------------------
 
@@ -667,116 +336,10 @@ class AgentClient:
         except Exception:  # noqa: BLE001 - the turn ended with an error: fine
             pass
 
-    # -- requests from the agent -------------------------------------------------
-
-    async def _handle(self, method: str, params: Any, is_notification: bool) -> Any:
-        from acp.exceptions import RequestError
-
-        if method == "session/update":
-            return None  # already normalised from the frame
-        if method == "session/request_permission" and not is_notification:
-            return await self._permission(params if isinstance(params, dict) else {})
-        if method == "elicitation/create" and not is_notification:
-            return await self._question(params if isinstance(params, dict) else {})
-        if method == "$/cancel_request" and is_notification:  # the agent gave up on a question it asked
-            waiter = self._questions.get(params.get("requestId") if isinstance(params, dict) else None)
-            if waiter is not None:
-                waiter.withdrawn = True  # type: ignore[attr-defined]
-                waiter.cancel()
-            return None
-        if method == "cursor/task":
-            return {}  # subagent metadata: merged into its tool call by the normaliser
-        if is_notification:
-            return None
-        from .files import FileRequestError
-
-        serve = self._services().get(method)
-        if serve is None:
-            if method in AGENT_METHODS:  # what kandev-tui asks of agents, asked of it: the command echoes its input
-                self._echoed = True
-            raise RequestError.method_not_found(method)
-        try:
-            return await serve(params)
-        except FileRequestError as exc:
-            data = {"path": exc.path} if exc.path is not None else None
-            raise RequestError(exc.code, str(exc), data) from None
-
-    def _services(self) -> dict[str, Callable[[Any], Awaitable[Any]]]:
-        """The client methods kandev-tui serves, as far as the options offer them."""
-        services: dict[str, Callable[[Any], Awaitable[Any]]] = {}
-        if self.options.fs_read:
-            services["fs/read_text_file"] = lambda params: asyncio.to_thread(self._files.read, params)
-        if self.options.fs_write:
-            services["fs/write_text_file"] = self._write
-        if self.options.terminals:
-            terminals = self._terminals
-            services.update({"terminal/create": terminals.create, "terminal/output": terminals.output,
-                             "terminal/wait_for_exit": terminals.wait_for_exit, "terminal/kill": terminals.kill,
-                             "terminal/release": terminals.release})
-        return services
-
-    async def _write(self, params: Any) -> dict[str, Any]:
-        """``fs/write_text_file``; the transcript learns the former text (for the diff) from a local frame."""
-        from .files import FileRequestError
-
-        try:
-            written = await asyncio.to_thread(self._files.write, params)
-        except FileRequestError as exc:
-            self._note(f"kandev-tui refused the agent's write: {exc}")
-            raise
-        path = params.get("path") if isinstance(params, dict) else None
-        self._on_frame(Frame.now(LOCAL, {"event": "file_written", "path": path, "real_path": written.path,
-                                         "old": written.old, "new_file": written.new_file,
-                                         **({"note": written.note} if written.note else {})}))
-        return {}
-
     async def _watch_exit(self, process: asyncio.subprocess.Process) -> None:
         """The agent's exit ends the commands it ran in kandev-tui's terminals."""
         await process.wait()
         await self._terminals.end_all()
-
-    async def _permission(self, params: dict[str, Any]) -> dict[str, Any]:
-        if self._ask_permission is None:
-            return {"outcome": {"outcome": "cancelled"}}
-        options = {o.get("optionId") for o in params.get("options") or [] if isinstance(o, dict)}
-        waiter = asyncio.ensure_future(self._ask_permission(params))
-        self._permission_waits.add(waiter)
-        try:
-            choice = await waiter
-        except asyncio.CancelledError:
-            choice = None
-        finally:
-            self._permission_waits.discard(waiter)
-        if isinstance(choice, str) and choice in options:
-            return {"outcome": {"outcome": "selected", "optionId": choice}}
-        return {"outcome": {"outcome": "cancelled"}}
-
-    async def _question(self, params: dict[str, Any]) -> dict[str, Any]:
-        """``elicitation/create``: asked of the user (declined when nobody can answer, or when kandev-tui cannot
-        show it: the normaliser's item says why); withdrawn by the agent (``$/cancel_request``): the error the spec
-        asks for; cancelled with the turn: ``cancel``."""
-        from acp.exceptions import RequestError
-
-        from kandev_tui.transcript.elicitation import parse_form, url_target
-
-        request_id = self._question_ids.pop(0) if self._question_ids else None
-        mode = params.get("mode", "form")
-        problem = parse_form(params.get("requestedSchema"))[1] if mode == "form" else (
-            url_target(params.get("url"))[1] if mode == "url" else "unknown mode")
-        if self._ask_user is None or problem:
-            return {"action": "decline"}
-        waiter = asyncio.ensure_future(self._ask_user(params))
-        waiter.withdrawn = False  # type: ignore[attr-defined]
-        self._questions[request_id] = waiter
-        try:
-            response = await waiter
-        except asyncio.CancelledError:
-            if getattr(waiter, "withdrawn", False):
-                raise RequestError(-32800, "Request cancelled") from None
-            response = None
-        finally:
-            self._questions.pop(request_id, None)
-        return response if isinstance(response, dict) and response.get("action") else {"action": "cancel"}
 
     # -- shutdown ------------------------------------------------------------------
 
@@ -793,32 +356,6 @@ class AgentClient:
                                                             f"{reason or 'kandev-tui was quit'}."}))
             self._closing = asyncio.ensure_future(self._close())
         await asyncio.shield(self._closing)
-
-    async def cancel_session(self, session_id: str) -> None:
-        """``session/cancel`` of another session than this one: a subagent's (its work stops; the turn goes on)."""
-        if self._conn is not None:
-            try:
-                await self._conn.send_notification("session/cancel", {"sessionId": session_id})
-            except Exception:  # noqa: BLE001 - the agent may be gone
-                pass
-
-    async def delete_session(self, session_id: str) -> None:
-        """``session/delete`` (where the agent :meth:`offers` it): the agent forgets one of its sessions."""
-        assert self._conn is not None, "connect() first"
-        try:
-            await self._ask("session/delete", {"sessionId": session_id}, self.options.init_timeout)
-        except asyncio.TimeoutError:
-            raise AgentError(f"the agent did not answer session/delete within {self.options.init_timeout:g} s") from None
-        except AgentError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - RequestError, a connection gone
-            raise AgentError(f"the agent refused to delete it: {self._describe(exc)}") from None
-
-    def offers(self, session_method: str) -> bool:
-        """Whether the agent offers ``session/<session_method>`` (``close``, ``delete``…: its
-        ``agentCapabilities.sessionCapabilities``)."""
-        caps = self.agent_capabilities.get("sessionCapabilities")
-        return isinstance(caps, dict) and isinstance(caps.get(session_method), dict)
 
     async def _close(self) -> None:
         process = self.process
@@ -845,67 +382,3 @@ class AgentClient:
         if self._log is not None:
             self._log.close()
             self._log = None
-
-
-async def _exited(process: asyncio.subprocess.Process) -> int:
-    """The agent's exit status once it has exited. ``Process.wait()`` also waits for its pipes to close, which a
-    child it left behind may hold open for good; its exit status is known as soon as it is reaped."""
-    while process.returncode is None:
-        waiter = asyncio.ensure_future(process.wait())
-        try:
-            await asyncio.wait_for(asyncio.shield(waiter), timeout=0.2)
-        except asyncio.TimeoutError:
-            pass
-        finally:
-            if not waiter.done():
-                waiter.cancel()
-    return process.returncode
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return f"{signal.Signals(number).name} (signal {number})"
-    except ValueError:
-        return f"signal {number}"
-
-
-async def _end_agent(process: asyncio.subprocess.Process) -> None:
-    """The agent, once its input is closed: a moment to end by itself, then SIGTERM and finally SIGKILL to its process
-    group and to whatever else is left in its session (a launcher's children outlive it otherwise)."""
-    if process.returncode is None:
-        try:
-            await asyncio.wait_for(process.wait(), timeout=1.5)
-        except asyncio.TimeoutError:
-            pass
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        if process.returncode is not None and not session_members(process.pid):
-            break
-        signal_session(process.pid, sig)
-        await _gone(process, 3.0)
-    forget_group(process.pid)
-
-
-async def _gone(process: asyncio.subprocess.Process, within: float) -> None:
-    """Until the agent has exited and nothing is left in its session, at most ``within`` seconds."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + within
-    try:
-        await asyncio.wait_for(process.wait(), timeout=within)
-    except asyncio.TimeoutError:
-        return
-    while session_members(process.pid) and loop.time() < deadline:
-        await asyncio.sleep(0.05)
-
-
-def headless_permission_policy(policy: str) -> PermissionHandler:
-    """``reject``: pick a reject option (or cancel); ``allow-once``: pick allow_once (or cancel)."""
-    wanted = {"reject": ("reject_once", "reject_always"), "allow-once": ("allow_once",)}[policy]
-
-    async def answer(params: dict[str, Any]) -> str | None:
-        for kind in wanted:
-            for option in params.get("options") or []:
-                if isinstance(option, dict) and option.get("kind") == kind:
-                    return option.get("optionId")
-        return None
-
-    return answer

@@ -1,0 +1,195 @@
+"""What starting an agent takes, headless: its options, the MCP servers it is offered (kandev-tui's own first), its
+ways to log in as kandev-tui reads them, the errors a start can end in, and the headless permission policies."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+PermissionHandler = Callable[[dict[str, Any]], Awaitable[str | None]]
+# a question (elicitation/create) asked of the user: the response ({"action": ...}), or None (cancelled)
+ElicitationHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]]
+
+
+class AgentError(Exception):
+    """The agent could not be started or stopped answering; ``str()`` says what happened."""
+
+
+class LoginRequired(AgentError):
+    """The agent cannot start a session until the user logs in: ``methods`` are the ways it offers (its
+    ``authMethods``: ``{id, name, description, type?, vars?, args?, env?}``). The agent is still running, so that
+    an ``agent`` method can be called (:meth:`AgentClient.authenticate`) and the session tried again."""
+
+    def __init__(self, message: str, methods: list[dict[str, Any]]) -> None:
+        super().__init__(message)
+        self.methods = methods
+
+
+AUTH_REQUIRED = -32000  # JSON-RPC error code of ACP's "Authentication required"
+
+
+def request_error_text(exc: BaseException) -> str:
+    """A JSON-RPC error as one line: its message, and what its ``data`` adds (``details``, ``message``, text)."""
+    message = str(exc) or "error"
+    data = getattr(exc, "data", None)
+    detail = None
+    if isinstance(data, dict):
+        detail = next((data[k] for k in ("details", "detail", "message", "error") if isinstance(data.get(k), str)), None)
+    elif isinstance(data, str):
+        detail = data
+    if detail and detail.strip() and detail.strip() not in message:
+        message = f"{message}: {' '.join(detail.split())[:300]}"
+    return message
+
+
+@dataclass
+class AgentOptions:
+    """How to start and talk to one agent."""
+
+    command: list[str]
+    workspace: Path
+    repos: dict[str, Path] = field(default_factory=dict)
+    log_path: Path | None = None
+    inject_guidance: bool = True
+    extra_mcp_servers: list[dict[str, Any]] = field(default_factory=list)
+    init_timeout: float = 30.0
+    cancel_grace: float = 10.0
+    env: dict[str, str] | None = None
+    # continue the agent's own session with this id (session/resume where offered, else session/load)
+    resume: str | None = None
+    # the history a loaded session replays is stored already (kandev-tui's own session continued): not shown again
+    history_stored: bool = False
+    # what kandev-tui offers to do for the agent (ACP client capabilities): read and write the workspace's files,
+    # run commands in terminals of its own
+    fs_read: bool = True
+    fs_write: bool = True
+    terminals: bool = True
+    # what kandev-tui does beside the agent: each turn in a git workspace recorded, and what it changed said (the
+    # settings track_changes and checkpoint_days: kandev_tui/turn_changes.py)
+    track_changes: bool = True
+    checkpoint_days: int = 30
+
+
+def kandev_mcp_server(workspace: Path, repos: dict[str, Path]) -> dict[str, Any]:
+    """The stdio entry offering kandev-tui's own MCP server (``kandev-tui mcp``)."""
+    args = ["-m", "kandev_tui", "mcp", "--workspace", str(workspace), "--profile", "task"]
+    for name, path in repos.items():
+        args += ["--repo", f"{name}={path}"]
+    return {"name": "kandev", "command": sys.executable, "args": args, "env": []}
+
+
+def parse_mcp_config(data: Any) -> list[dict[str, Any]]:
+    """User MCP servers from JSON (a list, or ``{"mcpServers": [...]}``) as ACP ``session/new`` entries.
+
+    A stdio entry is ``{name, command, args?, env?}`` (``env`` as ``[{name, value}]`` or an
+    object); an http/sse entry is ``{type, name, url, headers?}``. ValueError says what is wrong.
+    """
+    if isinstance(data, dict) and "mcpServers" in data:
+        data = data["mcpServers"]
+    if not isinstance(data, list):
+        raise ValueError("expected a JSON list of MCP servers")
+    servers = []
+    for index, entry in enumerate(data):
+        where = f"server {index + 1}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"].strip():
+            raise ValueError(f"{where}: needs a name")
+        kind = entry.get("type")
+        if kind in ("http", "sse"):
+            if not isinstance(entry.get("url"), str):
+                raise ValueError(f"{where} ({entry['name']}): an {kind} server needs a url")
+            headers = entry.get("headers") or []
+            if isinstance(headers, dict):
+                headers = [{"name": k, "value": str(v)} for k, v in headers.items()]
+            servers.append({"type": kind, "name": entry["name"], "url": entry["url"], "headers": headers})
+            continue
+        if kind not in (None, "stdio") or not isinstance(entry.get("command"), str):
+            raise ValueError(f"{where} ({entry['name']}): a stdio server needs a command")
+        args = entry.get("args") or []
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            raise ValueError(f"{where} ({entry['name']}): args must be a list of strings")
+        env = entry.get("env") or []
+        if isinstance(env, dict):
+            env = [{"name": k, "value": str(v)} for k, v in env.items()]
+        if not isinstance(env, list) or not all(isinstance(e, dict) and "name" in e and "value" in e for e in env):
+            raise ValueError(f"{where} ({entry['name']}): env must be an object or a list of {{name, value}}")
+        servers.append({"name": entry["name"], "command": entry["command"], "args": args, "env": env})
+    return servers
+
+
+def mcp_capabilities(agent_caps: dict[str, Any]) -> dict[str, Any]:
+    caps = agent_caps.get("mcpCapabilities")
+    return caps if isinstance(caps, dict) else {}
+
+
+def mcp_servers_for(options: AgentOptions, agent_caps: dict[str, Any],
+                    ours: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Our server first (``ours``, else :func:`kandev_mcp_server`), then the user's; stdio always, http/sse only if
+    the agent says it can; first entry per name."""
+    mcp_caps = mcp_capabilities(agent_caps)
+    servers, seen = [], set()
+    for entry in [ours or kandev_mcp_server(options.workspace, options.repos), *options.extra_mcp_servers]:
+        name = entry.get("name")
+        kind = entry.get("type")
+        if not isinstance(name, str) or name in seen:
+            continue
+        if kind in ("http", "sse") and not mcp_caps.get(kind):
+            continue
+        seen.add(name)
+        servers.append(entry)
+    return servers
+
+
+def _tail(path: Path | None, lines: int = 12) -> list[str]:
+    if path is None or not path.exists():
+        return []
+    with open(path, "rb") as handle:
+        handle.seek(0, os.SEEK_END)
+        size = handle.tell()
+        handle.seek(max(0, size - 16384))
+        data = handle.read().decode("utf-8", "replace")
+    return [line for line in data.splitlines() if line.strip()][-lines:]
+
+
+def login_method(method: dict[str, Any]) -> dict[str, Any]:
+    """One of the agent's ``authMethods``, read in any of its forms: a login run in the user's terminal may be the
+    stable ``type: "terminal"`` (the agent's own command with ``args`` and ``env``), only
+    ``_meta["terminal-auth"]`` (Zed's form: ``{command, args, env, label}``, the command its own), or
+    ``_meta: {type: "terminal", args}``; each becomes
+    ``type: "terminal"`` with ``args``, ``env`` (a dict) and, when the agent names one, ``command``."""
+    meta = method.get("_meta")
+    marked = meta.get("terminal-auth") if isinstance(meta, dict) else None
+    if not isinstance(marked, dict) and isinstance(meta, dict) and meta.get("type") == "terminal":
+        marked = {"args": meta.get("args"), "env": meta.get("env")}  # the type itself in _meta (Qwen Code)
+    if not isinstance(marked, dict) or method.get("type") not in (None, "agent", "terminal"):
+        return method
+    found = {**method, "type": "terminal"}
+    command = marked.get("command")
+    if isinstance(command, str) and command.strip():
+        found["command"] = command
+    if isinstance(marked.get("args"), list):
+        found["args"] = [a for a in marked["args"] if isinstance(a, str)]
+    env = marked.get("env")
+    if isinstance(env, list):  # [{name, value}], as ACP spells environments elsewhere
+        env = {e.get("name"): e.get("value") for e in env if isinstance(e, dict)}
+    if isinstance(env, dict):
+        found["env"] = {k: v for k, v in env.items() if isinstance(k, str) and isinstance(v, str)}
+    if not method.get("name") and isinstance(marked.get("label"), str):
+        found["name"] = marked["label"]
+    return found
+
+
+def headless_permission_policy(policy: str) -> PermissionHandler:
+    """``reject``: pick a reject option (or cancel); ``allow-once``: pick allow_once (or cancel)."""
+    wanted = {"reject": ("reject_once", "reject_always"), "allow-once": ("allow_once",)}[policy]
+
+    async def answer(params: dict[str, Any]) -> str | None:
+        for kind in wanted:
+            for option in params.get("options") or []:
+                if isinstance(option, dict) and option.get("kind") == kind:
+                    return option.get("optionId")
+        return None
+
+    return answer
