@@ -19,6 +19,7 @@ INPUT_FIRST = 0.15  # seconds after an input during which the agent's output wai
 # seconds a frame of the transcript waits at most: for an input to be dispatched, for the entries its window just
 # mounted, for the messages being drawn ahead of it
 FRAME_WAITS_AT_MOST = 0.05
+FIRST_FRAME_WAIT = 0.5  # seconds the agents wait for the app's first frame at most before they start
 PREDRAW_SLICE = 0.004  # seconds of drawing messages ahead of their frame in one event-loop turn (at least one message)
 # a long message's blocks not drawn yet (a flood's batch split off hundreds): drawn this many seconds' worth at a time,
 # with this pause between, so that a key waits for one slice at most (1 MB of Markdown takes Rich about 4 s to draw)

@@ -34,7 +34,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "kandev_tui.widgets", "kandev_tui.screens", "kandev_tui.renderers.rich_output",
             "kandev_tui.renderers.edits", "kandev_tui.renderers.fleet")),
     ("app", ("kandev_tui.app", "kandev_tui.app_session", "kandev_tui.app_starting", "kandev_tui.app_home",
-             "kandev_tui.app_lists", "kandev_tui.app_attention", "kandev_tui.snapshot", "kandev_tui.testing")),
+             "kandev_tui.app_lists", "kandev_tui.app_attention", "kandev_tui.app_lifecycle", "kandev_tui.app_switching",
+             "kandev_tui.app_actions", "kandev_tui.snapshot", "kandev_tui.testing")),
     ("command line", ("kandev_tui.cli", "kandev_tui.__main__", "kandev_tui.web")),
 ]
 HEADLESS = {name for name, _ in LAYERS[:[n for n, _ in LAYERS].index("ui")]}
