@@ -15,7 +15,7 @@ from kandev_tui.pacing import USER
 from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.shutdown import ENDING_GRACE, EndingSignals, ending_reason, exit_status
 from kandev_tui.textual_hooks import mount_screen_ahead, note_input_at_driver
-from kandev_tui.widgets import markdown_lines
+from kandev_tui.widgets import markdown_rich
 from kandev_tui.widgets.transcript_view import entry_widgets
 
 log = logging.getLogger("kandev_tui.app")
@@ -92,7 +92,7 @@ class Lifecycle:
                 self.call_from_thread(self._say_renderer_errors)
             except RuntimeError:  # the app closed meanwhile: nobody to tell (the log has them)
                 return
-        markdown_lines.preload()
+        markdown_rich.preload()
         from kandev_tui.charts import preload as preload_charts
         from kandev_tui.widgets import presentation_card  # noqa: F401 - imported for what it imports
 

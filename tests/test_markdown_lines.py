@@ -160,7 +160,7 @@ def _unwrap(pieces, hang):
 def test_code_is_wrapped_between_tokens_at_narrow_widths():
     from rich.text import Text
 
-    from kandev_tui.widgets.markdown_lines import wrap_code_line
+    from kandev_tui.widgets.markdown_rich import wrap_code_line
 
     line = Text("pytest -q --json-report --json-report-file=reports/build.json")
     pieces = wrap_code_line(line, 30)
@@ -178,7 +178,7 @@ def test_a_token_wider_than_the_line_is_cut_and_nothing_is_lost():
     from rich.cells import cell_len
     from rich.text import Text
 
-    from kandev_tui.widgets.markdown_lines import wrap_code_line
+    from kandev_tui.widgets.markdown_rich import wrap_code_line
 
     @settings(max_examples=300, deadline=None)
     @given(st.text(alphabet=st.sampled_from(list("ab_ ./=(-") + ["字"]), max_size=120), st.integers(4, 40))

@@ -7,7 +7,7 @@ from textual.widgets import Static
 from kandev_tui.transcript.items import Item
 
 from .base import EntryWidget, safe_text
-from .markdown_lines import rich_markdown
+from .markdown_rich import rich_markdown
 
 MARKS = {"completed": ("✔", "green"), "in_progress": ("◐", "yellow"), "pending": ("○", "")}
 

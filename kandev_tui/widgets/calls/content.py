@@ -27,7 +27,7 @@ def block_part(block: dict[str, Any]) -> Any | None:
     """One content item (the ``content`` of a ``{type: "content"}`` block) as a renderable, or None to skip it."""
     kind = block.get("type")
     if kind == "text" and isinstance(block.get("text"), str) and block["text"].strip():
-        from kandev_tui.widgets.markdown_lines import rich_markdown
+        from kandev_tui.widgets.markdown_rich import rich_markdown
 
         return rich_markdown(visible(block["text"]), dark=True)  # Markdown of inert text: no escape gets through
     if kind in ("image", "audio"):
