@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from textual.app import ScreenStackError
 
+from kandev_tui.app_session_login import SessionLogin
+from kandev_tui.app_session_prompts import SessionPrompts
 from kandev_tui.pacing import USER
 from kandev_tui.sanitize import visible
 from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.screens.subagent import SubagentScreen
 from kandev_tui.session import SessionState
-from kandev_tui.session.state import TURN_STATES
 from kandev_tui.session.changes import ChangeSet
 from kandev_tui.session.controls import Controls
 from kandev_tui.session.model import SessionModel, SessionStatus, SourceFactory, StateChange
@@ -42,7 +43,7 @@ log = logging.getLogger("kandev_tui.app")
 EXIT_STORE = 2  # the session database cannot be used, as the command line exits for it
 
 
-class AppSession:
+class AppSession(SessionLogin, SessionPrompts):
     """One session of the app (see the module docstring). ``mode`` is the name of its Textual mode: each session has
     a screen stack of its own (its login screen, a file it opened), so switching shows it as it was left."""
 
@@ -254,33 +255,6 @@ class AppSession:
                 if self.on_screen:
                     self.app.refresh_bindings()
 
-    # -- logging in ------------------------------------------------------------------
-
-    def show_login(self, state: SessionState, detail: str) -> None:
-        """The login screen while the agent waits for a login (with why the last try failed), gone once it does
-        not. Shown on this session's own screen stack, so only while it is on screen (switching to it shows it)."""
-        from kandev_tui.screens.login import LoginScreen
-
-        screen = self.login_screen
-        if state != SessionState.LOGIN:
-            if screen is not None and state != SessionState.STARTING:
-                self.login_screen = None
-                if screen.is_current:
-                    screen.dismiss()
-            return
-        if screen is not None and screen.is_attached:
-            screen.say(detail)
-            return
-        if isinstance(self.app.screen, LoginScreen):
-            return
-        self.login_screen = LoginScreen(self.status.agent, detail or "The agent needs a login.",
-                                        list(self.status.login_methods), self.terminal_command)
-        self.app.push_screen(self.login_screen)
-
-    def terminal_command(self, method_id: Any) -> list[str] | None:
-        found = self.model.terminal_login(method_id) if isinstance(method_id, str) else None
-        return found[0] if found else None
-
     async def log_in(self, method_id: str, env: dict[str, str]) -> None:
         """The login the user chose on the login screen: a ``terminal`` one runs in the user's terminal first; what
         the agent refuses is said on that screen."""
@@ -296,130 +270,6 @@ class AppSession:
         except Exception as exc:  # noqa: BLE001 - the agent's reason, on the screen
             if self.login_screen is not None:
                 self.login_screen.say(f"{visible(str(exc))}: choose a way again, or escape")
-
-    def _run_in_terminal(self, command: list[str], env: dict[str, str]) -> str:
-        """Run a login command in the user's terminal, the app stepped aside (``App.suspend``); what went wrong,
-        or "" when it ended well. Ctrl+C ends the command, not kandev-tui."""
-        import signal
-        import subprocess
-
-        from textual.app import SuspendNotSupported
-
-        def child() -> None:  # the command gets ctrl+c as usual (this process ignores it meanwhile)
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        try:
-            with self.app.suspend():
-                print(f"kandev-tui: logging in: {' '.join(command)}\n(kandev-tui comes back when it ends)\n",
-                      flush=True)
-                code = subprocess.run(command, env=env, preexec_fn=child,
-                                      cwd=str(self.status.workspace or ".")).returncode
-        except SuspendNotSupported:
-            return f"this terminal cannot be handed over here: run `{' '.join(command)}` yourself, then ctrl+l"
-        except OSError as exc:
-            return f"the login command could not run: {exc.strerror or exc}"
-        finally:
-            signal.signal(signal.SIGINT, previous)
-        if code != 0:
-            return f"the login command ended with status {code}{' (interrupted)' if code < 0 else ''}: choose again"
-        return ""
-
-    # -- prompts ---------------------------------------------------------------------
-
-    def submit(self, text: str) -> None:
-        """The user's message: sent now, or held while the agent starts (sent once it is ready)."""
-        log.info("session %d: prompt submitted (%d characters)", self.number, len(text))
-        self.view.jump_to_latest()
-        if self.last_state in (SessionState.STARTING, SessionState.LOGIN) or self.held is not None:
-            # the agent is not ready: the message waits for it (a second one joins it), and is sent when it is
-            self.held = text if self.held is None else f"{self.held}\n\n{text}"
-            self.screen.prompt.set_reason("starting the agent… · your message is sent once it is ready")
-            return
-        if self.last_state in TURN_STATES or (self.queue and not self.queue_offered):  # a turn runs: queued,
-            self.queue.append(text)  # sent when it ends (in order)
-            self._queue_changed()
-            return
-        if self.queue_offered:  # the ones offered again follow this turn
-            self.queue_offered = False
-            self._queue_changed()
-        self.app.run_worker(self.send(text), name="turn", group=f"turn-{self.number}")
-
-    def recall_queued(self) -> None:
-        """↑ in the empty prompt: the last queued message back in the prompt (to edit and send again, or delete)."""
-        if self.queue:
-            prompt = self.screen.prompt
-            prompt.text = self.queue.pop()
-            prompt.move_cursor(prompt.document.end)
-            self._queue_changed()
-
-    def send_queued_now(self) -> None:
-        """ctrl+r: the next queued message goes now: the running turn is cancelled, and it is sent once the
-        cancelled turn has ended (at once when none runs)."""
-        if not self.queue:
-            return
-        self.queue_offered = False
-        if self.last_state in TURN_STATES:
-            if self.last_state != SessionState.CANCELLING:
-                self.app.run_worker(self.model.cancel(), name="cancel", group=f"cancel-{self.number}")
-        elif self.last_state == SessionState.IDLE:
-            self._send_held(SessionState.IDLE, False)
-
-    def remove_queued(self) -> str | None:
-        """ctrl+t: the next queued message taken out of the queue, back in the prompt (after what is typed there):
-        nothing is lost, it is there to edit, send or clear."""
-        if not self.queue:
-            return None
-        text = self.queue.pop(0)
-        prompt = self.screen.prompt
-        prompt.text = f"{prompt.text.rstrip()}\n\n{text}" if prompt.text.strip() else text
-        prompt.move_cursor(prompt.document.end)
-        self._queue_changed()
-        return text
-
-    def restore_queue(self, texts: list[str]) -> None:
-        """What was queued when the session last ran and never sent: queued again, waiting (sent after the next
-        turn ends, or now with ctrl+r)."""
-        if texts:
-            self.queue = list(texts) + self.queue
-            self.queue_offered = True
-            self._queue_changed()
-
-    def _queue_changed(self) -> None:
-        """The queue shown under the transcript, and stored with the session (never lost if the app ends first)."""
-        if not self.queue:
-            self.queue_offered = False
-        self.screen.show_queue(self.queue, offered=self.queue_offered)
-        if self.on_screen:
-            self.app.refresh_bindings()  # ctrl+r and ctrl+t are offered while messages are queued
-        self.model.keep_queued(self.queue)  # stored with the session: never lost if the app ends first
-
-    def _send_held(self, state: str, read_only: bool) -> None:
-        """The message held while the agent started: sent once the session is idle; given back to the prompt box
-        (never lost) when the session ends or fails before."""
-        if (self.held is None and not self.queue) or self.closed:  # closed: kept for unsent(), said at the exit
-            return
-        if state == SessionState.IDLE and self.held is None and self.queue_offered:
-            return  # offered again from the last run: they wait for ctrl+r, or for the next turn's end
-        if state == SessionState.IDLE:
-            if self.held is not None:
-                text, self.held = self.held, None
-            else:
-                text = self.queue.pop(0)
-                self._queue_changed()
-            self.app.run_worker(self.send(text), name="turn", group=f"turn-{self.number}")
-        elif read_only or state in (SessionState.ERROR, SessionState.ENDED):
-            texts = ([self.held] if self.held is not None else []) + self.queue
-            self.held, self.queue = None, []
-            self.screen.show_queue([])
-            prompt = self.screen.prompt
-            prompt.text = "\n\n".join(texts) + (f"\n\n{prompt.text}" if prompt.text.strip() else "")
-            self.app.notify(f"{'Your message was' if len(texts) == 1 else 'Your messages were'} not sent: the agent "
-                            f"{'did not start' if self.started_turns == 0 else 'stopped'}. "
-                            "It is back in the prompt box.",
-                            title="Not sent", severity="warning", markup=False)
-        elif state == SessionState.STARTING and self.held is not None:
-            self.screen.prompt.set_reason("starting the agent… · your message is sent once it is ready")
 
     async def send(self, text: str) -> None:
         self.started_turns += 1
