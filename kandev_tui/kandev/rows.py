@@ -14,6 +14,7 @@ raises.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from kandev_tui.transcript import items as K
@@ -190,3 +191,20 @@ def _permission(key: str, turn: int, content: str, meta: dict[str, Any], origin:
         payload["answer"] = {"outcome": "cancelled"} if status == "cancelled" else {"outcome": "selected", "name": state}
     return Item(key, K.PERMISSION, turn, payload, status=status, tool_call_id=tool_call["toolCallId"] or None,
                 final=status != "pending")
+
+
+_INSTANT = re.compile(r"^(.*?)(?:\.(\d+))?(Z|[+-]\d\d:?\d\d)?$")
+
+
+def instant(value: Any) -> str:
+    """An RFC 3339 time that sorts as text: Kandev trims trailing zeros of the nanoseconds."""
+    if not isinstance(value, str):
+        return ""
+    match = _INSTANT.match(value)
+    if match is None:
+        return value
+    return f"{match.group(1)}.{(match.group(2) or '').ljust(9, '0')[:9]}"
+
+
+def sort_key(row: dict[str, Any]) -> tuple[str, str]:
+    return (instant(row.get("created_at")), order_key(row)[1])
