@@ -14,7 +14,7 @@ from typing import Any, Callable
 from .. import items as K
 from ..changes import TurnChangesItems
 from ..clientside import ClientSide
-from ..elicitation import Elicitations
+from ..elicitations import Elicitations
 from ..frames import IN, LOCAL, OUT, Frame
 from ..items import Item
 from ..notices import Compactions, notice_item
