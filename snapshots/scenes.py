@@ -144,7 +144,7 @@ FLEET_EMPTY = {
 def fleet_items(renderer_id: str) -> list[Item]:
     """One renderer in its four states: skeleton, error, empty, card (demo data, lists trimmed to fit 80x24)."""
     from kandev_tui.demo import fleet
-    from kandev_tui.renderers.fleet import PACK
+    from kandev_tui.packs.fleet import PACK
 
     step = next(s for s in fleet.STEPS if isinstance(s[3], dict) and s[3].get("__renderer") == renderer_id)
     _, tool, arguments, result, _ = step

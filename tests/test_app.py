@@ -7,7 +7,7 @@ import pytest
 from kandev_tui import stats
 from kandev_tui.renderers import Registry, Renderer
 from kandev_tui.session.layout import Layout
-from kandev_tui.renderers.rich_output import RENDERER as RICH
+from kandev_tui.packs.rich_output import RENDERER as RICH
 from kandev_tui.settings import SettingsStore
 from kandev_tui.transcript import Item
 from kandev_tui.widgets.agent_message import AgentMessage
@@ -134,7 +134,7 @@ def test_registry_matches_by_name_and_by_renderer_id():
 
 def test_builtin_renderer_is_found_through_entry_points():
     registry = Registry.from_entry_points()
-    assert any(r.id == "rich_output" and r.source == "kandev_tui.renderers.rich_output:RENDERER" for r in registry.renderers)
+    assert any(r.id == "rich_output" and r.source == "kandev_tui.packs.rich_output:RENDERER" for r in registry.renderers)
     assert registry.errors == []
 
 
@@ -146,7 +146,7 @@ def test_the_entry_points_are_read_when_the_registry_is_first_used_not_when_it_i
     code = ("import sys\n"
             "from kandev_tui.renderers import Registry\n"
             "registry = Registry.from_entry_points(now=False).without('edit')\n"
-            "packs = ('kandev_tui.renderers.fleet', 'kandev_tui.renderers.rich_output', 'kandev_tui.renderers.edits')\n"
+            "packs = ('kandev_tui.packs.fleet', 'kandev_tui.packs.rich_output', 'kandev_tui.packs.edits')\n"
             "print(sorted(m for m in packs if m in sys.modules))\n"
             "print(sorted(r.id for r in registry.renderers))\n"
             "print(sorted(m for m in packs if m in sys.modules))\n")

@@ -166,8 +166,8 @@ from kandev_tui.transcript import Store
 
 # what the first frame does not wait for: the SDKs, the renderer packs and the entry points they are found by, the
 # transcript's entry widgets, the client's files and terminals, the screens not shown at start
-LATER = ("acp", "mcp", "pydantic", "plotext", "markdown_it", "importlib.metadata", "kandev_tui.renderers.fleet",
-         "kandev_tui.renderers.rich_output", "kandev_tui.widgets.entries", "kandev_tui.acp.files",
+LATER = ("acp", "mcp", "pydantic", "plotext", "markdown_it", "importlib.metadata", "kandev_tui.packs.fleet",
+         "kandev_tui.packs.rich_output", "kandev_tui.widgets.entries", "kandev_tui.acp.files",
          "kandev_tui.acp.terminals", "kandev_tui.screens.settings", "kandev_tui.screens.file_viewer",
          "kandev_tui.screens.login", "kandev_tui.screens.choices")
 
@@ -186,7 +186,7 @@ async def main():
             if seen and getattr(app.source, "client", None) is not None and app.source.state == "idle":
                 break
             await pilot.pause(0.05)
-        preloaded = ("markdown_it", "kandev_tui.widgets.entries", "kandev_tui.renderers.rich_output")
+        preloaded = ("markdown_it", "kandev_tui.widgets.entries", "kandev_tui.packs.rich_output")
         for _ in range(100):  # these come in a thread after the first frame, before any message needs them
             if all(m in sys.modules for m in preloaded):
                 break

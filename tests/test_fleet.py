@@ -14,9 +14,9 @@ from rich.console import Console
 
 from kandev_tui.demo import fleet as demo
 from kandev_tui.renderers import Registry, ResultShapeError, renderer_id_of
-from kandev_tui.renderers.fleet import PACK, PLUMBING, RENDERERS
-from kandev_tui.renderers.fleet import draw as D
-from kandev_tui.renderers.fleet import models as M
+from kandev_tui.packs.fleet import PACK, PLUMBING, RENDERERS
+from kandev_tui.packs.fleet import draw as D
+from kandev_tui.packs.fleet import models as M
 from kandev_tui.session.layout import Layout
 from kandev_tui.widgets.tool_call import ToolCallView
 from kandev_tui.widgets.tool_card import ToolCard
@@ -84,7 +84,7 @@ REJECTED = {
 
 @pytest.mark.parametrize("renderer_id", sorted(PACK))
 def test_each_shape_rejects_what_it_does_not_understand(renderer_id):
-    from kandev_tui.renderers.fleet.cards import parse
+    from kandev_tui.packs.fleet.cards import parse
 
     renderer = next(r for r in RENDERERS if r.id == renderer_id)
     tool = PACK[renderer_id][0][0]
@@ -174,9 +174,9 @@ def test_matching_by_name_and_by_renderer_id():
 def test_the_pack_is_found_only_through_entry_points():
     registry = Registry.from_entry_points()
     assert registry.errors == []
-    fleet = [r for r in registry.renderers if r.source == "kandev_tui.renderers.fleet:RENDERERS"]
+    fleet = [r for r in registry.renderers if r.source == "kandev_tui.packs.fleet:RENDERERS"]
     assert sorted(r.id for r in fleet) == sorted(PACK)
-    assert registry.match(fleet_item("a", "get_entity", {}).payload).source == "kandev_tui.renderers.fleet:RENDERERS"
+    assert registry.match(fleet_item("a", "get_entity", {}).payload).source == "kandev_tui.packs.fleet:RENDERERS"
 
 
 PLUGIN = '''
@@ -240,7 +240,7 @@ async def test_entity_table_sorts_from_the_keyboard(tmp_path):
     app = stored_app(tmp_path, items, registry=Registry.from_entry_points())
     async with app.run_test(size=(80, 30)) as pilot:
         await settle(pilot)
-        from kandev_tui.renderers.fleet.cards import EntityTableCard
+        from kandev_tui.packs.fleet.cards import EntityTableCard
 
         table = app.view.query_one(EntityTableCard)
 

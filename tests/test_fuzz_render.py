@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from kandev_tui.renderers.fleet import PACK
+from kandev_tui.packs.fleet import PACK
 from kandev_tui.transcript import Item
 from kandev_tui.widgets.chart_block import ChartBlock
 from kandev_tui.widgets.tool_card import ToolCard

@@ -2,7 +2,7 @@
 
 One deterministic operations session ("why is the web tier slow?"): each step is
 ``(call id, tool, arguments, result, status)``. Results follow the shapes of
-:mod:`kandev_tui.renderers.fleet.models`; a few steps are there on purpose to show
+:mod:`kandev_tui.packs.fleet.models`; a few steps are there on purpose to show
 the other card states and the fallbacks (an unknown entity, an empty result, a tool
 the pack does not name that returns a ``__renderer`` id, an id nobody registered,
 plumbing tools that stay in the collapsed group).

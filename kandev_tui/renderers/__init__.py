@@ -1,4 +1,5 @@
-"""Tool renderers: the registry and the built-in renderers (rich output first).
+"""Tool renderers: the registry and the public API of a renderer pack (headless; kandev-tui's own packs are in
+:mod:`kandev_tui.packs`, registered through the same entry points).
 
 The public API for a renderer pack: :class:`Renderer` (what a pack's entry point
 names), :class:`ResultShapeError` (raise it for a result you do not understand)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .registry import Renderer
+from kandev_tui.renderers import Renderer
 
 
 def _matches(call: dict[str, Any]) -> bool:

@@ -6,7 +6,7 @@ from typing import Any
 
 from kandev_tui.presentation import is_rich_output_call
 
-from .registry import Renderer
+from kandev_tui.renderers import Renderer
 
 
 def _matches(call: dict[str, Any]) -> bool:

@@ -4,7 +4,7 @@ Registered through the ``kandev_tui.renderers`` entry-point group exactly as a
 third-party pack would be (see ``docs/renderers.md``)::
 
     [project.entry-points."kandev_tui.renderers"]
-    fleet = "kandev_tui.renderers.fleet:RENDERERS"
+    fleet = "kandev_tui.packs.fleet:RENDERERS"
 
 Each renderer matches its tools by name (``get_entity``, ``mcp__fleet__get_entity``,
 ``fleet/get_entity``…) or any call whose result carries its ``__renderer`` id. The
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kandev_tui.renderers.registry import Renderer
+from kandev_tui.renderers import Renderer
 
 # __renderer id → (tool names, model class name)
 PACK: dict[str, tuple[tuple[str, ...], str]] = {
