@@ -16,6 +16,7 @@ from kandev_tui.session import SessionState
 from kandev_tui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:  # the screens not shown at start are imported when first shown (the first frame comes sooner)
+    from kandev_tui.screens.settings import SettingsScreen
     from kandev_tui.widgets.tool_call import ToolCallView
     from kandev_tui.widgets.file_preview import FilePreview
     from kandev_tui.widgets.elicitation import ElicitationCard
@@ -118,7 +119,7 @@ class UserActions:
     def action_settings(self) -> None:
         from kandev_tui.screens.settings import SettingsScreen
 
-        self.push_screen(SettingsScreen())
+        self.push_screen(SettingsScreen(self.settings_store))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
@@ -147,6 +148,9 @@ class UserActions:
         yield SystemCommand("Jump to the latest output", "Follow the transcript again (ctrl+end)", self.view.jump_to_latest)
         yield SystemCommand("Settings", "Theme, chart animation, card limit, guidance (F2)", self.action_settings)
         yield SystemCommand("Help: keys", "Every key kandev-tui knows (F1)", self.action_help)
+
+    def on_settings_screen_changed(self, event: SettingsScreen.Changed) -> None:
+        self.change_setting(**{event.name: event.value})
 
     def change_setting(self, **changes: Any) -> None:
         settings = self.settings_store.update(**changes)

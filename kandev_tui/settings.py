@@ -12,9 +12,9 @@ from __future__ import annotations
 import os
 import tempfile
 import tomllib
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 ENV_PREFIX = "KANDEV_TUI_"
 THEMES = ("textual-dark", "textual-light", "nord", "gruvbox", "tokyo-night", "solarized-light")
@@ -55,33 +55,85 @@ def _as_theme(value: Any) -> str:
 
 
 @dataclass(frozen=True)
+class Declared:
+    """One setting, as every place that shows it reads it: its ``label`` on the settings screen (F2), its
+    ``meaning`` in the README's table (a test holds the table to it), the ``check`` its value goes through (a file's,
+    the environment's, the screen's), whether it applies to ``new_sessions`` only, and a whole number's ``bounds``.
+    Its default is the :class:`Settings` field's."""
+
+    name: str
+    label: str
+    meaning: str
+    check: Callable[[Any], Any] = field(repr=False, default=_as_bool)
+    new_sessions: bool = False
+    bounds: tuple[int, int] | None = None
+
+    @property
+    def screen_label(self) -> str:
+        """The label as the settings screen shows it: ``(new sessions)`` said where it applies to those only."""
+        if not self.new_sessions:
+            return self.label
+        return self.label[:-1] + ", new sessions)" if self.label.endswith(")") else self.label + " (new sessions)"
+
+
+def _number(name: str, label: str, meaning: str, low: int, high: int, new_sessions: bool = False) -> Declared:
+    return Declared(name, label, meaning, lambda value: _as_int(value, low, high), new_sessions, (low, high))
+
+
+DECLARED: tuple[Declared, ...] = (
+    Declared("theme", "Theme", "colour theme (`textual-light`, `nord`, `gruvbox`, `tokyo-night`, `solarized-light`)",
+             _as_theme),
+    Declared("chart_animation", "Chart animation", "charts animate in once; `TEXTUAL_ANIMATIONS=none` (reduced motion) "
+             "turns every animation off whatever this says"),
+    _number("card_limit", "Cards per turn", "renderer cards per turn before further ones fold into the tool group "
+            "(rich output always stands alone)", 1, 100),
+    Declared("inject_guidance", "Rich-output guidance for agents", "give agents the rich-output guidance (as a system "
+             "prompt where they take one, else before the first prompt)"),
+    Declared("edits_inline", "Edits as cards of their own", "an edit is a card of its own with its diff (off: edits "
+             "fold into the tool group)", new_sessions=True),
+    Declared("attention_bell", "Ring the bell when the agent needs you elsewhere", "ring the terminal's bell when the "
+             "agent needs you while the terminal is not in view"),
+    Declared("attention_title", "Say it in the terminal's title", "say so in the terminal's title then"),
+    Declared("attention_desktop", "And in a desktop notification (OSC 777 / OSC 9)", "and, when a session starts "
+             "waiting for you, in a desktop notification where the terminal shows one (OSC 777 and OSC 9; inside tmux "
+             "through its passthrough, `set -g allow-passthrough on`)"),
+    Declared("client_fs_read", "Agents read files through kandev-tui", "agents may read the workspace's files through "
+             "kandev-tui (`fs/read_text_file`, confined to the workspace and `--repo` directories)", new_sessions=True),
+    Declared("client_fs_write", "Agents write files through kandev-tui", "agents may write them (`fs/write_text_file`: "
+             "atomic, inside the workspace only; shown as an edit with its diff)", new_sessions=True),
+    Declared("client_terminals", "Agents run commands in kandev-tui's terminals", "agents may run commands in "
+             "kandev-tui's terminals (`terminal/*`: a pseudo-terminal each, output streamed into the tool call)",
+             new_sessions=True),
+    Declared("track_changes", "Say what each turn changed (git workspaces)", "record each turn in a git workspace "
+             "(checkpoints) and show what it changed after its last message", new_sessions=True),
+    _number("checkpoint_days", "Keep checkpoints for (days)", "checkpoints older than this many days are removed when "
+            "a session starts in that repository (never the session's own)", 1, 3650),
+)
+
+
+@dataclass(frozen=True)
 class Settings:
     """Everything a user can set. Field names are the TOML keys; values are checked on construction
-    (strings from the environment are read as the field's type), a bad one raises :class:`SettingError`."""
+    (strings from the environment are read as the field's type), a bad one raises :class:`SettingError`. What each
+    is, and how it is checked, is declared once in :data:`DECLARED`."""
 
-    theme: str = "textual-dark"  # the colour theme
-    chart_animation: bool = True  # charts animate in once when first drawn
-    card_limit: int = 16  # cards shown per turn before further ones fold into the tool group
-    inject_guidance: bool = True  # prepend the rich-output guidance to an agent's first prompt
-    edits_inline: bool = True  # an edit is a card of its own with its diff (off: edits fold into the tool group)
-    attention_bell: bool = True  # ring the terminal's bell when the agent waits for you and the terminal is not in view
-    attention_title: bool = True  # say so in the terminal's title then
-    attention_desktop: bool = True  # and in a desktop notification, where the terminal shows one (OSC 777 / OSC 9)
-    client_fs_read: bool = True  # agents may read the workspace's files through kandev-tui (fs/read_text_file)
-    client_fs_write: bool = True  # and write them (fs/write_text_file), shown as edits
-    client_terminals: bool = True  # agents may run commands in kandev-tui's terminals (terminal/*)
-    track_changes: bool = True  # record each turn in a git workspace (checkpoints) and say what it changed
-    checkpoint_days: int = 30  # checkpoints older than this are removed when a session starts (never its own)
+    theme: str = "textual-dark"
+    chart_animation: bool = True
+    card_limit: int = 16
+    inject_guidance: bool = True
+    edits_inline: bool = True
+    attention_bell: bool = True
+    attention_title: bool = True
+    attention_desktop: bool = True
+    client_fs_read: bool = True
+    client_fs_write: bool = True
+    client_terminals: bool = True
+    track_changes: bool = True
+    checkpoint_days: int = 30
 
     def __post_init__(self) -> None:
-        for name, check in (("theme", _as_theme), ("chart_animation", _as_bool),
-                            ("card_limit", lambda v: _as_int(v, 1, 100)), ("inject_guidance", _as_bool),
-                            ("edits_inline", _as_bool), ("attention_bell", _as_bool), ("attention_title", _as_bool),
-                            ("attention_desktop", _as_bool),
-                            ("client_fs_read", _as_bool), ("client_fs_write", _as_bool),
-                            ("client_terminals", _as_bool), ("track_changes", _as_bool),
-                            ("checkpoint_days", lambda v: _as_int(v, 1, 3650))):
-            object.__setattr__(self, name, check(getattr(self, name)))
+        for declared in DECLARED:
+            object.__setattr__(self, declared.name, declared.check(getattr(self, declared.name)))
 
     @classmethod
     def names(cls) -> tuple[str, ...]:

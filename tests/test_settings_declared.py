@@ -1,0 +1,64 @@
+"""Each setting is declared once (kandev_tui/settings.py: DECLARED): the settings dataclass has exactly those
+fields, the settings screen is made from the declarations (a row each, switches, numbers and the theme as declared,
+changes posted as messages and applied by the app), and the README's table says what the declarations say."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from textual.widgets import Input, Label, Select, Switch
+
+from kandev_tui.settings import DECLARED, Settings
+
+from .app_helpers import message_item, settle, stored_app, until
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+ROW = re.compile(r"^\| `(?P<name>[a-z_]+)` \| `(?P<default>[^`]*)` \| (?P<meaning>.*) \|$")
+
+
+def readme_rows() -> list[tuple[str, str, str]]:
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## Configuration"):]
+    section = section[:section.index("\n## ", 1)] if "\n## " in section[1:] else section
+    return [(m["name"], m["default"], m["meaning"]) for line in section.splitlines() if (m := ROW.match(line))]
+
+
+def toml_default(value: object) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def test_the_settings_are_the_declared_ones_in_their_order():
+    assert [declared.name for declared in DECLARED] == list(Settings.names())
+
+
+def test_the_readme_table_says_what_the_declarations_say():
+    rows = readme_rows()
+    assert len(rows) == len(DECLARED), "the README's settings table has another number of rows"
+    defaults = Settings()
+    for (name, default, meaning), declared in zip(rows, DECLARED):
+        assert name == declared.name
+        assert default == toml_default(getattr(defaults, name)), name
+        assert meaning == declared.meaning, name
+
+
+async def test_the_settings_screen_is_made_from_the_declarations_and_its_changes_apply(tmp_path):
+    app = stored_app(tmp_path, [message_item(1, "Hello.")])
+    async with app.run_test(size=(100, 60)) as pilot:
+        await settle(pilot)
+        await pilot.press("f2")
+        await until(pilot, lambda: app.screen.query(Switch))
+        screen = app.screen
+        labels = [str(label.render()) for label in screen.query(Label)]
+        assert labels == [declared.screen_label for declared in DECLARED]
+        for declared in DECLARED:
+            kind = Select if declared.name == "theme" else Input if declared.bounds else Switch
+            assert isinstance(screen.query_one(f"#{declared.name}"), kind), declared.name
+        screen.query_one("#attention_bell", Switch).value = False
+        await until(pilot, lambda: app.settings_store.settings.attention_bell is False)
+        numbers = screen.query_one("#card_limit", Input)
+        numbers.value = "500"  # out of its bounds: not taken
+        numbers.value = "7"
+        await until(pilot, lambda: app.settings_store.settings.card_limit != 16)
+        assert app.settings_store.settings.card_limit == 7  # 500 was never taken
+        assert "card_limit = 7" in app.settings_store.path.read_text()
