@@ -415,7 +415,6 @@ def in_tmux(tmp_path, name: str, script, kandev_args: list[str], *, width: int =
 def test_claude_in_the_app_in_a_real_terminal(tmp_path):
     """The real Claude Code adapter in the app, in tmux: the write's permission request shows the new file's diff,
     1 allows it, and the edit is a card of its own with its diff; then its slash commands, offered as typed."""
-    import time
 
     def script(workspace):
         return [[{"text": "Writing it."}, {"tool": "Write", "input": {"file_path": str(workspace / "hello.py"),
@@ -435,8 +434,7 @@ def test_claude_in_the_app_in_a_real_terminal(tmp_path):
         assert "Enable debug logging" in screen
         tmux.keys("Tab")
         tmux.wait_for("[issue description] ─╯", 30)  # completed: what the command takes, under the box
-        tmux.keys("C-q")
-        time.sleep(1.0)
+        tmux.quit()
     finally:
         tmux.close()
 
@@ -446,7 +444,6 @@ def test_claude_asks_the_user_a_question_answered_by_keys_in_a_real_terminal(tmp
     in the app, in tmux, the question is a form; the second option is chosen by keys, reviewed and sent, and the
     answer is in the next request the scripted model server receives."""
     import json
-    import time
 
     question = {"question": "Which database should the service use?", "header": "Database", "multiSelect": False,
                 "options": [{"label": "Postgres", "description": "the team knows it"},
@@ -465,8 +462,7 @@ def test_claude_asks_the_user_a_question_answered_by_keys_in_a_real_terminal(tmp
         tmux.wait_for("Database: SQLite — one file, no server", 30)
         tmux.keys("Enter")
         tmux.wait_for("Going with your choice.", 90)
-        tmux.keys("C-q")
-        time.sleep(1.0)
+        tmux.quit()
     finally:
         tmux.close()
     posts = json.loads((tmp_path / "requests.json").read_text())
@@ -523,8 +519,7 @@ def test_codex_subagent_entered_full_screen_in_a_real_terminal_follows_it_live(t
         tmux.wait_for("· done", 30)
         tmux.keys("Escape")
         tmux.wait_for("The helper is done.", 90)
-        tmux.keys("C-q")
-        time.sleep(1.0)
+        tmux.quit()
     finally:
         tmux.close()
 
@@ -532,7 +527,6 @@ def test_codex_subagent_entered_full_screen_in_a_real_terminal_follows_it_live(t
 def test_codex_in_the_app_switched_to_read_only_asks_the_user(tmp_path):
     """Codex starts in its Auto review mode; in the app, ctrl+o and Read-only: the status line says so, and its
     request to run a command that writes comes to the user, who allows it with a key."""
-    import time
 
     script = [[{"tool": "exec_command", "input": {"cmd": "mkdir -p probe && echo hi > probe/x.txt",
                                                   "sandbox_permissions": "require_escalated",
@@ -552,8 +546,7 @@ def test_codex_in_the_app_switched_to_read_only_asks_the_user(tmp_path):
         tmux.keys("1")
         tmux.wait_for("Written by the probe.", 90)
         assert (workspace / "probe" / "x.txt").read_text() == "hi\n"
-        tmux.keys("C-q")
-        time.sleep(1.0)
+        tmux.quit()
     finally:
         tmux.close()
 
@@ -563,7 +556,6 @@ def test_gemini_and_opencode_rich_output_in_the_app_in_a_real_terminal(tmp_path,
     """The real Gemini CLI and OpenCode in the app, in tmux: a new file written (Gemini asks first: 2 is its "Allow";
     OpenCode's default asks nothing), then show_rich_output_kandev drawn as native cards: the metrics panel and the
     bar chart with its legend."""
-    import time
 
     from .test_tmux import seen_while_scrolling
 
@@ -593,8 +585,7 @@ def test_gemini_and_opencode_rich_output_in_the_app_in_a_real_terminal(tmp_path,
         seen = screen + seen_while_scrolling(tmux, pages=4)
         assert "Tests by module" in seen and "Files written" in seen  # its title; the metrics panel above it
         assert '{"version":1' not in seen.split("Files written")[-1]  # the card, not the arguments as JSON
-        tmux.keys("C-q")
-        time.sleep(1.0)
+        tmux.quit()
     finally:
         tmux.close()
 

@@ -44,8 +44,7 @@ def test_demo_in_a_real_terminal(tmp_path, size):
         assert "4 tools + 1 card" in history  # the tool group (the edit is a card of its own)
         for line in (end + history).splitlines():
             assert len(line) <= size[0]  # nothing wider than the screen
-        tmux.keys("C-q")
-        time.sleep(1.5)
+        tmux.quit()
     finally:
         tmux.close()
 
@@ -153,7 +152,9 @@ def test_hostile_replay_leaves_the_terminal_alone(tmp_path):
     control = Tmux(80, 24, "sleep 0.5; printf '\\033]2;pwned\\007\\033]52;c;cHduZWQ=\\007'", {})
     try:
         control._run("set-option", "-g", "set-clipboard", "on")
-        time.sleep(1.5)
+        deadline = time.monotonic() + 30  # the control: tmux obeys such sequences when they reach it unfiltered
+        while control.show("#{pane_title}") != "pwned" and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert control._run("display", "-p", "-t", "t", "#{pane_title}").strip() == "pwned"
         assert "pwned" in control._run("show-buffer")
     finally:
@@ -171,8 +172,7 @@ def test_hostile_replay_leaves_the_terminal_alone(tmp_path):
         tmux.keys("F1")
         tmux.wait_for("kandev-tui keys")
         tmux.keys("Escape")
-        tmux.keys("C-q")
-        time.sleep(1.0)
+        tmux.quit()
     finally:
         tmux.close()
 
@@ -206,8 +206,7 @@ def test_attach_in_a_real_terminal(tmp_path, backend):
         assert "Visual output failed" in end + history
         for line in (end + history).splitlines():
             assert len(line) <= 100
-        tmux.keys("C-q")
-        time.sleep(1.5)
+        tmux.quit()
     finally:
         tmux.close()
 
@@ -258,8 +257,7 @@ def test_a_request_that_waits_while_the_terminal_is_elsewhere_rings_and_says_so_
             time.sleep(0.2)
             title = tmux._run("display-message", "-p", "-t", "t:0", "#{pane_title}").strip()
         assert title.startswith("kandev-tui · "), title
-        tmux.keys("C-q")
-        time.sleep(1.0)
+        tmux.quit()
     finally:
         tmux.close()
 
@@ -283,8 +281,7 @@ def test_a_login_in_the_terminal_steps_aside_and_comes_back_logged_in(tmp_path):
         tmux.keys("yes", "Enter")
         screen = tmux.wait_for("Ask · Standard", 30)  # the session started: its mode and model in the status line
         assert "○ ready" in screen and (tmp_path / "logged-in").exists()
-        tmux.keys("C-q")
-        time.sleep(1.0)
+        tmux.quit()
     finally:
         tmux.close()
 

@@ -54,6 +54,17 @@ class Tmux:
             time.sleep(0.2)
         raise AssertionError(f"{text!r} never appeared; the screen was:\n{self.screen()}")
 
+    def quit(self, key: str = "C-q", seconds: float = 30) -> None:
+        """Press the app's quit ``key`` and wait until the app has exited: the pane's shell then runs the ``sleep``
+        after the command (it ran the command as its child until then)."""
+        self.keys(key)
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if self.show("#{pane_current_command}") == "sleep":
+                return
+            time.sleep(0.1)
+        raise AssertionError(f"the app did not exit within {seconds} s of {key}; the screen was:\n{self.screen()}")
+
     def kill_pane(self) -> None:
         """Close the pane as a closed terminal window or a dropped SSH connection does: its processes get SIGHUP."""
         self._run("kill-pane", "-t", "t")
