@@ -63,13 +63,16 @@ async def settle(pilot, rounds: int = 3000) -> None:
     await pilot.pause()
 
 
-async def until(pilot, condition, rounds: int = 1200) -> None:
-    """Wait, a turn of the pilot at a time, until ``condition()`` holds (a minute at most); fail if it never does."""
+async def until(pilot, condition, rounds: int = 1200, *, fail: bool = True) -> bool:
+    """Wait, a turn of the pilot at a time, until ``condition()`` holds (a minute at most); fail if it never does
+    (``fail=False``: say whether it did). The suite's one wait on a condition."""
     for _ in range(rounds):
         if condition():
-            return
+            return True
         await pilot.pause(0.05)
-    assert condition()
+    if fail:
+        assert condition()
+    return condition()
 
 
 async def scroll_to_top_until(pilot, view, done, *, rounds: int = 400, pause: float = 0.03, each=None) -> None:

@@ -16,7 +16,7 @@ from kandev_tui.sources import LiveSource
 from kandev_tui.transcript import Store
 from kandev_tui.session.window import WINDOW_MAX
 
-from .app_helpers import ready, settings_at
+from .app_helpers import ready, settings_at, until
 
 AGENT = [sys.executable, str(Path(__file__).parent / "agents" / "fault_agent.py")]
 
@@ -28,14 +28,6 @@ def fault_app(tmp_path, *mode: str, **options) -> tuple[KandevApp, Store]:
                     settings_store=settings_at(tmp_path, chart_animation=False))
     app.animation_level = "none"
     return app, store
-
-
-async def wait_for(pilot, condition, rounds: int = 1200) -> bool:
-    for _ in range(rounds):
-        if condition():
-            return True
-        await pilot.pause(0.05)
-    return condition()
 
 
 def press(app, key: str) -> None:
@@ -52,9 +44,9 @@ async def keys_answered(pilot) -> bool:
     """F1 opens help and escape closes it, each within a few turns of the event loop."""
     app = pilot.app
     press(app, "f1")
-    opened = await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), rounds=40)
+    opened = await until(pilot, lambda: isinstance(app.screen, HelpScreen), rounds=40, fail=False)
     press(app, "escape")
-    closed = await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen), rounds=40)
+    closed = await until(pilot, lambda: not isinstance(app.screen, HelpScreen), rounds=40, fail=False)
     return opened and closed
 
 
@@ -65,7 +57,7 @@ def stored_text(store: Store) -> str:
 
 async def send(pilot, text: str) -> None:
     app = pilot.app
-    assert await wait_for(pilot, lambda: ready(app))
+    await until(pilot, lambda: ready(app))
     app.transcript_screen.prompt.focus()
     await pilot.press(*text, "enter")
 
@@ -78,15 +70,15 @@ async def test_a_flood_of_chunks_keeps_the_ui_answering_and_loses_nothing(tmp_pa
     app, store = fault_app(tmp_path, "flood", str(count))
     async with app.run_test(size=(100, 30)) as pilot:
         await send(pilot, "flood")
-        assert await wait_for(pilot, lambda: app.source.state == "running")
+        await until(pilot, lambda: app.source.state == "running")
         answered_while_streaming = 0
         for _ in range(3):
             if app.source.state != "running":
                 break
             answered_while_streaming += await keys_answered(pilot)
         assert answered_while_streaming >= 1  # the keys were answered while the flood was still arriving
-        assert await wait_for(pilot, lambda: ready(app))
-        assert await wait_for(pilot, lambda: not app.session.batch)
+        await until(pilot, lambda: ready(app))
+        await until(pilot, lambda: not app.session.batch)
         assert len(app.view.widgets) <= WINDOW_MAX
         assert await keys_answered(pilot)
         await app.action_quit()
@@ -99,12 +91,12 @@ async def test_a_tool_call_that_never_ends_can_be_cancelled(tmp_path):
     app, store = fault_app(tmp_path, "hang-tool")
     async with app.run_test(size=(100, 30)) as pilot:
         await send(pilot, "migrate")
-        assert await wait_for(pilot, lambda: any(e.kind == "group" for e in app.view.entries))
+        await until(pilot, lambda: any(e.kind == "group" for e in app.view.entries))
         for _ in range(3):
             assert await keys_answered(pilot)  # the call runs on; the app does not wait for it
         assert app.source.state == "running"
         await pilot.press("escape")
-        assert await wait_for(pilot, lambda: ready(app))
+        await until(pilot, lambda: ready(app))
         await app.action_quit()
     items = store.items(store.sessions()[0]["id"])
     assert items[-1].kind == "turn_end" and items[-1].payload["stop_reason"] == "cancelled"
@@ -118,11 +110,11 @@ async def test_an_agent_that_ignores_cancel_is_stopped_and_its_output_kept(tmp_p
     app, store = fault_app(tmp_path, "ignore-cancel", cancel_grace=1.0)
     async with app.run_test(size=(100, 30)) as pilot:
         await send(pilot, "go")
-        assert await wait_for(pilot, lambda: "still going 3" in stored_text(store))
+        await until(pilot, lambda: "still going 3" in stored_text(store))
         await pilot.press("escape")
         assert await keys_answered(pilot)  # during the grace period
-        assert await wait_for(pilot, lambda: app.source.state in ("idle", "ended", "error"))
-        assert await wait_for(pilot, lambda: "ignored cancel for 1 s and was stopped" in " ".join(
+        await until(pilot, lambda: app.source.state in ("idle", "ended", "error"))
+        await until(pilot, lambda: "ignored cancel for 1 s and was stopped" in " ".join(
             getattr(w, "searchable_text", "") for w in app.view.widgets.values()))
         assert await keys_answered(pilot)
         pid = app.source.client.process.pid
@@ -139,10 +131,10 @@ async def test_an_agent_killed_mid_turn_is_said_once_by_its_signal_and_the_app_e
 
     app, store = fault_app(tmp_path, "killed-mid-turn")
     async with app.run_test(size=(100, 30)) as pilot:
-        assert await wait_for(pilot, lambda: ready(app))
+        await until(pilot, lambda: ready(app))
         app.transcript_screen.prompt.focus()
         await pilot.press(*"go", "enter")
-        assert await wait_for(pilot, lambda: app.source.state == "error")
+        await until(pilot, lambda: app.source.state == "error")
         await app.action_quit()
     assert app.return_code == 1 and app.failure == "the agent was ended by SIGKILL (signal 9) during the turn"
     session = store.sessions()[0]
@@ -169,11 +161,11 @@ async def test_pick_with_an_agent_that_lists_no_sessions_says_so_without_a_retry
     app = KandevApp(lambda on_items, on_state: LiveSource(agent, store, on_items, on_state, pick=True),
                     settings_store=settings_at(tmp_path))
     async with app.run_test(size=(100, 30)) as pilot:
-        assert await wait_for(pilot, lambda: isinstance(app.screen, SessionPickerScreen) and app.screen.failure)
+        await until(pilot, lambda: isinstance(app.screen, SessionPickerScreen) and app.screen.failure)
         said = str(app.screen.status.render())
         assert "This agent does not list its sessions" in said and "Error" not in said and "r to try again" not in said
         await pilot.press("escape")
-        assert await wait_for(pilot, lambda: app.return_code is not None)
+        await until(pilot, lambda: app.return_code is not None)
     assert app.return_code == 1 and "does not list its sessions" in app.failure
     store.close()
 
@@ -188,8 +180,8 @@ async def test_attach_with_no_backend_to_list_from_exits_non_zero(tmp_path):
     app = KandevApp(lambda on_items, on_state: KandevSource(url, None, on_items, on_state),
                     settings_store=settings_at(tmp_path))
     async with app.run_test(size=(100, 30)) as pilot:
-        assert await wait_for(pilot, lambda: isinstance(app.screen, SessionPickerScreen) and app.screen.failure)
+        await until(pilot, lambda: isinstance(app.screen, SessionPickerScreen) and app.screen.failure)
         assert "r to try again" in str(app.screen.status.render())  # a backend may come: trying again can help
         await pilot.press("escape")
-        assert await wait_for(pilot, lambda: app.return_code is not None)
+        await until(pilot, lambda: app.return_code is not None)
     assert app.return_code == 1

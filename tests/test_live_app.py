@@ -12,7 +12,7 @@ from kandev_tui.transcript import Store
 from kandev_tui.widgets.permission import PermissionRequest
 from kandev_tui.widgets.prompt_input import PromptInput
 
-from .app_helpers import ready, settings_at
+from .app_helpers import ready, settings_at, until
 
 DELAY_ENV = "KANDEV_DEMO_DELAY"
 
@@ -28,17 +28,9 @@ def live_app(tmp_path, **option_overrides) -> tuple[KandevApp, Store]:
 
 async def send_when_idle(pilot, app, text: str) -> None:
     """Once the agent is ready, type ``text`` in the prompt and send it, as the user does."""
-    assert await wait_for(pilot, lambda: ready(app))
+    await until(pilot, lambda: ready(app))
     app.transcript_screen.prompt.focus()
     await pilot.press(*text, "enter")
-
-
-async def wait_for(pilot, condition, seconds=30.0):
-    for _ in range(int(seconds / 0.05)):
-        if condition():
-            return True
-        await pilot.pause(0.05)
-    return condition()
 
 
 async def test_send_answer_permission_by_keyboard_and_finish(tmp_path, monkeypatch):
@@ -46,23 +38,23 @@ async def test_send_answer_permission_by_keyboard_and_finish(tmp_path, monkeypat
     messages = []
     app, store = live_app(tmp_path)
     async with app.run_test(size=(100, 30), message_hook=messages.append) as pilot:
-        assert await wait_for(pilot, lambda: ready(app))
+        await until(pilot, lambda: ready(app))
         prompt = app.transcript_screen.prompt
         assert not prompt.disabled
         prompt.focus()
         await pilot.press(*"Check the build")
         await pilot.press("enter")
         assert any(isinstance(m, PromptInput.Submitted) and m.text == "Check the build" for m in messages)
-        assert await wait_for(pilot, lambda: any(w.answerable for w in app.view.query(PermissionRequest)))
+        await until(pilot, lambda: any(w.answerable for w in app.view.query(PermissionRequest)))
         request = app.view.query_one(PermissionRequest)
-        assert await wait_for(pilot, lambda: request.has_focus)  # the waiting request takes focus: 1-9 answer it
+        await until(pilot, lambda: request.has_focus)  # the waiting request takes focus: 1-9 answer it
         await pilot.press("1")
-        assert await wait_for(pilot, lambda: ready(app))
+        await until(pilot, lambda: ready(app))
         assert any(isinstance(m, PermissionRequest.Answered) and m.option_id == "allow" for m in messages)
-        assert await wait_for(pilot, lambda: app.focused is prompt)  # after the turn, typing goes to the prompt
+        await until(pilot, lambda: app.focused is prompt)  # after the turn, typing goes to the prompt
         await pilot.press(*"Plot my words", "enter")
         users = lambda: [e for e in app.view.entries if e.key.startswith("user:")]  # noqa: E731 (mounted or not)
-        assert await wait_for(pilot, lambda: len(users()) == 2 and app.source.state == "idle"
+        await until(pilot, lambda: len(users()) == 2 and app.source.state == "idle"
                               and app.view.entries[-1].kind == "item" and "turn_end" in app.view.entries[-1].key)
         await app.action_quit()
     session = store.sessions()[0]
@@ -79,9 +71,9 @@ async def test_escape_cancels_a_running_turn(tmp_path, monkeypatch):
     app, store = live_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await send_when_idle(pilot, app, "go")
-        assert await wait_for(pilot, lambda: app.source.state == "running" and len(app.view.children) > 2)
+        await until(pilot, lambda: app.source.state == "running" and len(app.view.children) > 2)
         await pilot.press("escape")
-        assert await wait_for(pilot, lambda: ready(app))
+        await until(pilot, lambda: ready(app))
         await app.action_quit()
     items = store.items(store.sessions()[0]["id"])
     assert items[-1].kind == "turn_end" and items[-1].payload["stop_reason"] == "cancelled"
@@ -94,7 +86,7 @@ async def test_agent_that_cannot_start_shows_an_error(tmp_path):
     app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state),
                     settings_store=settings_at(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
-        assert await wait_for(pilot, lambda: app.source.state == "error")
+        await until(pilot, lambda: app.source.state == "error")
         await pilot.pause(0.1)
         assert app.transcript_screen.prompt.disabled
         texts = [getattr(w, "searchable_text", "") for w in app.view.children]
@@ -138,9 +130,9 @@ async def test_fleet_scenario_live_matches_the_stored_session(tmp_path, monkeypa
     app.animation_level = "none"
     async with app.run_test(size=(100, 40)) as pilot:
         await send_when_idle(pilot, app, "why is web slow")
-        assert await wait_for(pilot, lambda: any(w.answerable and w.has_focus for w in app.view.query(PermissionRequest)))
+        await until(pilot, lambda: any(w.answerable and w.has_focus for w in app.view.query(PermissionRequest)))
         await pilot.press("1")  # the waiting request has focus: 1-9 answer it
-        assert await wait_for(pilot, lambda: app.source.state == "idle" and "turn_end" in app.view.entries[-1].key)
+        await until(pilot, lambda: app.source.state == "idle" and "turn_end" in app.view.entries[-1].key)
         live = [(e.kind, e.item_keys, e.renderer.id if e.renderer else None) for e in app.view.entries]
         cards = {card.key: card for card in app.view.query(ToolCard)}
         assert cards["tool:f-digest"].renderer.id == "health_summary" and cards["tool:f-digest"].state == "card"
@@ -163,10 +155,10 @@ async def test_escape_at_a_permission_prompt_cancels_the_turn_and_the_request(tm
     app, store = live_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await send_when_idle(pilot, app, "Check the build")
-        assert await wait_for(pilot, lambda: any(w.answerable for w in app.view.query(PermissionRequest)))
+        await until(pilot, lambda: any(w.answerable for w in app.view.query(PermissionRequest)))
         assert app.source.state == "waiting"
         await pilot.press("escape")
-        assert await wait_for(pilot, lambda: ready(app))
+        await until(pilot, lambda: ready(app))
         await pilot.pause(0.2)
         assert app.is_running and app.return_code in (None, 0)
         assert not any(w.answerable for w in app.view.query(PermissionRequest))
@@ -191,7 +183,7 @@ async def test_the_footer_fits_and_offers_what_the_keys_do_now(tmp_path, monkeyp
     monkeypatch.setenv(DELAY_ENV, "0")
     app, _store = live_app(tmp_path)
     async with app.run_test(size=(45, 30)) as pilot:
-        assert await wait_for(pilot, lambda: ready(app))
+        await until(pilot, lambda: ready(app))
         await pilot.pause(0.2)
         idle = footer_keys(app)
         assert "Cancel turn" not in [d for _, d, _ in idle] and "Quit" in [d for _, d, _ in idle]
@@ -199,7 +191,7 @@ async def test_the_footer_fits_and_offers_what_the_keys_do_now(tmp_path, monkeyp
         assert not any(c.title.startswith("Cancel") for c in app.get_system_commands(app.screen))
         app.transcript_screen.prompt.focus()
         await pilot.press(*"Check the build", "enter")
-        assert await wait_for(pilot, lambda: app.source.state == "waiting")
+        await until(pilot, lambda: app.source.state == "waiting")
         await pilot.pause(0.2)
         running = footer_keys(app)
         assert "Cancel turn" in [d for _, d, _ in running] and "Quit" in [d for _, d, _ in running]
@@ -234,7 +226,7 @@ async def test_the_help_over_a_running_turn_does_not_rebuild_the_footer_beneath(
     app, _store = live_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await send_when_idle(pilot, app, "Check the build")
-        assert await wait_for(pilot, lambda: app.source.state == "waiting")
+        await until(pilot, lambda: app.source.state == "waiting")
         await pilot.pause(0.2)
         footer = app.transcript_screen.query_one(KeyFooter)
         keys = list(footer.query(FooterKey))
@@ -276,7 +268,7 @@ async def test_an_app_that_ends_without_a_quit_still_stops_its_agent_and_its_sou
     app, _store = live_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await send_when_idle(pilot, app, "go")
-        assert await wait_for(pilot, lambda: app.source.state == "running")
+        await until(pilot, lambda: app.source.state == "running")
         pid = app.source.client.process.pid
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)  # gone, and reaped
@@ -294,14 +286,14 @@ async def test_a_pending_edit_shows_its_diff_once_where_the_answer_is_given(tmp_
     app, store = live_app(tmp_path)
     async with app.run_test(size=(100, 60)) as pilot:
         await send_when_idle(pilot, app, "Check the build")
-        assert await wait_for(pilot, lambda: any(w.answerable for w in app.view.query(PermissionRequest)))
+        await until(pilot, lambda: any(w.answerable for w in app.view.query(PermissionRequest)))
         card = app.view.query_one(EditCard)
         assert card.item.payload.get("asking") is True
-        assert await wait_for(pilot, lambda: "its diff is in the permission request below" in screen_text(app))
+        await until(pilot, lambda: "its diff is in the permission request below" in screen_text(app))
         assert screen_text(app).count("+ # Build summary") == 1  # in the request
         await pilot.press("1")
-        assert await wait_for(pilot, lambda: ready(app))
-        assert await wait_for(pilot, lambda: "below" not in screen_text(app) and not card.item.payload.get("asking"))
+        await until(pilot, lambda: ready(app))
+        await until(pilot, lambda: "below" not in screen_text(app) and not card.item.payload.get("asking"))
         app.view.scroll_to_widget(card, animate=False, top=True, immediate=True)
         await pilot.pause(0.2)
         assert screen_text(app).count("+ # Build summary") == 1  # in the card
