@@ -18,7 +18,7 @@ from textual.messages import ExitApp
 from textual.screen import Screen
 
 from kandev_tui.gcpolicy import GcPolicy
-from kandev_tui.pacing import USER
+from kandev_tui.pacing import UserInput
 from kandev_tui.renderers import Registry
 from kandev_tui.app_actions import UserActions
 from kandev_tui.app_attention import Attention
@@ -84,6 +84,7 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
         self.kandev = kandev  # the Kandev backend attached to: its task sessions are in the list
         self.starter = SessionStarter(self)  # new sessions, and stored ones from the list
         read_alt_enter()  # alt+enter from a real terminal is alt+enter (a new line), not enter (send)
+        self.user_input = UserInput()  # the terminal's last input: the agents' output waits a moment after it
         self.settings_store = settings_store or SettingsStore()
         self.registry = registry or Registry.from_entry_points(now=False)  # read after the first frame
         if not self.settings_store.settings.edits_inline:  # edits fold into the tool group, as other calls do
@@ -218,7 +219,7 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
         # the terminal's input arrives here (noted at the driver already, when there is one): the agent's output
         # waits from now, not from when the key's turn in the queue comes (pacing.py)
         if isinstance(message, INPUT_EVENTS):
-            USER.note()
+            self.user_input.note()
         return super().post_message(message)
 
     async def on_event(self, event: events.Event) -> None:
@@ -226,7 +227,7 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
             await super().on_event(event)
         finally:
             if isinstance(event, INPUT_EVENTS):
-                USER.served()  # dispatched: the transcript's frames go on (pacing.py)
+                self.user_input.served()  # dispatched: the transcript's frames go on (pacing.py)
 
     def on_transcript_view_older_wanted(self, event: TranscriptView.OlderWanted) -> None:
         session = next((s for s in self.sessions if s.view is event.view), None)

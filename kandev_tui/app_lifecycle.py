@@ -11,7 +11,6 @@ import time
 from textual import events
 
 from kandev_tui import pacing, stats
-from kandev_tui.pacing import USER
 from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.shutdown import ENDING_GRACE, EndingSignals, ending_reason, exit_status
 from kandev_tui.textual_hooks import mount_screen_ahead, note_input_at_driver
@@ -27,7 +26,7 @@ class Lifecycle:
     """The app from its first frame to its exit status (a part of :class:`~kandev_tui.app.KandevApp`)."""
 
     def on_mount(self) -> None:
-        note_input_at_driver(self, INPUT_EVENTS, USER.note)
+        note_input_at_driver(self, INPUT_EVENTS, self.user_input.note)
         # a hang-up, a kill or SIGINT from outside quits as ctrl+q does (kandev_tui/shutdown.py)
         self._signals = EndingSignals(asyncio.get_running_loop(), self._end_for_signal)
         self._signals.install()
@@ -128,7 +127,7 @@ class Lifecycle:
         self.push_screen(self._picker, self._picked)
 
     def _collect_garbage_when_quiet(self) -> None:
-        self.gc_policy.tick(max([USER.at, *(s.model.batch.received_at for s in self.sessions)]))  # none: the home
+        self.gc_policy.tick(max([self.user_input.at, *(s.model.batch.received_at for s in self.sessions)]))  # none: the home
 
     async def on_unmount(self) -> None:
         """The app is ending, however it ends (a quit, a crash, a test's end, a browser gone): nothing more is put on

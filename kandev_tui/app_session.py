@@ -19,7 +19,6 @@ from textual.app import ScreenStackError
 
 from kandev_tui.app_session_login import SessionLogin
 from kandev_tui.app_session_prompts import SessionPrompts
-from kandev_tui.pacing import USER
 from kandev_tui.sanitize import visible
 from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.screens.subagent import SubagentScreen
@@ -184,7 +183,7 @@ class AppSession(SessionLogin, SessionPrompts):
         self.app.call_after_refresh(self.fill_screen)
 
     def holding(self) -> float:
-        return USER.holding()
+        return self.app.user_input.holding()
 
     def covered(self) -> bool:
         try:

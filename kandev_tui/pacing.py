@@ -1,6 +1,6 @@
 """The user goes first: for a moment after a key, a click or a wheel turn, the agent's output waits.
 
-:data:`USER` records the terminal's last input (the app notes every key and mouse event). For :data:`INPUT_FIRST`
+:class:`UserInput` records the terminal's last input (the app owns one and notes every key and mouse event). For :data:`INPUT_FIRST`
 seconds after it the session model puts no batch on screen (``SessionUI.holding``: the one place output waits for
 the user), so the key's effect is drawn first. Nothing is dropped or slowed down: the agent is read, normalised and
 stored on a loop of its own meanwhile, and its items wait in the batch, merged by key.
@@ -28,7 +28,7 @@ DRAW_AGAIN = 0.01
 
 
 class UserInput:
-    """When the user last pressed a key, clicked or scrolled (one user per process: the terminal's)."""
+    """When the user last pressed a key, clicked or scrolled (the app's terminal's: :func:`user_input`)."""
 
     def __init__(self) -> None:
         self.at = float("-inf")
@@ -49,4 +49,11 @@ class UserInput:
         return max(0.0, min(INPUT_FIRST, self.at + INPUT_FIRST - time.monotonic()))
 
 
-USER = UserInput()
+NEVER = UserInput()  # the clock of an app that keeps none (a screen of kandev-tui's in another app): no input, ever
+
+
+def user_input(app: object) -> UserInput:
+    """The terminal's input clock of ``app`` (each :class:`~kandev_tui.app.KandevApp` owns one; a test sets it as it
+    likes, and two apps in one process never share one)."""
+    clock = getattr(app, "user_input", None)
+    return clock if isinstance(clock, UserInput) else NEVER

@@ -36,7 +36,7 @@ from rich.console import Console
 from textual import events
 from textual.app import ScreenStackError
 
-from kandev_tui.pacing import USER
+from kandev_tui.pacing import user_input
 
 INPUT_DRAWN_WITHIN = 0.2  # seconds after an input during which its screen draws at once when idle
 BATCH_RECHECK = 1 / 60  # seconds between looks at a screen that went idle with something to draw during a batch
@@ -238,7 +238,7 @@ class DrawsInputAtOnce:
     Textual draws a screen when its update timer ticks, every 1/60 s on a fixed grid; a screen shown for the first
     time waits a whole period before its first frame. Between a key and the frame that shows its effect that is up
     to 17 ms more. A screen with this mixin draws on its first idle moment after an input has been dispatched
-    (:data:`kandev_tui.pacing.USER`), when the input's work is done and something is waiting to be drawn; other
+    (the app's :func:`kandev_tui.pacing.user_input`), when the input's work is done and something is waiting to be drawn; other
     frames still come from the timer.
 
     It also mends a lost update: Textual's screen starts its update timer when it goes idle with something to draw,
@@ -250,7 +250,7 @@ class DrawsInputAtOnce:
     period), ``"pause"`` (the timer stops until the screen is shown again) or None (draw).
     """
 
-    _input_drawn_at = float("-inf")  # the input (USER.served_at) last drawn at once
+    _input_drawn_at = float("-inf")  # the input (its served_at) last drawn at once
     _looking_again = False
 
     def frame_hold(self) -> str | None:
@@ -266,7 +266,7 @@ class DrawsInputAtOnce:
                 self._looking_again = True
                 self.set_timer(BATCH_RECHECK, self._look_again)  # type: ignore[attr-defined]
             return
-        served = USER.served_at
+        served = user_input(self.app).served_at  # type: ignore[attr-defined]
         if served <= self._input_drawn_at or time.monotonic() - served > INPUT_DRAWN_WITHIN or covered(self):
             return
         self._input_drawn_at = served

@@ -8,7 +8,6 @@ import time
 
 from kandev_tui import stats
 from kandev_tui.gcpolicy import FULL_AT_LEAST_EVERY, NO_AUTOMATIC_FULL, GcPolicy
-from kandev_tui.pacing import USER
 from kandev_tui.screens.help import HelpScreen
 
 from .app_helpers import apply_now, message_item, settle, stored_app, tool_item, until
@@ -63,16 +62,16 @@ async def test_output_waits_for_what_the_user_just_did(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         count = len(app.view.entries)
-        before = USER.at
+        before = app.user_input.at
         await pilot.press("pageup")
-        assert USER.at > before  # a key counts as input
-        USER.at = time.monotonic() + 3600  # as if the user were pressing keys all along
+        assert app.user_input.at > before  # a key counts as input
+        app.user_input.at = time.monotonic() + 3600  # as if the user were pressing keys all along
         try:
             app.session.receive_items([message_item(100, "New output.")])
             await pilot.pause(0.3)
             assert len(app.view.entries) == count and app.session.batch
         finally:
-            USER.at = float("-inf")  # the user stops
+            app.user_input.at = float("-inf")  # the user stops
         await settle(pilot)
         assert len(app.view.entries) == count + 1
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from kandev_tui.pacing import USER
 from kandev_tui.screens.help import HelpScreen
 from kandev_tui.textual_hooks import screen_text, send_as_terminal, watch_frames
 
@@ -107,11 +106,11 @@ async def test_an_input_is_noted_when_the_driver_hands_it_over(tmp_path):
     app = stored_app(tmp_path, [message_item(i, f"Message {i}.") for i in range(5)])
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        USER.at = USER.served_at = float("-inf")
+        app.user_input.at = app.user_input.served_at = float("-inf")
         send_as_terminal(app, events.Key("pageup", None))  # as the terminal's input thread does
-        assert USER.holding() > 0 and USER.waiting()  # noted at once, before any turn of the event loop
+        assert app.user_input.holding() > 0 and app.user_input.waiting()  # noted at once, before any turn of the event loop
         await settle(pilot)
-        assert not USER.waiting()  # dispatched: frames go on
+        assert not app.user_input.waiting()  # dispatched: frames go on
 
 
 async def test_a_frame_waits_for_an_input_on_its_way_but_not_for_long(tmp_path):
@@ -121,19 +120,19 @@ async def test_a_frame_waits_for_an_input_on_its_way_but_not_for_long(tmp_path):
         screen = app.transcript_screen
         try:
             screen.refresh(layout=True)
-            USER.note()  # a key on its way: the frame waits
+            app.user_input.note()  # a key on its way: the frame waits
             screen._on_timer_update()
             assert screen._layout_required
-            USER.at -= 1  # noted a second ago and still not dispatched: the frame no longer waits for it
+            app.user_input.at -= 1  # noted a second ago and still not dispatched: the frame no longer waits for it
             screen._on_timer_update()
             assert not screen._layout_required
             screen.refresh(layout=True)
-            USER.note()
-            USER.served()  # dispatched: drawn at once
+            app.user_input.note()
+            app.user_input.served()  # dispatched: drawn at once
             screen._on_timer_update()
             assert not screen._layout_required
         finally:
-            USER.at = USER.served_at = float("-inf")
+            app.user_input.at = app.user_input.served_at = float("-inf")
 
 
 async def test_what_the_user_did_is_drawn_at_once_not_at_the_next_tick(tmp_path, monkeypatch):

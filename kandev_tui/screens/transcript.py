@@ -11,7 +11,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from kandev_tui.pacing import USER
+from kandev_tui.pacing import user_input
 from kandev_tui.textual_hooks import DrawsInputAtOnce, covered
 from kandev_tui.widgets.command_menu import CommandMenu
 from kandev_tui.widgets.key_footer import KeyFooter
@@ -72,7 +72,7 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         # new messages ahead of it, a few milliseconds per event-loop turn, and while the entries a batch brought are
         # still being mounted (50 ms at most each), so that it does not draw them all at once, nor the window half
         # empty
-        if USER.waiting() or self.view.predrawing or self.view.mounting:
+        if user_input(self.app).waiting() or self.view.predrawing or self.view.mounting:
             return "wait"
         if covered(self):  # under the help (opaque): nothing shows, and when it is shown again it is drawn then
             return "pause"
