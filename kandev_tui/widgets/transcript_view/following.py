@@ -1,5 +1,10 @@
 """Following the newest output while the user is at the bottom; only the user stops it. Scrolling to either end
-loads what lies beyond the window."""
+loads what lies beyond the window.
+
+Textual's public ``anchor()`` was tried in its place (Textual 8.2) and does not fit: an anchored view bottom-aligns a
+transcript shorter than the screen (blank lines above it; 29 snapshots changed), every ``scroll_to`` of the view's
+own (keeping its place as the window moves) releases the anchor unless told not to, and the anchor comes back at
+the bottom of the *mounted* entries, where following must wait for the window to reach the transcript's end."""
 
 from __future__ import annotations
 
