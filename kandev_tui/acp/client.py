@@ -38,7 +38,6 @@ if TYPE_CHECKING:  # imported when a client is made (after the app's first frame
 PROTOCOL_VERSION = 1
 
 
-
 # notifications whose frame is all kandev-tui needs (the normaliser reads it): never dispatched through the SDK
 OBSERVED_ONLY = frozenset({"session/update"})
 SESSION_CLOSE_WAIT = 2.0  # seconds an agent that offers session/close has to answer it before it is ended

@@ -195,32 +195,3 @@ class TranscriptView(MountedWindow, Predraw, Following, Finding, ChartsInView, R
         return changes
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-

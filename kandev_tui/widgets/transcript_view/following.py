@@ -8,7 +8,6 @@ the bottom of the *mounted* entries, where following must wait for the window to
 
 from __future__ import annotations
 
-
 from textual import events
 from textual.scrollbar import ScrollTo, ScrollUp
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from textual.widget import Widget
 
 from kandev_tui.widgets.base import first_match

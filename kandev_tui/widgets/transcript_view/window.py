@@ -18,7 +18,6 @@ from kandev_tui.session.window import Viewport, Window
 from .lazy import entry_widgets
 
 
-
 class Sentinel(Static):
     """Stands for the entries above or below the mounted window."""
 
