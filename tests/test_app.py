@@ -291,7 +291,7 @@ async def test_animation_on_draws_frames_once(tmp_path):
         for _ in range(10):
             app.view.scroll_relative(y=12, animate=False)
             await pilot.pause(0.1)
-        await pilot.pause(0.8)
+        await until(pilot, lambda: all(c.frame == 1.0 for c in app.view.query(ChartBlock)))  # each animated once
         charts = list(app.view.query(ChartBlock))
         assert all(c.frame == 1.0 for c in charts)
         plotted = stats.COUNTERS["charts_plotted"]

@@ -100,8 +100,7 @@ async def test_a_scrollbar_appearing_plots_nothing_again(tmp_path):
         width, plotted = chart.size.width, stats.COUNTERS["charts_plotted"]
         app.session.receive_items([message_item(100 + n, f"More output {n}.") for n in range(10)])  # (within the window)
         await settle(pilot)
-        await pilot.pause(0.2)
-        assert view.max_scroll_y > 0  # now there is one
+        await until(pilot, lambda: view.max_scroll_y > 0)  # now there is one
         assert chart.size.width == width and stats.COUNTERS["charts_plotted"] == plotted
 
 
@@ -274,7 +273,7 @@ async def test_file_preview_reuses_and_retries(tmp_path):
         for preview in (ok, missing):
             preview.focus()
             await pilot.press("enter")
-            await pilot.pause(0.2)
+            await until(pilot, lambda preview=preview: preview.state in ("ok", "unavailable"))
         assert (ok.state, missing.state) == ("ok", "unavailable")
         for _ in range(2):  # collapse and expand: the loaded one is reused, the failed one retried
             for preview in (ok, missing):
@@ -286,7 +285,7 @@ async def test_file_preview_reuses_and_retries(tmp_path):
         await pilot.press("enter")
         await pilot.pause(0.1)
         await pilot.press("enter")
-        await pilot.pause(0.2)
+        await until(pilot, lambda: missing.state == "ok")
         assert ok.reads == 1 and missing.state == "ok" and missing.reads >= 2
 
 
@@ -311,9 +310,10 @@ async def test_file_viewer_search_and_back(tmp_path):
         await settle(pilot)
         preview = app.view.query_one(FilePreview)
         preview.focus()
-        await pilot.press("o")
-        await pilot.pause(0.3)
         from kandev_tui.screens.file_viewer import FileViewerScreen
+
+        await pilot.press("o")
+        await until(pilot, lambda: isinstance(app.screen, FileViewerScreen))
 
         assert isinstance(app.screen, FileViewerScreen)
         await pilot.press("slash")

@@ -16,7 +16,7 @@ from kandev_tui.transcript.tools import OUTPUT_TAIL
 from kandev_tui.widgets.calls import call_parts
 from kandev_tui.widgets.calls.content import content_parts, locations_line
 
-from .app_helpers import FIXTURES, replay_app, settle
+from .app_helpers import FIXTURES, replay_app, settle, until
 from .hostile_corpus import CORPUS, NEVER_SHOWN
 
 CLAUDE = FIXTURES / "recordings" / "claude-real.jsonl"
@@ -251,7 +251,7 @@ async def test_codex_commands_show_their_output_in_colour_and_their_exit_codes(t
         await settle(pilot)
         group = app.view.query(ToolGroup).first()
         group.action_toggle()
-        await pilot.pause(0.3)
+        await until(pilot, lambda: group.query(ToolCallView) and all(v.size.height for v in group.query(ToolCallView)))
         views = list(group.query(ToolCallView))
         colored = next(v for v in views if "red" in str(v.item.payload.get("shell", {}).get("stdout")))
         strips = [colored.render_line(y) for y in range(colored.size.height)]
@@ -341,8 +341,7 @@ async def test_o_opens_an_edits_file_at_its_first_changed_line(tmp_path):
         await settle(pilot)
         app.view.query_one(EditCard).focus()
         await pilot.press("o")
-        await pilot.pause(0.5)
-        assert isinstance(app.screen, FileViewerScreen)
+        await until(pilot, lambda: isinstance(app.screen, FileViewerScreen))
         assert app.screen.path == "notes.txt" and app.screen.line == 40 and "line forty" in app.screen.text
 
 

@@ -183,34 +183,33 @@ async def test_the_footer_fits_and_offers_what_the_keys_do_now(tmp_path, monkeyp
     monkeypatch.setenv(DELAY_ENV, "0")
     app, _store = live_app(tmp_path)
     async with app.run_test(size=(45, 30)) as pilot:
-        await until(pilot, lambda: ready(app))
-        await pilot.pause(0.2)
+        await until(pilot, lambda: ready(app) and "Quit" in [d for _, d, _ in footer_keys(app)])
         idle = footer_keys(app)
         assert "Cancel turn" not in [d for _, d, _ in idle] and "Quit" in [d for _, d, _ in idle]
         assert all(right <= 45 for _, _, right in idle)
         assert not any(c.title.startswith("Cancel") for c in app.get_system_commands(app.screen))
         app.transcript_screen.prompt.focus()
         await pilot.press(*"Check the build", "enter")
-        await until(pilot, lambda: app.source.state == "waiting")
-        await pilot.pause(0.2)
+        await until(pilot, lambda: app.source.state == "waiting"
+                    and "Cancel turn" in [d for _, d, _ in footer_keys(app)])
         running = footer_keys(app)
         assert "Cancel turn" in [d for _, d, _ in running] and "Quit" in [d for _, d, _ in running]
         assert all(right <= 45 for _, _, right in running)
         assert any(c.title.startswith("Cancel") for c in app.get_system_commands(app.screen))
         await pilot.press("f2")
-        await pilot.pause(0.2)
+        await until(pilot, lambda: "Close" in [d for _, d, _ in footer_keys(app)])
         under_settings = [d for _, d, _ in footer_keys(app)]
         assert "Close" in under_settings and "Cancel turn" not in under_settings
         await pilot.press("escape")  # closes the settings, cancels nothing
         await pilot.pause(0.2)
         assert app.source.state == "waiting"
         await pilot.press("ctrl+f")
-        await pilot.pause(0.2)
+        await until(pilot, lambda: "Close search" in [d for _, d, _ in footer_keys(app)])
         searching = [d for _, d, _ in footer_keys(app)]
         assert "Close search" in searching and "Cancel turn" not in searching
         await pilot.press("escape")  # closes the search, cancels nothing
-        await pilot.pause(0.2)
-        assert app.source.state == "waiting" and not app.transcript_screen.search_box.display
+        await until(pilot, lambda: not app.transcript_screen.search_box.display)
+        assert app.source.state == "waiting"
         await app.action_quit()
 
 
@@ -295,7 +294,7 @@ async def test_a_pending_edit_shows_its_diff_once_where_the_answer_is_given(tmp_
         await until(pilot, lambda: ready(app))
         await until(pilot, lambda: "below" not in screen_text(app) and not card.item.payload.get("asking"))
         app.view.scroll_to_widget(card, animate=False, top=True, immediate=True)
-        await pilot.pause(0.2)
+        await until(pilot, lambda: "+ # Build summary" in screen_text(app))
         assert screen_text(app).count("+ # Build summary") == 1  # in the card
         await app.action_quit()
     store.close()

@@ -7,6 +7,8 @@ from textual.app import App, ComposeResult
 
 from kandev_tui.widgets.prompt_input import PromptInput
 
+from .app_helpers import until
+
 
 class PromptApp(App[None]):
     def __init__(self) -> None:
@@ -34,7 +36,7 @@ async def test_a_burst_of_characters_and_enter_sends_them_all():
     app = PromptApp()
     async with app.run_test() as pilot:
         burst(app, typed("Say hi") + [("enter", "\r")] + typed("and more") + [("enter", "\r")])
-        await pilot.pause(0.2)
+        await until(pilot, lambda: len(app.sent) == 2)
         assert app.sent == ["Say hi", "and more"]
         assert app.query_one(PromptInput).text == ""
 
@@ -44,7 +46,7 @@ async def test_newline_keys_in_a_burst_land_where_they_were_typed():
     async with app.run_test() as pilot:
         burst(app, typed("one") + [("ctrl+j", None)] + typed("two") + [("alt+enter", None)] + typed("three")
               + [("enter", "\r")])
-        await pilot.pause(0.2)
+        await until(pilot, lambda: app.sent)
         assert app.sent == ["one\ntwo\nthree"]
 
 
@@ -53,7 +55,7 @@ async def test_a_bracketed_paste_then_enter_sends_the_whole_paste():
     async with app.run_test() as pilot:
         app.post_message(events.Paste("first line\nsecond line"))
         burst(app, [("enter", "\r")])
-        await pilot.pause(0.2)
+        await until(pilot, lambda: app.sent)
         assert app.sent == ["first line\nsecond line"]
 
 
