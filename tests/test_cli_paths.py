@@ -251,3 +251,24 @@ async def test_a_replay_of_a_recording_cut_mid_line_says_so_in_the_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
     assert any("cut.jsonl: it ends mid-line" in message for message in said)
+
+
+def test_a_failure_is_one_line_and_its_status_in_process(tmp_path, capsys):
+    """The commands raise UsageError (status 2) or Failure (status 1); main() says it in one line (run in-process:
+    no interpreter started)."""
+    from kandev_tui.cli import main
+
+    missing = tmp_path / "nowhere"
+    assert main(["mcp", "--workspace", str(missing)]) == 2
+    assert capsys.readouterr().err == f"kandev-tui mcp: --workspace {missing}: no such directory\n"
+    under_file = tmp_path / "a-file"
+    under_file.write_text("x")
+    assert main(["sessions", "--db", str(under_file / "s.db")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"kandev-tui sessions: --db {under_file / 's.db'}: ") and err.count("\n") == 1
+    db = tmp_path / "s.db"
+    Store(db).close()
+    code = main(["run", "--headless", "--prompt", "x", "--db", str(db), "--resume", "nope", "--workspace",
+                 str(tmp_path), "--", *DEMO])
+    assert code == 1
+    assert capsys.readouterr().err == "kandev-tui run --resume: no session 'nope' (see 'kandev-tui sessions')\n"

@@ -14,7 +14,7 @@ import sys
 from typing import Sequence
 
 from kandev_tui.cli.attach import cmd_attach
-from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, _fail, _no_terminal, _output_paths_problem
+from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, Failure, _fail, _no_terminal, _output_paths_problem
 from kandev_tui.cli.common import _NoStore, app_exit_status  # noqa: F401 - used from here (tests, the app)
 from kandev_tui.cli.contract import cmd_guidance, cmd_mcp, cmd_validate
 from kandev_tui.cli.parser import build_parser
@@ -38,12 +38,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return EXIT_OK
         args.command, args.db = "", args.home_db
-        return cmd_home(args)
+        try:
+            return cmd_home(args)
+        except Failure as exc:
+            return _fail(str(exc), exc.code)
     problem = _output_paths_problem(args)
     if problem:
         return _fail(problem, EXIT_USAGE)
     try:
         return COMMANDS[args.command](args)
+    except Failure as exc:  # what the command could not do, in one line
+        return _fail(str(exc), exc.code)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # e.g. piped into `head`

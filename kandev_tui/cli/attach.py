@@ -37,8 +37,6 @@ def cmd_attach(args: argparse.Namespace) -> int:
         return _fail("kandev-tui attach: --headless needs --session ID or --task ID "
                      "(kandev-tui attach --list shows them)", EXIT_USAGE)
     store = _open_store(args)
-    if isinstance(store, str):
-        return _fail(store, EXIT_USAGE)
     if args.headless:
         try:
             return asyncio.run(headless.run_headless(url, session_id, token=token, store=store, follow=args.follow,

@@ -13,6 +13,19 @@ from typing import Any
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 
+class Failure(Exception):
+    """A command could not do what it was asked: ``str()`` is the one line said (``kandev-tui CMD: what; what to
+    do``), and the exit status is :attr:`code`. :func:`kandev_tui.cli.main` says it."""
+
+    code = EXIT_FAIL
+
+
+class UsageError(Failure):
+    """What the command line asks cannot be done as asked (a missing directory, a database that is not one)."""
+
+    code = EXIT_USAGE
+
+
 def _fail(message: str, code: int = EXIT_FAIL) -> int:
     from kandev_tui.sanitize import visible
 
@@ -26,22 +39,22 @@ def _workspace_at(directory: str, args: argparse.Namespace) -> Any:
 
 
 def _workspace(args: argparse.Namespace) -> Any:
-    """The Workspace of --workspace/--repo, or an error message string."""
+    """The Workspace of --workspace/--repo (UsageError: why there is none)."""
     from kandev_tui.workspace import Workspace, parse_repo_option
 
     root = Path(args.workspace).expanduser() if args.workspace else Path.cwd()
     if not root.is_dir():
         what = "no such directory" if not root.exists() else "not a directory"
-        return f"kandev-tui {args.command}: --workspace {root}: {what}"
+        raise UsageError(f"kandev-tui {args.command}: --workspace {root}: {what}")
     repos = {}
     for option in args.repo:
         try:
             name, directory = parse_repo_option(option)
         except ValueError as exc:
-            return f"kandev-tui {args.command}: --repo {option}: {exc}"
+            raise UsageError(f"kandev-tui {args.command}: --repo {option}: {exc}") from None
         if not directory.is_dir():
             what = "no such directory" if not directory.exists() else "not a directory"
-            return f"kandev-tui {args.command}: --repo {name}={directory}: {what}"
+            raise UsageError(f"kandev-tui {args.command}: --repo {name}={directory}: {what}")
         repos[name] = directory
     return Workspace(root, repos)
 
@@ -75,7 +88,7 @@ def _unreadable(problem: str) -> bool:
 
 
 def _open_store(args: argparse.Namespace, *, create: bool = True) -> Any:
-    """The Store of --db (or the default), or an error message string.
+    """The Store of --db (or the default); UsageError when it cannot be opened.
 
     ``create=False`` (commands that only read): a missing database is not made. Then None when it is the
     default one (nothing has been stored yet), and an error when the user named it (--db, KANDEV_TUI_DB).
@@ -86,9 +99,11 @@ def _open_store(args: argparse.Namespace, *, create: bool = True) -> Any:
     try:
         return Store(path, create=create)
     except StoreMissing as exc:
-        return _store_problem(args, path, exc) if args.db or os.environ.get("KANDEV_TUI_DB") else None
+        if args.db or os.environ.get("KANDEV_TUI_DB"):
+            raise UsageError(_store_problem(args, path, exc)) from None
+        return None
     except StoreError as exc:
-        return _store_problem(args, path, exc)
+        raise UsageError(_store_problem(args, path, exc)) from None
 
 
 def _store_problem(args: argparse.Namespace, path: Path, exc: Any) -> str:
@@ -117,11 +132,9 @@ def _find_session(command: str, store: Any, wanted: str) -> dict[str, Any] | str
 
 
 def _stored_session(command: str, args: argparse.Namespace, wanted: str) -> tuple[Any, Any]:
-    """(store, session) of the stored session ``wanted`` names, or (None, (line, exit status)) saying why not;
-    the store is the caller's to close."""
+    """(store, session) of the stored session ``wanted`` names, or (None, (line, exit status)) saying why not
+    (UsageError when the database cannot be opened); the store is the caller's to close."""
     store = _open_store(args, create=False)
-    if isinstance(store, str):
-        return None, (store, EXIT_USAGE)
     session = _find_session(command, store, wanted)
     if isinstance(session, str):
         if store is not None:
@@ -133,25 +146,25 @@ def _stored_session(command: str, args: argparse.Namespace, wanted: str) -> tupl
 NOTHING_STORED = "No stored sessions yet. Start one with: kandev-tui run --headless --prompt TEXT -- AGENT_CMD"
 
 
-def _resumable(store: Any, command: list[str], wanted: str) -> dict[str, Any] | str:
+def _resumable(store: Any, command: list[str], wanted: str) -> dict[str, Any]:
     """The stored session ``--resume`` continues (``wanted``: an id or prefix; empty: the newest of this agent
-    command that can be continued), or the line that says why there is none."""
+    command that can be continued); Failure: the line that says why there is none."""
     if wanted:
         session = _find_session("run --resume", store, wanted)
         if isinstance(session, str):
-            return session
+            raise Failure(session)
     else:
         session = next((row for row in store.sessions() if row["agent_command"] == command and row["agent_session_id"]
                         and row["continues"]), None)
         if session is None:
-            return (f"kandev-tui run --resume: no stored session of {' '.join(command)[:80]} can be continued "
-                    "('kandev-tui sessions' says which can)")
+            raise Failure(f"kandev-tui run --resume: no stored session of {' '.join(command)[:80]} can be continued "
+                          "('kandev-tui sessions' says which can)")
     if not session.get("agent_session_id"):
-        return (f"kandev-tui run --resume: session {session['id']} has no agent session to continue (its agent "
-                "never started one)")
+        raise Failure(f"kandev-tui run --resume: session {session['id']} has no agent session to continue (its agent "
+                      "never started one)")
     if not session.get("continues"):
-        return (f"kandev-tui run --resume: the agent of session {session['id']} could not continue sessions "
-                "(it offered neither session/resume nor session/load); start a new one with kandev-tui run")
+        raise Failure(f"kandev-tui run --resume: the agent of session {session['id']} could not continue sessions "
+                      "(it offered neither session/resume nor session/load); start a new one with kandev-tui run")
     return session
 
 

@@ -33,8 +33,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from kandev_tui.mcp_server import call_show_rich_output
 
     workspace = _workspace(args)
-    if isinstance(workspace, str):
-        return _fail(workspace, EXIT_USAGE)
     outcome = call_show_rich_output(data, workspace)
     if outcome.is_error:
         return _fail(outcome.text)
@@ -51,8 +49,6 @@ def cmd_guidance(args: argparse.Namespace) -> int:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     workspace = _workspace(args)
-    if isinstance(workspace, str):
-        return _fail(workspace, EXIT_USAGE)
     from kandev_tui.mcp_server import Reporter, serve
 
     report = None

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kandev_tui.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, _fail, _log_to_file, _no_terminal, _open_store, _read_json, _resumable, _run_app, _unreadable, _workspace, _workspace_at, app_exit_status
+from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, Failure, _fail, _log_to_file, _no_terminal, _open_store, _read_json, _resumable, _run_app, _unreadable, _workspace, _workspace_at, app_exit_status
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -34,11 +34,17 @@ def cmd_run(args: argparse.Namespace) -> int:
             agent_command[0] = os.path.abspath(agent_command[0])  # the agent starts in the workspace, not here
     command = agents[0][0]
     workspace = _workspace(args) if agents[0][2] is None else _workspace_at(agents[0][2], args)
-    if isinstance(workspace, str):
-        return _fail(workspace, EXIT_USAGE)
     store = _open_store(args)
-    if isinstance(store, str):
-        return _fail(store, EXIT_USAGE)
+    try:
+        return _run_with(args, settings, agents, command, workspace, store)
+    except Failure:
+        store.close()
+        raise
+
+
+def _run_with(args: argparse.Namespace, settings: Any, agents: list[Any], command: list[str], workspace: Any,
+              store: Any) -> int:
+    """``run`` once its workspace and store are open (a Failure from here closes the store)."""
     from kandev_tui.acp import parse_mcp_config
     from kandev_tui.runner import run_headless
 
@@ -62,14 +68,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     continuing = None
     if args.resume is not None:
         continuing = _resumable(store, command, args.resume)
-        if isinstance(continuing, str):
-            store.close()
-            return _fail(continuing, EXIT_FAIL)
         if args.workspace is None and continuing.get("workspace"):  # where the session ran, unless told otherwise
             workspace = _workspace_at(continuing["workspace"], args)
-            if isinstance(workspace, str):
-                store.close()
-                return _fail(workspace, EXIT_USAGE)
 
     from kandev_tui.launch import Launcher
 
@@ -82,9 +82,6 @@ def cmd_run(args: argparse.Namespace) -> int:
                                       pick=args.pick)]
         for agent_command, env, where in agents[1:]:
             place = workspace if where is None else _workspace_at(where, args)
-            if isinstance(place, str):
-                store.close()
-                return _fail(place, EXIT_USAGE)
             factories.append(launcher.factory(agent_command, place, env))
         return _run_app(args, store, factories, initial_prompt=args.prompt, settings=settings, launcher=launcher)
     options, choices = launcher.options(command, workspace, agents[0][1], continuing=continuing)
@@ -138,8 +135,6 @@ def cmd_home(args: argparse.Namespace) -> int:
     from kandev_tui.settings import SettingsStore
 
     store = _open_store(args)
-    if isinstance(store, str):
-        return _fail(store, EXIT_USAGE)
     settings = SettingsStore()
     _log_to_file(Path(store.path).parent / "logs" / "kandev-tui.log")
     try:
@@ -161,8 +156,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if problem:
         return _fail(problem, EXIT_USAGE)
     store = _open_store(args)
-    if isinstance(store, str):
-        return _fail(store, EXIT_USAGE)
     import shutil
     import tempfile
 

@@ -19,8 +19,6 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     from kandev_tui.sources import agent_display_name
 
     store = _open_store(args, create=False)
-    if isinstance(store, str):
-        return _fail(store, EXIT_USAGE)
     with_rows = store.sessions() if store is not None else []
     if store is not None:
         store.close()
@@ -162,8 +160,6 @@ def cmd_open(args: argparse.Namespace) -> int:
 
     if args.session is None:  # the picker (read-only: a database that does not exist yet is not made)
         store = _open_store(args, create=False)
-        if isinstance(store, str):
-            return _fail(store, EXIT_USAGE)
         store = store if store is not None else _NoStore()
         return _run_app(args, store, lambda on_items, on_state: StoredSource(store, None, on_items, on_state))
     store, session = _stored_session("open", args, args.session)
