@@ -500,8 +500,7 @@ async def test_in_the_app_a_commands_output_streams_into_its_call_and_escape_end
     from kandev_tui.textual_hooks import screen_text
     from kandev_tui.widgets.tool_group import ToolGroup
 
-    from .app_helpers import ready, settings_at
-    from .test_live_app import wait_for
+    from .app_helpers import ready, settings_at, until
 
     session = Session(tmp_path, ws)
     store = Store(tmp_path / "app.db")
@@ -511,21 +510,21 @@ async def test_in_the_app_a_commands_output_streams_into_its_call_and_escape_end
     command = "for i in 1 2 3; do echo tick-$i; sleep 0.2; done; printf 'wait%s\\n' ing; sleep 300"
     steps = [session.step("run", command="sh", args=["-c", command], title="count and wait")]
     async with app.run_test(size=(100, 30)) as pilot:
-        assert await wait_for(pilot, lambda: ready(app))
+        await until(pilot, lambda: ready(app))
         prompt = app.transcript_screen.prompt
         prompt.focus()
         prompt.insert(json.dumps(steps))
         await pilot.press("enter")
-        assert await wait_for(pilot, lambda: bool(app.view.query(ToolGroup)))
+        await until(pilot, lambda: bool(app.view.query(ToolGroup)))
         group = app.view.query(ToolGroup).first()
         group.focus()
         await pilot.press("enter")  # expanded: the call's output below its title
-        assert await wait_for(pilot, lambda: "tick-1" in screen_text(app))
-        assert await wait_for(pilot, lambda: "waiting" in screen_text(app))  # (the prompt shows "wait%s")
+        await until(pilot, lambda: "tick-1" in screen_text(app))
+        await until(pilot, lambda: "waiting" in screen_text(app))  # (the prompt shows "wait%s")
         assert app.source.state == "running" and session.survivors()
         await pilot.press("escape")
-        assert await wait_for(pilot, lambda: ready(app))
-        assert await wait_for(pilot, lambda: "SIGKILL" in screen_text(app) or "SIGTERM" in screen_text(app))
+        await until(pilot, lambda: ready(app))
+        await until(pilot, lambda: "SIGKILL" in screen_text(app) or "SIGTERM" in screen_text(app))
         await app.action_quit()
     assert not session.survivors()
     call = next(i for i in store.items(store.sessions()[0]["id"]) if i.kind == "tool_call")

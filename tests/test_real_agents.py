@@ -99,7 +99,8 @@ def test_codex_with_a_model_it_knows_edits_with_apply_patch_and_finds_mcp_tools(
     assert rich["status"] == "complete"
     posts = [r["body"] for r in run.requests if r["method"] == "POST"]
     assert {t.get("name") or t.get("type") for t in posts[0]["tools"]} >= {"apply_patch", "tool_search"}
-    assert any(i.get("type") == "tool_search_output" for i in posts[-1]["input"])  # Codex answered the look-up
+    # Codex answered the look-up (in the request after it; on a loaded machine Codex may send another after that)
+    assert any(i.get("type") == "tool_search_output" for post in posts[1:] for i in post["input"])
 
 
 def test_claude_session_headless(claude_run):
