@@ -183,15 +183,17 @@ async def test_the_footer_fits_and_offers_what_the_keys_do_now(tmp_path, monkeyp
     monkeypatch.setenv(DELAY_ENV, "0")
     app, _store = live_app(tmp_path)
     async with app.run_test(size=(45, 30)) as pilot:
-        await until(pilot, lambda: ready(app) and "Quit" in [d for _, d, _ in footer_keys(app)])
+        await until(pilot, lambda: ready(app) and "Quit" in [d for _, d, _ in footer_keys(app)]
+                    and all(right <= 45 for _, _, right in footer_keys(app)))
         idle = footer_keys(app)
         assert "Cancel turn" not in [d for _, d, _ in idle] and "Quit" in [d for _, d, _ in idle]
         assert all(right <= 45 for _, _, right in idle)
         assert not any(c.title.startswith("Cancel") for c in app.get_system_commands(app.screen))
         app.transcript_screen.prompt.focus()
         await pilot.press(*"Check the build", "enter")
-        await until(pilot, lambda: app.source.state == "waiting"
-                    and "Cancel turn" in [d for _, d, _ in footer_keys(app)])
+        await until(pilot, lambda: app.source.state == "waiting"  # the footer rebuilt and laid out at 45 columns
+                    and "Cancel turn" in [d for _, d, _ in footer_keys(app)]
+                    and all(right <= 45 for _, _, right in footer_keys(app)))
         running = footer_keys(app)
         assert "Cancel turn" in [d for _, d, _ in running] and "Quit" in [d for _, d, _ in running]
         assert all(right <= 45 for _, _, right in running)
