@@ -246,9 +246,8 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
         return variables
 
     def watch_theme(self, theme: str) -> None:
-        if self.is_mounted:
-            for session in self.sessions:
-                self.call_after_refresh(session.view.refresh_theme)
+        for session in self.sessions:
+            self.call_after_refresh(session.view.refresh_theme)
 
     # -- what widgets ask the app ----------------------------------------------------
 
@@ -280,6 +279,6 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
         return bool(self.app_focus)
 
     def on_app_focus(self, event: events.AppFocus) -> None:
-        if self.is_mounted:  # charts that came into view while the terminal was in the background are plotted now
+        if self.sessions:  # charts that came into view while the terminal was in the background are plotted now
             self.call_after_refresh(self.view.check_charts)
         self.attention.back_in_view()

@@ -161,3 +161,19 @@ async def test_from_the_home_ctrl_g_reaches_the_session_waiting_for_you(tmp_path
                     and app.sessions[0].view.query(PermissionRequest))
         await app.action_quit()
     store.close()
+
+
+async def test_the_terminal_coming_back_into_focus_on_the_home_with_no_session_is_no_crash(tmp_path):
+    """A terminal that reports focus sends FocusIn when the user comes back to it; on the home, before any session
+    is open, the app has no transcript to look at (it asked the first session's view, and there is none)."""
+    from textual import events
+
+    app = HomeApp(Launcher(Store(tmp_path / "s.db"), settings_at(tmp_path)), settings_store=settings_at(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.screen is app.home)
+        app.post_message(events.AppBlur())
+        app.post_message(events.AppFocus())
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await pilot.pause()
+        await until(pilot, lambda: app.app_focus)
+        assert app.screen is app.home and not app.sessions and app.return_code is None
