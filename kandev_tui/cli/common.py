@@ -115,8 +115,9 @@ def _store_problem(args: argparse.Namespace, path: Path, exc: Any) -> str:
     return f"{command}: {where} {path}: {exc.reason}"
 
 
-def _find_session(command: str, store: Any, wanted: str) -> dict[str, Any] | str:
-    """The one stored session ``wanted`` names (an id or a unique prefix), or a line saying why there is none."""
+def _find_session(command: str, store: Any, wanted: str) -> dict[str, Any]:
+    """The one stored session ``wanted`` names (an id or a unique prefix); Failure: the line that says why there is
+    none."""
     from kandev_tui.sanitize import visible
 
     rows = store.matching_sessions(wanted) if store is not None else []
@@ -124,23 +125,23 @@ def _find_session(command: str, store: Any, wanted: str) -> dict[str, Any] | str
         return rows[0]
     if not rows:
         where = "nothing is stored yet" if store is None else "see 'kandev-tui sessions'"
-        return f"kandev-tui {command}: no session {wanted!r} ({where})"
+        raise Failure(f"kandev-tui {command}: no session {wanted!r} ({where})")
     shown = ", ".join(f"{row['id']} ({visible(row['title'] or 'untitled', keep_newlines=False)[:30]})"
                       for row in rows[:5])
     more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
-    return f"kandev-tui {command}: {wanted!r} matches {len(rows)} sessions: {shown}{more}; give more of the id"
+    raise Failure(f"kandev-tui {command}: {wanted!r} matches {len(rows)} sessions: {shown}{more}; give more of the id")
 
 
-def _stored_session(command: str, args: argparse.Namespace, wanted: str) -> tuple[Any, Any]:
-    """(store, session) of the stored session ``wanted`` names, or (None, (line, exit status)) saying why not
-    (UsageError when the database cannot be opened); the store is the caller's to close."""
+def _stored_session(command: str, args: argparse.Namespace, wanted: str) -> tuple[Any, dict[str, Any]]:
+    """(store, session) of the stored session ``wanted`` names; the store is the caller's to close. Failure when
+    there is no such session (the store closed), UsageError when the database cannot be opened."""
     store = _open_store(args, create=False)
-    session = _find_session(command, store, wanted)
-    if isinstance(session, str):
+    try:
+        return store, _find_session(command, store, wanted)
+    except Failure:
         if store is not None:
             store.close()
-        return None, (session, EXIT_FAIL)
-    return store, session
+        raise
 
 
 NOTHING_STORED = "No stored sessions yet. Start one with: kandev-tui run --headless --prompt TEXT -- AGENT_CMD"
@@ -149,10 +150,9 @@ NOTHING_STORED = "No stored sessions yet. Start one with: kandev-tui run --headl
 def _resumable(store: Any, command: list[str], wanted: str) -> dict[str, Any]:
     """The stored session ``--resume`` continues (``wanted``: an id or prefix; empty: the newest of this agent
     command that can be continued); Failure: the line that says why there is none."""
+    session: dict[str, Any] | None
     if wanted:
         session = _find_session("run --resume", store, wanted)
-        if isinstance(session, str):
-            raise Failure(session)
     else:
         session = next((row for row in store.sessions() if row["agent_command"] == command and row["agent_session_id"]
                         and row["continues"]), None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 from kandev_tui import __version__
 from kandev_tui.cli.common import EXIT_USAGE
@@ -77,8 +77,9 @@ class _Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs["formatter_class"] = _Formatter
         super().__init__(*args, **kwargs)
+        self.command_parsers: dict[str, argparse.ArgumentParser] = {}  # the top level's: each command's parser
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\nTry '{self.prog} --help' for more.\n")
 
@@ -121,7 +122,7 @@ def _add_stats_option(parser: argparse.ArgumentParser) -> None:
                                                         "plot frames) as JSON to FILE on exit")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> _Parser:
     parser = _Parser(
         prog="kandev-tui",
         description=DESCRIPTION,
@@ -342,7 +343,7 @@ def build_parser() -> argparse.ArgumentParser:
              "(http://127.0.0.1:PORT/report, the secret in $KANDEV_TUI_REPORT_TOKEN): kandev-tui passes it to the "
              "agents it starts",
     )
-    parser.command_parsers = dict(commands.choices)  # type: ignore[attr-defined]
+    parser.command_parsers = dict(commands.choices)
     return parser
 
 

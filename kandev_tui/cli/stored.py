@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kandev_tui.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, NOTHING_STORED, _NoStore, _fail, _open_store, _run_app, _stored_session
+from kandev_tui.cli.common import EXIT_FAIL, EXIT_OK, Failure, UsageError, EXIT_USAGE, NOTHING_STORED, _NoStore, _fail, _open_store, _run_app, _stored_session
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
@@ -45,8 +45,6 @@ def cmd_export(args: argparse.Namespace) -> int:
     from kandev_tui.jsonutil import dumps
 
     store, session = _stored_session("export", args, args.session)
-    if store is None:
-        return _fail(*session)
     try:
         items = store.items(session["id"])
     finally:
@@ -130,10 +128,12 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
         def source(on_items: Any, on_state: Any) -> Any:
             return ReplaySource(recording, on_items, on_state)
     else:
-        store, session = _stored_session("snapshot", args, args.source)
-        if store is None:
-            line, code = session
-            return _fail(f"{line}; nor is {args.source!r} a recording file" if code == EXIT_FAIL else line, code)
+        try:
+            store, session = _stored_session("snapshot", args, args.source)
+        except UsageError:
+            raise
+        except Failure as exc:
+            raise Failure(f"{exc}; nor is {args.source!r} a recording file") from None
         from kandev_tui.sources import StoredSource
 
         def source(on_items: Any, on_state: Any) -> Any:
@@ -161,10 +161,9 @@ def cmd_open(args: argparse.Namespace) -> int:
     if args.session is None:  # the picker (read-only: a database that does not exist yet is not made)
         store = _open_store(args, create=False)
         store = store if store is not None else _NoStore()
-        return _run_app(args, store, lambda on_items, on_state: StoredSource(store, None, on_items, on_state))
+        return _run_app(args, store, lambda on_items, on_state: StoredSource(
+            store, None, on_items, on_state))  # type: ignore[arg-type]  # _NoStore: a store with nothing in it
     store, session = _stored_session("open", args, args.session)
-    if store is None:
-        return _fail(*session)
     return _run_app(args, store, lambda on_items, on_state: StoredSource(store, session, on_items, on_state))
 
 
