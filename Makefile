@@ -27,9 +27,10 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest
 
-# ruff's bug-finding rules ([tool.ruff.lint] in pyproject.toml); .ci/run runs this before the suite
+# ruff's bug-finding rules ([tool.ruff.lint] in pyproject.toml) and mypy ([tool.mypy]); .ci/run runs this before the suite
 lint: $(STAMP)
 	$(PY) -m ruff check kandev_tui tests benchmarks
+	$(PY) -m mypy
 
 bench: $(STAMP)
 	$(PY) benchmarks/contract.py
@@ -47,4 +48,4 @@ kandev-runtime: $(STAMP)
 	$(PY) -c "from tests.kandev_backend import runtime_bin; print(runtime_bin())"
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache build *.egg-info

@@ -58,7 +58,7 @@ class AgentSession:
         self._changes: TurnChanges | None = None
         self._turns = 0  # the last turn stored (a continued session's turns go on from it)
 
-    def begin(self) -> list[PackedItem]:
+    def begin(self) -> list[Item]:
         """The stored session made (or continued, marked running again), the agent's log file named after it, the
         pipeline ready; the items a continued session has stored already (shown first, never stored again)."""
         after, history = (0, 0), []

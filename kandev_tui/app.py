@@ -39,6 +39,7 @@ from kandev_tui.widgets.transcript_view import TranscriptView
 
 if TYPE_CHECKING:  # the screens not shown at start are imported when first shown (the first frame comes sooner)
     from kandev_tui.launch import KandevBackend, Launcher
+    from kandev_tui.workspace import Workspace
     from kandev_tui.worktree import Worktree
     from kandev_tui.screens.session_picker import SessionPickerScreen
 
@@ -149,7 +150,7 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
         return self.current.controls
 
     @property
-    def workspace(self):
+    def workspace(self) -> Workspace | None:
         return self.current.workspace
 
     @property

@@ -15,6 +15,11 @@ from kandev_tui.textual_hooks import mount_screen_ahead
 from kandev_tui.session import SessionState
 from kandev_tui.widgets.prompt_input import PromptInput
 
+if TYPE_CHECKING:
+    from kandev_tui.app_parts import AppParts
+else:
+    AppParts = object  # a plain mixin at run time: see app_parts
+
 if TYPE_CHECKING:  # the screens not shown at start are imported when first shown (the first frame comes sooner)
     from kandev_tui.screens.settings import SettingsScreen
     from kandev_tui.widgets.tool_call import ToolCallView
@@ -27,7 +32,7 @@ if TYPE_CHECKING:  # the screens not shown at start are imported when first show
 log = logging.getLogger("kandev_tui.app")
 
 
-class UserActions:
+class UserActions(AppParts):
     """The user's actions (a part of :class:`~kandev_tui.app.KandevApp`)."""
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:

@@ -4,6 +4,8 @@ and the exit status."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import asyncio
 import logging
 import time
@@ -17,12 +19,17 @@ from kandev_tui.textual_hooks import mount_screen_ahead, note_input_at_driver
 from kandev_tui.widgets import markdown_rich
 from kandev_tui.widgets.transcript_view import entry_widgets
 
+if TYPE_CHECKING:
+    from kandev_tui.app_parts import AppParts
+else:
+    AppParts = object  # a plain mixin at run time: see app_parts
+
 log = logging.getLogger("kandev_tui.app")
 # what counts as the user's input: the agent's output waits a moment after each (pacing.py)
 INPUT_EVENTS = (events.Key, events.MouseDown, events.MouseUp, events.MouseScrollDown, events.MouseScrollUp)
 
 
-class Lifecycle:
+class Lifecycle(AppParts):
     """The app from its first frame to its exit status (a part of :class:`~kandev_tui.app.KandevApp`)."""
 
     def on_mount(self) -> None:

@@ -49,8 +49,9 @@ class SessionLists:
         listed = self.screen
         if listed is not None:
             listed.show_rows(rows)
-        if app.has_home and app.home.is_mounted:
-            app.home.show_rows(rows)
+        home = getattr(app, "home", None)  # the bare kandev-tui's list (HomeApp)
+        if home is not None and home.is_mounted:
+            home.show_rows(rows)
         sidebar = self.sidebar_shown
         for session in app.sessions:
             session.screen.sidebar.display = session.screen.sidebar.can_focus = sidebar and session.on_screen

@@ -35,6 +35,7 @@ from kandev_tui.widgets.transcript_view import TranscriptView
 
 if TYPE_CHECKING:
     from kandev_tui.app import KandevApp
+    from kandev_tui.workspace import Workspace
     from kandev_tui.worktree import Worktree
     from kandev_tui.screens.login import LoginScreen
 
@@ -75,7 +76,7 @@ class AppSession(SessionLogin, SessionPrompts):
         self.started = False  # its source was started (once)
         self.cost = ""
         self.children: dict[str, tuple[str, str, str]] = {}  # its subagents: item key → (key, title, state)
-        self._workspace = None
+        self._workspace: Workspace | None = None
         self.worktree: Worktree | None = None  # made for it (ctrl+n): removed on close when nothing is uncommitted
         self.branch = ""  # the git branch of its workspace, once read (off the UI's thread)
         self.closing_note = ""  # what closing did with its worktree
@@ -300,7 +301,7 @@ class AppSession(SessionLogin, SessionPrompts):
         return self.model.status
 
     @property
-    def workspace(self):
+    def workspace(self) -> Workspace | None:
         status = self.status
         if self._workspace is None and status.workspace is not None:
             from kandev_tui.workspace import Workspace

@@ -4,14 +4,19 @@ runs in the user's terminal (the app suspended meanwhile)."""
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kandev_tui.session import SessionState
+
+if TYPE_CHECKING:
+    from kandev_tui.app_session_parts import SessionParts
+else:
+    SessionParts = object  # a plain mixin at run time: see app_session_parts
 
 log = logging.getLogger("kandev_tui.app")
 
 
-class SessionLogin:
+class SessionLogin(SessionParts):
     """Logging in (a part of :class:`~kandev_tui.app_session.AppSession`)."""
 
     def show_login(self, state: SessionState, detail: str) -> None:

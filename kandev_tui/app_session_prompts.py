@@ -4,14 +4,20 @@ stored), and the prompt held read-only while the session cannot take one."""
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from kandev_tui.session import SessionState
 from kandev_tui.session.state import TURN_STATES
 
+if TYPE_CHECKING:
+    from kandev_tui.app_session_parts import SessionParts
+else:
+    SessionParts = object  # a plain mixin at run time: see app_session_parts
+
 log = logging.getLogger("kandev_tui.app")
 
 
-class SessionPrompts:
+class SessionPrompts(SessionParts):
     """Prompts and the queue (a part of :class:`~kandev_tui.app_session.AppSession`)."""
 
     def submit(self, text: str) -> None:

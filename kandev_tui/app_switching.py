@@ -16,13 +16,18 @@ from kandev_tui.session.controls import Control
 from kandev_tui.session.model import StateChange
 from kandev_tui.widgets.sessions_sidebar import SessionsSidebar
 
+if TYPE_CHECKING:
+    from kandev_tui.app_parts import AppParts
+else:
+    AppParts = object  # a plain mixin at run time: see app_parts
+
 if TYPE_CHECKING:  # the screens not shown at start are imported when first shown (the first frame comes sooner)
     from kandev_tui.screens.login import LoginScreen
 
 log = logging.getLogger("kandev_tui.app")
 
 
-class Switching:
+class Switching(AppParts):
     """Sessions, logins and choices (a part of :class:`~kandev_tui.app.KandevApp`)."""
 
     def _session_state(self, session: AppSession, change: StateChange, previous: SessionState) -> None:

@@ -165,9 +165,9 @@ def changes(root: Path, before: str, after: str, limit: int = MAX_FILES_LISTED) 
         if not entry:
             index += 1
             continue
-        added, removed, path = entry.split(b"\t", 2)
-        binary = added == b"-"
-        counts.append((0 if binary else int(added), 0 if binary else int(removed), binary))
+        added_text, removed_text, path = entry.split(b"\t", 2)
+        binary = added_text == b"-"
+        counts.append((0 if binary else int(added_text), 0 if binary else int(removed_text), binary))
         index += 3 if not path else 1
     files: list[FileChange] = []
     total_added = sum(a for a, _r, _b in counts)

@@ -14,10 +14,11 @@ def run_git(args: tuple[str, ...] | list[str], cwd: Path, *, error: type[Excepti
     """``git ARGS`` in ``cwd`` (never prompting, in the C locale); ``error(missing)`` when git is not installed,
     ``error(...)`` when it hangs past ``timeout`` or cannot start. A failure of git itself is the caller's to read.
     ``options`` go to :func:`subprocess.run` (``input``, ``text``…)."""
+    if "input" not in options:
+        options = {"stdin": subprocess.DEVNULL, **options}
     try:
         return subprocess.run(["git", *args], cwd=cwd, capture_output=True, timeout=timeout,
-                              env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})},
-                              **({"stdin": subprocess.DEVNULL} if "input" not in options else {}), **options)
+                              env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})}, **options)
     except FileNotFoundError:
         raise error(missing) from None
     except subprocess.TimeoutExpired:

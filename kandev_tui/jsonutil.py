@@ -9,7 +9,7 @@ falls back to ASCII escapes only for such values, so they are stored and printed
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Mapping, TypeVar
 
 
 def dumps(value: Any, **options: Any) -> str:
@@ -33,3 +33,13 @@ def json_object(text: Any) -> dict[str, Any] | None:
     except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
+
+
+Kind = TypeVar("Kind")
+Default = TypeVar("Default")
+
+
+def of_type(obj: Mapping[str, Any], key: str, kind: type[Kind], default: Default) -> Kind | Default:
+    """``obj[key]`` when it is there and a ``kind`` (an agent's JSON may hold anything anywhere), else ``default``."""
+    value = obj.get(key)
+    return value if isinstance(value, kind) else default

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
+from kandev_tui.jsonutil import of_type
 from kandev_tui.transcript.frames import LOCAL, Frame
 
 SERVER_NAME = "kandev"  # the name the server is offered under (agents namespace its tool with it)
@@ -53,7 +54,7 @@ class McpHub:
     """The loopback server of one agent (see the module docstring). ``emit`` takes each frame it makes; it is
     called on the loop the hub was started on."""
 
-    def __init__(self, workspace: Path, repos: dict[str, Path], emit: Callable[[Frame], None],
+    def __init__(self, workspace: Path, repos: dict[str, Path], emit: Callable[[Frame], object],
                  profile: str = "task", busy: Callable[[], bool] = lambda: True) -> None:
         self.workspace_path = workspace
         self.repos = repos
@@ -230,7 +231,7 @@ class McpHub:
             self._servers_seen.add(server)
             self._emit(Frame.now(LOCAL, {"event": "rich_output_server", "via": via}))
         if kind == "start":
-            frame["arguments"] = event.get("arguments") if isinstance(event.get("arguments"), dict) else {}
+            frame["arguments"] = of_type(event, "arguments", dict, {})
         else:
             frame["is_error"] = event.get("is_error") is True
             frame["text"] = str(event.get("text", ""))

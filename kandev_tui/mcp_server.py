@@ -285,6 +285,9 @@ def serve(workspace: Workspace, profile: str = "task", stdin: IO[bytes] | None =
             except (BrokenPipeError, OSError):  # the client is gone
                 broken.set()
 
+    def answer(message: dict[str, Any]) -> None:
+        send(server.handle(message))
+
     with ThreadPoolExecutor(max_workers=4, thread_name_prefix="kandev-tui mcp call") as calls:
         try:
             for line in _lines(stdin):
@@ -301,7 +304,7 @@ def serve(workspace: Workspace, profile: str = "task", stdin: IO[bytes] | None =
                     send(_error(None, PARSE_ERROR, "Parse error: not JSON"))
                     continue
                 if isinstance(message, dict) and message.get("method") == "tools/call" and "id" in message:
-                    calls.submit(lambda m=message: send(server.handle(m)))  # a CSV read never holds up a ping
+                    calls.submit(answer, message)  # a CSV read never holds up a ping
                 else:
                     send(server.handle(message))
         except KeyboardInterrupt:

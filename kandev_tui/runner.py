@@ -83,7 +83,7 @@ def login_lines(methods: list[dict[str, Any]]) -> list[str]:
         what = {"agent": "the agent logs in (kandev-tui run offers it)",
                 "terminal": "a login in the terminal (kandev-tui run offers it)"}.get(kind, "")
         if kind == "env_var":
-            names = [v.get("name") for v in method.get("vars") or [] if isinstance(v, dict) and isinstance(v.get("name"), str)]
+            names = [name for v in method.get("vars") or [] if isinstance(v, dict) and isinstance(name := v.get("name"), str)]
             what = f"set {' and '.join(names) or 'the variables it names'} in the environment"
         elif kind == "terminal" and isinstance(method.get("command"), str):  # a command of its own: run it yourself
             import shlex

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable
 
+from kandev_tui.jsonutil import of_type
+
 ENV_PREFIX = "KANDEV_TUI_"
 THEMES = ("textual-dark", "textual-light", "nord", "gruvbox", "tokyo-night", "solarized-light")
 _TRUE = ("true", "1", "yes", "on", "t", "y")
@@ -184,7 +186,7 @@ class SettingsStore:
             try:
                 data = tomllib.loads(self.path.read_text(encoding="utf-8"))
                 self.file_values = {k: v for k, v in data.items() if k in Settings.names()}
-                agents = data.get("agents") if isinstance(data.get("agents"), dict) else {}
+                agents = of_type(data, "agents", dict, {})
                 self.agents = {command: {k: v for k, v in choices.items() if k in AGENT_CHOICES and isinstance(v, str)}
                                for command, choices in agents.items() if isinstance(choices, dict)}
                 self.preset_table = data.get("presets")

@@ -196,7 +196,7 @@ def read_alt_enter() -> None:
         for event in keys(self, sequence, alt):
             yield events.Key("alt+enter", event.character) if alt and event.key == "enter" else event
 
-    XTermParser._sequence_to_key_events = with_alt_enter
+    XTermParser._sequence_to_key_events = with_alt_enter  # type: ignore[method-assign]
     _alt_enter_read = True
 
 

@@ -55,7 +55,7 @@ class TurnChanges:
     """One session's turns in its workspace (see the module docstring). ``emit(event)`` hands a ``changes`` event
     to the session's pipeline; ``turn`` is the number of the last turn already stored (a continued session)."""
 
-    def __init__(self, workspace: Path, session_id: str, emit: Callable[[dict[str, Any]], None],
+    def __init__(self, workspace: Path, session_id: str, emit: Callable[[dict[str, Any]], object],
                  turn: int = 0, enabled: bool = True, keep_days: int = 30) -> None:
         self.workspace = workspace
         self.session_id = session_id

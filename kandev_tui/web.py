@@ -90,7 +90,7 @@ class SecretServer(Server):
         return web.Response(status=403, text="kandev-tui serve: this page needs the address with its token, as "
                                              "kandev-tui serve printed it in its terminal\n")
 
-    async def handle_index(self, request: web.Request) -> Any:  # type: ignore[override]
+    async def handle_index(self, request: web.Request) -> Any:
         allowed, in_url = self._given(request)
         if not allowed:
             return self._refused()
@@ -101,7 +101,7 @@ class SecretServer(Server):
             response.set_cookie(self.cookie, self.secret, httponly=True, samesite="Strict", path="/")
         return response
 
-    async def handle_websocket(self, request: web.Request) -> Any:  # type: ignore[override]
+    async def handle_websocket(self, request: web.Request) -> Any:
         allowed, _ = self._given(request)
         origin = request.headers.get("Origin")
         if not allowed or (origin is not None and urlsplit(origin).netloc != request.host):

@@ -15,6 +15,7 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Mapping
 
 from kandev_tui.presentation.errors import SourceReadError
 from kandev_tui.presentation.paths import path_problem
@@ -83,7 +84,7 @@ def parse_repo_option(value: str) -> tuple[str, Path]:
 class Workspace:
     """The workspace roots one session may read from."""
 
-    def __init__(self, root: str | os.PathLike[str], repos: dict[str, str | os.PathLike[str]] | None = None) -> None:
+    def __init__(self, root: str | os.PathLike[str], repos: Mapping[str, str | os.PathLike[str]] | None = None) -> None:
         self.root = Path(root)
         self.repos = {name: Path(path) for name, path in (repos or {}).items()}
 

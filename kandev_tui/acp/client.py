@@ -16,6 +16,7 @@ import importlib
 from typing import TYPE_CHECKING, Any, Callable
 
 from kandev_tui import __version__
+from kandev_tui.jsonutil import of_type
 from kandev_tui.shutdown import register_group
 from kandev_tui.transcript.frames import IN, LOCAL, Frame
 from .options import (AUTH_REQUIRED, AgentError, AgentOptions, ElicitationHandler, LoginRequired,
@@ -46,7 +47,7 @@ SESSION_CLOSE_WAIT = 2.0  # seconds an agent that offers session/close has to an
 class AgentClient(SessionOps, AgentRequests):
     """One agent process and one ACP session with it."""
 
-    def __init__(self, options: AgentOptions, on_frame: Callable[[Frame], None],
+    def __init__(self, options: AgentOptions, on_frame: Callable[[Frame], object],
                  ask_permission: PermissionHandler | None = None,
                  ask_user: ElicitationHandler | None = None) -> None:
         self.options = options
@@ -55,6 +56,7 @@ class AgentClient(SessionOps, AgentRequests):
         self._ask_user = ask_user  # questions (elicitation): advertised only when someone can answer them
         self._question_ids: list[Any] = []  # the ids of questions received, not yet handled (in order)
         self._questions: dict[Any, asyncio.Task[Any]] = {}  # a question's id → its wait (the agent may withdraw it)
+        self._questions_withdrawn: set[asyncio.Task[Any]] = set()  # the waits the agent withdrew ($/cancel_request)
         self.process: asyncio.subprocess.Process | None = None
         self._conn: Any = None
         self._withdrawing: set[asyncio.Future[None]] = set()  # $/cancel_request notes being sent
@@ -132,7 +134,8 @@ class AgentClient(SessionOps, AgentRequests):
                 limit=1 << 20,
             )
         except (OSError, ValueError) as exc:
-            reason = "command not found" if isinstance(exc, FileNotFoundError) else (exc.strerror or str(exc))
+            reason = "command not found" if isinstance(exc, FileNotFoundError) else (
+                getattr(exc, "strerror", None) or str(exc))
             message = f"Could not start the agent ({' '.join(options.command)[:200]}): {reason}"
             self._local(message, ends_turn=True)
             raise AgentError(message) from None
@@ -165,7 +168,7 @@ class AgentClient(SessionOps, AgentRequests):
                                  "initialize back (is it an ACP agent, or the command that starts one?)")
             await self._fail(f"The agent failed during initialize: {self._describe(exc)}")
         response = response if isinstance(response, dict) else {}
-        self.agent_info = response.get("agentInfo") if isinstance(response.get("agentInfo"), dict) else {}
+        self.agent_info = of_type(response, "agentInfo", dict, {})
         caps = response.get("agentCapabilities")
         self.agent_capabilities = caps if isinstance(caps, dict) else {}
         methods = response.get("authMethods")

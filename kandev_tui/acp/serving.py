@@ -4,17 +4,23 @@ each answered by the service that owns it; what kandev-tui does not offer answer
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
+from kandev_tui.jsonutil import of_type
 from kandev_tui.transcript.clientside import edit_paths
 from kandev_tui.transcript.frames import LOCAL, Frame
+
+if TYPE_CHECKING:
+    from ._parts import ClientParts
+else:
+    ClientParts = object  # a plain mixin at run time: see _parts
 
 # what kandev-tui asks of agents: an agent that asks it of kandev-tui sends its input back
 AGENT_METHODS = frozenset({"initialize", "authenticate", "session/new", "session/load", "session/resume",
                            "session/prompt", "session/list", "session/set_mode"})
 
 
-class AgentRequests:
+class AgentRequests(ClientParts):
     """The agent's requests (a part of :class:`~kandev_tui.acp.client.AgentClient`)."""
 
     async def _handle(self, method: str, params: Any, is_notification: bool) -> Any:
@@ -29,7 +35,7 @@ class AgentRequests:
         if method == "$/cancel_request" and is_notification:  # the agent gave up on a question it asked
             waiter = self._questions.get(params.get("requestId") if isinstance(params, dict) else None)
             if waiter is not None:
-                waiter.withdrawn = True  # type: ignore[attr-defined]
+                self._questions_withdrawn.add(waiter)
                 waiter.cancel()
             return None
         if method == "cursor/task":
@@ -109,23 +115,23 @@ class AgentRequests:
         if self._ask_user is None or problem:
             return {"action": "decline"}
         waiter = asyncio.ensure_future(self._ask_user(params))
-        waiter.withdrawn = False  # type: ignore[attr-defined]
         self._questions[request_id] = waiter
         try:
             response = await waiter
         except asyncio.CancelledError:
-            if getattr(waiter, "withdrawn", False):
+            if waiter in self._questions_withdrawn:
                 raise RequestError(-32800, "Request cancelled") from None
             response = None
         finally:
             self._questions.pop(request_id, None)
+            self._questions_withdrawn.discard(waiter)
         return response if isinstance(response, dict) and response.get("action") else {"action": "cancel"}
 
     def _before_edit(self, msg: dict[str, Any]) -> None:
         method = msg.get("method")
         if method not in ("session/update", "session/request_permission"):
             return
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        params = of_type(msg, "params", dict, {})
         call = params.get("update") if method == "session/update" else params.get("toolCall")
         if not isinstance(call, dict) or (method == "session/update" and call.get("sessionUpdate") not in (
                 "tool_call", "tool_call_update")):

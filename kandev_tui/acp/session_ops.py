@@ -4,14 +4,19 @@ deleted; each request given up on is withdrawn (``$/cancel_request``)."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .options import AgentError, _tail, request_error_text
 from .process import _exited, _signal_name
 from .transport import SENT_IDS
 
+if TYPE_CHECKING:
+    from ._parts import ClientParts
+else:
+    ClientParts = object  # a plain mixin at run time: see _parts
 
-class SessionOps:
+
+class SessionOps(ClientParts):
     """Requests beside the turn (a part of :class:`~kandev_tui.acp.client.AgentClient`)."""
 
     async def authenticate(self, method_id: str) -> None:
@@ -28,11 +33,12 @@ class SessionOps:
             for waiter in (request, ended):
                 if waiter is not None and not waiter.done():
                     waiter.cancel()
-        if request in done and request.exception() is None:
+        failure = request.exception() if request in done else None
+        if request in done and failure is None:
             self._note(f"Logged in ({method_id}).")
             return
-        if request in done and not (ended is not None and ended in done):
-            raise AgentError(f"The login failed: {self._describe(request.exception())}")
+        if failure is not None and not (ended is not None and ended in done):
+            raise AgentError(f"The login failed: {self._describe(failure)}")
         if not done:
             raise AgentError("The agent did not finish the login within 5 minutes.")
         details = await self._exit_details(wait=0.5)

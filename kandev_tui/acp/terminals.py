@@ -230,7 +230,7 @@ def shell_line(command: str, args: list[str], path: str | None, cwd: Path) -> li
 class Terminals:
     """The terminals of one session."""
 
-    def __init__(self, files: Any, on_frame: Callable[[Frame], None], env: dict[str, str] | None = None) -> None:
+    def __init__(self, files: Any, on_frame: Callable[[Frame], object], env: dict[str, str] | None = None) -> None:
         self._files = files  # ClientFiles: where a working directory may be
         self._on_frame = on_frame
         self._env = env

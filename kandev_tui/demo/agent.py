@@ -31,7 +31,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from acp import helpers, run_agent, schema
 from acp.schema import (
@@ -341,8 +341,8 @@ class DemoAgent:
                    for i, step in enumerate(steps)]
         await self._send(session_id, helpers.update_plan(entries))
 
-    async def _tool(self, session_id: str, call_id: str, title: str, kind: str, raw_input: dict[str, Any],
-                    raw_output: Any, status: str = "completed", locations: list[str] | None = None) -> None:
+    async def _tool(self, session_id: str, call_id: str, title: str, kind: schema.ToolKind, raw_input: dict[str, Any],
+                    raw_output: Any, status: schema.ToolCallStatus = "completed", locations: list[str] | None = None) -> None:
         locs = [schema.ToolCallLocation(path=p) for p in locations or []]
         await self._send(session_id, helpers.start_tool_call(call_id, title, kind=kind, status="pending",
                                                              raw_input=raw_input, locations=locs or None))
@@ -425,7 +425,8 @@ class DemoAgent:
 
     async def _fleet_call(self, session_id: str, step: tuple[str, str, dict[str, Any], Any, str], codex: bool) -> None:
         """One operations MCP tool call, reported Codex-style or Claude-style with its bundled result."""
-        call_id, tool, arguments, result, status = step
+        call_id, tool, arguments, result, said = step
+        status = cast(schema.ToolCallStatus, said)  # fleet.STEPS says one of them
         if codex:
             start = helpers.start_tool_call(call_id, f"mcp.fleet.{tool}", kind="execute", status="in_progress",
                                             raw_input={"server": "fleet", "tool": tool, "arguments": arguments})
@@ -484,7 +485,8 @@ class DemoAgent:
         call_id = "edit-1"
         summary = "# Build summary\n\n3 failing tests.\n"
         old = (cwd / "reports" / "summary.md").read_text() if (cwd / "reports" / "summary.md").is_file() else None
-        diff = [helpers.tool_diff_content("reports/summary.md", summary, old)]  # the change, as real agents send it
+        diff: list[schema.ContentToolCallContent | schema.FileEditToolCallContent | schema.TerminalToolCallContent] = [
+            helpers.tool_diff_content("reports/summary.md", summary, old)]  # the change, as real agents send it
         await self._send(session_id, helpers.start_tool_call(
             call_id, "Write reports/summary.md", kind="edit", status="pending", content=diff,
             raw_input={"path": "reports/summary.md", "content": summary}))
@@ -509,7 +511,7 @@ class DemoAgent:
     async def _later_turn(self, session_id: str, state: dict[str, Any], text: str) -> None:
         words_given = _chart_words(text)  # the slash command it offers: the words after it, not itself
         command = words_given is not None
-        if command:
+        if words_given is not None:
             text = words_given
         words = [w.strip(".,!?;:\"'()") for w in text.split()]
         words = [w[:40] for w in words if w][:8] or ["(empty)"]
@@ -540,7 +542,8 @@ class DemoAgent:
     async def _write_summary(self, session_id: str, cwd: Path) -> None:
         summary = "# Build summary\n\n3 failing tests.\n"
         old = (cwd / "reports" / "summary.md").read_text() if (cwd / "reports" / "summary.md").is_file() else None
-        diff = [helpers.tool_diff_content("reports/summary.md", summary, old)]
+        diff: list[schema.ContentToolCallContent | schema.FileEditToolCallContent | schema.TerminalToolCallContent] = [
+            helpers.tool_diff_content("reports/summary.md", summary, old)]
         await self._send(session_id, helpers.start_tool_call("edit-1", "Write reports/summary.md", kind="edit",
                                                              status="in_progress", content=diff))
         (cwd / "reports").mkdir(exist_ok=True)
@@ -607,7 +610,7 @@ async def main() -> None:
     agent = DemoAgent(args.scenario, dialect=args.dialect, seed_workspace=args.seed_workspace,
                       needs_login=args.needs_login)
     try:
-        await run_agent(agent)
+        await run_agent(agent)  # type: ignore[arg-type]  # it answers what it offers; acp's Protocol lists every method
     finally:
         await agent.close()
 

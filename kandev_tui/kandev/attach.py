@@ -24,6 +24,7 @@ import logging
 import urllib.parse
 from typing import Any, Callable
 
+from kandev_tui.jsonutil import of_type
 from kandev_tui.transcript import items as K
 from kandev_tui.transcript.items import Item
 
@@ -245,7 +246,7 @@ class Attachment(History):
                                   "not_found") from None
             log.info("session details unavailable: %s", exc)
             return
-        session = answer.get("session") if isinstance(answer.get("session"), dict) else {}
+        session = of_type(answer, "session", dict, {})
         for key, attr in (("task_id", "task_id"), ("state", "session_state"), ("workspace_path", "workspace_path")):
             if isinstance(session.get(key), str) and session[key]:
                 setattr(self, attr, session[key])
@@ -334,7 +335,7 @@ class Attachment(History):
         row = self.rows.get(rid)
         if conn is None or row is None:
             raise KandevError("not connected to Kandev; the answer was not sent", "closed")
-        meta = row.get("metadata") if isinstance(row.get("metadata"), dict) else {}
+        meta = of_type(row, "metadata", dict, {})
         await conn.request("permission.respond", {
             "session_id": self.session_id, "task_id": row.get("task_id") or self.task_id,
             "pending_id": meta.get("pending_id"), "request_id": meta.get("request_id"), "option_id": option_id})

@@ -16,6 +16,8 @@ import urllib.parse
 import uuid
 from typing import Any, Callable
 
+from kandev_tui.jsonutil import of_type
+
 log = logging.getLogger(__name__)
 
 DEFAULT_URL = "ws://127.0.0.1:38429/ws"
@@ -108,12 +110,12 @@ class KandevConnection:
                     continue
                 if not isinstance(frame, dict):
                     continue
-                waiter = self._waiting.pop(frame.get("id"), None) if isinstance(frame.get("id"), str) else None
+                waiter = self._waiting.pop(of_type(frame, "id", str, ""), None)
                 if waiter is not None and frame.get("type") in ("response", "error"):
                     if not waiter.done():
                         waiter.set_result(frame)
                 elif frame.get("type") == "notification" and self.on_notification is not None:
-                    payload = frame.get("payload") if isinstance(frame.get("payload"), dict) else {}
+                    payload = of_type(frame, "payload", dict, {})
                     try:
                         self.on_notification(str(frame.get("action", "")), payload)
                     except Exception:  # noqa: BLE001 - one bad notification never stops the connection
@@ -148,7 +150,7 @@ class KandevConnection:
             raise KandevError(f"{action} could not be sent: {exc}", "closed") from None
         finally:
             self._waiting.pop(request_id, None)
-        answer = frame.get("payload") if isinstance(frame.get("payload"), dict) else {}
+        answer = of_type(frame, "payload", dict, {})
         if frame.get("type") == "error":
             raise KandevError(f"Kandev refused {action}: {answer.get('message') or 'no reason given'}",
                               str(answer.get("code") or ""))

@@ -4,18 +4,22 @@ fetched from Kandev, newest first, until they overlap what is kept and it is set
 from __future__ import annotations
 
 import logging
-from typing import Any
-
+from typing import TYPE_CHECKING, Any
 
 from .connection import KandevConnection
 from .rows import row_id, row_item, sort_key
+
+if TYPE_CHECKING:
+    from ._parts import AttachmentParts
+else:
+    AttachmentParts = object  # a plain mixin at run time: see _parts
 
 log = logging.getLogger(__name__)
 
 PAGE = 100
 
 
-class History:
+class History(AttachmentParts):
     """The cache and the history pages (a part of :class:`~kandev_tui.kandev.attach.Attachment`)."""
 
     def load_cache(self) -> int:

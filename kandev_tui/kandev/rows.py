@@ -171,7 +171,7 @@ PERMISSION_DONE = {"approved": "answered", "rejected": "answered", "denied": "an
 def _permission(key: str, turn: int, content: str, meta: dict[str, Any], origin: dict[str, Any]) -> Item:
     options = [{"optionId": _str(o.get("option_id")), "name": _str(o.get("name")) or _str(o.get("option_id")),
                 "kind": _str(o.get("kind"))} for o in meta.get("options") or [] if isinstance(o, dict)]
-    tool_call = {"toolCallId": _str(meta.get("tool_call_id")), "title": content or "Permission requested"}
+    tool_call: dict[str, Any] = {"toolCallId": _str(meta.get("tool_call_id")), "title": content or "Permission requested"}
     details = _dict(meta.get("action_details"))
     if details:
         tool_call["rawInput"] = details

@@ -119,7 +119,7 @@ def format_y_tick(value: float) -> str:
         mantissa, exponent = f"{number:.1e}".split("e")
         return f"{mantissa.replace('.0', '')}e{int(exponent)}"
     if magnitude < Decimal("0.01"):
-        exponent = magnitude.adjusted()  # position of the first significant digit
-        rounded = _round(magnitude, -exponent + 1)
+        first = magnitude.adjusted()  # position of the first significant digit
+        rounded = _round(magnitude, -first + 1)
         return sign + _plain(rounded, group=False)
     return sign + _plain(_round(magnitude, 2))

@@ -63,15 +63,14 @@ def parse_csv(text: str) -> CsvTable:
 
 
 def _split_records(text: str) -> list[tuple[int, list[str]]]:
+    rows: list[tuple[int, list[str]]] = []
     if '"' not in text:  # the common case, without a tokenizer
-        rows = []
         for line in text.split("\n"):
             if line.endswith("\r"):
                 line = line[:-1]
             if line:
                 rows.append((len(rows) + 1, line.split(",")))
         return rows
-    rows: list[tuple[int, list[str]]] = []
     pos, end = 0, len(text)
     while pos < end:
         number = len(rows) + 1
@@ -91,6 +90,7 @@ def _split_records(text: str) -> list[tuple[int, list[str]]]:
                     pos += 1
             else:
                 m = _UNQUOTED.match(text, pos)
+                assert m is not None  # it matches the empty field too
                 field = m.group(0)
                 pos = m.end()
                 if pos < end and text[pos] == '"':

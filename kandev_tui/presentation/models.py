@@ -40,8 +40,9 @@ def _clean_surrogates(value: str) -> str:
         return _SURROGATE.sub("\ufffd", value)
 
 
-def _text(lo: int, hi: int, then: Any = None) -> Any:
-    """A string of ``lo``-``hi`` code points, optionally checked further by ``then``."""
+def _text(lo: int, hi: int, then: Any = None) -> PlainValidator:
+    """A string of ``lo``-``hi`` code points, optionally checked further by ``then``; an explicit null is refused
+    (an optional text field is absent or a string)."""
     rule = f"must be {lo}-{hi} characters" if lo else f"must be at most {hi} characters"
 
     def check(value: Any) -> str:
@@ -52,7 +53,7 @@ def _text(lo: int, hi: int, then: Any = None) -> Any:
         value = _clean_surrogates(value)
         return then(value) if then else value
 
-    return Annotated[str, PlainValidator(check)]
+    return PlainValidator(check)
 
 
 def _list(lo: int, hi: int, what: str) -> AfterValidator:
@@ -112,22 +113,22 @@ def _chart_type(value: Any) -> str:
     return value
 
 
-Text120 = _text(1, 120)
-Text500 = _text(1, 500)
-Text200 = _text(1, 200)
-Opt120 = _text(0, 120)
-Opt500 = _text(0, 500)
-Opt255 = _text(0, 255)
-Opt128 = _text(0, 128)
+Text120 = Annotated[str, _text(1, 120)]
+Text500 = Annotated[str, _text(1, 500)]
+Text200 = Annotated[str, _text(1, 200)]
+Opt120 = Annotated[str | None, _text(0, 120)]  # None: absent
+Opt500 = Annotated[str | None, _text(0, 500)]  # None: absent
+Opt255 = Annotated[str | None, _text(0, 255)]  # None: absent
+Opt128 = Annotated[str | None, _text(0, 128)]  # None: absent
 Number = Annotated[float | None, PlainValidator(_number)]
 Version = Annotated[int, PlainValidator(_version)]
 ChartType = Annotated[str, PlainValidator(_chart_type)]
-FilePath = _text(1, 1024, _relative_path)
-CsvPath = _text(1, 1024, _csv_path)
+FilePath = Annotated[str, _text(1, 1024, _relative_path)]
+CsvPath = Annotated[str, _text(1, 1024, _csv_path)]
 
 
-def _array(item: Any, lo: int, hi: int, what: str) -> Any:
-    return Annotated[list[item], BeforeValidator(_list_type), _list(lo, hi, what)]
+# an array field is Annotated[list[...], LIST, _list(lo, hi, what)]: a JSON array, then its length
+LIST = BeforeValidator(_list_type)
 
 
 def _one_value_per_label(labels: list[str], series: list["Series"]) -> None:
@@ -153,12 +154,12 @@ class Closed(BaseModel):
 
 class Series(Closed):
     label: Text120
-    values: _array(Number, 0, MAX_LABELS, "values")  # count checked against labels
+    values: Annotated[list[Number], LIST, _list(0, MAX_LABELS, "values")]  # count checked against labels
 
 
 class CsvSeries(Closed):
     column: Text120
-    label: Text120 = None  # type: ignore[assignment]  (explicit null is rejected)
+    label: Annotated[str | None, _text(1, 120)] = None  # absent: the column names it; an explicit null is refused
 
     @property
     def display_label(self) -> str:
@@ -167,29 +168,29 @@ class CsvSeries(Closed):
 
 class CsvSource(Closed):
     path: CsvPath
-    repo: Opt255 = None  # type: ignore[assignment]
+    repo: Opt255 = None
     x_column: Text120
-    series: _array(CsvSeries, 1, MAX_SERIES, "series")
+    series: Annotated[list[CsvSeries], LIST, _list(1, MAX_SERIES, "series")]
 
 
 class FileBlock(Closed):
     type: Literal["file"]
     path: FilePath
-    repo: Opt255 = None  # type: ignore[assignment]
-    title: Opt120 = None  # type: ignore[assignment]
-    caption: Opt500 = None  # type: ignore[assignment]
-    mime_type: Opt128 = None  # type: ignore[assignment]
+    repo: Opt255 = None
+    title: Opt120 = None
+    caption: Opt500 = None
+    mime_type: Opt128 = None
 
 
 class MetricItem(Closed):
     label: Text120
     value: Text200
-    detail: Opt500 = None  # type: ignore[assignment]
+    detail: Opt500 = None
 
 
 class MetricsBlock(Closed):
     type: Literal["metrics"]
-    items: _array(MetricItem, 1, MAX_METRICS, "items")
+    items: Annotated[list[MetricItem], LIST, _list(1, MAX_METRICS, "items")]
 
 
 class ChartBlock(Closed):
@@ -197,9 +198,9 @@ class ChartBlock(Closed):
     chart_type: ChartType
     title: Text120
     summary: Text500
-    labels: _array(Text120, 1, MAX_LABELS, "labels") = None  # type: ignore[assignment]
-    series: _array(Series, 1, MAX_SERIES, "series") = None  # type: ignore[assignment]
-    csv: CsvSource = None  # type: ignore[assignment]
+    labels: Annotated[list[Text120] | None, LIST, _list(1, MAX_LABELS, "labels")] = None  # LIST refuses a null
+    series: Annotated[list[Series] | None, LIST, _list(1, MAX_SERIES, "series")] = None
+    csv: CsvSource = None  # type: ignore[assignment]  # absent; an explicit null is refused (strict)
 
     @model_validator(mode="after")
     def _one_data_source(self) -> "ChartBlock":
@@ -233,8 +234,8 @@ class Presentation(Closed):
 
     version: Version
     title: Text120
-    description: Opt500 = None  # type: ignore[assignment]
-    blocks: _array(Block, 1, MAX_BLOCKS, "blocks")
+    description: Opt500 = None
+    blocks: Annotated[list[Block], LIST, _list(1, MAX_BLOCKS, "blocks")]
 
     @property
     def csv_block_indexes(self) -> list[int]:
@@ -246,8 +247,8 @@ class Presentation(Closed):
 
 class ResolvedChart(Closed):
     block_index: Annotated[int, PlainValidator(lambda v: _block_index(v))]
-    labels: _array(Text120, 1, MAX_LABELS, "labels")
-    series: _array(Series, 1, MAX_SERIES, "series")
+    labels: Annotated[list[Text120], LIST, _list(1, MAX_LABELS, "labels")]
+    series: Annotated[list[Series], LIST, _list(1, MAX_SERIES, "series")]
 
     @model_validator(mode="after")
     def _counts(self) -> "ResolvedChart":
@@ -265,4 +266,4 @@ class Snapshot(Closed):
     """The bounded result of resolving a presentation's CSV charts."""
 
     version: Version
-    resolved_charts: _array(ResolvedChart, 1, MAX_BLOCKS, "resolved charts")
+    resolved_charts: Annotated[list[ResolvedChart], LIST, _list(1, MAX_BLOCKS, "resolved charts")]

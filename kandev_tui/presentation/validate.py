@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from .errors import PresentationError, short_quote
 from .models import MAX_ARGUMENT_BYTES, Presentation
@@ -45,7 +46,7 @@ def format_loc(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def _message(error: dict[str, Any]) -> tuple[str, str]:
+def _message(error: ErrorDetails) -> tuple[str, str]:
     """Turn one pydantic error into (field path, rule)."""
     loc = tuple(error.get("loc", ()))
     kind = error.get("type", "")

@@ -24,6 +24,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from kandev_tui.jsonutil import of_type
 from kandev_tui.sanitize import visible
 from kandev_tui.textual_hooks import DrawsInputAtOnce
 from kandev_tui.widgets.key_footer import KeyFooter
@@ -32,7 +33,7 @@ KINDS = ("agent", "env_var", "terminal")
 
 
 def method_kind(method: dict[str, Any]) -> str:
-    return method.get("type") if isinstance(method.get("type"), str) else "agent"
+    return of_type(method, "type", str, "agent")
 
 
 def what_it_does(method: dict[str, Any], command: list[str] | None) -> str:

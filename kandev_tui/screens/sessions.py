@@ -215,7 +215,7 @@ class SessionsScreen(DrawsInputAtOnce, Screen["Choice | None"]):
         elif kind == "stored":
             self._choose(("open", self.stored[int(value)]))
         elif kind == "kandev":
-            self._choose(("kandev", self.remote[int(value)]))
+            self._choose(("kandev", (self.remote or [])[int(value)]))
 
     def action_continue_stored(self) -> None:
         row = self._highlighted_stored()

@@ -23,7 +23,7 @@ from kandev_tui.widgets.subagent import MARKS, STATE_STYLE, ask_to_cancel, can_c
 
 
 def _call_row(call: dict[str, Any]) -> Text:
-    mark, style = MARKS.get(call.get("status"), ("○", ""))
+    mark, style = MARKS.get(str(call.get("status")), ("○", ""))
     row = Text(f"{mark} ", style=style)
     row.append(safe_text(call.get("title") or call.get("id") or "a call", keep_newlines=False)[:300])
     if call.get("kind"):

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kandev_tui.jsonutil import of_type
+
 MODE, MODEL = "mode", "model"
 
 
@@ -91,15 +93,15 @@ class Controls:
                 self.controls.append(Control("config", option["id"], _text(option.get("name")) or option["id"],
                                              _text(option.get("category")), _text(option.get("currentValue")),
                                              choices))
-        modes = info.get("modes") if isinstance(info.get("modes"), dict) else {}
-        mode = info.get("mode") if isinstance(info.get("mode"), str) else _text(modes.get("currentModeId"))
+        modes = of_type(info, "modes", dict, {})
+        mode = of_type(info, "mode", str, _text(modes.get("currentModeId")))
         mode_choices = _choices(modes.get("availableModes"), "id")
         if mode:  # the agent's newest word on the mode (current_mode_update) wins over the option's value
             self.controls = [Control(c.kind, c.id, c.name, c.category, mode, c.choices) if c.category == MODE else c
                              for c in self.controls]
         if mode_choices and not self.by_category(MODE):
             self.controls.insert(0, Control(MODE, MODE, "Mode", MODE, mode, mode_choices))
-        models = info.get("models") if isinstance(info.get("models"), dict) else {}
+        models = of_type(info, "models", dict, {})
         model_choices = _choices(models.get("availableModels"), "modelId")
         self.models = Control(MODEL, MODEL, "Model", MODEL, _text(models.get("currentModelId")), model_choices) \
             if model_choices else None  # the older list (ids with effort: gpt-5.5[xhigh]), kept for --model

@@ -62,7 +62,7 @@ class KandevSource(RunsInBackground, Source):
         return path if path is not None and path.is_dir() else None
 
     @property
-    def more_above(self) -> bool:
+    def more_above(self) -> bool:  # type: ignore[override]  # Source's plain value, computed here
         return self.attachment is not None and not self.attachment.complete
 
     @property

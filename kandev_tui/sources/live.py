@@ -10,6 +10,7 @@ from typing import Any
 
 from kandev_tui.acp import AgentClient, AgentError, AgentOptions, LoginRequired
 from kandev_tui.agent_session import AgentSession, choose_at_start, session_title
+from kandev_tui.jsonutil import of_type
 from kandev_tui.session.background import RunsInBackground
 from kandev_tui.session.source import ItemsCallback, Source, StateCallback
 from kandev_tui.session.state import SessionState
@@ -155,7 +156,7 @@ class LiveSource(RunsInBackground, Source):
             return None
         args = [a for a in method.get("args") or [] if isinstance(a, str)]
         env = dict(self.options.env if self.options.env is not None else os.environ)
-        given = method.get("env") if isinstance(method.get("env"), dict) else {}
+        given = of_type(method, "env", dict, {})
         env.update({k: v for k, v in given.items() if isinstance(k, str) and isinstance(v, str)})
         command = method.get("command")  # a command of its own (_meta terminal-auth), else the agent's
         return ([command, *args] if isinstance(command, str) and command else [*self.options.command, *args]), env
@@ -275,7 +276,7 @@ class LiveSource(RunsInBackground, Source):
 
     async def _ask(self, params: dict[str, Any]) -> str | None:
         assert self.pipeline is not None
-        tool_call = params.get("toolCall") if isinstance(params.get("toolCall"), dict) else {}
+        tool_call = of_type(params, "toolCall", dict, {})
         key = self.pipeline.normalizer.pending_permission_key(tool_call.get("toolCallId"))
         return await self._wait_for_user(key, "the agent asks for permission")
 

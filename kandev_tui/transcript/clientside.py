@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kandev_tui.jsonutil import of_type
+
 from .items import IN_PROGRESS, PENDING, TERMINAL
 from .tools import OUTPUT_TAIL, whole
 
@@ -51,7 +53,7 @@ def edit_paths(call: dict[str, Any], is_edit: bool) -> list[str]:
              and block.get("type") == "diff" and isinstance(block.get("path"), str)] \
         if isinstance(call.get("content"), list) else []
     if is_edit:
-        locations = call.get("locations") if isinstance(call.get("locations"), list) else []
+        locations = of_type(call, "locations", list, [])
         found += [loc["path"] for loc in locations if isinstance(loc, dict) and isinstance(loc.get("path"), str)]
         raw = call.get("rawInput")
         if isinstance(raw, dict):
@@ -110,8 +112,8 @@ class ClientSide:
         changed = False
         out = []
         for block in content:
-            state = self._before.get((call_id, block.get("path"))) if isinstance(block, dict) \
-                and block.get("type") == "diff" and isinstance(block.get("path"), str) else None
+            path = block.get("path") if isinstance(block, dict) and block.get("type") == "diff" else None
+            state = self._before.get((call_id, path)) if isinstance(path, str) else None
             text = state.get("text") if state is not None and state["exists"] else None
             old = block.get("oldText") if isinstance(block, dict) else None
             if text is not None and old is None:
@@ -120,8 +122,8 @@ class ClientSide:
             elif text is not None and isinstance(old, str) and old and old != text:
                 where = text.find(old)
                 line = text.count("\n", 0, where) + 1 if where > 0 else 1
-                meta = block.get("_meta") if isinstance(block.get("_meta"), dict) else {}
-                ours = meta.get("kandevTui") if isinstance(meta.get("kandevTui"), dict) else {}
+                meta = of_type(block, "_meta", dict, {})
+                ours = of_type(meta, "kandevTui", dict, {})
                 if line > 1 and ours.get("line") != line:
                     block = {**block, "_meta": {**meta, "kandevTui": {**ours, "line": line}}}
                     changed = True
@@ -146,7 +148,7 @@ class ClientSide:
         for request_id, (wanted, content) in self._writes.items():
             if wanted == path:
                 del self._writes[request_id]
-                old = event.get("old") if isinstance(event.get("old"), str) else None
+                old = of_type(event, "old", str, None)
                 block: dict[str, Any] = {"type": "diff", "path": path, "oldText": None if event.get("new_file") else
                                          (old if old is not None else ""), "newText": content}
                 if isinstance(event.get("note"), str):
@@ -182,7 +184,7 @@ class ClientSide:
         data = event.get("data")
         skipped = whole(event.get("skipped"))
         if isinstance(data, str) or skipped:
-            text = shell.get("stdout") if isinstance(shell.get("stdout"), str) else ""
+            text = of_type(shell, "stdout", str, "")
             if skipped:
                 text += SKIPPED_LINE.format(size=_size(skipped))
             text += data if isinstance(data, str) else ""
@@ -219,7 +221,7 @@ class ClientSide:
 
 def _named_paths(call: dict[str, Any]) -> list[Any]:
     """The paths an edit call names: its locations, and its arguments' usual path keys."""
-    locations = call.get("locations") if isinstance(call.get("locations"), list) else []
+    locations = of_type(call, "locations", list, [])
     raw = (call.get("input") or {}).get("raw_input")
     named = [loc.get("path") for loc in locations if isinstance(loc, dict)]
     if isinstance(raw, dict):

@@ -167,7 +167,7 @@ class Database:
         self._calls = threading.RLock()  # one call at a time on the shared connection (see :func:`said`)
         self.path = Path(path) if path is not None else default_db_path()
         self.read_only = not create
-        self._columns = SESSION_COLUMNS
+        self._columns: tuple[str, ...] = SESSION_COLUMNS
         self._empty = False
         try:
             if self.read_only:

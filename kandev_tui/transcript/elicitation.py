@@ -20,6 +20,8 @@ from datetime import date, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
+from kandev_tui.jsonutil import of_type
+
 
 TEXT, NUMBER, INTEGER, BOOLEAN, CHOICE, CHOICES = "text", "number", "integer", "boolean", "choice", "choices"
 FORMATS = ("email", "uri", "date", "date-time")
@@ -72,7 +74,7 @@ def _options(spec: dict[str, Any]) -> tuple[tuple[str, str], ...] | str:
         pairs = [(o["const"], _text(o.get("title")) or o["const"]) for o in titled
                  if isinstance(o, dict) and isinstance(o.get("const"), str)]
     elif isinstance(spec.get("enum"), list):
-        names = spec.get("enumNames") if isinstance(spec.get("enumNames"), list) else []
+        names = of_type(spec, "enumNames", list, [])
         values = [v for v in spec["enum"] if isinstance(v, str)]
         pairs = [(v, names[i] if i < len(names) and isinstance(names[i], str) else v) for i, v in enumerate(values)]
     else:
@@ -90,7 +92,7 @@ def _field(name: str, spec: Any, required: bool) -> Field | str:
     if "$ref" in spec:
         return f"field {name!r} refers to another schema ($ref)"
     kind = spec.get("type")
-    common = {"name": name, "title": _text(spec.get("title")) or name, "description": _text(spec.get("description")),
+    common: dict[str, Any] = {"name": name, "title": _text(spec.get("title")) or name, "description": _text(spec.get("description")),
               "required": required}
     if kind == "string":
         if any(k in spec for k in ("enum", "oneOf", "anyOf")):
@@ -102,13 +104,13 @@ def _field(name: str, spec: Any, required: bool) -> Field | str:
         fmt = spec.get("format")
         if fmt is not None and fmt not in FORMATS:
             return f"field {name!r} has the format {str(fmt)[:40]!r}, which kandev-tui cannot check"
-        pattern = spec.get("pattern") if isinstance(spec.get("pattern"), str) else None
+        pattern = of_type(spec, "pattern", str, None)
         if pattern is not None:
             try:
                 re.compile(pattern)
             except re.error:
                 return f"field {name!r} has a pattern that is not a regular expression"
-        return Field(kind=TEXT, default=spec.get("default") if isinstance(spec.get("default"), str) else None,
+        return Field(kind=TEXT, default=of_type(spec, "default", str, None),
                      min_length=_count(spec.get("minLength")), max_length=_count(spec.get("maxLength")),
                      pattern=pattern, format=fmt, **common)
     if kind in ("number", "integer"):
@@ -146,7 +148,7 @@ def parse_form(schema: Any) -> tuple[list[Field], str]:
         return [], "the form refers to other schemas ($ref)"
     if schema.get("type", "object") != "object":
         return [], "the form is not an object of fields"
-    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    properties = of_type(schema, "properties", dict, {})
     if len(properties) > MAX_FIELDS:
         return [], f"the form has {len(properties)} fields (at most {MAX_FIELDS})"
     required = {r for r in schema.get("required") or [] if isinstance(r, str)} \

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from kandev_tui.jsonutil import of_type
+
 from . import items as K
 from .elicitation import (ACCEPTED, ANSWERED, CANCELLED, COMPLETED, PENDING, WITHDRAWN, _text, parse_form,
                           url_target)
@@ -35,7 +37,7 @@ class Elicitations:
 
     def request(self, params: dict[str, Any], turn: int, asked_by: str = "") -> Item:
         """The question an ``elicitation/create`` asks; ``asked_by``: the subagent whose session it is in."""
-        mode = params.get("mode") if isinstance(params.get("mode"), str) else "form"
+        mode = of_type(params, "mode", str, "form")
         payload: dict[str, Any] = {"mode": mode, "message": _text(params.get("message"))[:20000]}
         if self.agent:
             payload["agent"] = self.agent
@@ -56,14 +58,14 @@ class Elicitations:
             problem = f"kandev-tui does not know the mode {mode[:40]!r}"
         if problem:
             payload["problem"] = problem
-        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        meta = of_type(params, "_meta", dict, {})
         for key in ("subagent", "subagentName", "agentName"):  # who asks, where the agent says it
             if isinstance(meta.get(key), str):
                 payload["asked_by"] = meta[key][:200]
                 break
         if asked_by:
             payload["asked_by"] = asked_by
-        tool_call_id = params.get("toolCallId") if isinstance(params.get("toolCallId"), str) else None
+        tool_call_id = of_type(params, "toolCallId", str, None)
         item = Item(self._next("elicitation"), K.ELICITATION, turn, payload, status=PENDING, tool_call_id=tool_call_id)
         self._items[item.key] = item
         if payload.get("elicitation_id"):
@@ -75,11 +77,11 @@ class Elicitations:
         item = self._items.get(key)
         if item is None:
             return []
-        result = msg.get("result") if isinstance(msg.get("result"), dict) else None
+        result = of_type(msg, "result", dict, None)
         if result is None:
             self._items.pop(key, None)
             return [item.but(status=WITHDRAWN, final=True)]
-        action = result.get("action") if isinstance(result.get("action"), str) else "cancel"
+        action = of_type(result, "action", str, "cancel")
         answer: dict[str, Any] = {"action": action}
         if action == "accept" and isinstance(result.get("content"), dict):
             answer["content"] = result["content"]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, IO, Any, Iterator
 
-from kandev_tui.jsonutil import dumps
+from kandev_tui.jsonutil import dumps, of_type
 
 IN, OUT, LOCAL = "in", "out", "local"
 RAW_PREFIX = 4096  # characters of a non-JSON line kept in a frame
@@ -51,7 +51,7 @@ class Frame:
             dir=str(data.get("dir", IN)),
             msg=msg if isinstance(msg, dict) else None,
             t=float(data.get("t") or 0.0),
-            raw=data.get("raw") if isinstance(data.get("raw"), str) else None,
+            raw=of_type(data, "raw", str, None),
             size=data.get("bytes") if isinstance(data.get("bytes"), int) else None,
         )
 

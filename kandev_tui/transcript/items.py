@@ -132,6 +132,8 @@ class PackedItem(Item):
     changes.
     """
 
+    _packed: bytes  # the payload's JSON, compressed
+
     def __init__(self, key: str, kind: str, turn: int, payload_json: str | bytes, *, status: str | None = None,
                  tool_call_id: str | None = None, final: bool = True) -> None:
         raw = payload_json.encode("utf-8", "surrogatepass") if isinstance(payload_json, str) else payload_json
@@ -140,7 +142,7 @@ class PackedItem(Item):
                             ("_packed", zlib.compress(raw, 1))):
             object.__setattr__(self, name, value)  # a frozen dataclass's fields, set once
 
-    @property  # type: ignore[override]
+    @property
     def payload(self) -> dict[str, Any]:
         return _unpack(self._packed)
 
@@ -160,7 +162,7 @@ class PackedItem(Item):
         return (self.key, self.kind, self.turn, self.payload, self.status, self.tool_call_id, self.final) == (
             other.key, other.kind, other.turn, other.payload, other.status, other.tool_call_id, other.final)
 
-    __hash__ = None  # type: ignore[assignment]  # as the dataclass's
+    __hash__ = None  # as the dataclass's
 
 
 def as_interrupted(items: list[Item]) -> list[Item]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from kandev_tui.jsonutil import of_type
+
 from . import items as K
 from .items import Item
 
@@ -27,7 +29,7 @@ def content_text(block: Any) -> str:
         return ""
     if block.get("type") == "text":
         return _text(block.get("text"), MAX_SUMMARY)
-    resource = block.get("resource") if isinstance(block.get("resource"), dict) else {}
+    resource = of_type(block, "resource", dict, {})
     if isinstance(resource.get("text"), str):
         return resource["text"][:MAX_SUMMARY]
     kind = block.get("type")

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from kandev_tui.jsonutil import of_type
+
 from . import items as K
 from .items import Item
 
@@ -27,16 +29,16 @@ class Plans:
         self._items: dict[str, Item] = {}
 
     def update(self, update: dict[str, Any], turn: int) -> list[Item]:
-        plan = update.get("plan") if isinstance(update.get("plan"), dict) else {}
+        plan = of_type(update, "plan", dict, {})
         plan_id = plan.get("planId")
         if not isinstance(plan_id, str):
             return []
         payload: dict[str, Any] = {"plan_id": plan_id[:200]}
         kind = plan.get("type")
         if kind == "markdown":
-            payload["markdown"] = plan.get("content")[:MAX_MARKDOWN] if isinstance(plan.get("content"), str) else ""
+            payload["markdown"] = of_type(plan, "content", str, "")[:MAX_MARKDOWN]
         elif kind == "file":
-            payload["file"] = plan.get("uri")[:4000] if isinstance(plan.get("uri"), str) else ""
+            payload["file"] = of_type(plan, "uri", str, "")[:4000]
         else:
             payload["entries"] = plan_entries(plan.get("entries"))
         item = self._items.get(plan_id)
@@ -50,7 +52,8 @@ class Plans:
         return [item]
 
     def removed(self, update: dict[str, Any]) -> list[Item]:
-        item = self._items.pop(update.get("planId"), None) if isinstance(update.get("planId"), str) else None
+        plan_id = update.get("planId")
+        item = self._items.pop(plan_id, None) if isinstance(plan_id, str) else None
         if item is None:
             return []
         return [item.but(payload={**item.payload, "removed": True}, final=True)]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from kandev_tui.jsonutil import json_object
+from kandev_tui.jsonutil import json_object, of_type
 from kandev_tui.presentation.names import TOOL_NAME, extract_arguments
 
 from .items import CANCELLED, COMPLETE, FAILED, IN_PROGRESS, TERMINAL
@@ -102,7 +102,7 @@ def _evidence(call: dict[str, Any], names: list[str], arguments: dict[str, Any])
     tool = raw.get("tool", raw.get("name")) if isinstance(raw, dict) else None
     if any(names_our_tool(name) for name in (call.get("name"), call.get("title"), tool, *names)):
         return 2
-    title = call.get("title").strip() if isinstance(call.get("title"), str) else ""
+    title = of_type(call, "title", str, "").strip()
     if title and title in {str(arguments.get(k)).strip() for k in ("title", "description") if arguments.get(k)}:
         return 1
     return 0

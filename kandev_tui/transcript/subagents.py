@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from kandev_tui.jsonutil import of_type
+
 from . import items as K
 from .items import Item
 
@@ -103,7 +105,7 @@ class Subagents:
             blocks = [update.get("content")] if kind != "session_message" else update.get("content") or []
             words = "".join(_block_text(b) for b in blocks if isinstance(blocks, list))
             told = kind != "agent_message_chunk" and self._told(child, update)
-            message = update.get("messageId") if isinstance(update.get("messageId"), str) else None
+            message = of_type(update, "messageId", str, None)
             parts = payload.get("parts") or []
             # another message (its id, or a call between): a paragraph of its own
             new = bool(parts) and (told or "text" not in parts[-1] or parts[-1].get("m") != message)
@@ -164,7 +166,7 @@ def _said(parts: list[dict[str, Any]], words: str, kind: str, message: str | Non
         parts = parts[:-1] + [{**parts[-1], kind: (parts[-1][kind] + words)[-MAX_TEXT:]}]
     else:
         parts = _added(parts, {kind: words[-MAX_TEXT:], **({"m": message[:200]} if message else {})})
-    total, kept = 0, []
+    total, kept = 0, list[dict[str, Any]]()
     for part in reversed(parts):  # the latest parts whose words fit in MAX_TEXT (calls cost nothing)
         total += len(part.get("text") or part.get("told") or "")
         if total > MAX_TEXT and kept:

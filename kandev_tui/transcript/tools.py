@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kandev_tui.jsonutil import of_type
+
 from .commands import shell_output
 from .diffs import diff_summary
 from .items import CANCELLED, COMPLETE, FAILED, IN_PROGRESS, PENDING, TERMINAL
@@ -42,7 +44,8 @@ def mcp_envelope(update: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
     if not isinstance(meta, dict) or meta.get("is_mcp_tool_call") is not True or not isinstance(raw, dict):
         return None
     server, tool, arguments = raw.get("server"), raw.get("tool"), raw.get("arguments")
-    if _blank(server) or _blank(tool) or not isinstance(arguments, dict):
+    if not isinstance(server, str) or not isinstance(tool, str) or _blank(server) or _blank(tool) \
+            or not isinstance(arguments, dict):
         return None
     return f"{server.strip()}/{tool.strip()}", arguments
 
@@ -111,7 +114,7 @@ def keep_written(call: dict[str, Any]) -> None:
     written = call.get("written")
     if not isinstance(written, list) or not written:
         return
-    content = call.get("content") if isinstance(call.get("content"), list) else []
+    content = of_type(call, "content", list, [])
     shown = {block.get("path") for block in content if isinstance(block, dict) and block.get("type") == "diff"}
     missing = [block for block in written if isinstance(block, dict) and block.get("path") not in shown]
     if missing:
@@ -162,7 +165,7 @@ def merge_tool_frame(call: dict[str, Any], update: dict[str, Any], first: bool) 
         if isinstance(update.get(key), list):
             call[key] = update[key]
             brought_something = brought_something or bool(update[key])
-    status = ACP_STATUS.get(update.get("status")) if isinstance(update.get("status"), str) else None
+    status = ACP_STATUS.get(of_type(update, "status", str, ""))
     if "rawOutput" in update:
         raw_output = update["rawOutput"]
         if call.get("mcp") and isinstance(raw_output, dict) and "result" in raw_output and "error" in raw_output:
@@ -274,8 +277,8 @@ def summarize(call: dict[str, Any]) -> dict[str, Any]:
     ``tool_search`` and ``tool_call``, as Kandev's normaliser classifies them.
     """
     kind = call.get("kind") or "other"
-    inp = call.get("input") if isinstance(call.get("input"), dict) else {}
-    raw = inp.get("raw_input") if isinstance(inp.get("raw_input"), dict) else {}
+    inp = of_type(call, "input", dict, {})
+    raw = of_type(inp, "raw_input", dict, {})
     locations = call.get("locations") or inp.get("locations") or []
     if not isinstance(locations, list):  # stored data is not trusted to have our shape
         locations = []

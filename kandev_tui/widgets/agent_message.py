@@ -68,7 +68,7 @@ class AgentMessage(EntryWidget):
     def update_item(self, item: Item) -> None:
         held, self.item = self.item, item
         text = item.payload.get("text", "")
-        if item.grown_from and held.version >= item.grown_from and held.key == item.key:
+        if item.grown_from and held is not None and held.version >= item.grown_from and held.key == item.key:
             # the text only grew since the version held: what came after it is made safe and added, nothing more
             changed = self._document.append(safe_text(text[len(held.payload.get("text", "")):]))
             if item.final:

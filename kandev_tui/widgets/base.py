@@ -42,7 +42,7 @@ def first_match(root: Widget, needle: str) -> tuple[Widget, int] | None:
     (casefolded), and the row of the match in it; None when nothing shown draws it (a chart's label cut short)."""
     from .search_marks import display_row, drawn
 
-    for widget in root.walk_children(with_self=True):
+    for widget in root.walk_children(Widget, with_self=True):
         if not widget.display:
             continue
         row = widget.hit_row(needle) if isinstance(widget, SearchHit) else display_row(widget, drawn(widget), needle)
@@ -103,7 +103,8 @@ class CollapsibleEntry(EntryWidget):
     def __init__(self, item: Item) -> None:
         super().__init__(classes="entry")
         self._body = Static(classes="body")
-        self._collapsible = Collapsible(title=Content(""), collapsed=True)
+        # a Content title is shown as it is (a str would be read as markup); Textual's hint says str
+        self._collapsible = Collapsible(title=Content(""), collapsed=True)  # type: ignore[arg-type]
         self._text = ""
         self.update_item(item)
 
@@ -113,7 +114,7 @@ class CollapsibleEntry(EntryWidget):
 
     def show(self, title: str, body: Text) -> None:
         """The row's ``title`` and what it expands to (searched as shown)."""
-        self._collapsible.title = Content(title)
+        self._collapsible.title = Content(title)  # type: ignore[assignment]  # as above
         self._body.update(body)
         self._text = f"{title}\n{body.plain}"
 

@@ -16,6 +16,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -61,7 +62,7 @@ class LegendEntry(Static):
             marker.stylize("dim")
         self.update(marker + label)
 
-    def action_toggle(self) -> None:
+    def action_toggle(self) -> None:  # type: ignore[override]  # this entry's series (DOMNode's takes an attribute)
         self.post_message(self.Toggle(self.index))
 
     def on_click(self) -> None:
@@ -144,7 +145,7 @@ class ChartBlock(Widget):
         self.summary = safe_text(summary)
         self.plotted = False
         self.frame = 0.0
-        self._timer = None
+        self._timer: Timer | None = None
         self._plot = PlotArea()
         self._inspect = Static(classes="inspect")
         self._table = Static(classes="data")
@@ -279,7 +280,8 @@ class ChartBlock(Widget):
         for index, label in enumerate(self.data.labels):
             row = [Text(safe_text(label, keep_newlines=False))]
             for values in self.data.values:
-                row.append(Text("" if values[index] is None else full_value(values[index])))
+                value = values[index]
+                row.append(Text("" if value is None else full_value(value)))
             table.add_row(*row)
         self._last_table = table
         self._table.update(table)

@@ -118,7 +118,7 @@ class FilePreview(Widget):
             text.append("\n  Enter to preview · o to open", style="dim")
         self._header.update(text)
 
-    def action_toggle(self) -> None:
+    def action_toggle(self) -> None:  # type: ignore[override]  # the preview open or shut (DOMNode's takes an attribute)
         expanded = not self.has_class("expanded")
         self.set_class(expanded, "expanded")
         self._draw_header()

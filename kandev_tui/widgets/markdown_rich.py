@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from rich.style import Style
 
 if TYPE_CHECKING:
+    from rich.text import Text
     from textual.theme import Theme as TextualTheme
 
 SAFE_SCHEMES = ("http://", "https://")
@@ -95,7 +96,7 @@ def wrap_code_line(line, width: int) -> list:
         return [line]
     indent = len(plain) - len(plain.lstrip(" "))
     hang = min(indent + 2, width // 2)
-    pieces = []
+    pieces: list[Text] = []
     start, room = 0, width
     while cell_len(plain[start:]) > room:
         end, cells = start, 0

@@ -8,6 +8,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, Static
+from textual.widgets.button import ButtonVariant
 
 from kandev_tui.transcript.items import Item
 from kandev_tui.transcript.tools import summarize
@@ -35,7 +36,7 @@ def request_detail(tool_call: dict, look: Look = DARK_LOOK) -> list:
     return parts + content_parts(payload["content"], skip_terminal=True)
 
 
-KIND_VARIANT = {"allow_once": "success", "allow_always": "primary", "reject_once": "error", "reject_always": "error"}
+KIND_VARIANT: dict[str, ButtonVariant] = {"allow_once": "success", "allow_always": "primary", "reject_once": "error", "reject_always": "error"}
 
 
 class PermissionRequest(EntryWidget):
@@ -83,7 +84,7 @@ class PermissionRequest(EntryWidget):
         with self._buttons:
             for index, option in enumerate(self._options_of(self._item)[:9], start=1):
                 name = safe_text(option.get("name") or option.get("optionId") or "?", keep_newlines=False)
-                button = Button(Content(f"{index} {name}"), variant=KIND_VARIANT.get(option.get("kind"), "default"), compact=True)
+                button = Button(Content(f"{index} {name}"), variant=KIND_VARIANT.get(str(option.get("kind")), "default"), compact=True)
                 button.option_id = option.get("optionId")  # type: ignore[attr-defined]
                 button.disabled = not self.answerable
                 # for the mouse: keys answer with the digits, and tab goes on to the prompt (a focused button took
@@ -114,7 +115,7 @@ class PermissionRequest(EntryWidget):
         tool = item.payload.get("tool_call") or {}
         title = safe_text(tool.get("title") or "a tool call", keep_newlines=False)
         self._text = f"Permission: {title}"
-        verb = ASKS_TO.get(tool.get("kind"), "use")
+        verb = ASKS_TO.get(str(tool.get("kind")), "use")
         who = "The agent"
         if item.payload.get("asked_by"):  # one of its subagents
             who = f"Its subagent {safe_text(str(item.payload['asked_by']), keep_newlines=False)[:80]}"

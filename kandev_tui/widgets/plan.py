@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.widgets import Static
 
@@ -42,8 +42,9 @@ class Plan(EntryWidget):
         if "markdown" in payload or "file" in payload:
             title = Text.assemble(("Plan", "bold"), (removed, "dim"))
             if "file" in payload:
-                body: object = Text("kept in " + safe_text(str(payload["file"]), keep_newlines=False)[:300], style="dim")
-                said = title.plain + " " + body.plain  # type: ignore[attr-defined]
+                kept_in = Text("kept in " + safe_text(str(payload["file"]), keep_newlines=False)[:300], style="dim")
+                body: RenderableType = kept_in
+                said = title.plain + " " + kept_in.plain
             else:
                 markdown = safe_text(str(payload["markdown"]))
                 body = rich_markdown(markdown, self.app.current_theme.dark) if self.is_attached else Text(markdown)
@@ -57,7 +58,7 @@ class Plan(EntryWidget):
         text.append(f"Plan {done}/{len(entries)}", style="bold")
         text.append(f"{removed}\n", style="dim")
         for entry in entries:
-            mark, style = MARKS.get(entry.get("status"), ("○", ""))
+            mark, style = MARKS.get(str(entry.get("status")), ("○", ""))
             content = safe_text(entry.get("content", ""), keep_newlines=False)
             text.append(f"{mark} ", style=style)
             text.append(content + "\n", style="dim strike" if entry.get("status") == "completed" else "")

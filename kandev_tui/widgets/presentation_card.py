@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Static
 
 from kandev_tui.charts import ChartData
@@ -54,7 +56,7 @@ class PresentationCard(EntryWidget):
         self._item = item
         self.result: StoredPresentation | None = None
         self._spin = 0
-        self._timer = None
+        self._timer: Timer | None = None
         self._row = Static(classes="row")
         self._frame: Vertical | None = None
         self._text = ""
@@ -104,7 +106,7 @@ class PresentationCard(EntryWidget):
             self._text = UNAVAILABLE
             return
         presentation = result.presentation
-        widgets = [Static(Text("◆ " + safe_text(presentation.title, keep_newlines=False)), classes="heading")]
+        widgets: list[Widget] = [Static(Text("◆ " + safe_text(presentation.title, keep_newlines=False)), classes="heading")]
         if presentation.description:
             widgets.append(Static(Text(safe_text(presentation.description)), classes="description"))
         texts = [presentation.title, presentation.description or ""]

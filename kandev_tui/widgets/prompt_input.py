@@ -171,12 +171,12 @@ class PromptInput(TextArea):
             row, at = self._mention
             self.replace("@" + command.name.replace(" ", "\\ ") + " ", (row, at), self.cursor_location)
             self._mention = None
-            self.menu.close()  # type: ignore[union-attr]
+            self.menu.close()  # type: ignore[union-attr]  # a command was chosen from it: there is one
             self.say("")
             return
         self.text = f"/{command.name} "
         self.move_cursor(self.document.end)
-        self.menu.close()
+        self.menu.close()  # type: ignore[union-attr]  # as above
         self.say(command.hint)
 
     def action_submit(self) -> None:

@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Static
 
+from kandev_tui.jsonutil import of_type
 from kandev_tui.transcript.items import Item
 from kandev_tui.transcript.tools import call_output, summarize
 
@@ -30,8 +31,8 @@ def key_argument(payload: dict[str, Any]) -> str:
     summary = summarize(payload)
     value = summary.get("file_path") or summary.get("command") or summary.get("query")
     if not value:
-        inp = payload.get("input") if isinstance(payload.get("input"), dict) else {}
-        raw = inp.get("raw_input") if isinstance(inp.get("raw_input"), dict) else inp
+        inp = of_type(payload, "input", dict, {})
+        raw = of_type(inp, "raw_input", dict, inp)
         value = next((v for k, v in raw.items() if k != "kind" and isinstance(v, str) and 0 < len(v) <= 80), None)
     return safe_text(str(value or summary.get("key") or payload.get("title") or ""), keep_newlines=False)
 

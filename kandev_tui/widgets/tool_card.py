@@ -9,6 +9,7 @@ card (name and a check mark) when the call completed with an empty result.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -20,7 +21,7 @@ from kandev_tui.transcript.items import Item
 from .base import EntryWidget, mount_into, safe_text
 from .tool_call import ToolCallView, call_title, key_argument, status_mark
 
-EMPTY = (None, "", [], {})
+EMPTY: tuple[Any, ...] = (None, "", [], {})
 
 
 def lifecycle_state(item: Item) -> str:
@@ -92,7 +93,8 @@ class ToolCard(EntryWidget):
         yield self.row
         if self.renderer.draws_all_states or lifecycle_state(self._item) == "card":
             self._make_inner()
-            yield self.inner
+            if self.inner is not None:
+                yield self.inner
         self._show_state()
 
     @property
@@ -109,9 +111,10 @@ class ToolCard(EntryWidget):
 
     def _show_state(self) -> None:
         state = self.state
-        self.row.display = state != "card"
-        if state != "card":
-            self.row.show(self._item, state)
+        if self.row is not None:
+            self.row.display = state != "card"
+            if state != "card":
+                self.row.show(self._item, state)
         if self.inner is not None:
             self.inner.display = state == "card"
 
@@ -131,7 +134,8 @@ class ToolCard(EntryWidget):
         if self.inner is None:
             if self.state == "card" and self.is_mounted:
                 self._make_inner()
-                mount_into(self, self.inner)
+                if self.inner is not None:
+                    mount_into(self, self.inner)
             self._show_state()
             return
         self._show_state()

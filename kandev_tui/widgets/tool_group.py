@@ -89,14 +89,14 @@ class ToolGroup(EntryWidget):
         """The mounted view of the call ``key`` (once the group has been expanded)."""
         return next((view for view in self._calls.query(ToolCallView) if view.item.key == key), None)
 
-    def action_toggle(self) -> None:
+    def action_toggle(self) -> None:  # type: ignore[override]  # the group open or shut (DOMNode's takes an attribute)
         self.expanded = not self.expanded
         self.set_class(self.expanded, "expanded")
         if self.expanded:
             if not self.BLANK:  # from a line to a container: the header and the calls as children
                 self._header.update(self._header_text)
                 self.remove_class("line")
-                self.BLANK = True  # no content or border of its own now: painted as blanks under its children
+                self.BLANK = True  # type: ignore[misc]  # this one's: no content or border of its own now: painted as blanks under its children
                 mount_into(self, self._header, self._calls)
             self._sync_calls()
         self._draw_header()

@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
+from kandev_tui.jsonutil import of_type
+
 from .. import items as K
 from ..changes import TurnChangesItems
 from ..clientside import ClientSide
@@ -172,10 +174,10 @@ class Normalizer(ToolCalls, Requests, LocalEvents, SessionState):
         self.turn += 1
         self.turn_open = True
         self._system_error = False
-        prompt = params.get("prompt") if isinstance(params.get("prompt"), list) else []
+        prompt = of_type(params, "prompt", list, [])
         text = _text_of(prompt[:1])  # the user's words; the files they mentioned follow as blocks of their own
         mentions = [name for name in (_block_name(b) for b in prompt[1:]) if name]
-        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        meta = of_type(params, "_meta", dict, {})
         skip = (meta.get("kandevTui") or {}).get("guidanceChars") if isinstance(meta.get("kandevTui"), dict) else None
         if isinstance(skip, int) and 0 < skip <= len(text):
             self._guidance = text[:skip].strip()
@@ -194,9 +196,9 @@ class Normalizer(ToolCalls, Requests, LocalEvents, SessionState):
     def _incoming(self, msg: dict[str, Any]) -> list[Item]:
         method = msg.get("method")
         if method == "session/update":
-            params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
-            update = params.get("update") if isinstance(params.get("update"), dict) else {}
-            session = params.get("sessionId")
+            params = of_type(msg, "params", dict, {})
+            update = of_type(params, "update", dict, {})
+            session: Any = params.get("sessionId")  # the agent's word: is_child() checks it
             if update.get("sessionUpdate") == "subagent_update":  # on the parent's session (a child's: nested)
                 if self._replaying is not None:
                     return []
@@ -209,7 +211,7 @@ class Normalizer(ToolCalls, Requests, LocalEvents, SessionState):
         if method == "session/request_permission" and "id" in msg:
             return self._permission_request(msg)
         if method == "elicitation/create" and "id" in msg:
-            params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+            params = of_type(msg, "params", dict, {})
             item = self._elicitations.request(params, self.turn, self._subagents.name_of(params.get("sessionId")))
             self._requests_in[msg["id"]] = item.key
             return self._close_text() + [item]
@@ -221,26 +223,26 @@ class Normalizer(ToolCalls, Requests, LocalEvents, SessionState):
             self._client.write_requested(msg["id"], msg.get("params"))
             return []
         if method is None and "id" in msg:
-            request, params = self._requests_out.pop(msg["id"], (None, None))
+            request, asked = self._requests_out.pop(msg["id"], (None, None))
             if msg["id"] == self._replaying:
                 self._replaying = None  # the agent has replayed the history it loaded
             if request == "session/prompt":
                 return self._turn_end(msg)
             if "error" not in msg and isinstance(msg.get("result"), dict):
                 # the other requests' failures are said by the client, once (a login, a mode the agent refused)
-                return self._answered_request(request, params if isinstance(params, dict) else {}, msg["result"])
+                return self._answered_request(request, asked if isinstance(asked, dict) else {}, msg["result"])
         return []
 
     def _turn_end(self, msg: dict[str, Any]) -> list[Item]:
         changed = self._close_text()
-        result = msg.get("result") if isinstance(msg.get("result"), dict) else {}
+        result = of_type(msg, "result", dict, {})
         if "error" in msg:
-            error = msg.get("error") if isinstance(msg.get("error"), dict) else {}
+            error = of_type(msg, "error", dict, {})
             changed.append(self._error(f"The turn failed: {error.get('message', 'unknown error')}", code=error.get("code"),
                                        data=error.get("data")))
             stop = "error"
         else:
-            stop = result.get("stopReason") if isinstance(result.get("stopReason"), str) else "end_turn"
+            stop = of_type(result, "stopReason", str, "end_turn")
         changed.extend(self._finish_turn())
         payload: dict[str, Any] = {"stop_reason": stop}
         if isinstance(result.get("usage"), dict):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 
 from .. import items as K
@@ -10,8 +10,13 @@ from ..items import TERMINAL, Item
 from ..tools import merge_tool_frame, new_call
 from .content import _todos
 
+if TYPE_CHECKING:
+    from ._parts import NormalizerParts
+else:
+    NormalizerParts = object  # a plain mixin at run time: see _parts
 
-class ToolCalls:
+
+class ToolCalls(NormalizerParts):
     """Tool calls (a part of :class:`Normalizer`)."""
 
     def _tool(self, tool_call_id: str) -> dict[str, Any]:
@@ -35,7 +40,7 @@ class ToolCalls:
 
     def _tool_item(self, call: dict[str, Any]) -> Item:
         payload = {k: v for k, v in call.items() if k != "new"}
-        return Item(f"tool:{call['tool_call_id']}", K.TOOL, int(call.get("turn", self.turn)), payload,
+        return Item(f"tool:{call['tool_call_id']}", K.TOOL, int(call["turn"] if "turn" in call else self.turn), payload,
                     status=call.get("status"), tool_call_id=call["tool_call_id"], final=call.get("status") in TERMINAL)
 
     def _tool_frame(self, update: dict[str, Any], first: bool) -> list[Item]:
@@ -46,7 +51,7 @@ class ToolCalls:
         is_new = call.pop("new", False)
         asked = self._asked_first.pop(tool_call_id, None)
         seeded = is_new and asked is not None and not first
-        if seeded:  # its first frame an update: the permission request said what the call is (title, kind,
+        if seeded and asked is not None:  # its first frame an update: the permission request said what the call is (title, kind,
             # rawInput, content), as its announcement would have
             merge_tool_frame(call, {k: v for k, v in asked.items() if k != "status"}, first=True)
         merge_tool_frame(call, update, first=is_new and not seeded)

@@ -3,8 +3,9 @@ errors, the turn's changes, files it wrote and terminals it ran."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from kandev_tui.jsonutil import of_type
 
 from .. import items as K
 from ..clientside import diff_paths
@@ -12,8 +13,13 @@ from ..diffs import diff_summary
 from ..items import COMPLETE, FAILED, Item
 from ..tools import keep_written, new_call
 
+if TYPE_CHECKING:
+    from ._parts import NormalizerParts
+else:
+    NormalizerParts = object  # a plain mixin at run time: see _parts
 
-class LocalEvents:
+
+class LocalEvents(NormalizerParts):
     """Local events (a part of :class:`Normalizer`)."""
 
     def _call_of_ours(self, tool_call_id: str) -> dict[str, Any]:
@@ -40,7 +46,7 @@ class LocalEvents:
                                            stderr=event.get("stderr"), detail=event.get("detail")))
             if event.get("ends_turn") and self.turn_open:
                 self._turn_changes.untrack()  # cut short by kandev-tui closing: no card (its changes are not computed)
-                stop = event.get("stop_reason") if isinstance(event.get("stop_reason"), str) else "error"
+                stop = of_type(event, "stop_reason", str, "error")
                 changed.extend(self._finish_turn())
                 changed.append(Item(self._next("turn_end"), K.TURN_END, self.turn, {"stop_reason": stop}, final=True))
             return changed

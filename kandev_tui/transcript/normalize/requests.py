@@ -3,31 +3,37 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from kandev_tui.jsonutil import of_type
 from kandev_tui.presentation.names import is_rich_output_name
 
 from .. import items as K
 from ..items import Item
 from .content import _request_view
 
+if TYPE_CHECKING:
+    from ._parts import NormalizerParts
+else:
+    NormalizerParts = object  # a plain mixin at run time: see _parts
 
-class Requests:
+
+class Requests(NormalizerParts):
     """Permission requests (a part of :class:`Normalizer`)."""
 
     def _permission_request(self, msg: dict[str, Any]) -> list[Item]:
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        params = of_type(msg, "params", dict, {})
         key = self._next("permission")
         self._requests_in[msg["id"]] = key
-        tool_call = params.get("toolCall") if isinstance(params.get("toolCall"), dict) else {}
-        known = self._tools.get(tool_call.get("toolCallId")) if isinstance(tool_call.get("toolCallId"), str) else None
+        tool_call = of_type(params, "toolCall", dict, {})
+        call_id = tool_call.get("toolCallId")
+        known = self._tools.get(call_id) if isinstance(call_id, str) else None
         if known is not None:  # what the request leaves out (some send only the id), from the call it is for
             tool_call = {**_request_view(known), **tool_call}
-        elif isinstance(tool_call.get("toolCallId"), str):  # asked about before it is reported: the request may be
-            self._asked_first[tool_call["toolCallId"]] = tool_call  # all the agent says of it (Qwen Code)
+        elif isinstance(call_id, str):  # asked about before it is reported: the request may be
+            self._asked_first[call_id] = tool_call  # all the agent says of it (Qwen Code)
         options = [o for o in params.get("options") or [] if isinstance(o, dict)]
-        placed = self._client.placed(tool_call.get("toolCallId"), tool_call.get("content")) \
-            if isinstance(tool_call.get("toolCallId"), str) else None
+        placed = self._client.placed(call_id, tool_call.get("content")) if isinstance(call_id, str) else None
         if placed is not None:
             tool_call = {**tool_call, "content": placed}
         self._arguments_from_request(tool_call)

@@ -3,13 +3,20 @@ kinds that change no transcript item of their own), and the answers to kandev-tu
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from kandev_tui.jsonutil import of_type
 
 from .. import items as K
 from ..items import Item
 
+if TYPE_CHECKING:
+    from ._parts import NormalizerParts
+else:
+    NormalizerParts = object  # a plain mixin at run time: see _parts
 
-class SessionState:
+
+class SessionState(NormalizerParts):
     """The session's state (a part of :class:`Normalizer`)."""
 
     def _answered_request(self, request: str | None, params: dict[str, Any], result: dict[str, Any]) -> list[Item]:
@@ -17,7 +24,7 @@ class SessionState:
         and the choices the agent accepted (``session/set_mode``, ``set_config_option``, ``set_model``)."""
         info = self._session_info
         if request == "initialize":  # the agent's name: its questions say who asks
-            agent = result.get("agentInfo") if isinstance(result.get("agentInfo"), dict) else {}
+            agent = of_type(result, "agentInfo", dict, {})
             name = agent.get("title") or agent.get("name")
             self._elicitations.agent = name[:80] if isinstance(name, str) else ""
             return []
@@ -61,7 +68,7 @@ class SessionState:
             info["mode"] = mode
 
     def _state(self, kind: str, update: dict[str, Any]) -> list[Item]:
-        meta = update.get("_meta") if isinstance(update.get("_meta"), dict) else {}
+        meta = of_type(update, "_meta", dict, {})
         status = meta.get("threadStatus")
         if status is None and isinstance(meta.get("codex"), dict):
             status = meta["codex"].get("threadStatus")

@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 from rich.text import Text
 
+from kandev_tui.jsonutil import of_type
 from kandev_tui.sanitize import visible
 
 
@@ -34,7 +35,7 @@ def block_part(block: dict[str, Any]) -> Any | None:
         mime = visible(str(block.get("mimeType") or kind), keep_newlines=False)[:60]
         return Text(f"[{kind} {mime}, {_size(block.get('data'))}]", style="dim")
     if kind in ("resource_link", "resource"):
-        inner = block.get("resource") if isinstance(block.get("resource"), dict) else block
+        inner = of_type(block, "resource", dict, block)
         where = inner.get("uri") or inner.get("name") or "resource"
         return Text.assemble(("↗ ", "dim"), (visible(str(where), keep_newlines=False)[:300], "underline"))
     return None

@@ -21,7 +21,7 @@ def result_text(payload: dict[str, Any]) -> str | None:
     if isinstance(output, dict):
         output = output.get("content") if isinstance(output.get("content"), (str, list)) else output.get("text")
     if isinstance(output, list):
-        texts = [b.get("text") for b in output if isinstance(b, dict) and isinstance(b.get("text"), str)]
+        texts = [text for b in output if isinstance(b, dict) and isinstance(text := b.get("text"), str)]
         output = "\n".join(texts) if texts else None
     return output if isinstance(output, str) and output.strip() else None
 

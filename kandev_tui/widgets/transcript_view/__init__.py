@@ -12,7 +12,7 @@ up. Charts plot only when they come within one screen of the viewport.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual.containers import VerticalScroll
 from textual.message import Message
@@ -36,6 +36,8 @@ from .window import MountedWindow, Sentinel
 
 if TYPE_CHECKING:
     from ..agent_message import AgentMessage
+    from ..base import EntryWidget
+    from ..tool_group import ToolGroup
 
 __all__ = ["Sentinel", "TranscriptView", "entry_widgets", "made_entries"]
 
@@ -72,7 +74,7 @@ class TranscriptView(MountedWindow, Predraw, Following, Finding, ChartsInView, R
     def __init__(self, model: TranscriptModel, **kwargs) -> None:
         super().__init__(**kwargs)
         self.model = model
-        self.widgets: dict[str, Widget] = {}  # entry key → widget
+        self.widgets: dict[str, EntryWidget] = {}  # entry key → widget
         self.following = True
         self.permissions_answerable = False
         self.permissions_elsewhere = ""
@@ -129,7 +131,7 @@ class TranscriptView(MountedWindow, Predraw, Following, Finding, ChartsInView, R
         for key, summary in changes.summaries.items():
             group = self.widgets.get(key)
             if group is not None and isinstance(group, entry_widgets().ToolGroup):
-                group.set_summary(summary)
+                cast("ToolGroup", group).set_summary(summary)
         if self.following:
             self.call_after_refresh(self._follow)
         self.call_after_refresh(self.check_charts)

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .lazy import made_entries
 
+if TYPE_CHECKING:
+    from ._parts import ViewParts
+else:
+    ViewParts = object  # a plain mixin at run time: see _parts
 
-class ChartsInView:
+
+class ChartsInView(ViewParts):
     """Deferred plotting (a part of :class:`TranscriptView`)."""
 
     def on_resize(self) -> None:

@@ -8,13 +8,20 @@ the bottom of the *mounted* entries, where following must wait for the window to
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import events
 from textual.scrollbar import ScrollTo, ScrollUp
 
 from kandev_tui.session import window as W
 
+if TYPE_CHECKING:
+    from ._parts import ViewParts
+else:
+    ViewParts = object  # a plain mixin at run time: see _parts
 
-class Following:
+
+class Following(ViewParts):
     """Following and scrolling (a part of :class:`TranscriptView`)."""
 
     def _follow(self) -> None:

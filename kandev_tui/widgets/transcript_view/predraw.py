@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Iterable
+from typing import Iterable, TYPE_CHECKING
 
 from textual.widget import Widget
 
@@ -12,8 +12,13 @@ from kandev_tui import pacing, stats
 
 from .lazy import made_entries
 
+if TYPE_CHECKING:
+    from ._parts import ViewParts
+else:
+    ViewParts = object  # a plain mixin at run time: see _parts
 
-class Predraw:
+
+class Predraw(ViewParts):
     """Drawing ahead (a part of :class:`TranscriptView`)."""
 
     def _predraw(self, widgets: Iterable[Widget]) -> None:

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.widget import Widget
 
 from .lazy import made_entries
 
+if TYPE_CHECKING:
+    from ._parts import ViewParts
+else:
+    ViewParts = object  # a plain mixin at run time: see _parts
 
-class Requests:
+
+class Requests(ViewParts):
     """Requests and the theme (a part of :class:`TranscriptView`)."""
 
     def is_request(self, widget: Widget | None) -> bool:

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.widget import Widget
 
-from kandev_tui.widgets.base import first_match
+from kandev_tui.widgets.base import SearchHit, first_match
 
 from .lazy import entry_widgets
 
+if TYPE_CHECKING:
+    from ._parts import ViewParts
+else:
+    ViewParts = object  # a plain mixin at run time: see _parts
 
-class Finding:
+
+class Finding(ViewParts):
     """Search hits on screen (a part of :class:`TranscriptView`)."""
 
     def reveal(self, index: int, key: str | None = None, needle: str | None = None) -> Widget | None:
@@ -62,8 +69,8 @@ class Finding:
     def mark_hit(self, widget: Widget | None, needle: str | None = None) -> None:
         """Mark ``widget`` as the search's current hit (None: no hit is marked)."""
         previous = self._hit_widget
-        if previous is not None and previous is not widget and previous.is_attached:
+        if isinstance(previous, SearchHit) and previous is not widget and previous.is_attached:
             previous.show_hit(None)
         self._hit_widget = widget
-        if widget is not None:
+        if isinstance(widget, SearchHit):
             widget.show_hit(needle)

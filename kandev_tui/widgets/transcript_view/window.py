@@ -4,6 +4,8 @@ and the moves that mount two screens more on a side and unmount as many from the
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import time
 
 from rich.text import Text
@@ -16,6 +18,13 @@ from kandev_tui.session.layout import Entry
 from kandev_tui.session.window import Viewport, Window
 
 from .lazy import entry_widgets
+
+if TYPE_CHECKING:
+    from kandev_tui.widgets.base import EntryWidget
+
+    from ._parts import ViewParts
+else:
+    ViewParts = object  # a plain mixin at run time: see _parts
 
 
 class Sentinel(Static):
@@ -34,7 +43,7 @@ class Sentinel(Static):
             self.update(Text(f"{arrow} {count:,} {where} entr{'y' if count == 1 else 'ies'} · scroll to load", style="dim"))
 
 
-class MountedWindow:
+class MountedWindow(ViewParts):
     """The window of mounted entries (a part of :class:`TranscriptView`)."""
 
     def _viewport_height(self) -> tuple[int, W.Height]:
@@ -77,15 +86,17 @@ class MountedWindow:
         self._mounting = []
         return False
 
-    def _build(self, entry: Entry) -> Widget:
+    def _build(self, entry: Entry) -> EntryWidget:
         """A widget for an entry, from the layout's current state of its items."""
         items = [self.model.items[key] for key in entry.item_keys]
         E = entry_widgets()
+        widget: EntryWidget
         if entry.kind == "group":
-            widget: Widget = E.ToolGroup(entry.key)
+            group = E.ToolGroup(entry.key)
             for item in items:
-                widget.update_item(item)
-            widget.set_summary(self.model.summary(entry))
+                group.update_item(item)
+            group.set_summary(self.model.summary(entry))
+            widget = group
         elif entry.kind == "card":
             widget = E.ToolCard(items[0], entry.renderer)
         else:
@@ -149,7 +160,7 @@ class MountedWindow:
         """At the very top with older items still at the source: ask for them, once until they come."""
         if not self._asked_older:
             self._asked_older = True
-            self.post_message(self.OlderWanted(self))
+            self.post_message(self.OlderWanted(self))  # type: ignore[arg-type]  # self is the TranscriptView
 
     def load_later(self) -> None:
         """Mount two screens of entries below the window (unmounting as many above when it is full)."""
@@ -169,7 +180,7 @@ class MountedWindow:
 
         self.call_after_refresh(keep_place)
 
-    def show_entry(self, index: int) -> Widget | None:
+    def show_entry(self, index: int) -> EntryWidget | None:
         """Mount a window around entry ``index`` and return its widget (search, jumps)."""
         if index not in self.window:
             self.set_following(False)
