@@ -512,3 +512,26 @@ def test_a_write_reported_after_its_call_is_done_still_gives_that_call_its_diff(
     calls = {i.key: i for i in items_from_frames(frames) if i.kind == "tool_call"}
     assert list(calls) == ["tool:w1"]
     assert calls["tool:w1"].payload["diffs"] == [{"path": path, "new_file": True, "added": 1, "removed": 0}]
+
+
+def test_a_write_said_after_the_next_edit_began_still_joins_the_call_that_asked_for_it():
+    """OpenCode on a busier machine (seen in CI): the write's call is done and its next edit (another file) has begun
+    before kandev-tui has said the write it did. The write belongs to the call that was running when the agent asked
+    for it (its fs/write_text_file request, in the agent's own order), not to whatever edit runs when it is done."""
+    new, notes = "/w/probe/new.txt", "/w/notes.txt"
+    write = {"toolCallId": "w1", "title": "write", "kind": "edit", "locations": [{"path": new}],
+             "rawInput": {"filePath": new, "content": "hello new\n"}}
+    edit = {"toolCallId": "e2", "title": "edit", "kind": "edit", "locations": [{"path": notes}],
+            "rawInput": {"filePath": notes, "oldString": "beta", "newString": "BETA"}}
+    frames = [Frame(OUT, {"jsonrpc": "2.0", "id": 1, "method": "session/prompt",
+                          "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "go"}]}}),
+              Frame(IN, _update({"sessionUpdate": "tool_call", "status": "in_progress", **write}).msg),
+              Frame(IN, {"jsonrpc": "2.0", "id": 8, "method": "fs/write_text_file",
+                         "params": {"sessionId": "s", "path": new, "content": "hello new\n"}}),
+              Frame(IN, _update({"sessionUpdate": "tool_call_update", "toolCallId": "w1", "status": "completed"}).msg),
+              Frame(IN, _update({"sessionUpdate": "tool_call", "status": "in_progress", **edit}).msg),
+              Frame(LOCAL, {"event": "file_written", "path": new, "real_path": new, "old": None, "new_file": True}),
+              Frame(OUT, {"jsonrpc": "2.0", "id": 8, "result": {}})]
+    calls = {i.key: i for i in items_from_frames(frames) if i.kind == "tool_call"}
+    assert calls["tool:w1"].payload["diffs"] == [{"path": new, "new_file": True, "added": 1, "removed": 0}]
+    assert not calls["tool:e2"].payload.get("diffs")

@@ -72,7 +72,8 @@ class ClientSide:
     """The state the normaliser keeps of kandev-tui's own work for the agent."""
 
     def __init__(self) -> None:
-        self._writes: dict[Any, tuple[str, str]] = {}  # agent request id → (path, new text), until answered
+        # agent request id → (path, new text, the call it is for as the agent asked), until answered
+        self._writes: dict[Any, tuple[str, str, str | None]] = {}
         self._terminals: dict[str, dict[str, Any]] = {}  # terminal id → its shell (command, cwd, stdout, exit)
         self._calls: dict[str, list[str]] = {}  # terminal id → the calls that embed it
         self._asked: set[str] = set()  # paths whose diff the agent showed in a permission request this turn
@@ -135,17 +136,22 @@ class ClientSide:
 
     # -- writes ------------------------------------------------------------------
 
-    def write_requested(self, request_id: Any, params: Any) -> None:
+    def write_requested(self, request_id: Any, params: Any, calls: list[dict[str, Any]]) -> None:
+        """The agent asks kandev-tui to write a file: the call it is for is the one :meth:`follows` finds among
+        ``calls`` now, in the agent's own order (the write may be said done after the agent went on to its next
+        call, on a busy machine)."""
         if isinstance(params, dict) and isinstance(params.get("path"), str) and isinstance(params.get("content"), str):
-            self._writes[request_id] = (params["path"], params["content"])
+            call = self.follows(calls, params["path"])
+            self._writes[request_id] = (params["path"], params["content"], call["tool_call_id"] if call else None)
 
     def answered(self, request_id: Any) -> None:
         self._writes.pop(request_id, None)
 
-    def written(self, event: dict[str, Any]) -> dict[str, Any] | None:
-        """The ``diff`` block of a write the client did (None if its request is not known)."""
+    def written(self, event: dict[str, Any]) -> tuple[dict[str, Any], str | None] | None:
+        """The ``diff`` block of a write the client did and the id of the call it was asked for in (if one was
+        running), or None if its request is not known."""
         path = event.get("path")
-        for request_id, (wanted, content) in self._writes.items():
+        for request_id, (wanted, content, call_id) in self._writes.items():
             if wanted == path:
                 del self._writes[request_id]
                 old = of_type(event, "old", str, None)
@@ -153,7 +159,7 @@ class ClientSide:
                                          (old if old is not None else ""), "newText": content}
                 if isinstance(event.get("note"), str):
                     block["_meta"] = {"kandevTui": {"note": event["note"]}}
-                return block
+                return block, call_id
         return None
 
     @staticmethod

@@ -220,7 +220,7 @@ class Normalizer(ToolCalls, Requests, LocalEvents, SessionState):
         if method == "cursor/task":
             return self._cursor_task(msg.get("params") or {})
         if method == "fs/write_text_file" and "id" in msg:
-            self._client.write_requested(msg["id"], msg.get("params"))
+            self._client.write_requested(msg["id"], msg.get("params"), list(self._tools.values()))
             return []
         if method is None and "id" in msg:
             request, asked = self._requests_out.pop(msg["id"], (None, None))

@@ -88,11 +88,15 @@ class LocalEvents(NormalizerParts):
 
     def _file_written(self, event: dict[str, Any]) -> list[Item]:
         """A file kandev-tui wrote for the agent: its diff joins the edit call it follows, or is a call of its own."""
-        block = self._client.written(event)
-        if block is None:
+        found = self._client.written(event)
+        if found is None:
             return []
+        block, asked_in = found
         path = block["path"]
-        call = self._client.follows(list(self._tools.values()), path)
+        # the call running when the agent asked for the write; else (it asked before reporting one) the one now
+        call = self._tools.get(asked_in) if asked_in is not None else None
+        if call is None:
+            call = self._client.follows(list(self._tools.values()), path)
         before = None
         if call is not None:
             before = self._client.before_of(call["tool_call_id"], path) or \
