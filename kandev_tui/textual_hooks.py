@@ -258,7 +258,9 @@ class DrawsInputAtOnce:
         return None
 
     async def _on_idle(self, event: events.Idle) -> None:
-        pending = self._layout_required or self._scroll_required or self._repaint_required or self._dirty_widgets  # type: ignore[attr-defined]
+        # what Textual's own Screen._on_idle looks at (Textual 8.2)
+        pending = (self._layout_required or self._scroll_required or self._repaint_required  # type: ignore[attr-defined]
+                   or self._recompose_required or self._dirty_widgets)  # type: ignore[attr-defined]
         if not pending or not self.is_current:  # type: ignore[attr-defined]
             return
         if self.app._batch_count:  # type: ignore[attr-defined]

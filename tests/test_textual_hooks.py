@@ -169,6 +169,42 @@ async def test_what_the_user_did_is_drawn_at_once_not_at_the_next_tick(tmp_path,
         assert app.screen is app.transcript_screen and how and how[0] == "at once"
 
 
+async def test_an_input_whose_only_work_is_a_recompose_is_drawn_at_once(tmp_path, monkeypatch):
+    """Textual's own idle handler looks at the screen's pending recompose as well as its layout, scroll, repaint
+    and dirty widgets; so does the hook that draws an input's effect at once (kandev_tui/textual_hooks.py). Textual
+    recomposes at its next turn, so the idle moment that finds only the recompose pending is met here by hand."""
+    import traceback
+
+    from textual import events
+
+    from kandev_tui.pacing import user_input
+    from kandev_tui.screens.transcript import TranscriptScreen
+
+    app = stored_app(tmp_path, [message_item(i, f"Message {i}.") for i in range(3)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        how: list[str] = []
+        update = TranscriptScreen._on_timer_update
+
+        def drawing(self):
+            how.append("timer" if any(f.name == "_tick" for f in traceback.extract_stack()) else "at once")
+            return update(self)
+
+        await pilot.pause()  # (it draws the screen itself)
+        monkeypatch.setattr(TranscriptScreen, "_on_timer_update", drawing)
+        assert not (screen._layout_required or screen._scroll_required or screen._repaint_required
+                    or screen._dirty_widgets)  # nothing else is waiting to be drawn
+        user_input(app).served()  # an input was just dispatched, and all it asked is a recompose
+        screen._recompose_required = True
+        try:
+            await screen._on_idle(events.Idle())
+        finally:
+            screen._recompose_required = False
+        assert how == ["at once"]
+
+
 async def test_a_transcript_under_the_help_is_not_laid_out_until_shown_again(tmp_path, monkeypatch):
     """Textual lays out and paints the screen beneath the top one in case it shows through; the help is opaque, so
     the transcript beneath it does no work for frames nobody sees, and is drawn when it is shown again."""
