@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.system  # tests/kinds.py
+
 SCRIPT = r"""
 import asyncio, sys, tempfile
 from pathlib import Path
@@ -40,6 +44,7 @@ PLOT_SCRIPT = r"""
 import hashlib, sys
 sys.path.insert(0, sys.argv[1])
 from kandev_tui.charts import ChartData, plot
+
 line = ChartData('l', 'line', ('2026-09-01T10:00:00Z', '2026-09-01T11:00:00Z', '2026-09-01T12:00:00Z', '2026-09-01T13:00:00Z'),
                  ('p95', 'p50'), ((420, 380, None, 180), (90, 85, 80, 0)))
 bar = ChartData('b', 'bar', ('api', 'auth', 'billing', 'web'), ('P', 'F', 'S'), ((128, 64, 91, 129), (0, 1, 2, 0), (5, None, 5, 5)))

@@ -151,6 +151,7 @@ def test_subagent_full_screen(snap_compare, tmp_path, size):
     assert snap_compare(stored_app(tmp_path, subagent_items()), terminal_size=size, run_before=open_subagent)
 
 
+@pytest.mark.system
 @pytest.mark.parametrize("size", [(80, 24), (120, 40), (45, 30)], ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("step", ["card", "review"])
 def test_changes(snap_compare, tmp_path, step, size):

@@ -78,6 +78,51 @@ def still_cursors(monkeypatch):
         monkeypatch.setattr(widget, "__init__", __init__)
 
 
+def pytest_collection_modifyitems(config, items):
+    """Each test marked with its kind: unit, app or system (tests/kinds.py)."""
+    from . import kinds
+
+    kinds.mark(items)
+
+
+@pytest.fixture(autouse=True)
+def kind_kept(request, monkeypatch):
+    """A test does what its kind allows: a unit test starts no app and no process, an app test no process."""
+    from . import kinds
+
+    found = kinds.kept(request, monkeypatch)
+    yield
+    assert not found, (f"this {kinds.kind_of(request.node)} test started {found[0]} ({len(found)} in all): "
+                       "mark it with the kind it is (@pytest.mark.app or @pytest.mark.system)")
+
+
+@pytest.fixture(autouse=True)
+def frozen_versions(monkeypatch):
+    """Every item version the normaliser hands out is deep-frozen (tests/frozen.py): what changes one fails the
+    test, and so does the normaliser changing one it handed out (seen when the test ends)."""
+    from kandev_tui.transcript.normalize import Normalizer
+
+    from . import frozen
+
+    versions = frozen.current = frozen.Versions()
+    failed: list[str] = []
+    feed, settle = Normalizer.feed, Normalizer.settle
+
+    def frozen_feed(self, frame):
+        items = feed(self, frame)
+        failed.extend(i.payload["message"] for i in items if i.kind == "error" and "FrozenError" in
+                      str(i.payload.get("message")))
+        return versions.hand_out(items)
+
+    monkeypatch.setattr(Normalizer, "feed", frozen_feed)
+    monkeypatch.setattr(Normalizer, "settle", lambda self: versions.hand_out(settle(self)))
+    yield versions
+    frozen.current = None
+    changed = versions.changed()
+    assert not failed, f"the normaliser changed a frozen version: {failed[:3]}"
+    assert not changed, f"item versions changed after they were handed out: {changed[:5]} ({len(changed)} in all)"
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _session_root(tmp_path_factory):
     """The session's temporary root: the processes left to init that name it are the suite's (tests/leftovers.py)."""

@@ -64,27 +64,30 @@ async def send(pilot, text: str) -> None:
 
 @pytest.mark.reliability("Agent faults", "a flood of chunks as fast as the pipe takes them", cases=100_000,
                          held="keys answered while streaming; window bounded; every chunk stored in order")
+@pytest.mark.system
 async def test_a_flood_of_chunks_keeps_the_ui_answering_and_loses_nothing(tmp_path):
-    count = 100_000  # as fast as the pipe takes them: faster than any agent streams, and long enough to still run
-    # while keys are pressed
-    app, store = fault_app(tmp_path, "flood", str(count))
+    count = 100_000  # as fast as the pipe takes them: faster than any agent streams; and on until the keys were
+    # pressed (a fast machine took 100,000 before the first key)
+    release = tmp_path / "release"
+    app, store = fault_app(tmp_path, "flood", str(count), str(release))
     async with app.run_test(size=(100, 30)) as pilot:
         await send(pilot, "flood")
         await until(pilot, lambda: app.source.state == "running")
-        answered_while_streaming = 0
         for _ in range(3):
-            if app.source.state != "running":
-                break
-            answered_while_streaming += await keys_answered(pilot)
-        assert answered_while_streaming >= 1  # the keys were answered while the flood was still arriving
+            assert await keys_answered(pilot)  # while the flood is still arriving
+        assert app.source.state == "running"
+        release.touch()
         await until(pilot, lambda: ready(app))
         await until(pilot, lambda: not app.session.batch)
         assert len(app.view.widgets) <= WINDOW_MAX
         assert await keys_answered(pilot)
         await app.action_quit()
-    assert stored_text(store) == "".join(f"c{i} " for i in range(count))  # every chunk, in order
+    text = stored_text(store)
+    sent = text.count(" ")
+    assert sent >= count and text == "".join(f"c{i} " for i in range(sent))  # every chunk, in order
 
 
+@pytest.mark.system
 @pytest.mark.reliability("Agent faults", "a tool call that never ends", cases=1,
                          held="keys answered; escape cancels; the call ends as cancelled")
 async def test_a_tool_call_that_never_ends_can_be_cancelled(tmp_path):
@@ -104,6 +107,7 @@ async def test_a_tool_call_that_never_ends_can_be_cancelled(tmp_path):
     assert call.status == "cancelled"  # not shown as running forever
 
 
+@pytest.mark.system
 @pytest.mark.reliability("Agent faults", "an agent that ignores cancel", cases=1,
                          held="stopped after the grace period; keys answered; no chunk lost")
 async def test_an_agent_that_ignores_cancel_is_stopped_and_its_output_kept(tmp_path):
@@ -126,6 +130,7 @@ async def test_an_agent_that_ignores_cancel_is_stopped_and_its_output_kept(tmp_p
     assert [int(c) for c in chunks] == list(range(len(chunks))) and len(chunks) > 10  # nothing lost, no gap
 
 
+@pytest.mark.system
 async def test_an_agent_killed_mid_turn_is_said_once_by_its_signal_and_the_app_exits_non_zero(tmp_path):
     from kandev_tui.transcript import items as K
 

@@ -239,6 +239,7 @@ async def _preview_state(tmp_path, workspace, path, **extra):
         return preview.state, body, preview
 
 
+@pytest.mark.app
 async def test_file_preview_states(tmp_path):
     ws = tmp_path / "ws"
     ws.mkdir()

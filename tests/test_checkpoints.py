@@ -210,6 +210,7 @@ def test_headless_a_turn_that_edits_through_its_tool_and_a_command_prints_its_ch
     assert "**3 files changed** +3 −1" in exported and "| c.txt | added | 1 | 0 |" in exported
 
 
+@pytest.mark.system
 def test_headless_outside_a_repository_says_once_that_changes_are_not_tracked(tmp_path):
     plain = tmp_path / "plain"
     plain.mkdir()

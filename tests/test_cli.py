@@ -14,6 +14,8 @@ from kandev_tui.presentation import GUIDANCE, guidance
 
 from .conftest import FIXTURES, SPEC_DOCUMENT
 
+pytestmark = pytest.mark.system  # tests/kinds.py
+
 
 def run(*args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "kandev_tui", *args], input=stdin, capture_output=True,
@@ -163,6 +165,7 @@ from kandev_tui.settings import SettingsStore
 from kandev_tui.sources import LiveSource
 from kandev_tui.textual_hooks import watch_frames
 from kandev_tui.transcript import Store
+
 
 # what the first frame does not wait for: the SDKs, the renderer packs and the entry points they are found by, the
 # transcript's entry widgets, the client's files and terminals, the screens not shown at start

@@ -15,6 +15,8 @@ from kandev_tui.userpaths import directory_problem, output_problem
 
 from .app_helpers import DEMO_RECORDING
 
+pytestmark = pytest.mark.system  # tests/kinds.py
+
 DEMO = [sys.executable, "-m", "kandev_tui.demo.agent"]
 
 

@@ -27,6 +27,8 @@ from kandev_tui.transcript.tools import OUTPUT_TAIL
 
 from .procs import live_pids
 
+pytestmark = pytest.mark.system  # tests/kinds.py
+
 AGENT = [sys.executable, str(Path(__file__).parent / "agents" / "client_agent.py")]
 
 

@@ -59,6 +59,7 @@ def diff_of(item: dict[str, Any]) -> dict[str, Any]:
     return item["payload"]["diffs"][0]
 
 
+@pytest.mark.system
 def test_a_file_the_agent_also_wrote_itself_shows_its_real_change(tmp_path):
     """OpenCode writes a file itself as well as through the client: the diff is made against the file as it was
     before the call, so it shows the change, not "no change"; a new file is new."""
@@ -73,6 +74,7 @@ def test_a_file_the_agent_also_wrote_itself_shows_its_real_change(tmp_path):
     assert created["new_file"] and created["added"] == 1
 
 
+@pytest.mark.system
 def test_a_write_reported_before_the_file_was_read_is_compared_with_the_file_on_disk(tmp_path):
     played = play(tmp_path, {"steps": [
         {"op": "write", "id": "e1", "path": "notes.txt", "content": NOTES.replace("line 9\n", "line nine\n"),
@@ -82,6 +84,7 @@ def test_a_write_reported_before_the_file_was_read_is_compared_with_the_file_on_
     assert not diff["new_file"] and (diff["added"], diff["removed"]) == (1, 1)
 
 
+@pytest.mark.system
 def test_a_diff_fragment_is_numbered_from_its_place_in_the_file(tmp_path):
     from kandev_tui.transcript.diffs import diff_blocks, file_diff, first_lines
 
@@ -162,6 +165,7 @@ def test_every_rich_output_call_is_one_card_drawn_from_what_the_server_saw(every
         assert not [i for i in agent_call if i is not item]
 
 
+@pytest.mark.system
 def test_frames_sent_after_the_call_keep_the_agents_order(tmp_path):
     """An agent that sends a turn's frames in a burst once its MCP call has been answered (OpenCode under load):
     the server's report comes first, yet the card is where the agent put its call: after the message before it and
@@ -309,6 +313,7 @@ def test_a_login_whose_type_is_only_in_meta_is_a_terminal_login():
     assert login_method({"id": "x", "type": "env_var", "_meta": {"type": "terminal"}})["type"] == "env_var"
 
 
+@pytest.mark.system
 @pytest.mark.parametrize("opt_in", [False, True])
 async def test_a_login_marked_only_in_meta_terminal_auth_is_run_in_the_terminal(tmp_path, monkeypatch, opt_in):
     """Zed's older form: the method has no type, only ``_meta["terminal-auth"]`` with its own command; it is a
@@ -328,6 +333,7 @@ async def test_a_login_marked_only_in_meta_terminal_auth_is_run_in_the_terminal(
         await app.action_quit()
 
 
+@pytest.mark.system
 @pytest.mark.parametrize("how", ["auth_crash", "auth_fail"])
 async def test_a_login_that_fails_or_whose_agent_dies_ends_with_the_agents_reason(tmp_path, monkeypatch, how):
     """authenticate answered with an error, or the agent dying while answering it (a child of its still holding
@@ -398,6 +404,7 @@ def items_of(app, kind: str) -> list:
     return [item for item in app.view.layout_model.items.values() if item.kind == kind]
 
 
+@pytest.mark.system
 async def test_what_is_typed_and_sent_while_the_agent_starts_is_sent_once_it_is_ready(tmp_path, monkeypatch):
     """Keys typed while a slow agent starts are kept, and a message sent then waits for the agent, a second one
     joining it; nothing is sent before the agent is ready, and then it is, once."""
@@ -448,6 +455,7 @@ def rich_reads(played) -> dict[str, Any]:
     return {item["tool_call_id"]: read_tool_call(item["payload"], item["status"]) for item in played.calls()}
 
 
+@pytest.mark.system
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 def test_two_calls_with_the_same_arguments_pair_in_order(tmp_path, transport):
     same = chart_for(7)
@@ -461,6 +469,7 @@ def test_two_calls_with_the_same_arguments_pair_in_order(tmp_path, transport):
     assert all(read.is_rich_output for read in rich_reads(played).values())
 
 
+@pytest.mark.system
 def test_a_call_that_never_reached_the_server_stays_a_generic_call(tmp_path):
     """The agent names the tool and fails the call without making it: with the server reached in this session
     (it knows every call that came), that call is no card."""
@@ -473,6 +482,7 @@ def test_a_call_that_never_reached_the_server_stays_a_generic_call(tmp_path):
     assert played.call("never")["status"] == "error" and "rich_output" not in played.call("never")["payload"]
 
 
+@pytest.mark.system
 def test_a_side_channel_that_dies_mid_session_leaves_the_frames_to_be_read_as_before(tmp_path):
     """The agent starts its stdio server again with a secret kandev-tui did not give (its reports are refused):
     the server still answers the agent, and the call is read from the agent's frames, a card all the same."""

@@ -64,6 +64,7 @@ def card(app: KandevApp) -> ElicitationCard | None:
     return next(iter(app.query(ElicitationCard)), None)
 
 
+@pytest.mark.system
 async def test_a_form_is_answered_by_keys_checked_reviewed_and_sent(tmp_path):
     store, app = kit_app(tmp_path, [{"op": "elicit", "params": FORM}])
     async with app.run_test(size=(90, 40)) as pilot:
@@ -113,6 +114,7 @@ async def test_a_form_is_answered_by_keys_checked_reviewed_and_sent(tmp_path):
         assert "↳ sent" in screen_text(later) and not card(later).query(Input)  # answered: no form any more
 
 
+@pytest.mark.system
 async def test_escape_cancels_a_question_and_decline_declines(tmp_path):
     store, app = kit_app(tmp_path, [{"op": "elicit", "params": FORM}, {"op": "elicit", "params": FORM}])
     async with app.run_test(size=(90, 40)) as pilot:
@@ -129,6 +131,7 @@ async def test_escape_cancels_a_question_and_decline_declines(tmp_path):
     assert [i.status for i in store.items(session["id"]) if i.kind == "elicitation"] == ["cancelled", "declined"]
 
 
+@pytest.mark.system
 async def test_a_form_outside_the_subset_is_declined_for_the_user_with_the_reason(tmp_path):
     nested = {"mode": "form", "message": "Deep", "requestedSchema": {"type": "object", "properties": {
         "inner": {"type": "object", "properties": {"x": {"type": "string"}}}}}}
@@ -140,6 +143,7 @@ async def test_a_form_outside_the_subset_is_declined_for_the_user_with_the_reaso
         await app.action_quit()
 
 
+@pytest.mark.system
 async def test_the_app_offers_questions_to_the_agent_and_a_headless_run_does_not(tmp_path):
     _, app = kit_app(tmp_path, [{"op": "caps"}])
     async with app.run_test(size=(90, 30)) as pilot:
@@ -160,6 +164,7 @@ async def test_the_app_offers_questions_to_the_agent_and_a_headless_run_does_not
     assert "elicitation" not in json.loads(text.split("caps: ", 1)[1])  # nobody to answer: not offered
 
 
+@pytest.mark.system
 async def test_a_question_the_agent_withdraws_is_shown_withdrawn_and_answered_as_the_spec_says(tmp_path):
     gate = tmp_path / "withdraw"
     store, app = kit_app(tmp_path, [{"op": "elicit", "params": FORM, "withdraw_when": str(gate)}])

@@ -15,6 +15,8 @@ from pathlib import Path
 from kandev_tui.transcript import Store, read_recording
 from kandev_tui.transcript.replay import items_from_frames
 
+pytestmark = pytest.mark.system  # tests/kinds.py
+
 AGENT = [sys.executable, str(Path(__file__).parent / "agents" / "fault_agent.py")]
 
 

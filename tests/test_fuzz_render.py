@@ -25,6 +25,8 @@ from .app_helpers import settle, stored_app
 from .test_hostile import drawn_text
 from .test_properties import documents, json_values, stored_outputs
 
+pytestmark = pytest.mark.app  # tests/kinds.py
+
 EXAMPLES = int(os.environ.get("KANDEV_FUZZ_RENDER", "150"))
 BATCH = 100  # calls per app run
 STATUSES = st.sampled_from(["complete", "pending", "in_progress", "error", "cancelled"])

@@ -101,6 +101,7 @@ def test_store_holds_the_same_items_and_the_snapshot_not_the_csv(demo_run):
     assert "started_at,seconds" not in dump  # never raw CSV
 
 
+@pytest.mark.system
 def test_replaying_the_recording_gives_the_stored_items(demo_run):
     store = Store(demo_run["db"])
     session = store.sessions()[0]
@@ -132,6 +133,7 @@ def test_recording_holds_both_directions(demo_run):
     assert any(f.dir == "in" and f.msg.get("method") == "session/request_permission" for f in frames)
 
 
+@pytest.mark.system
 def test_export_markdown_has_chart_tables(demo_run):
     store = Store(demo_run["db"])
     session_id = store.sessions()[0]["id"]
@@ -150,6 +152,7 @@ def test_export_markdown_has_chart_tables(demo_run):
     assert missing.returncode == 1 and "no session" in missing.stderr
 
 
+@pytest.mark.system
 def test_reject_policy(tmp_path):
     workspace = prepare_workspace(tmp_path / "ws")
     result = kandev("run", "--headless", "--prompt", "hi", "--workspace", str(workspace), "--db", str(tmp_path / "s.db"),
@@ -163,6 +166,7 @@ def test_reject_policy(tmp_path):
     assert not (workspace / "reports" / "summary.md").exists()
 
 
+@pytest.mark.system
 def test_usage_errors(tmp_path):
     assert kandev("run", "--headless", "--prompt", "x").returncode == 2  # no agent command
     assert kandev("run", "--headless", "--", "agent").returncode == 2  # no prompt
@@ -206,6 +210,7 @@ def test_later_prompts_get_a_scripted_reply_with_a_chart(tmp_path, monkeypatch):
     assert chart.labels == ["1. Plot", "2. my", "3. words", "4. please"] and chart.series[0].values == [4, 2, 5, 6]
 
 
+@pytest.mark.system
 def test_user_mcp_servers_are_offered_after_ours(tmp_path):
     import json as _json
 

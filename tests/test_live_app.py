@@ -33,6 +33,7 @@ async def send_when_idle(pilot, app, text: str) -> None:
     await pilot.press(*text, "enter")
 
 
+@pytest.mark.system
 async def test_send_answer_permission_by_keyboard_and_finish(tmp_path, monkeypatch):
     monkeypatch.setenv(DELAY_ENV, "0")
     messages = []
@@ -66,6 +67,7 @@ async def test_send_answer_permission_by_keyboard_and_finish(tmp_path, monkeypat
     assert (tmp_path / "ws" / "reports" / "summary.md").exists()
 
 
+@pytest.mark.system
 async def test_escape_cancels_a_running_turn(tmp_path, monkeypatch):
     monkeypatch.setenv(DELAY_ENV, "0.05")
     app, store = live_app(tmp_path)
@@ -148,6 +150,7 @@ async def test_fleet_scenario_live_matches_the_stored_session(tmp_path, monkeypa
     assert ["tool:f-topo", "tool:f-host-cache-01", "tool:f-host-lb-edge", "tool:f-log", "tool:f-exec"] in groups
 
 
+@pytest.mark.system
 async def test_escape_at_a_permission_prompt_cancels_the_turn_and_the_request(tmp_path, monkeypatch):
     """Escape while the agent waits for an answer: the turn is cancelled, the request shows as cancelled, and
     the app keeps running (the permission wait used to be a Task that cancel() tried to set a result on)."""
@@ -177,6 +180,7 @@ def footer_keys(app) -> list[tuple[str, str, int]]:
     return [(key.key_display, key.description, key.region.right) for key in footer.children if hasattr(key, "key_display")]
 
 
+@pytest.mark.system
 async def test_the_footer_fits_and_offers_what_the_keys_do_now(tmp_path, monkeypatch):
     """Escape is offered as cancel only while a turn runs, as "close search" while the search is open, and not
     under the settings screen; at 45 columns every key shown fits, quit always among them."""
@@ -215,6 +219,7 @@ async def test_the_footer_fits_and_offers_what_the_keys_do_now(tmp_path, monkeyp
         await app.action_quit()
 
 
+@pytest.mark.system
 async def test_the_help_over_a_running_turn_does_not_rebuild_the_footer_beneath(tmp_path, monkeypatch):
     """Under the help, escape cancels nothing, so the transcript's keys differ there; its footer, covered, is not
     rebuilt for them, and back on the transcript its keys are the same as before: no rebuild either (it cost a
@@ -259,6 +264,7 @@ async def test_the_footer_shows_every_app_key_at_80_columns_in_a_replay(tmp_path
         assert all(right <= 80 for _, _, right in footer_keys(app))
 
 
+@pytest.mark.system
 async def test_an_app_that_ends_without_a_quit_still_stops_its_agent_and_its_source_thread(tmp_path, monkeypatch):
     """However the app ends (here a test's end in the middle of a turn, as after a crash: no quit key, no ExitApp),
     the source is closed: the agent process has exited and the source's thread has ended."""
@@ -276,6 +282,7 @@ async def test_an_app_that_ends_without_a_quit_still_stops_its_agent_and_its_sou
     assert not [t.name for t in threading.enumerate() if t.name.startswith("kandev-tui agent")]
 
 
+@pytest.mark.system
 async def test_a_pending_edit_shows_its_diff_once_where_the_answer_is_given(tmp_path, monkeypatch):
     """The demo asks before it writes: while the request waits, the edit's card says its diff is in the request, and
     the request shows it; once answered, the card shows it and the request no longer does. Each diff line is on

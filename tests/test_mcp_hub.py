@@ -132,6 +132,7 @@ def test_what_the_hub_refuses_and_what_it_takes(tmp_path):
     assert frames == [{"event": "rich_output_server", "via": "http"}]  # the refused ones made nothing
 
 
+@pytest.mark.system
 def test_the_stdio_server_reports_each_call_before_the_agent_has_its_result(tmp_path):
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client

@@ -16,6 +16,8 @@ from kandev_tui.presentation.guidance import CSV_CHART_EXAMPLE, INLINE_CHART_EXA
 
 from .conftest import BUILD_TIMES_CSV
 
+pytestmark = pytest.mark.system  # tests/kinds.py
+
 
 def _server_params(workspace: Path, *extra: str):
     from mcp.client.stdio import StdioServerParameters

@@ -51,6 +51,7 @@ def test_a_mention_outside_the_workspace_or_of_no_file_is_not_sent_and_said(work
     assert blocks == [] and len(notes) == 1 and notes[0].startswith(f"@{path} was not sent:")
 
 
+@pytest.mark.system
 async def test_the_app_sends_mentions_and_the_users_message_shows_them(tmp_path, workspace):
     store, app = kit_app(tmp_path, [{"op": "blocks"}], prompt="review @src/app.py and @shot.png and @../secret.txt",
                          prompt_caps={"embeddedContext": True})
@@ -91,6 +92,7 @@ def test_the_files_offered_honour_gitignore_in_a_repository_and_skip_build_folde
     assert matching_files(workspace_files(repo), "sapt") == ["src/application_test.py"]  # in order, not together
 
 
+@pytest.mark.system
 async def test_at_in_the_prompt_offers_the_workspaces_files_and_tab_completes_one(tmp_path, workspace):
     store, app = kit_app(tmp_path, [{"op": "blocks"}], prompt="hello")
     async with app.run_test(size=(100, 30)) as pilot:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from kandev_tui.transcript.frames import IN, OUT, Frame
 from kandev_tui.transcript.normalize import Normalizer
 from kandev_tui.textual_hooks import screen_text
@@ -92,6 +94,7 @@ NOTICES = [{"op": "update", "update": {"sessionUpdate": "notice", "severity": "w
            {"op": "caps"}]
 
 
+@pytest.mark.system
 async def test_the_app_offers_notices_and_compaction_and_shows_both(tmp_path):
     store, app = kit_app(tmp_path, NOTICES)
     async with app.run_test(size=(90, 30)) as pilot:
@@ -127,6 +130,7 @@ def test_plans_by_id_are_patched_in_place_drawn_from_items_markdown_or_a_file_an
     assert update(normalizer, {"sessionUpdate": "plan_update", "plan": {"type": "items"}}) == []  # no id: nothing
 
 
+@pytest.mark.system
 async def test_the_app_offers_plan_operations_and_draws_a_markdown_plan_and_a_removed_one(tmp_path):
     steps = [{"op": "update", "update": {"sessionUpdate": "plan_update", "plan": {
                  "type": "markdown", "planId": "p1", "content": "**Release** steps:\n\n- tag v1.0\n- publish"}}},
@@ -184,6 +188,7 @@ def test_a_subagent_is_one_item_fed_by_its_own_session_and_cycles_are_ignored():
     assert done.payload["state"] == "done" and done.final
 
 
+@pytest.mark.system
 async def test_the_app_offers_subagents_and_shows_one_live_inside_the_parents_transcript(tmp_path):
     steps = [{"op": "update", "update": {"sessionUpdate": "subagent_update", "sessionId": "kid-1",
                                          "title": "Reviewer", "description": "Reviews the diff"}},
@@ -233,6 +238,7 @@ def test_a_subagents_permission_request_and_question_say_which_subagent_asks():
     assert not any("asked_by" in i.payload for i in own)  # the session's own request names nobody
 
 
+@pytest.mark.system
 async def test_x_on_a_subagent_that_can_be_cancelled_cancels_its_session_only(tmp_path):
     gate, log = tmp_path / "go", tmp_path / "asked.jsonl"
     steps = [{"op": "update", "update": {"sessionUpdate": "subagent_update", "sessionId": "kid-1", "title": "Reviewer",
@@ -254,6 +260,7 @@ async def test_x_on_a_subagent_that_can_be_cancelled_cancels_its_session_only(tm
         await app.action_quit()
 
 
+@pytest.mark.system
 async def test_o_opens_a_subagent_full_screen_in_order_and_it_follows_it_live(tmp_path):
     """What the parent told the child, what the child says and its calls, in the order they came; new parts show
     while the screen is open; escape goes back to the parent's transcript."""

@@ -17,6 +17,8 @@ import pytest
 
 from .real_agents import Run, Unavailable, keep_fixture, run_agent
 
+pytestmark = pytest.mark.system  # tests/kinds.py
+
 CHART = {"version": 1, "title": "Probe results", "blocks": [
     {"type": "metrics", "items": [{"label": "Files written", "value": "1"}, {"label": "Commands", "value": "2"}]},
     {"type": "chart", "chart_type": "bar", "title": "Tests by module", "summary": "Module b fails most.",

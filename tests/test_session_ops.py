@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from .app_helpers import until
 from .test_elicitation_app import agent_text, kit_app
+
+pytestmark = pytest.mark.system  # tests/kinds.py
 
 
 async def test_quitting_closes_the_session_with_an_agent_that_offers_it(tmp_path):

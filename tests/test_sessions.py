@@ -9,6 +9,8 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 from kandev_tui.acp import AgentOptions
 from kandev_tui.app import KandevApp
 from kandev_tui.demo import agent_command, prepare_workspace
@@ -221,6 +223,7 @@ async def test_thirty_sessions_at_once_are_listed_and_reached(tmp_path):
         assert len({id(s.screen) for s in app.sessions}) == 30
 
 
+@pytest.mark.system
 async def test_a_message_sent_during_a_turn_is_queued_and_reaches_the_agent_when_it_ends(tmp_path, monkeypatch):
     """The demo's turn asks for permission; meanwhile the prompt takes two messages: queued, shown under the
     transcript, ↑ takes the last back; typing in the prompt keeps the focus when the session's state changes (a
@@ -283,6 +286,7 @@ def test_messages_queued_when_the_app_quits_are_said_on_stderr(tmp_path):
     assert lines[said + 1] == "first queued" and lines[said + 3] == "second queued"
 
 
+@pytest.mark.system
 async def test_queued_messages_are_stored_taken_out_and_sent_now(tmp_path, monkeypatch):
     """While the demo's turn waits for a permission, three messages are queued: the store has them; ctrl+t takes the
     next one out (back in the empty prompt); ctrl+r cancels the turn and sends the next one at once: the agent
@@ -316,6 +320,7 @@ async def test_queued_messages_are_stored_taken_out_and_sent_now(tmp_path, monke
     store.close()
 
 
+@pytest.mark.system
 async def test_a_screen_shown_before_the_first_frame_does_not_hold_the_agent_back(tmp_path, monkeypatch):
     """F1 pressed as the app opens: the help covers the session's screen before its first frame, and the agent starts
     all the same (it used to wait until the help was closed) and starts once."""

@@ -11,6 +11,8 @@ import pytest
 
 from .app_helpers import DEMO_RECORDING, FIXTURES
 
+pytestmark = pytest.mark.system  # tests/kinds.py
+
 CLAUDE = FIXTURES / "recordings" / "claude-real.jsonl"
 
 

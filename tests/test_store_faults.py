@@ -72,6 +72,7 @@ def digest(path: Path) -> str:
 
 @pytest.mark.reliability("Store faults", "database damaged past its first page", cases=6,
                          held="one line naming the damage, exit 2, file untouched by commands that read")
+@pytest.mark.system
 def test_a_database_damaged_past_its_first_page_is_one_line_for_every_command(tmp_path):
     db = tmp_path / "s.db"
     ids = filled(db)
@@ -91,6 +92,7 @@ def test_a_database_damaged_past_its_first_page_is_one_line_for_every_command(tm
     assert any(item["kind"] == "agent_message" for item in printed)  # what came was still shown
 
 
+@pytest.mark.system
 def test_damage_that_only_the_opened_session_meets_ends_the_app_with_the_same_line(tmp_path):
     """The session list reads (its counts come from an index), the session's own items do not: the app that opens it
     ends with the line, exit 2, not a traceback or an empty screen."""
@@ -136,6 +138,7 @@ def writable_again(path: Path) -> None:
 
 @pytest.mark.reliability("Store faults", "a database that may not be written", cases=4,
                          held="read and shown; nothing written")
+@pytest.mark.system
 def test_a_read_only_database_is_listed_exported_and_drawn(tmp_path):
     folder = tmp_path / "data"
     folder.mkdir()

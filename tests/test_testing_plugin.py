@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.system  # tests/kinds.py
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "test_demo_agent.py"
 SNAPSHOT = ROOT / "examples" / "__kandev_snapshots__" / "test_the_demo_agent_reports_the_build_with_charts.txt"

@@ -1,7 +1,7 @@
 """A misbehaving ACP agent for fault tests: raw JSON-RPC over stdio, one fault per mode.
 
 usage: python fault_agent.py MODE
-modes: exit-mid-turn, garbage, no-init, huge-line, ignore-cancel, slow-stream [N], flood [N], hang-tool,
+modes: exit-mid-turn, garbage, no-init, huge-line, ignore-cancel, slow-stream [N], flood [N [RELEASE]], hang-tool,
        mixed CHUNKS TOOLS (benchmarks/stream.py: chunks with tool calls spread among them),
        burst CHUNKS TOOLS RICH STAMP (benchmarks/terminal.py: the same with RICH rich-output charts among them,
        then a last chunk "END-OF-STREAM"; the wall-clock times of its first and last frames go to the file STAMP),
@@ -100,9 +100,13 @@ def main():
                 for index in range(int(sys.argv[2]) if len(sys.argv) > 2 else 400):
                     chunk(session, f"w{index} ")
                     time.sleep(0.005)
-            if MODE == "flood":  # as fast as the pipe takes them
-                for index in range(int(sys.argv[2]) if len(sys.argv) > 2 else 50_000):
+            if MODE == "flood":  # as fast as the pipe takes them: N chunks, and on until the file RELEASE exists
+                least = int(sys.argv[2]) if len(sys.argv) > 2 else 50_000
+                release = sys.argv[3] if len(sys.argv) > 3 else None
+                index = 0
+                while index < least or (release is not None and not os.path.exists(release)):
                     chunk(session, f"c{index} ")
+                    index += 1
             if MODE == "long":
                 chunks, size, stamp = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
                 text, times = markdown(size), [time.time()]
