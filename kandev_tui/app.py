@@ -16,6 +16,7 @@ from textual.color import Color
 from textual.message import Message
 from textual.messages import ExitApp
 from textual.screen import Screen
+from textual.signal import Signal
 
 from kandev_tui.gcpolicy import GcPolicy
 from kandev_tui.pacing import UserInput
@@ -91,6 +92,8 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
         if not self.settings_store.settings.edits_inline:  # edits fold into the tool group, as other calls do
             self.registry = self.registry.without("edit")
         self.stats_path = stats_path
+        # each batch of items in a transcript (their keys): what a test or a tool waits on (ItemsApplied, published)
+        self.items_applied: Signal[list[str]] = Signal(self, "items-applied")
         self.sessions: list[AppSession] = []
         self.lists = SessionLists(self)  # the sessions list, the sidebar, switching (kandev_tui/app_lists.py)
         self.attention = Attention(self)  # the bell, the title, the desktop (kandev_tui/app_attention.py)
@@ -186,6 +189,9 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
         def __init__(self, keys: list[str]) -> None:
             super().__init__()
             self.keys = keys
+
+    def on_kandev_app_items_applied(self, message: ItemsApplied) -> None:
+        self.items_applied.publish(message.keys)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if not self.sessions or self.current_mode == "home":  # the home list: what needs a session on screen is not

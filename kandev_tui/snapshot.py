@@ -33,6 +33,25 @@ class Shot:
     theme: str
 
 
+def deterministic_app(source_factory: Any, config: Path, *, theme: str = "textual-dark", animation: bool = False,
+                      registry: Any = None, stats_path: Path | None = None, **settings: Any) -> Any:
+    """The app as a picture or a test wants it: its settings from ``config`` (a file of the caller's, never the
+    user's), the ``theme`` and ``settings`` given over them, charts and other animations off unless ``animation``.
+    ``kandev-tui snapshot``, the pytest plugin (:mod:`kandev_tui.testing`) and the suite all make their apps here,
+    so the same input draws the same picture in each."""
+    from dataclasses import replace
+
+    from kandev_tui.app import KandevApp
+    from kandev_tui.settings import SettingsStore
+
+    store = SettingsStore(config)
+    store.settings = replace(store.settings, theme=theme, chart_animation=animation, **settings)
+    app = KandevApp(source_factory, settings_store=store, registry=registry, stats_path=stats_path)
+    if not animation:
+        app.animation_level = "none"
+    return app
+
+
 def parse_size(text: str) -> tuple[int, int]:
     width, sep, height = text.lower().partition("x")
     if not sep or not width.isdigit() or not height.isdigit():

@@ -102,11 +102,8 @@ def _run(coroutine: Any) -> Any:
 
 async def _draw(store_path: Path, session_id: str, size: tuple[int, int], theme: str) -> list[str]:
     import tempfile
-    from dataclasses import replace
 
-    from kandev_tui.app import KandevApp
-    from kandev_tui.settings import SettingsStore
-    from kandev_tui.snapshot import Shot, shoot
+    from kandev_tui.snapshot import Shot, deterministic_app, shoot
     from kandev_tui.sources import StoredSource
     from kandev_tui.transcript import Store
 
@@ -114,11 +111,8 @@ async def _draw(store_path: Path, session_id: str, size: tuple[int, int], theme:
     try:
         session = store.session(session_id)
         with tempfile.TemporaryDirectory(prefix="kandev-testing-") as scratch:
-            settings = SettingsStore(Path(scratch) / "config.toml")  # the user's own settings are not the test's
-            settings.settings = replace(settings.settings, theme=theme, chart_animation=False)
-            app = KandevApp(lambda on_items, on_state: StoredSource(store, session, on_items, on_state),
-                            settings_store=settings)
-            app.animation_level = "none"
+            app = deterministic_app(lambda on_items, on_state: StoredSource(store, session, on_items, on_state),
+                                    Path(scratch) / "config.toml", theme=theme)  # the user's settings are not the test's
             return [text for _, text in await shoot(app, Shot(size, "top", True, theme))]
     finally:
         store.close()

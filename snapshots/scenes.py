@@ -291,19 +291,17 @@ LOGIN_METHODS = [
 
 
 def control_app(tmp_path: Path, view: str):
-    from tests.app_helpers import ScriptedSource, settings_at
+    from tests.app_helpers import ScriptedSource
 
-    from kandev_tui.app import KandevApp
+    from kandev_tui.snapshot import deterministic_app
 
     items = [Item("session_info", "session_info", 1, CLAUDE_INFO),
              message_item(1, "I'll look at the flaky test first.")]
     state = "login" if view == "login" else "idle"
     detail = "The agent needs a login: Authentication required" if view == "login" else ""
-    app = KandevApp(lambda on_items, on_state: ScriptedSource(on_items, on_state, items, state=state, detail=detail,
-                                                              login_methods=LOGIN_METHODS),
-                    settings_store=settings_at(tmp_path, chart_animation=False))
-    app.animation_level = "none"
-    return app
+    return deterministic_app(lambda on_items, on_state: ScriptedSource(on_items, on_state, items, state=state,
+                                                                       detail=detail, login_methods=LOGIN_METHODS),
+                             tmp_path / "config.toml")
 
 
 async def show_control(pilot, view: str) -> None:
@@ -339,9 +337,9 @@ QUESTION_FORM = {"type": "object", "required": ["name"], "properties": {
 
 
 def question_app(tmp_path: Path, mode: str):
-    from tests.app_helpers import ScriptedSource, settings_at
+    from tests.app_helpers import ScriptedSource
 
-    from kandev_tui.app import KandevApp
+    from kandev_tui.snapshot import deterministic_app
 
     if mode == "form":
         payload = {"mode": "form", "message": "Which release should I cut?", "schema": QUESTION_FORM,
@@ -356,12 +354,10 @@ def question_app(tmp_path: Path, mode: str):
              Item("user:1", "user_message", 1, {"text": "Cut the release"}, final=True),
              message_item(1, "I need two things from you first."),
              Item("elicitation:3", "elicitation", 1, payload, status="pending")]
-    app = KandevApp(lambda on_items, on_state: ScriptedSource(on_items, on_state, items, state="waiting",
-                                                              detail="the agent asks you a question",
-                                                              waiting=("elicitation:3",)),
-                    settings_store=settings_at(tmp_path, chart_animation=False))
-    app.animation_level = "none"
-    return app
+    return deterministic_app(lambda on_items, on_state: ScriptedSource(on_items, on_state, items, state="waiting",
+                                                                       detail="the agent asks you a question",
+                                                                       waiting=("elicitation:3",)),
+                             tmp_path / "config.toml")
 
 
 async def show_question(pilot) -> None:

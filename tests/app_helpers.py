@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from kandev_tui.app import KandevApp
 from kandev_tui.renderers import Registry
 from kandev_tui.settings import SettingsStore
+from kandev_tui.snapshot import deterministic_app
 from kandev_tui.sources import ReplaySource, StoredSource
 from kandev_tui.transcript import Item, Store
 
@@ -24,12 +27,9 @@ def settings_at(tmp_path: Path, **values) -> SettingsStore:
 
 def replay_app(tmp_path: Path, recording: Path = DEMO_RECORDING, *, registry: Registry | None = None,
                animation: bool = False, theme: str = "textual-dark", stats_path: Path | None = None, **settings) -> KandevApp:
-    store = settings_at(tmp_path, chart_animation=animation, theme=theme, **settings)
-    app = KandevApp(lambda on_items, on_state: ReplaySource(recording, on_items, on_state), settings_store=store,
-                    registry=registry, stats_path=stats_path)
-    if not animation:
-        app.animation_level = "none"
-    return app
+    config = settings_at(tmp_path, chart_animation=animation, theme=theme, **settings).path
+    return deterministic_app(lambda on_items, on_state: ReplaySource(recording, on_items, on_state), config,
+                             theme=theme, animation=animation, registry=registry, stats_path=stats_path)
 
 
 def stored_app(tmp_path: Path, items: Iterable[Item], *, registry: Registry | None = None, animation: bool = False,
@@ -38,15 +38,12 @@ def stored_app(tmp_path: Path, items: Iterable[Item], *, registry: Registry | No
     session_id = db.create_session(title="Test session", agent_command=["test-agent"], workspace=workspace, state="ended")
     db.upsert_items(session_id, list(items))
     session = db.session(session_id)
-    store = settings_at(tmp_path, chart_animation=animation, theme=theme, **settings)
-    app = KandevApp(lambda on_items, on_state: StoredSource(db, session, on_items, on_state), settings_store=store,
-                    registry=registry)
-    if not animation:
-        app.animation_level = "none"
-    return app
+    config = settings_at(tmp_path, chart_animation=animation, theme=theme, **settings).path
+    return deterministic_app(lambda on_items, on_state: StoredSource(db, session, on_items, on_state), config,
+                             theme=theme, animation=animation, registry=registry)
 
 
-async def settle(pilot, rounds: int = 3000) -> None:
+async def settle(pilot, rounds: int = 1200) -> None:
     """Wait until the source has delivered everything and the view has drawn it (a minute at most); fail if it
     never does."""
     app = pilot.app
@@ -54,22 +51,42 @@ async def settle(pilot, rounds: int = 3000) -> None:
     def settled() -> bool:
         return app.source.state in ("stored", "replayed", "idle", "error", "ended", "login") and app.session.settled
 
-    for _ in range(rounds):
-        await pilot.pause(0.02)
-        if settled():
-            break
-    assert settled(), f"the session never settled: {app.source.state}, settled={app.session.settled}"
+    if not await until(pilot, settled, rounds, fail=False):
+        raise AssertionError(f"the session never settled: {app.source.state}, settled={app.session.settled}")
     await pilot.pause(0.05)
     await pilot.pause()
 
 
+_applied: weakref.WeakKeyDictionary[Any, asyncio.Event] = weakref.WeakKeyDictionary()
+
+
+def items_applied(app) -> asyncio.Event:
+    """An event set each time the app puts a batch of items in a transcript (its ``items_applied`` signal, which
+    publishes the ``ItemsApplied`` message); one per app."""
+    event = _applied.get(app)
+    if event is None:
+        event = _applied[app] = asyncio.Event()
+        signal = getattr(app, "items_applied", None)
+        if signal is not None:  # a KandevApp (not another test app)
+            signal.subscribe(app, lambda keys: event.set())
+    return event
+
+
 async def until(pilot, condition, rounds: int = 1200, *, fail: bool = True) -> bool:
-    """Wait, a turn of the pilot at a time, until ``condition()`` holds (a minute at most); fail if it never does
-    (``fail=False``: say whether it did). The suite's one wait on a condition."""
-    for _ in range(rounds):
+    """Wait until ``condition()`` holds, looking again as soon as a batch of items is in the transcript
+    (``ItemsApplied``) and at least every 0.05 s for what is not an item (a screen, a state): ``rounds`` of those
+    (a minute at most); fail if it never holds (``fail=False``: say whether it did). The suite's one wait on a
+    condition."""
+    applied = items_applied(pilot.app)
+    while rounds > 0:
         if condition():
             return True
-        await pilot.pause(0.05)
+        applied.clear()
+        try:
+            await asyncio.wait_for(applied.wait(), 0.05)
+        except asyncio.TimeoutError:
+            rounds -= 1
+        await pilot.pause(0)  # the screen's messages handled, its timers' updates drawn
     if fail:
         assert condition()
     return condition()

@@ -38,6 +38,20 @@ async def test_replayed_demo_renders_every_kind(tmp_path):
         assert app.transcript_screen.prompt.disabled  # a replay is read-only
 
 
+async def test_each_batch_in_the_transcript_is_published_with_its_keys(tmp_path):
+    """ItemsApplied reaches the app's items_applied signal (what the suite's wait, app_helpers.until, wakes on):
+    every item of the replay is in some batch, after its widget was placed."""
+    app = replay_app(tmp_path)
+    published: list[list[str]] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.items_applied.subscribe(app, lambda keys: published.append(
+            [key for key in keys if app.view.model.layout.entry_of.get(key) is not None]))
+        await settle(pilot)
+        keys = {key for batch in published for key in batch}
+        layout = app.view.model.layout
+        assert keys == {key for key in layout.items if key in layout.entry_of} and len(keys) > 15
+
+
 async def test_following_and_unfollowing(tmp_path):
     messages = []
     app = replay_app(tmp_path)

@@ -103,10 +103,9 @@ def _recording_problem(command: str, file: str) -> tuple[str, int] | None:
 
 def cmd_snapshot(args: argparse.Namespace) -> int:
     import tempfile
-    from dataclasses import replace
 
-    from kandev_tui.settings import THEMES, SettingsStore
-    from kandev_tui.snapshot import FORMATS, Shot, SnapshotError, parse_at, parse_size, snapshot
+    from kandev_tui.settings import THEMES
+    from kandev_tui.snapshot import FORMATS, Shot, SnapshotError, deterministic_app, parse_at, parse_size, snapshot
 
     try:
         shot = Shot(parse_size(args.size), parse_at(args.at), args.all, args.theme)
@@ -138,13 +137,10 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
 
         def source(on_items: Any, on_state: Any) -> Any:
             return StoredSource(store, session, on_items, on_state)
-    from kandev_tui.app import KandevApp
-
     with tempfile.TemporaryDirectory(prefix="kandev-snapshot-") as scratch:
-        settings = SettingsStore(Path(scratch) / "config.toml")  # the user's settings are not the picture's
-        settings.settings = replace(settings.settings, theme=args.theme, chart_animation=False)
+        config = Path(scratch) / "config.toml"  # the user's settings are not the picture's
         try:
-            written = snapshot(lambda: KandevApp(source, settings_store=settings), shot, output)
+            written = snapshot(lambda: deterministic_app(source, config, theme=args.theme), shot, output)
         except SnapshotError as exc:
             return _fail(f"kandev-tui snapshot: {exc}", exc.code)
         finally:
