@@ -77,7 +77,8 @@ def _git(root: Path, *args: str, env: dict[str, str] | None = None, data: bytes 
         if "Permission denied" in done.stderr.decode("utf-8", "replace") or "Read-only" in reason:
             raise Unavailable("the repository cannot be written (its .git is read-only)")
         raise Unavailable(f"git {args[0]} failed: {reason.removeprefix('fatal: ').removeprefix('error: ')[:200]}")
-    return done.stdout
+    output: bytes = done.stdout  # (no text=: bytes)
+    return output
 
 
 def repository(workspace: Path) -> Path:

@@ -10,7 +10,7 @@ from typing import Any
 
 
 def run_git(args: tuple[str, ...] | list[str], cwd: Path, *, error: type[Exception], missing: str,
-            timeout: float, env: dict[str, str] | None = None, **options: Any) -> subprocess.CompletedProcess:
+            timeout: float, env: dict[str, str] | None = None, **options: Any) -> subprocess.CompletedProcess[Any]:
     """``git ARGS`` in ``cwd`` (never prompting, in the C locale); ``error(missing)`` when git is not installed,
     ``error(...)`` when it hangs past ``timeout`` or cannot start. A failure of git itself is the caller's to read.
     ``options`` go to :func:`subprocess.run` (``input``, ``text``…)."""

@@ -35,7 +35,7 @@ from typing import Any, Callable
 from kandev_tui.shutdown import forget_group, register_group, session_members, signal_session
 from kandev_tui.transcript.frames import LOCAL, Frame
 
-from .files import INTERNAL_ERROR, INVALID_PARAMS, FileRequestError
+from .files import INTERNAL_ERROR, INVALID_PARAMS, ClientFiles, FileRequestError
 
 KEEP_BY_DEFAULT = 1024 * 1024  # bytes of output kept for the agent when it sets no limit
 KEEP_AT_MOST = 8 * 1024 * 1024  # and when it sets a larger one (the answer must fit in one message)
@@ -230,8 +230,8 @@ def shell_line(command: str, args: list[str], path: str | None, cwd: Path) -> li
 class Terminals:
     """The terminals of one session."""
 
-    def __init__(self, files: Any, on_frame: Callable[[Frame], object], env: dict[str, str] | None = None) -> None:
-        self._files = files  # ClientFiles: where a working directory may be
+    def __init__(self, files: ClientFiles, on_frame: Callable[[Frame], object], env: dict[str, str] | None = None) -> None:
+        self._files = files  # where a working directory may be
         self._on_frame = on_frame
         self._env = env
         self._terminals: dict[str, Terminal] = {}

@@ -95,4 +95,5 @@ async def newest_session_of_task(conn: KandevConnection, task_id: str) -> str:
     if not found:
         raise KandevError(f"task {task_id} has no sessions", "not_found")
     found.sort(key=lambda s: str(s.get("updated_at") or s.get("started_at") or ""), reverse=True)
-    return found[0]["id"]
+    newest: str = found[0]["id"]
+    return newest

@@ -17,7 +17,9 @@ def shell_output(url: str, token: str | None, session_id: str, message_id: str) 
     """The command's ``{stdout, stderr, exit_code}`` as the backend has it, or why there is none (one line)."""
     from .catalog import get_json
 
-    quote = lambda part: urllib.parse.quote(part, safe="")  # noqa: E731
+    def quote(part: str) -> str:
+        return urllib.parse.quote(part, safe="")
+
     address = (f"{http_base(url)}/api/v1/task-sessions/{quote(session_id)}/messages/{quote(message_id)}"
                "/shell-output")
     try:

@@ -51,7 +51,7 @@ def _text(lo: int, hi: int, then: Any = None) -> PlainValidator:
         if not lo <= len(value) <= hi:
             raise PydanticCustomError("kt_length", rule)
         value = _clean_surrogates(value)
-        return then(value) if then else value
+        return str(then(value)) if then else value
 
     return PlainValidator(check)
 

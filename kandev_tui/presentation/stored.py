@@ -107,10 +107,11 @@ def extract_result(output: Any, depth: int = 0) -> Any:
 def error_text(output: Any) -> str:
     """The tool's error message from a failed call's output, as plain text."""
     if isinstance(output, dict):
-        if isinstance(output.get("error"), str) and output["error"].strip():
-            return output["error"]
-        if isinstance(output.get("error"), dict) and isinstance(output["error"].get("message"), str):
-            return output["error"]["message"]
+        error = output.get("error")
+        if isinstance(error, str) and error.strip():
+            return error
+        if isinstance(error, dict) and isinstance(message := error.get("message"), str):
+            return message
         if isinstance(output.get("result"), (dict, list)):
             return error_text(output["result"])
         if isinstance(output.get("content"), list):

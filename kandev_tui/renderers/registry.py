@@ -101,13 +101,13 @@ def _mentions_renderer(value: Any, depth: int = 0) -> bool:
 def renderer_id_of(call: dict[str, Any]) -> str | None:
     """The ``__renderer`` key of an object result, wherever the agent put the result (see :func:`tool_result`)."""
     output = call.get("output")
-    if isinstance(output, dict) and isinstance(output.get("__renderer"), str):
-        return output["__renderer"]
+    if isinstance(output, dict) and isinstance(named := output.get("__renderer"), str):
+        return named
     if not _mentions_renderer(output):
         return None
     parsed = tool_result(call)
-    if isinstance(parsed, dict) and isinstance(parsed.get("__renderer"), str):
-        return parsed["__renderer"]
+    if isinstance(parsed, dict) and isinstance(named := parsed.get("__renderer"), str):
+        return named
     return None
 
 

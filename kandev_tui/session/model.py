@@ -58,7 +58,7 @@ class SessionStatus:
     session_id: str | None
     can_prompt: bool
     more_above: bool
-    login_methods: tuple[dict, ...]
+    login_methods: tuple[dict[str, Any], ...]
     continuing_queue: tuple[str, ...]  # what was queued when the session continued last ran, never sent
 
 
@@ -290,7 +290,7 @@ class SessionModel:
         """What the item ``key`` left at its source, fetched (it comes as a new version of the item)."""
         await self.source.fetch_output(key)
 
-    async def choose(self, method: str, params: dict) -> None:
+    async def choose(self, method: str, params: dict[str, Any]) -> None:
         """A choice for the session (a mode, a config option's value, a model); the agent's refusal raises."""
         await self.source.choose(method, params)
 

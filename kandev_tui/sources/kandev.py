@@ -76,7 +76,8 @@ class KandevSource(RunsInBackground, Source):
 
     async def sessions(self) -> list[Any]:
         """Every session on the backend, newest first (the picker)."""
-        return await self._there(self._sessions())
+        found = await self._there(self._sessions())
+        return found if isinstance(found, list) else []  # None: the source is closed
 
     async def _sessions(self) -> list[Any]:
         from kandev_tui.kandev.catalog import backend_sessions
@@ -158,7 +159,8 @@ class KandevSource(RunsInBackground, Source):
         from kandev_tui.kandev import KandevError
 
         try:
-            return await self.attachment.load_older()
+            loaded: int = await self.attachment.load_older()
+            return loaded
         except KandevError as exc:
             self.on_state("notice", f"older messages could not be loaded: {exc}")
             return 0

@@ -67,7 +67,8 @@ class LiveSource(RunsInBackground, Source):
 
     async def sessions(self) -> list[Any]:
         """The agent's own sessions in this workspace (``session/list``), for the picker (``run --pick``)."""
-        return await self._there(self._agent_sessions())
+        found = await self._there(self._agent_sessions())
+        return found if isinstance(found, list) else []  # None: the source is closed
 
     async def _agent_sessions(self) -> list[Any]:
         from kandev_tui.kandev.catalog import SessionEntry
@@ -278,13 +279,15 @@ class LiveSource(RunsInBackground, Source):
         assert self.pipeline is not None
         tool_call = of_type(params, "toolCall", dict, {})
         key = self.pipeline.normalizer.pending_permission_key(tool_call.get("toolCallId"))
-        return await self._wait_for_user(key, "the agent asks for permission")
+        option = await self._wait_for_user(key, "the agent asks for permission")
+        return option if isinstance(option, str) else None
 
     async def _ask_user(self, params: dict[str, Any]) -> dict[str, Any] | None:
         """A question (elicitation) the user answers in its card: the response for the agent, or None."""
         assert self.pipeline is not None
-        return await self._wait_for_user(self.pipeline.normalizer.pending_elicitation_key(),
-                                         "the agent asks you a question")
+        response = await self._wait_for_user(self.pipeline.normalizer.pending_elicitation_key(),
+                                             "the agent asks you a question")
+        return response if isinstance(response, dict) else None
 
     async def _wait_for_user(self, key: str | None, why: str) -> Any:
         """The answer the user gives to the request ``key`` (None: cancelled, or no such request)."""

@@ -122,7 +122,8 @@ def said(method: F) -> F:
     def as_store_error(store: Any, exc: sqlite3.Error) -> StoreError:
         if isinstance(exc, sqlite3.OperationalError):
             return StoreError(f"the session database {store.path} cannot be used: {exc}")
-        return store.damaged(exc, untouched=store.read_only)
+        error: StoreError = store.damaged(exc, untouched=store.read_only)
+        return error
 
     if inspect.isgeneratorfunction(method):
         @functools.wraps(method)

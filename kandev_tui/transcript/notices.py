@@ -30,8 +30,8 @@ def content_text(block: Any) -> str:
     if block.get("type") == "text":
         return _text(block.get("text"), MAX_SUMMARY)
     resource = of_type(block, "resource", dict, {})
-    if isinstance(resource.get("text"), str):
-        return resource["text"][:MAX_SUMMARY]
+    if isinstance(text := resource.get("text"), str):
+        return text[:MAX_SUMMARY]
     kind = block.get("type")
     return f"[{kind}]" if isinstance(kind, str) else ""
 

@@ -268,7 +268,8 @@ class Store(Database):
 
     @_said
     def item_count(self, session_id: str) -> int:
-        return self._db.execute("SELECT count(*) FROM items WHERE session_id = ?", (session_id,)).fetchone()[0]
+        count: int = self._db.execute("SELECT count(*) FROM items WHERE session_id = ?", (session_id,)).fetchone()[0]
+        return count
 
 
 def _queued(column: Any) -> list[str]:

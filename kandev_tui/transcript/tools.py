@@ -52,8 +52,8 @@ def mcp_envelope(update: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
 
 def _claude_meta(update: dict[str, Any]) -> dict[str, Any]:
     meta = update.get("_meta")
-    if isinstance(meta, dict) and isinstance(meta.get("claudeCode"), dict):
-        return meta["claudeCode"]
+    if isinstance(meta, dict) and isinstance(claude := meta.get("claudeCode"), dict):
+        return claude
     return {}
 
 

@@ -35,7 +35,8 @@ class ToolCalls(NormalizerParts):
         """The newest call of this turn still running (a subagent announced now was spawned by it)."""
         for call in reversed(list(self._tools.values())):
             if call.get("status") not in TERMINAL:
-                return call["tool_call_id"]
+                call_id: str = call["tool_call_id"]
+                return call_id
         return None
 
     def _tool_item(self, call: dict[str, Any]) -> Item:

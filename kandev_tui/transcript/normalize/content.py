@@ -24,8 +24,8 @@ def _request_view(call: dict[str, Any]) -> dict[str, Any]:
 def _text_of(content: Any) -> str:
     """The text of one ACP content block (other block types become a marker)."""
     if isinstance(content, dict):
-        if content.get("type") == "text" and isinstance(content.get("text"), str):
-            return content["text"]
+        if content.get("type") == "text" and isinstance(text := content.get("text"), str):
+            return text
         if content.get("type") in ("resource_link", "resource"):
             uri = content.get("uri") or (content.get("resource") or {}).get("uri")
             return f"[{content.get('type')}: {uri}]" if isinstance(uri, str) else f"[{content.get('type')}]"
@@ -40,8 +40,8 @@ def _block_name(block: Any) -> str:
     """How the user's message names a file sent with it (``@`` in the prompt): its path, or its URI's last part."""
     if not isinstance(block, dict):
         return ""
-    if isinstance(block.get("name"), str):
-        return block["name"][:300]
+    if isinstance(name := block.get("name"), str):
+        return name[:300]
     uri = block.get("uri") or (block.get("resource") or {}).get("uri")
     return uri.rsplit("/", 1)[-1][:300] if isinstance(uri, str) else str(block.get("type") or "")[:40]
 
