@@ -328,3 +328,60 @@ def test_old_checkpoints_are_pruned_but_never_the_sessions_own_and_a_deleted_ses
     said = asyncio.run(launcher.delete(store.session(session)))
     assert said == "deleted here; its 2 checkpoints removed"
     assert [n for n, _c, _t in checkpoints.refs(root)] == ["refs/kandev-tui/mine/1-start"]
+
+
+def test_the_checkpoints_command_lists_a_sessions_turns_with_what_each_changed(tmp_path, capsys):
+    """``kandev-tui checkpoints ID``: the session's checkpoints in its workspace, oldest first, each end with what
+    its turn changed; without ID, every session's in the repository of --workspace; --json for scripts. In the
+    test's own process (main), on a real repository and a real store."""
+    from kandev_tui.cli import main
+    from kandev_tui.transcript import Store
+
+    root = repo(tmp_path / "r", {"a.txt": "one\n"})
+    db = tmp_path / "s.db"
+    store = Store(db)
+    session = store.create_session(title="Fix the \x1b[31mflaky\x1b[0m test", agent_command=["x"],
+                                   workspace=str(root), state="ended")
+    other = store.create_session(title="Other", agent_command=["x"], workspace=str(root), state="ended")
+    store.close()
+    checkpoints.take(root, f"refs/kandev-tui/{session}/1-start")
+    (root / "a.txt").write_text("one\ntwo\n")
+    (root / "b.txt").write_text("new\n")
+    checkpoints.take(root, f"refs/kandev-tui/{session}/1-end")
+    checkpoints.take(root, f"refs/kandev-tui/{other}/1-start")
+
+    assert main(["checkpoints", "--db", str(db), session[:6]]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == f"Checkpoints in {root}"
+    rows = [line.split() for line in lines[2:4]]
+    assert [row[:3] for row in rows] == [[session[:12], "1", "start"], [session[:12], "1", "end"]]
+    assert "2 files +2 −0  (Fix the ␛[31mflaky␛[0m test)" in lines[3] and "\x1b" not in out  # inert
+    assert other not in out and "To go back:" in out
+
+    assert main(["checkpoints", "--db", str(db), "--workspace", str(root), "--json"]) == 0
+    listed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    # session by session (the two began in the same second here: in either order), each in its own order
+    assert sorted({r["session"] for r in listed}) == sorted({session, other}) and len(listed) == 3
+    mine = [r for r in listed if r["session"] == session]
+    assert [(r["turn"], r["kind"]) for r in mine] == [("1", "start"), ("1", "end")]
+    assert listed.index(mine[1]) == listed.index(mine[0]) + 1  # together
+    assert (mine[1]["files"], mine[1]["added"], mine[1]["removed"]) == (2, 2, 0)
+    assert mine[1]["commit"] == dict((n, c) for n, c, _t in checkpoints.refs(root))[f"refs/kandev-tui/{session}/1-end"]
+
+
+def test_the_checkpoints_command_says_in_one_line_why_there_are_none(tmp_path, capsys):
+    from kandev_tui.cli import main
+    from kandev_tui.transcript import Store
+
+    Store(tmp_path / "s.db").close()
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert main(["checkpoints", "--db", str(tmp_path / "s.db"), "--workspace", str(plain)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "not in a git repository" in err[0] and "keeps checkpoints in git repositories" in err[0]
+    root = repo(tmp_path / "r")
+    assert main(["checkpoints", "--db", str(tmp_path / "s.db"), "--workspace", str(root)]) == 0
+    assert capsys.readouterr().out.strip() == f"No checkpoints in {root}."
+    assert main(["checkpoints", "--db", str(tmp_path / "s.db"), "nope"]) == 1
+    assert "no session 'nope'" in capsys.readouterr().err

@@ -13,6 +13,7 @@ import os
 import sys
 from typing import Sequence
 
+from kandev_tui.cli import checkpoints
 from kandev_tui.cli.attach import cmd_attach
 from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, Failure, _fail, _no_terminal, _output_paths_problem
 from kandev_tui.cli.common import _NoStore, app_exit_status  # noqa: F401 - used from here (tests, the app)
@@ -24,7 +25,8 @@ from kandev_tui.cli.stored import cmd_export, cmd_open, cmd_replay, cmd_sessions
 
 
 COMMANDS = {"serve": cmd_serve, "snapshot": cmd_snapshot, "attach": cmd_attach, "demo": cmd_demo, "open": cmd_open, "replay": cmd_replay, "run": cmd_run, "sessions": cmd_sessions, "export": cmd_export, "transcript": cmd_transcript,
-            "validate": cmd_validate, "guidance": cmd_guidance, "mcp": cmd_mcp}
+            "validate": cmd_validate, "guidance": cmd_guidance, "mcp": cmd_mcp,
+            "checkpoints": checkpoints.run}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

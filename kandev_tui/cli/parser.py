@@ -36,6 +36,8 @@ examples:
       a Kandev session as JSON lines, live
   kandev-tui sessions
       stored sessions
+  kandev-tui checkpoints ID
+      the checkpoints kept of a session's workspace, turn by turn
   kandev-tui export ID --format markdown
       a readable transcript with chart data as tables
   kandev-tui transcript session.jsonl
@@ -238,6 +240,16 @@ def build_parser() -> _Parser:
     sessions = commands.add_parser("sessions", help="list stored sessions", description="List stored sessions, newest first.")
     sessions.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")
     _add_db_option(sessions)
+
+    from kandev_tui.cli import checkpoints
+
+    checkpoints.add_arguments(commands.add_parser(
+        "checkpoints", help="list the checkpoints kept of a workspace (each turn's start and end)",
+        description="List the checkpoints kandev-tui keeps in a workspace's git repository (private refs under "
+                    "refs/kandev-tui: the files at the start and the end of each turn, and before each restore), "
+                    "oldest first, with what each turn changed. A session's (ID) or every session's in the "
+                    "repository of --workspace."))
+    _add_db_option(commands.choices["checkpoints"])
 
     export = commands.add_parser("export", help="write out a stored session",
                                  description="Write a stored session to standard output (or --output FILE).")
