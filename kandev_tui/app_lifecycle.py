@@ -127,7 +127,7 @@ class Lifecycle(AppParts):
 
         first = self.sessions[0]
         first.screen.back_to_list = False
-        first.reset_transcript([])
+        first.reset_transcript(first.model.transcript.reset([]))
         first.model.pick(None)
         first.started = False  # the one picked next starts
         self._picker = SessionPickerScreen(first.source)

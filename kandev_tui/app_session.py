@@ -175,11 +175,13 @@ class AppSession(SessionLogin, SessionPrompts):
                                                        or "a subagent"), keep_newlines=False)[:120],
                                       str(payload.get("state") or "running"))
 
-    def reset_transcript(self, items: list[Item]) -> None:
-        """Every item again, in order (older history arrived under attach)."""
-        self._show_status_items(self.view.reset(items, more_at_source=self.status.more_above).status)
+    def reset_transcript(self, changes: ChangeSet) -> None:
+        """Every item again, in order (older history arrived under attach): the transcript model has placed them."""
+        self.view.reset(changes, more_at_source=self.status.more_above)
+        self._show_status_items(changes.status)
         self.children.clear()
-        self._note_children([item.key for item in items if item.kind == SUBAGENT])
+        items = self.view.layout_model.items
+        self._note_children([key for key in changes.keys if key in items and items[key].kind == SUBAGENT])
         self.screen.status.title = self.status.title
         self.app.call_after_refresh(self.fill_screen)
 

@@ -269,8 +269,10 @@ def test_a_grouped_call_promoted_to_a_card_is_rebuilt():
 def test_a_reset_places_everything_anew():
     model = TranscriptModel(Registry.from_entry_points())
     model.apply([message_item(5, "newest")])
+    before = model.entries
     changes = model.reset([message_item(1, "older"), message_item(5, "newest")])
     assert changes.new_entries == 2 and [e.key for e in model.entries] == ["message:1", "message:5"]
+    assert changes.reset_from is before  # where a view finds its place again
 
 
 # -- the session model (kandev_tui/session/model.py): batches, states, threads, with a scripted loop ----------------
@@ -326,8 +328,8 @@ class UI:
     def apply_changes(self, changes):
         self.applied.append(changes)
 
-    def reset_transcript(self, items):
-        self.resets.append([item.key for item in items])
+    def reset_transcript(self, changes):
+        self.resets.append(list(changes.keys))
 
     def show_state(self, change):
         self.states.append(change)

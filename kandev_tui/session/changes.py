@@ -29,6 +29,7 @@ class ChangeSet:
     summaries: dict[str, str] = field(default_factory=dict)  # group entry key → its summary
     status: list[Item] = field(default_factory=list)  # items not in the flow (session info, usage), in order
     keys: list[str] = field(default_factory=list)  # every item key of the batch, in order
+    reset_from: list[Entry] | None = None  # a reset's: the entries before it (where a view finds its place again)
 
 
 class TranscriptModel:
@@ -89,6 +90,7 @@ class TranscriptModel:
         changes = self.apply(items)
         changes.updated.clear()
         changes.rebuilt.clear()
+        changes.reset_from = old.entries
         return changes
 
     def summary(self, group: Entry) -> str:

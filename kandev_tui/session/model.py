@@ -68,8 +68,9 @@ class SessionUI(Protocol):
     def apply_changes(self, changes: ChangeSet) -> None:
         """Put a change set on screen (the transcript model has it already)."""
 
-    def reset_transcript(self, items: list[Item]) -> None:
-        """Show every item again, in order (:meth:`TranscriptModel.reset`), keeping the user's place."""
+    def reset_transcript(self, changes: ChangeSet) -> None:
+        """The transcript model placed every item again (:meth:`TranscriptModel.reset`; ``changes.reset_from``: the
+        entries before): show it anew, keeping the user's place."""
 
     def show_state(self, change: StateChange) -> None: ...
 
@@ -167,7 +168,7 @@ class SessionModel:
         if reset is not None or items:
             self.refresh_status()  # a title the agent gave, older pages: said with the items that brought them
         if reset is not None:
-            ui.reset_transcript(reset)
+            ui.reset_transcript(self.transcript.reset(reset))
         if items:
             ui.apply_changes(self.transcript.apply(items))
 

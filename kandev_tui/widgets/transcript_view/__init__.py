@@ -23,7 +23,6 @@ from kandev_tui.session.changes import ChangeSet, TranscriptModel
 from kandev_tui.session.layout import Entry, Layout
 from kandev_tui.session.window import Window
 from kandev_tui.textual_hooks import FocusRestylesItself, layout_changes
-from kandev_tui.transcript.items import Item
 from kandev_tui.widgets.context import GivesDrawContext
 
 from .charts import ChartsInView
@@ -160,21 +159,23 @@ class TranscriptView(MountedWindow, Predraw, Following, Finding, ChartsInView, R
         """Whether an entry of the window is still being put on screen (mounted, its Markdown parsed)."""
         return any(getattr(widget, "settling", False) for widget in self.widgets.values())
 
-    def reset(self, items: list[Item], more_at_source: bool = False) -> ChangeSet:
-        """Show ``items`` anew, in order (older history came): the model places them all again; the entry at the top
-        of the screen stays in place unless the view follows the end. Returns the model's change set."""
+    def reset(self, changes: ChangeSet, more_at_source: bool = False) -> None:
+        """Show the transcript anew once its model has placed every item again (older history came; ``changes``
+        is the model's reset, with the entries before it): the entry at the top of the screen stays in place
+        unless the view follows the end. The model is reset first and told nothing by the view (one way)."""
         anchor: str | None = None
         offset = 0
-        if not self.following:
-            for entry in self.entries[self.lo:self.hi]:
+        if not self.following and changes.reset_from is not None:
+            for entry in changes.reset_from[self.lo:self.hi]:
                 widget = self.widgets.get(entry.key)
                 if widget is not None and widget.is_mounted and widget.virtual_region.bottom > self.scroll_y:
                     anchor, offset = entry.item_keys[0], widget.virtual_region.y - int(self.scroll_y)
                     break
-        self._unmount_range(self.lo, self.hi)
+        doomed = list(self.widgets.values())  # the window's, all of them
         self.widgets.clear()
+        if doomed:
+            self.remove_children(doomed)
         self.window = Window()
-        changes = self.model.reset(items)
         self.more_at_source = more_at_source
         self._asked_older = False
         target = self.model.layout.entry_of.get(anchor) if anchor is not None else None
@@ -194,6 +195,5 @@ class TranscriptView(MountedWindow, Predraw, Following, Finding, ChartsInView, R
 
             self.call_after_refresh(keep_place)
         self.call_after_refresh(self.check_charts)
-        return changes
 
 
