@@ -19,7 +19,7 @@ KINDS = ("unit", "app", "system")
 # what the source of a test says of what it runs
 SYSTEM_SIGNS = ("subprocess", "Tmux", "tmux", "real_agent", "REAL_", "netns", "backend", "LiveSource", "kandev_agent",
                 "create_subprocess", "KANDEV", "AGENT", "_agent(", "agent_command", "git(", "run_git", "Worktree",
-                "worktree", "checkpoint", "chromium", "browser", "npm", "serve(", "main([", "sys.executable", "Popen")
+                "worktree", "checkpoint", "chromium", "browser", "npm", "serve(", "sys.executable", "Popen")
 APP_SIGNS = ("run_test(", "pilot", "snap_compare", "_app(", "App(", "shoot(")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -14,12 +15,32 @@ from kandev_tui.presentation import GUIDANCE, guidance
 
 from .conftest import FIXTURES, SPEC_DOCUMENT
 
-pytestmark = pytest.mark.system  # tests/kinds.py
 
 
 def run(*args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "kandev_tui", *args], input=stdin, capture_output=True,
-                          text=True, cwd=cwd, timeout=60)
+    """``kandev-tui ARGS`` through :func:`kandev_tui.cli.main` in the test's own process: its output, its errors
+    and its exit status (argparse's too), as a process would give them. (The tests that need a real process, for
+    the import cost, a terminal or a signal, start one.)"""
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from kandev_tui.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    given = io.TextIOWrapper(io.BytesIO((stdin or "").encode("utf-8")), encoding="utf-8")
+    saved_stdin, saved_cwd = sys.stdin, os.getcwd()
+    try:
+        sys.stdin = given
+        if cwd is not None:
+            os.chdir(cwd)
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as exc:  # argparse: --help, --version, a usage error
+                code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+    finally:
+        sys.stdin = saved_stdin
+        os.chdir(saved_cwd)
+    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
 
 
 def write(tmp_path: Path, data, name="call.json") -> Path:
