@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from kandev_tui.cli.common import EXIT_USAGE, _fail, _open_store, _run_app
+from kandev_tui.cli.common import EXIT_USAGE, _fail, _run_app, open_store
 
 
 def cmd_attach(args: argparse.Namespace) -> int:
@@ -36,16 +36,13 @@ def cmd_attach(args: argparse.Namespace) -> int:
     if args.headless and not session_id:
         return _fail("kandev-tui attach: --headless needs --session ID or --task ID "
                      "(kandev-tui attach --list shows them)", EXIT_USAGE)
-    store = _open_store(args)
-    if args.headless:
-        try:
+    with open_store(args) as store:
+        if args.headless:
             return asyncio.run(headless.run_headless(url, session_id, token=token, store=store, follow=args.follow,
                                                      page_size=args.page_size))
-        finally:
-            store.close()
-    from kandev_tui.launch import KandevBackend
-    from kandev_tui.sources import KandevSource
+        from kandev_tui.launch import KandevBackend
+        from kandev_tui.sources import KandevSource
 
-    backend = KandevBackend(url, token, store, args.page_size)  # its other task sessions are in the list (ctrl+s)
-    return _run_app(args, store, lambda on_items, on_state: KandevSource(
-        url, session_id, on_items, on_state, token=token, store=store, page_size=args.page_size), kandev=backend)
+        backend = KandevBackend(url, token, store, args.page_size)  # its other task sessions are in the list (ctrl+s)
+        return _run_app(args, store, lambda on_items, on_state: KandevSource(
+            url, session_id, on_items, on_state, token=token, store=store, page_size=args.page_size), kandev=backend)

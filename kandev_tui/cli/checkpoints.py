@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from kandev_tui.cli.common import EXIT_OK, Failure, _open_store, _stored_session
+from kandev_tui.cli.common import EXIT_OK, Failure, open_store, stored_session
 
 RESTORE_HINT = ("restore a file or the workspace from the review screen (enter on a turn's changes card, then r), "
                 "or: git restore --source=COMMIT -- PATH")
@@ -74,8 +74,8 @@ def run(args: argparse.Namespace) -> int:
 
     titles: dict[str, str] = {}
     if args.session is not None:
-        store, session = _stored_session("checkpoints", args, args.session)
-        store.close()
+        with stored_session("checkpoints", args, args.session) as (_store, session):
+            pass
         workspace = Path(session.get("workspace") or ".")
         session_id: str | None = session["id"]
         titles[session["id"]] = session.get("title") or ""
@@ -94,10 +94,9 @@ def run(args: argparse.Namespace) -> int:
         raise Failure(f"kandev-tui checkpoints: {visible(str(workspace), keep_newlines=False)[:200]}: {exc} (kandev-tui "
                       "keeps checkpoints in git repositories only)") from None
     if session_id is None and found:  # the sessions' titles, from the store where it has them
-        store = _open_store(args, create=False)
-        if store is not None:
-            titles = {row["id"]: row["title"] or "" for row in store.sessions()}
-            store.close()
+        with open_store(args, create=False) as store:
+            if store is not None:
+                titles = {row["id"]: row["title"] or "" for row in store.sessions()}
     if args.json:
         for row in found:
             print(dumps(row))

@@ -6,8 +6,9 @@ import argparse
 import json
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -132,16 +133,24 @@ def _find_session(command: str, store: Any, wanted: str) -> dict[str, Any]:
     raise Failure(f"kandev-tui {command}: {wanted!r} matches {len(rows)} sessions: {shown}{more}; give more of the id")
 
 
-def _stored_session(command: str, args: argparse.Namespace, wanted: str) -> tuple[Any, dict[str, Any]]:
-    """(store, session) of the stored session ``wanted`` names; the store is the caller's to close. Failure when
-    there is no such session (the store closed), UsageError when the database cannot be opened."""
-    store = _open_store(args, create=False)
+@contextmanager
+def open_store(args: argparse.Namespace, *, create: bool = True) -> Iterator[Any]:
+    """The Store of --db (see :func:`_open_store`: None when nothing is stored yet and ``create`` is False), closed
+    when the block ends however it ends."""
+    store = _open_store(args, create=create)
     try:
-        return store, _find_session(command, store, wanted)
-    except Failure:
+        yield store
+    finally:
         if store is not None:
             store.close()
-        raise
+
+
+@contextmanager
+def stored_session(command: str, args: argparse.Namespace, wanted: str) -> Iterator[tuple[Any, dict[str, Any]]]:
+    """(store, session) of the stored session ``wanted`` names, the store closed when the block ends. Failure when
+    there is no such session, UsageError when the database cannot be opened."""
+    with open_store(args, create=False) as store:
+        yield store, _find_session(command, store, wanted)
 
 
 NOTHING_STORED = "No stored sessions yet. Start one with: kandev-tui run --headless --prompt TEXT -- AGENT_CMD"
@@ -171,10 +180,9 @@ def _resumable(store: Any, command: list[str], wanted: str) -> dict[str, Any]:
 def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt: str | None = None,
              settings: Any = None, launcher: Any = None, kandev: Any = None) -> int:
     """Open the app on a source (or a list of them: a session each, the first on screen, each sent
-    ``initial_prompt``); the store is closed when it ends."""
+    ``initial_prompt``) over ``store`` (the caller's, open until the app ends)."""
     problem = _no_terminal()
     if problem:
-        store.close()
         return _fail(problem, EXIT_USAGE)
     from kandev_tui.app import KandevApp
     from kandev_tui.settings import SettingsStore
@@ -184,16 +192,12 @@ def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt:
     # next to the sessions (a replay without a store logs where the default store lives, never in the cwd)
     _log_to_file(Path(getattr(store, "path", None) or default_db_path()).parent / "logs" / "kandev-tui.log")
     settings = settings or SettingsStore()
-    try:
-        factories = factory if isinstance(factory, list) else [factory]
-        app = KandevApp(factories[0], settings_store=settings, initial_prompt=initial_prompt, launcher=launcher,
-                        kandev=kandev,
-                        stats_path=Path(args.stats).expanduser() if args.stats else None)
-        for more in factories[1:]:
-            app.open_session(more, initial_prompt)
-        app.run()
-    finally:
-        store.close()
+    factories = factory if isinstance(factory, list) else [factory]
+    app = KandevApp(factories[0], settings_store=settings, initial_prompt=initial_prompt, launcher=launcher,
+                    kandev=kandev, stats_path=Path(args.stats).expanduser() if args.stats else None)
+    for more in factories[1:]:
+        app.open_session(more, initial_prompt)
+    app.run()
     return app_exit_status(app)
 
 

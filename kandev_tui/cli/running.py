@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, Failure, _fail, _log_to_file, _no_terminal, _open_store, _read_json, _resumable, _run_app, _unreadable, _workspace, _workspace_at, app_exit_status
+from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, _fail, _log_to_file, _no_terminal, _read_json, open_store, _resumable, _run_app, _unreadable, _workspace, _workspace_at, app_exit_status
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -34,17 +34,13 @@ def cmd_run(args: argparse.Namespace) -> int:
             agent_command[0] = os.path.abspath(agent_command[0])  # the agent starts in the workspace, not here
     command = agents[0][0]
     workspace = _workspace(args) if agents[0][2] is None else _workspace_at(agents[0][2], args)
-    store = _open_store(args)
-    try:
+    with open_store(args) as store:
         return _run_with(args, settings, agents, command, workspace, store)
-    except Failure:
-        store.close()
-        raise
 
 
 def _run_with(args: argparse.Namespace, settings: Any, agents: list[Any], command: list[str], workspace: Any,
               store: Any) -> int:
-    """``run`` once its workspace and store are open (a Failure from here closes the store)."""
+    """``run`` once its workspace and store are open."""
     from kandev_tui.acp import parse_mcp_config
     from kandev_tui.runner import run_headless
 
@@ -52,17 +48,14 @@ def _run_with(args: argparse.Namespace, settings: Any, agents: list[Any], comman
     if args.mcp_config:
         data, problem = _read_json(args.mcp_config)
         if problem:
-            store.close()
             if _unreadable(problem):  # "PATH: reason"
                 return _fail(f"kandev-tui run: --mcp-config {problem}", EXIT_USAGE)
             return _fail(f"kandev-tui run: --mcp-config {args.mcp_config}: {problem}", EXIT_USAGE)
         try:
             extra_servers = parse_mcp_config(data)
         except ValueError as exc:
-            store.close()
             return _fail(f"kandev-tui run: --mcp-config {args.mcp_config}: {exc}", EXIT_USAGE)
     if args.pick and args.headless:
-        store.close()
         return _fail("kandev-tui run: --pick lists the agent's sessions to choose from in the app; with --headless "
                      "give --resume SESSION", EXIT_USAGE)
     continuing = None
@@ -85,12 +78,8 @@ def _run_with(args: argparse.Namespace, settings: Any, agents: list[Any], comman
             factories.append(launcher.factory(agent_command, place, env))
         return _run_app(args, store, factories, initial_prompt=args.prompt, settings=settings, launcher=launcher)
     options, choices = launcher.options(command, workspace, agents[0][1], continuing=continuing)
-    try:
-        code, reason, _session = run_headless(options, args.prompt, store, record=record, permission=args.permission,
-                                              choices=choices, continuing=continuing,
-                                              asked=frozenset(_asked_choices(args)))
-    finally:
-        store.close()
+    code, reason, _session = run_headless(options, args.prompt, store, record=record, permission=args.permission,
+                                          choices=choices, continuing=continuing, asked=frozenset(_asked_choices(args)))
     if code:
         return _fail(f"kandev-tui run: {reason}", code)
     return EXIT_OK
@@ -134,15 +123,12 @@ def cmd_home(args: argparse.Namespace) -> int:
     from kandev_tui.launch import Launcher
     from kandev_tui.settings import SettingsStore
 
-    store = _open_store(args)
     settings = SettingsStore()
-    _log_to_file(Path(store.path).parent / "logs" / "kandev-tui.log")
-    try:
+    with open_store(args) as store:
+        _log_to_file(Path(store.path).parent / "logs" / "kandev-tui.log")
         app = HomeApp(Launcher(store, settings, inject_guidance=settings.settings.inject_guidance),
                       settings_store=settings)
         app.run()
-    finally:
-        store.close()
     return app_exit_status(app)
 
 
@@ -155,7 +141,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
     problem = _no_terminal()  # before anything is made
     if problem:
         return _fail(problem, EXIT_USAGE)
-    store = _open_store(args)
     import shutil
     import tempfile
 
@@ -163,10 +148,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     scratch = Path(tempfile.mkdtemp(prefix="kandev-demo-"))  # the sample workspace's copy, removed on exit
     try:
-        workspace = prepare_workspace(scratch / "demo-service")
-        settings = SettingsStore()
-        launcher = Launcher(store, settings, inject_guidance=settings.settings.inject_guidance)
-        return _run_app(args, store, launcher.factory(agent_command(args.scenario), Workspace(workspace)),
-                        initial_prompt=SCENARIOS[args.scenario], settings=settings, launcher=launcher)
+        with open_store(args) as store:
+            workspace = prepare_workspace(scratch / "demo-service")
+            settings = SettingsStore()
+            launcher = Launcher(store, settings, inject_guidance=settings.settings.inject_guidance)
+            return _run_app(args, store, launcher.factory(agent_command(args.scenario), Workspace(workspace)),
+                            initial_prompt=SCENARIOS[args.scenario], settings=settings, launcher=launcher)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -6,7 +6,7 @@ import argparse
 import errno
 import sys
 
-from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, Failure, UsageError, _fail, _output_paths_problem, _stored_session
+from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, Failure, UsageError, _fail, _output_paths_problem, stored_session
 from kandev_tui.cli.parser import APP_COMMANDS, LOOPBACK, build_parser
 from kandev_tui.cli.stored import _recording_problem
 
@@ -36,12 +36,12 @@ def _serve_problem(args: argparse.Namespace, app_args: list[str]) -> str | None:
         return found[0] if found else None
     if command == "open" and nested.session:
         try:
-            store, _session = _stored_session("open", nested, nested.session)
+            with stored_session("open", nested, nested.session):
+                pass
         except UsageError:
             raise
         except Failure as exc:
             return str(exc)
-        store.close()
     return None
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from kandev_tui.cli.common import EXIT_FAIL, EXIT_OK, Failure, UsageError, EXIT_USAGE, NOTHING_STORED, _NoStore, _fail, _open_store, _run_app, _stored_session
+from kandev_tui.cli.common import EXIT_FAIL, EXIT_OK, Failure, UsageError, EXIT_USAGE, NOTHING_STORED, _NoStore, _fail, _run_app, open_store, stored_session
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
@@ -18,10 +19,8 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     from kandev_tui.sanitize import visible
     from kandev_tui.sources import agent_display_name
 
-    store = _open_store(args, create=False)
-    with_rows = store.sessions() if store is not None else []
-    if store is not None:
-        store.close()
+    with open_store(args, create=False) as store:
+        with_rows = store.sessions() if store is not None else []
     if args.json:
         for row in with_rows:
             print(dumps(row))
@@ -44,11 +43,8 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from kandev_tui.jsonutil import dumps
 
-    store, session = _stored_session("export", args, args.session)
-    try:
+    with stored_session("export", args, args.session) as (store, session):
         items = store.items(session["id"])
-    finally:
-        store.close()
     if args.format == "json":
         text = dumps({"session": session, "items": [i.to_json() for i in items]}, indent=2) + "\n"
     elif args.format == "jsonl":
@@ -117,50 +113,58 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
     if output.suffix.lower() not in FORMATS:
         return _fail(f"kandev-tui snapshot: -o {args.output}: write .svg, .png or .txt", EXIT_USAGE)
     recording = Path(args.source).expanduser()
-    store = None
+    with ExitStack() as stack:  # a stored session's store, open while it is drawn
+        source = _snapshot_source(args, recording, stack)
+        if isinstance(source, int):
+            return source
+        with tempfile.TemporaryDirectory(prefix="kandev-snapshot-") as scratch:
+            config = Path(scratch) / "config.toml"  # the user's settings are not the picture's
+            try:
+                written = snapshot(lambda: deterministic_app(source, config, theme=args.theme), shot, output)
+            except SnapshotError as exc:
+                return _fail(f"kandev-tui snapshot: {exc}", exc.code)
+    for path in written:
+        print(path)
+    return EXIT_OK
+
+
+def _snapshot_source(args: argparse.Namespace, recording: Path, stack: ExitStack) -> Any:
+    """The source ``snapshot`` draws: the recording, or the stored session ``args.source`` names (its store
+    entered on ``stack``); a status when the recording cannot be read."""
     if recording.exists():
         problem = _recording_problem("snapshot", args.source)
         if problem:
             return _fail(*problem)
         from kandev_tui.sources import ReplaySource
 
-        def source(on_items: Any, on_state: Any) -> Any:
+        def replayed(on_items: Any, on_state: Any) -> Any:
             return ReplaySource(recording, on_items, on_state)
-    else:
-        try:
-            store, session = _stored_session("snapshot", args, args.source)
-        except UsageError:
-            raise
-        except Failure as exc:
-            raise Failure(f"{exc}; nor is {args.source!r} a recording file") from None
-        from kandev_tui.sources import StoredSource
 
-        def source(on_items: Any, on_state: Any) -> Any:
-            return StoredSource(store, session, on_items, on_state)
-    with tempfile.TemporaryDirectory(prefix="kandev-snapshot-") as scratch:
-        config = Path(scratch) / "config.toml"  # the user's settings are not the picture's
-        try:
-            written = snapshot(lambda: deterministic_app(source, config, theme=args.theme), shot, output)
-        except SnapshotError as exc:
-            return _fail(f"kandev-tui snapshot: {exc}", exc.code)
-        finally:
-            if store is not None:
-                store.close()
-    for path in written:
-        print(path)
-    return EXIT_OK
+        return replayed
+    try:
+        store, session = stack.enter_context(stored_session("snapshot", args, args.source))
+    except UsageError:
+        raise
+    except Failure as exc:
+        raise Failure(f"{exc}; nor is {args.source!r} a recording file") from None
+    from kandev_tui.sources import StoredSource
+
+    def stored(on_items: Any, on_state: Any) -> Any:
+        return StoredSource(store, session, on_items, on_state)
+
+    return stored
 
 
 def cmd_open(args: argparse.Namespace) -> int:
     from kandev_tui.sources import StoredSource
 
     if args.session is None:  # the picker (read-only: a database that does not exist yet is not made)
-        store = _open_store(args, create=False)
-        store = store if store is not None else _NoStore()
-        return _run_app(args, store, lambda on_items, on_state: StoredSource(
-            store, None, on_items, on_state))  # type: ignore[arg-type]  # _NoStore: a store with nothing in it
-    store, session = _stored_session("open", args, args.session)
-    return _run_app(args, store, lambda on_items, on_state: StoredSource(store, session, on_items, on_state))
+        with open_store(args, create=False) as found:
+            store = found if found is not None else _NoStore()
+            return _run_app(args, store, lambda on_items, on_state: StoredSource(
+                store, None, on_items, on_state))  # type: ignore[arg-type]  # _NoStore: a store with nothing in it
+    with stored_session("open", args, args.session) as (store, session):
+        return _run_app(args, store, lambda on_items, on_state: StoredSource(store, session, on_items, on_state))
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
