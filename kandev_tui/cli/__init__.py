@@ -1,7 +1,8 @@
-"""The ``kandev-tui`` command line: :func:`main` and the table of commands. Each family of commands is a module of
-its own (``running``: run, demo and the bare command; ``stored``: sessions, export, transcript, open, replay,
-snapshot; ``attach``; ``serve``; ``contract``: validate, guidance, mcp), the parser is ``parser``, and what they
-share is ``common``.
+"""The ``kandev-tui`` command line: :func:`main`. Each family of commands is a module of its own (``running``:
+run, demo and the bare command; ``stored``: sessions, export, transcript, open, replay, snapshot; ``checkpoints``;
+``attach``; ``serve``; ``contract``: validate, guidance, mcp) with ``add_arguments(commands)``, which adds its
+commands' parsers, each with the function that runs it as its ``run`` default. ``parser`` is the top level,
+``options`` what the parsers share, ``common`` what the commands share (the store, failures said in one line).
 
 Only ``argparse`` is imported at start-up: every command imports what it needs when it runs, so ``kandev-tui
 --help`` and ``--version`` stay fast (no Textual, ``mcp``, ``acp`` or pydantic import).
@@ -13,20 +14,10 @@ import os
 import sys
 from typing import Sequence
 
-from kandev_tui.cli import checkpoints
-from kandev_tui.cli.attach import cmd_attach
 from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, Failure, _fail, _no_terminal, _output_paths_problem
 from kandev_tui.cli.common import _NoStore, app_exit_status  # noqa: F401 - used from here (tests, the app)
-from kandev_tui.cli.contract import cmd_guidance, cmd_mcp, cmd_validate
 from kandev_tui.cli.parser import build_parser
-from kandev_tui.cli.running import cmd_demo, cmd_home, cmd_run
-from kandev_tui.cli.serve import cmd_serve
-from kandev_tui.cli.stored import cmd_export, cmd_open, cmd_replay, cmd_sessions, cmd_snapshot, cmd_transcript
-
-
-COMMANDS = {"serve": cmd_serve, "snapshot": cmd_snapshot, "attach": cmd_attach, "demo": cmd_demo, "open": cmd_open, "replay": cmd_replay, "run": cmd_run, "sessions": cmd_sessions, "export": cmd_export, "transcript": cmd_transcript,
-            "validate": cmd_validate, "guidance": cmd_guidance, "mcp": cmd_mcp,
-            "checkpoints": checkpoints.run}
+from kandev_tui.cli.running import cmd_home
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -48,7 +39,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if problem:
         return _fail(problem, EXIT_USAGE)
     try:
-        return COMMANDS[args.command](args)
+        args.top_parser = parser  # (serve checks the command its browser tabs will run with it)
+        return int(args.run(args))
     except Failure as exc:  # what the command could not do, in one line
         return _fail(str(exc), exc.code)
     except KeyboardInterrupt:

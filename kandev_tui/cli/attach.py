@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 import os
 import sys
 
 from kandev_tui.cli.common import EXIT_USAGE, _fail, _run_app, open_store
+from kandev_tui.cli.options import _add_app_options
 
 
 def cmd_attach(args: argparse.Namespace) -> int:
@@ -46,3 +48,36 @@ def cmd_attach(args: argparse.Namespace) -> int:
         backend = KandevBackend(url, token, store, args.page_size)  # its other task sessions are in the list (ctrl+s)
         return _run_app(args, store, lambda on_items, on_state: KandevSource(
             url, session_id, on_items, on_state, token=token, store=store, page_size=args.page_size), kandev=backend)
+
+
+def add_arguments(commands: Any) -> None:
+    """The parsers of 'attach' (``commands``: the top level's subparsers)."""
+    attach = commands.add_parser(
+        "attach", help="watch and prompt a session of a running Kandev backend",
+        description="Connect to a running Kandev backend over its WebSocket and watch one of its sessions with "
+                    "the same transcript, cards and charts as a local one; the prompt box sends to the session and "
+                    "permission requests can be answered. Without --session or --task, pick a session from a list "
+                    "of workspaces, tasks and sessions. Sessions are cached in the local database, so reopening "
+                    "shows the history at once and fetches only what is missing. A dropped connection reconnects "
+                    "by itself.",
+        epilog="examples:\n  kandev-tui attach\n  kandev-tui attach ws://devbox:38429/ws --task 3f2c…\n"
+               "  kandev-tui attach --session 84dc… --headless --follow | jq .kind\n"
+               "  kandev-tui attach --list",
+    )
+    attach.add_argument("url", nargs="?", default=None, metavar="URL",
+                        help="Kandev's WebSocket (default: $KANDEV_URL, else ws://127.0.0.1:38429/ws); "
+                             "host:port is enough")
+    attach.add_argument("--token", metavar="TOKEN", help="a personal access token, when Kandev's auth is on "
+                                                         "(default: $KANDEV_TOKEN)")
+    which = attach.add_mutually_exclusive_group()
+    which.add_argument("--session", metavar="ID", help="the Kandev session to watch")
+    which.add_argument("--task", metavar="ID", help="watch the newest session of this task")
+    which.add_argument("--list", action="store_true", help="print the sessions there are (JSON lines) and exit")
+    attach.add_argument("--headless", action="store_true",
+                        help="no screen: print the session's items as JSON lines (the whole history), then exit")
+    attach.add_argument("--follow", action="store_true", help="with --headless: keep printing changes live "
+                                                                "until interrupted")
+    attach.add_argument("--page-size", type=int, default=100, metavar="N",
+                        help="rows per message.list page (default: 100)")
+    _add_app_options(attach)
+    attach.set_defaults(run=cmd_attach)

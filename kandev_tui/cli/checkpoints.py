@@ -8,18 +8,28 @@ from pathlib import Path
 from typing import Any
 
 from kandev_tui.cli.common import EXIT_OK, Failure, open_store, stored_session
+from kandev_tui.cli.options import _add_db_option
 
 RESTORE_HINT = ("restore a file or the workspace from the review screen (enter on a turn's changes card, then r), "
                 "or: git restore --source=COMMIT -- PATH")
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(commands: Any) -> None:
+    """The parser of 'checkpoints' (``commands``: the top level's subparsers)."""
+    parser = commands.add_parser(
+        "checkpoints", help="list the checkpoints kept of a workspace (each turn's start and end)",
+        description="List the checkpoints kandev-tui keeps in a workspace's git repository (private refs under "
+                    "refs/kandev-tui: the files at the start and the end of each turn, and before each restore), "
+                    "oldest first, with what each turn changed. A session's (ID) or every session's in the "
+                    "repository of --workspace.")
+    parser.set_defaults(run=run)
     parser.add_argument("session", nargs="?", metavar="ID",
                         help="a stored session (an id or the start of one): its checkpoints, in its workspace; "
                              "without: every session's in the repository of --workspace")
     parser.add_argument("--workspace", metavar="DIR", default=".",
                         help="without ID: the repository to look in (default: the current directory)")
     parser.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")
+    _add_db_option(parser)
 
 
 def _parts(name: str) -> tuple[str, str, str]:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, _fail, _log_to_file, _no_terminal, _read_json, open_store, _resumable, _run_app, _unreadable, _workspace, _workspace_at, app_exit_status
+from kandev_tui.cli.options import _add_app_options, _add_workspace_options, _agent_option, _positive_seconds
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -156,3 +157,66 @@ def cmd_demo(args: argparse.Namespace) -> int:
                             initial_prompt=SCENARIOS[args.scenario], settings=settings, launcher=launcher)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def add_arguments(commands: Any) -> None:
+    """The parsers of 'demo', 'run' (``commands``: the top level's subparsers)."""
+    demo = commands.add_parser(
+        "demo", help="open the app on the built-in demo agent (offline, no API key)",
+        description="Start the built-in demo agent on a fresh copy of its sample workspace and send its first "
+                    "prompt, so you see streaming Markdown, tool groups, a permission request and native charts.")
+    demo.add_argument("--scenario", choices=("build", "fleet"), default="build",
+                      help="build: a build-health check with charts (default); fleet: an operations session whose "
+                           "MCP tools render as the fleet cards (entity, health, tables, metrics, timelines)")
+    _add_app_options(demo)
+    demo.set_defaults(run=cmd_demo)
+
+    run = commands.add_parser(
+        "run",
+        help="run any ACP agent in the app (or --headless: one turn, JSON lines)",
+        description=(
+            "Start any ACP agent, offer it kandev-tui's MCP server, and watch the session. With --headless, "
+            "run one turn without a screen: store it, print each item as a JSON line when it completes, "
+            "exit 0 on a normal end of turn and 1 with a one-line reason otherwise. Put the agent's command "
+            "after --. The agent may read and write files inside the workspace and --repo directories and run "
+            "commands in terminals through kandev-tui (settings client_fs_read, client_fs_write, "
+            "client_terminals turn each off)."
+        ),
+        epilog="example: kandev-tui run --headless --prompt 'summarise the tests' -- python -m kandev_tui.demo.agent",
+    )
+    run.add_argument("--headless", action="store_true", help="no screen: one turn, JSON lines on stdout")
+    run.add_argument("--prompt", metavar="TEXT", help="the prompt to send (required with --headless); with several "
+                     "--preset, sent to each session")
+    run.add_argument("--preset", action="append", default=[], metavar="NAME",
+                     help="start the agent of a preset instead of a command after --: demo, claude, codex, gemini, "
+                          "opencode, or one of the settings file's [presets.NAME] tables (command, env, workspace). "
+                          "Repeat it for several sessions in one app (the first is on screen; ctrl+s lists them)")
+    _add_workspace_options(run, "the agent's working directory and the MCP server's workspace (default: .)")
+    run.add_argument("--permission", choices=["reject", "allow-once"], default="reject",
+                     help="headless answer to permission requests (default: reject)")
+    run.add_argument("--record", metavar="FILE", help="write every JSON-RPC frame, both directions, to FILE (JSONL; "
+                     "a new file: an existing one is never replaced)")
+    run.add_argument("--no-guidance", action="store_true",
+                     help="do not give the agent the rich-output guidance (given as its system prompt where it takes "
+                          "one, else before the first prompt)")
+    run.add_argument("--mcp-config", metavar="FILE", help="more MCP servers to offer the agent: a JSON list of "
+                     "{name, command, args, env} (stdio) or {type: http|sse, name, url, headers} entries")
+    run.add_argument("--init-timeout", type=_positive_seconds, default=30.0, metavar="SECONDS",
+                     help="how long the agent may take to answer initialize (default: 30)")
+    run.add_argument("--mode", metavar="ID", help="the agent's mode to start in (e.g. Codex: read-only, "
+                     "workspace-write; Claude: default, acceptEdits, plan); the app's picker (ctrl+o) lists them")
+    run.add_argument("--model", metavar="ID", help="the model to start with: a value of the agent's model option "
+                     "(Codex: gpt-5.5) or an id of its model list (gpt-5.5[xhigh], effort included)")
+    run.add_argument("--option", action="append", default=[], type=_agent_option, metavar="ID=VALUE",
+                     help="one of the agent's options to start with, by its id (repeatable; e.g. Codex: "
+                          "collaboration_mode=plan); the app's picker (ctrl+o) lists them")
+    resume = run.add_mutually_exclusive_group()
+    resume.add_argument("--resume", nargs="?", const="", default=None, metavar="SESSION",
+                        help="continue a stored session with the agent's own session (session/resume, else "
+                             "session/load); without SESSION, the newest one of this agent command that can "
+                             "('kandev-tui sessions' says which can)")
+    resume.add_argument("--pick", action="store_true", help="choose one of the agent's own sessions in this workspace "
+                        "(session/list) and continue it (in the app)")
+    _add_app_options(run)
+    run.add_argument("agent", nargs=argparse.REMAINDER, metavar="-- AGENT_CMD [ARGS...]", help="the agent command")
+    run.set_defaults(run=cmd_run)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 import errno
 import sys
 
 from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, Failure, UsageError, _fail, _output_paths_problem, stored_session
-from kandev_tui.cli.parser import APP_COMMANDS, LOOPBACK, build_parser
+from kandev_tui.cli.options import APP_COMMANDS, LOOPBACK
 from kandev_tui.cli.stored import _recording_problem
 
 
@@ -23,7 +24,7 @@ def _serve_problem(args: argparse.Namespace, app_args: list[str]) -> str | None:
     if "--headless" in app_args[1:app_args.index("--") if "--" in app_args else len(app_args)]:
         return "kandev-tui serve: --headless has no screen to serve; leave it out"
     try:
-        nested, extra = build_parser().parse_known_args(app_args)
+        nested, extra = args.top_parser.parse_known_args(app_args)  # (main's: kandev-tui's whole parser)
     except SystemExit:
         return f"kandev-tui serve: the command after -- is not valid (see kandev-tui {command} --help)"
     if extra:
@@ -96,3 +97,31 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except OSError as exc:  # lost the race for the port, or the address went away
         return _fail(f"kandev-tui serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
     return EXIT_OK
+
+
+def add_arguments(commands: Any) -> None:
+    """The parsers of 'serve' (``commands``: the top level's subparsers)."""
+    serve = commands.add_parser(
+        "serve", help="serve kandev-tui in a web browser (textual-serve)",
+        description="Serve kandev-tui to web browsers with textual-serve: each browser tab that opens the address runs "
+                    "its own kandev-tui (by default the sessions list: stored sessions to open or continue, ctrl+n to "
+                    "start agents from presets, several side by side; or any command given after --), "
+                    "which ends when the tab closes. Charts, keys, the mouse, links and files work as in a terminal. "
+                    "Each run makes a secret: the address it prints (http://127.0.0.1:8000/?token=...) is the only "
+                    "way in (a cookie keeps it after the first load; anything else is refused with 403). It listens "
+                    "on loopback unless --public is given; from another machine, forward the port over SSH "
+                    "(ssh -L 8000:127.0.0.1:8000 HOST) and open the printed address.",
+        epilog="examples:\n  kandev-tui serve\n  kandev-tui serve -- replay session.jsonl\n"
+               "  kandev-tui serve --port 8080 -- run -- npx -y @agentclientprotocol/claude-agent-acp\n"
+               "  kandev-tui serve -- attach ws://devbox:38429/ws")
+    serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="the port to listen on (default: 8000)")
+    serve.add_argument("--public", action="store_true",
+                       help="allow a --host that is not loopback (the secret is still needed, but plain HTTP shows it "
+                            "to whoever sees the traffic: prefer SSH port forwarding, or a proxy with TLS)")
+    serve.add_argument("--public-url", metavar="URL", help="the address browsers reach the server at, when it is "
+                                                           "not http://HOST:PORT (a proxy)")
+    serve.add_argument("app_command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]",
+                       help=f"the kandev-tui command each browser runs: one of {', '.join(APP_COMMANDS)} "
+                            "(default: the sessions list, as the bare kandev-tui)")
+    serve.set_defaults(run=cmd_serve)

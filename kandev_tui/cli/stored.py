@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kandev_tui.cli.common import EXIT_FAIL, EXIT_OK, Failure, UsageError, EXIT_USAGE, NOTHING_STORED, _NoStore, _fail, _run_app, open_store, stored_session
+from kandev_tui.cli.options import _add_app_options, _add_db_option, _add_stats_option
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
@@ -177,3 +178,66 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from kandev_tui.sources import ReplaySource
 
     return _run_app(args, _NoStore(), lambda on_items, on_state: ReplaySource(path, on_items, on_state, args.speed))
+
+
+def add_arguments(commands: Any) -> None:
+    """The parsers of 'open', 'replay', 'sessions', 'export', 'transcript', 'snapshot' (``commands``: the top level's subparsers)."""
+    open_ = commands.add_parser("open", help="open a stored session in the app (read-only)",
+                                description="Open a stored session (see 'kandev-tui sessions') read-only; without "
+                                            "an ID, pick one from a list of the stored sessions, newest first.")
+    open_.add_argument("session", metavar="ID", nargs="?", default=None,
+                       help="a session id (a unique prefix is enough); omitted: pick from the list")
+    _add_app_options(open_)
+    open_.set_defaults(run=cmd_open)
+
+    replay = commands.add_parser("replay", help="replay a recording in the app",
+                                 description="Replay a recording made with --record through the same normaliser "
+                                             "and widgets as a live session.")
+    replay.add_argument("file", metavar="FILE", help="a recording made with kandev-tui run --record FILE")
+    replay.add_argument("--speed", type=float, default=None, metavar="N",
+                        help="N times real time (default: as fast as possible)")
+    _add_stats_option(replay)  # no --db: a replay stores nothing
+    replay.set_defaults(run=cmd_replay)
+
+    sessions = commands.add_parser("sessions", help="list stored sessions", description="List stored sessions, newest first.")
+    sessions.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")
+    _add_db_option(sessions)
+    sessions.set_defaults(run=cmd_sessions)
+
+    export = commands.add_parser("export", help="write out a stored session",
+                                 description="Write a stored session to standard output (or --output FILE).")
+    export.add_argument("session", metavar="ID", help="a session id (a unique prefix is enough)")
+    export.add_argument("--format", choices=["json", "jsonl", "markdown"], default="markdown", help="default: markdown")
+    export.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of standard output")
+    _add_db_option(export)
+    export.set_defaults(run=cmd_export)
+
+    transcript = commands.add_parser(
+        "transcript", help="normalise a recording and print its items as JSON lines",
+        description="Read a recording made with --record and print the transcript items as JSON lines, "
+                    "exactly as a live run stores them.")
+    transcript.add_argument("file", metavar="FILE", help="a recording (JSON lines)")
+    transcript.set_defaults(run=cmd_transcript)
+
+    snapshot = commands.add_parser(
+        "snapshot", help="draw what the app shows of a recording or a stored session to .svg, .png or .txt",
+        description="Render what the app would show of a recording (made with --record) or a stored session, "
+                    "without a terminal, to an SVG, a PNG (no browser needed) or the screen's text (for diffs in CI "
+                    "logs). The same input gives the same bytes; animations are off. Charts in view are plotted.",
+        epilog="examples:\n  kandev-tui snapshot session.jsonl -o session.svg\n"
+               "  kandev-tui snapshot 84dc --size 80x24 --at top -o start.txt\n"
+               "  kandev-tui snapshot session.jsonl --all -o screens.png   # screens-01.png, screens-02.png…")
+    snapshot.add_argument("source", metavar="RECORDING|SESSION", help="a recording file, or a stored session's id "
+                                                                      "(a unique prefix is enough)")
+    snapshot.add_argument("-o", "--output", metavar="FILE", required=True,
+                          help="where to write: .svg, .png or .txt (with --all, FILE-01.svg, FILE-02.svg…)")
+    snapshot.add_argument("--size", default="120x40", metavar="WxH", help="the screen's size (default: 120x40)")
+    snapshot.add_argument("--theme", default="textual-dark", metavar="NAME",
+                          help="a theme (default: textual-dark; see the settings screen for the others)")
+    where = snapshot.add_mutually_exclusive_group()
+    where.add_argument("--at", default="end", metavar="top|end|N",
+                       help="where the transcript is scrolled: its top, its end (default: as a finished session is "
+                            "left) or row N")
+    where.add_argument("--all", action="store_true", help="one file per screen, from the top to the end")
+    _add_db_option(snapshot)
+    snapshot.set_defaults(run=cmd_snapshot)
