@@ -110,6 +110,34 @@ def end_groups(sig: int = signal.SIGKILL) -> None:
         signal_session(pgid, sig)
 
 
+_scratch: set[str] = set()  # directories of kandev-tui's own to remove even when the process is ended at once
+
+
+def remove_even_if_forced(path: str | os.PathLike[str]) -> None:
+    """A directory kandev-tui made for itself (the demo's copy of its workspace): removed by its owner as usual, and
+    by :func:`force_exit` when the process has to end at once (its owner's ``finally`` never runs then)."""
+    with _lock:
+        _scratch.add(os.fspath(path))
+
+
+def forget_scratch(path: str | os.PathLike[str]) -> None:
+    with _lock:
+        _scratch.discard(os.fspath(path))
+
+
+def force_exit(status: int) -> None:
+    """End the process now (a second signal, an ending past its grace): every registered process group ended, every
+    scratch directory removed, then ``os._exit``."""
+    import shutil
+
+    end_groups(signal.SIGKILL)
+    with _lock:
+        doomed = list(_scratch)
+    for path in doomed:
+        shutil.rmtree(path, ignore_errors=True)
+    os._exit(status)
+
+
 # -- the signals ------------------------------------------------------------------------------------------------------
 
 def detach_terminal() -> None:
@@ -167,8 +195,7 @@ class EndingSignals:
 
         def force() -> None:
             log.error("ending took longer than %g s: forced", seconds)
-            end_groups(signal.SIGKILL)
-            os._exit(status)
+            force_exit(status)
 
         if self._deadline is None:
             self._deadline = threading.Timer(seconds, force)
@@ -183,11 +210,9 @@ class EndingSignals:
         if self.received is not None:  # asked again while ending: a hang-up again changes nothing, a kill is now
             if signum == signal.SIGHUP:
                 return
-            end_groups(signal.SIGKILL)
-            os._exit(exit_status(self.received))
+            force_exit(exit_status(self.received))
         self.received = signum
         try:
             self.loop.call_soon_threadsafe(self.on_signal, signum)
         except RuntimeError:  # the loop has closed: nothing is left to end well
-            end_groups(signal.SIGKILL)
-            os._exit(exit_status(signum))
+            force_exit(exit_status(signum))

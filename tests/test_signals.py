@@ -144,3 +144,41 @@ def test_a_kill_ends_a_headless_run_as_interrupted_with_the_signals_status(tmp_p
         assert store.sessions()[0]["state"] == "interrupted"
     finally:
         store.close()
+
+
+FORCED = r"""
+import asyncio, os, signal, sys, tempfile
+from kandev_tui.shutdown import EndingSignals, remove_even_if_forced
+
+scratch = tempfile.mkdtemp(prefix="kandev-demo-", dir=sys.argv[1])
+remove_even_if_forced(scratch)
+open(os.path.join(scratch, "copy.txt"), "w").write("the demo's workspace copy")
+
+async def main():
+    loop = asyncio.get_running_loop()
+    ending = asyncio.Event()
+    signals = EndingSignals(loop, lambda signum: ending.set())  # an ending that never finishes (a stuck close)
+    signals.install()
+    print(scratch, flush=True)
+    await ending.wait()
+    os.kill(os.getpid(), signal.SIGTERM)  # the second signal: ended at once
+    await asyncio.sleep(60)
+
+try:
+    asyncio.run(main())
+finally:
+    print("the finally ran", flush=True)  # it must not: an ending forced skips it
+"""
+
+
+def test_an_ending_forced_by_a_second_signal_still_removes_the_demos_workspace_copy(tmp_path):
+    """A second SIGTERM while kandev-tui is ending ends it at once (os._exit: no finally runs); the directories it
+    made for itself (the demo's copy of its workspace) are removed first, as every agent's process group is
+    ended. (CI found one left behind after a loaded run.)"""
+    process = subprocess.Popen([sys.executable, "-c", FORCED, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    scratch = Path(process.stdout.readline().strip())
+    assert scratch.is_dir() and scratch.name.startswith("kandev-demo-")
+    process.send_signal(signal.SIGTERM)
+    out, _ = process.communicate(timeout=60)
+    assert process.returncode == 128 + signal.SIGTERM and "the finally ran" not in out
+    assert not scratch.exists()

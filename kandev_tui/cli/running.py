@@ -147,7 +147,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     from kandev_tui.demo import SCENARIOS
 
+    from kandev_tui.shutdown import forget_scratch, remove_even_if_forced
+
     scratch = Path(tempfile.mkdtemp(prefix="kandev-demo-"))  # the sample workspace's copy, removed on exit
+    remove_even_if_forced(scratch)  # (an ending forced by a second signal skips the finally below)
     try:
         with open_store(args) as store:
             workspace = prepare_workspace(scratch / "demo-service")
@@ -157,6 +160,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
                             initial_prompt=SCENARIOS[args.scenario], settings=settings, launcher=launcher)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+        forget_scratch(scratch)
 
 
 def add_arguments(commands: Any) -> None:
