@@ -154,7 +154,7 @@ class ToolCallView(SearchHit, Static):
             self.expanded = True
         self.redraw()
 
-    def _content(self):
+    def _content(self) -> Group:
         payload = self.item.payload
         mark, style = status_mark(self.item.status)
         head = Text.assemble((f"{mark} ", style), (call_title(payload), "bold"))
