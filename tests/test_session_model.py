@@ -8,7 +8,7 @@ import pytest
 from kandev_tui.session import Batcher, SessionState, Source, prompt_state
 from kandev_tui.session.batch import BUSY_WAIT_AT_MOST, COVERED_POLL, FLUSH_SECONDS, SETTLE_AT_MOST
 
-from .app_helpers import message_item
+from .app_helpers import bar_chart, message_item, rich_item, tool_item
 
 
 class Clock:
@@ -159,8 +159,6 @@ from kandev_tui.session import window as W  # noqa: E402
 from kandev_tui.session.changes import TranscriptModel  # noqa: E402
 from kandev_tui.session.layout import Entry  # noqa: E402
 from kandev_tui.session.window import Window  # noqa: E402
-
-from .app_helpers import bar_chart, rich_item, tool_item  # noqa: E402
 
 
 def entries(count: int) -> list[Entry]:
@@ -347,7 +345,7 @@ class UI:
         return False
 
 
-def session_model(clock: Clock, **source_attrs):
+def session_model(clock: Clock, registry: Registry | None = None, **source_attrs):
     from kandev_tui.session.model import SessionModel
 
     def make(on_items, on_state):
@@ -356,7 +354,7 @@ def session_model(clock: Clock, **source_attrs):
             setattr(source, name, value)
         return source
 
-    model = SessionModel(make, Registry.from_entry_points(), clock=clock, ui_time=Clock())
+    model = SessionModel(make, registry or Registry.from_entry_points(), clock=clock, ui_time=Clock())
     ui, loop = UI(), Loop(clock)
     model.attach(ui, loop)  # type: ignore[arg-type]
     return model, ui, loop
@@ -388,6 +386,73 @@ def test_items_from_another_thread_wake_the_ui_loop_once_and_wait_there():
     loop.run()
     loop.run(FLUSH_SECONDS)
     assert len(ui.applied) == 1 and ui.applied[0].new_entries == 50 and model.settled
+
+
+def test_calls_are_matched_and_prepared_on_the_sources_thread_and_only_placed_on_the_uis():
+    """Matching (which may parse a call's result) and what a renderer prepares for its card are done where items
+    arrive, before the hand-over: the UI's thread, placing them, finds both done and calls neither."""
+    import threading
+
+    from kandev_tui.renderers.registry import Renderer
+
+    calls: list[tuple[str, int, str]] = []  # (what, thread, item key)
+
+    def matches(call) -> bool:
+        calls.append(("match", threading.get_ident(), call["tool_call_id"]))
+        return call["name"] == "deploy"
+
+    def prepare(item) -> None:
+        calls.append(("prepare", threading.get_ident(), item.payload["tool_call_id"]))
+
+    registry = Registry([Renderer(id="deploy", widget=lambda item: None, matches=matches, prepare=prepare)])
+    model, ui, loop = session_model(Clock(), registry)
+    items = [tool_item("a", name="deploy"), tool_item("b", name="read"), message_item(1, "done")]
+    thread = threading.Thread(target=model.receive_items, args=(items,))
+    thread.start()
+    thread.join()
+    loop.run()
+    loop.run(FLUSH_SECONDS)
+    assert [e.kind for e in model.transcript.entries] == ["card", "group", "item"]  # placed as the matches said
+    assert [(what, key) for what, _, key in calls] == [("match", "a"), ("prepare", "a"), ("match", "b")]
+    assert {ident for _, ident, _ in calls} == {thread.ident}  # none on the UI's thread
+
+
+def test_a_rich_output_calls_presentation_is_validated_where_it_arrives():
+    """The built-in rich-output renderer prepares the card's presentation (re-validated, its snapshot merged) on the
+    source's thread: the card, drawn on the UI's, finds it parsed."""
+    import threading
+
+    from kandev_tui import stats
+    from kandev_tui.session.parsed import presentation_of
+
+
+
+    model, ui, loop = session_model(Clock())
+    item = rich_item("c1", bar_chart("Requests"))
+    before = stats.COUNTERS["presentations_parsed"]
+    thread = threading.Thread(target=model.receive_items, args=([item],))
+    thread.start()
+    thread.join()
+    assert item in presentation_of and stats.COUNTERS["presentations_parsed"] == before + 1  # parsed there
+    loop.run()
+    loop.run(FLUSH_SECONDS)
+    assert [(e.kind, e.renderer and e.renderer.id) for e in model.transcript.entries] == [("card", "rich_output")]
+    assert presentation_of(item).presentation is not None
+    assert stats.COUNTERS["presentations_parsed"] == before + 1  # the card's look-up found it
+
+
+def test_a_renderer_whose_preparation_fails_still_gets_its_card_placed():
+    from kandev_tui.renderers.registry import Renderer
+
+    def prepare(item) -> None:
+        raise ValueError("a bug in a pack")
+
+    registry = Registry([Renderer(id="deploy", widget=lambda item: None, tool_names=frozenset({"deploy"}),
+                                  prepare=prepare)])
+    model, ui, loop = session_model(Clock(), registry)
+    model.receive_items([tool_item("a", name="deploy")])
+    loop.run(FLUSH_SECONDS)
+    assert [e.kind for e in model.transcript.entries] == ["card"]
 
 
 def test_a_reset_goes_ahead_of_what_came_after_it_and_replaces_what_came_before():

@@ -13,6 +13,17 @@ def _matches(call: dict[str, Any]) -> bool:
     return is_rich_output_call(call)
 
 
+def _prepare(item: Any) -> None:
+    """A completed call's presentation, validated where the call arrives (the agent's thread), for the card to draw.
+    A call still running is drawn as a skeleton, with nothing to validate: most of its versions never reach the
+    screen (the batch keeps the newest), so they are not parsed ahead."""
+    if item.status not in ("complete", "completed"):
+        return
+    from kandev_tui.session.parsed import presentation_of  # pydantic's models: not at start-up
+
+    presentation_of(item)
+
+
 def _widget(item: Any) -> Any:
     from kandev_tui.widgets.presentation_card import PresentationCard
 
@@ -20,5 +31,5 @@ def _widget(item: Any) -> Any:
 
 
 RENDERER = Renderer(id="rich_output", widget=_widget, matches=_matches, priority=1000, stands_alone=True,
-                    draws_all_states=True,
+                    draws_all_states=True, prepare=_prepare,
                     tool_names=frozenset({"show_rich_output_kandev"}))

@@ -40,7 +40,11 @@ class Renderer:
     pending, complete, error) with an ``update_item(item)`` method that is called
     with every later state of the call. ``matches``, when given, replaces the
     name test (the rich-output renderer uses the contract's identity rule).
-    A higher ``priority`` wins when several match.
+    A higher ``priority`` wins when several match. ``prepare(item)``, when given, is
+    called with every version of a call the renderer matches where the item arrives (a
+    live agent's thread), before it is handed to the UI: the place to parse a result the
+    widget will need, into a cache by version (``kandev_tui.session.parsed.VersionCache``),
+    so the UI's thread only draws. What it raises is logged; the widget then parses itself.
     """
 
     id: str
@@ -49,6 +53,7 @@ class Renderer:
     renderer_ids: frozenset[str] = frozenset()
     matches: Callable[[dict[str, Any]], bool] | None = None
     priority: int = 0
+    prepare: Callable[[Any], Any] | None = None
     stands_alone: bool = False  # never counted against the per-turn card limit (rich output)
     draws_all_states: bool = False  # False: the host draws pending, error and empty states itself
     source: str = field(default="", compare=False)

@@ -5,20 +5,28 @@ says what changed as a :class:`ChangeSet`: how many entries are new (appended), 
 ones in entries that existed already, which entries the layout reshaped (a grouped call promoted to a card), the
 group summaries to show again, and the items that are not in the flow (session info, usage: the status line's).
 The transcript widget applies a change set mechanically: it decides nothing about where an item goes.
+
+Which renderer draws a call (the registry's match, which may parse the call's result) and what the renderer prepares
+for its card (rich output's validated presentation) are worked out by :meth:`TranscriptModel.prepare` where the items
+arrive, on the source's thread, before they are handed over; placing them on the UI's thread then finds both done.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Iterable
 
 from kandev_tui.transcript import items as K
 from kandev_tui.transcript.items import Item
-from kandev_tui.renderers.registry import Registry
+from kandev_tui.renderers.registry import Registry, Renderer
 
 from .layout import Entry, Layout
+from .parsed import VersionCache
 
+log = logging.getLogger("kandev_tui.session")
 STATUS_KINDS = (K.SESSION_INFO, K.USAGE)
+MATCHES_KEPT = 4096  # tool-call versions whose renderer is remembered (matched where they arrive, placed later)
 
 
 @dataclass
@@ -36,7 +44,22 @@ class TranscriptModel:
     """Every entry of the session (the widget mounts a window of them), placed batch by batch."""
 
     def __init__(self, registry: Registry, card_limit: int = 16) -> None:
-        self.layout = Layout(registry, card_limit)
+        self.matched: VersionCache[Renderer | None] = VersionCache(lambda item: registry.match(item.payload),
+                                                                  MATCHES_KEPT)
+        self.layout = Layout(registry, card_limit, self.matched)
+
+    def prepare(self, items: Iterable[Item]) -> None:
+        """Match each tool-call version with its renderer and let the renderer prepare it (any thread: the source's,
+        before the items are handed over). What a renderer raises is logged: placing the item matches it again."""
+        for item in items:
+            if item.kind != K.TOOL:
+                continue
+            try:
+                renderer = self.matched(item)
+                if renderer is not None and renderer.prepare is not None:
+                    renderer.prepare(item)
+            except Exception:  # noqa: BLE001 - a renderer's bug must not stop the agent's thread
+                log.exception("preparing %s failed", item.key)
 
     @property
     def entries(self) -> list[Entry]:
@@ -86,7 +109,7 @@ class TranscriptModel:
     def reset(self, items: Iterable[Item]) -> ChangeSet:
         """Every item again, in order, into a new layout (older history arrived): all entries are new."""
         old = self.layout
-        self.layout = Layout(old.registry, old.card_limit)
+        self.layout = Layout(old.registry, old.card_limit, self.matched)
         changes = self.apply(items)
         changes.updated.clear()
         changes.rebuilt.clear()

@@ -11,7 +11,7 @@ stand beside it). Headless: the view asks this where each item goes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from kandev_tui.transcript import items as K
 from kandev_tui.transcript.items import Item
@@ -46,8 +46,12 @@ def tool_label(payload: dict[str, Any]) -> str:
 class Layout:
     """Places items into entries, incrementally, as they arrive and change."""
 
-    def __init__(self, registry: Registry, card_limit: int = 16) -> None:
+    def __init__(self, registry: Registry, card_limit: int = 16,
+                 match: Callable[[Item], Renderer | None] | None = None) -> None:
+        """``match``: the renderer of a tool-call version (the registry's match of its payload by default; the
+        transcript model's matches it where items arrive, remembered by version)."""
         self.registry = registry
+        self.match = match or (lambda item: registry.match(item.payload))
         self.card_limit = card_limit
         self.entries: list[Entry] = []
         self.entry_of: dict[str, Entry] = {}  # item key → entry
@@ -154,7 +158,7 @@ class Layout:
 
     def _renderer_for(self, item: Item) -> Renderer | None:
         try:
-            return self.registry.match(item.payload)
+            return self.match(item)
         except Exception:  # noqa: BLE001 - matching must never break the flow
             return None
 

@@ -126,12 +126,15 @@ class SessionModel:
     # -- items ---------------------------------------------------------------------
 
     def receive_items(self, items: list[Item]) -> None:
-        """The source's ``on_items`` (any thread): the items wait in the batch until the policy lets them on."""
+        """The source's ``on_items`` (any thread): matched and prepared here (:meth:`TranscriptModel.prepare`), then
+        they wait in the batch until the policy lets them on."""
+        self.transcript.prepare(items)
         self.batch.add(items)
         self._wake()
 
     def receive_reset(self, items: list[Item]) -> None:
         """The source's ``on_reset`` (any thread): every item again, in order, ahead of what comes after."""
+        self.transcript.prepare(items)
         self.batch.reset(items)
         self._wake()
 
