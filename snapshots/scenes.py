@@ -389,7 +389,7 @@ def event_items() -> list[Item]:
 
 
 def subagent_items() -> list[Item]:
-    """A call that spawned a subagent, and the subagent beside it, at work (expanded by the scene)."""
+    """A call that spawned a subagent, and the subagent inside it, at work (expanded by the scene)."""
     return [Item("user:1", "user_message", 1, {"text": "Review the change"}, final=True),
             tool_item("spawn-1", name="spawn_agent", kind="other", title="Spawn a reviewer", status="in_progress"),
             Item("subagent:3", "subagent", 1, {

@@ -133,7 +133,7 @@ def test_notices_and_compactions(snap_compare, tmp_path, size):
 
 @pytest.mark.parametrize("size", [(80, 24), (45, 30)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_subagent(snap_compare, tmp_path, size):
-    """A subagent beside the call that spawned it, expanded: its calls with their states, the latest it said."""
+    """A subagent inside the call that spawned it, expanded: its calls with their states, the latest it said."""
     from tests.app_helpers import stored_app
 
     from .scenes import expand_subagent, subagent_items

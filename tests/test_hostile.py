@@ -50,6 +50,9 @@ def hostile_items(text: str, n: int = 0) -> list[Item]:
         Item(f"subagent:{n}11", "subagent", 1, {"session_id": "kid", "title": text[:300], "description": text[:2000],
                                                 "state": "running", "text": text,
                                                 "tools": [{"id": "k", "title": text[:300], "status": "pending"}]}),
+        tool_item(f"s{n}", name="spawn", kind="other", title=text, output=text, status="in_progress"),
+        Item(f"subagent:{n}12", "subagent", 1, {"session_id": "kid2", "title": text[:300], "description": text[:2000],
+                                                "state": "running", "text": text, "tools": [], "spawned_by": f"s{n}"}),
         fleet_item(f"f1-{n}", "get_entity", {"slug": text[:500] or "s", "type": text[:500] or "t", "state": text[:200],
                                              "attributes": {text[:200]: text, "ip": text[:200]}}),
         fleet_item(f"f2-{n}", "list_entities", {"entities": [{"slug": text[:500] or "s", "type": text[:200],
@@ -104,7 +107,7 @@ def drawn_text(app) -> str:
     return "\n".join(lines)
 
 
-@pytest.mark.reliability("Terminal and text", "65 hostile strings (markup, action links, CSI/OSC/DCS/APC/PM/SOS/8-bit C1, controls, bidi, zero-width, Markdown links, overlong, lone surrogates, huge numbers) in 43 agent-text fields each (32 from ACP agents, 11 Kandev row fields)", cases=BATCH * 43,
+@pytest.mark.reliability("Terminal and text", "65 hostile strings (markup, action links, CSI/OSC/DCS/APC/PM/SOS/8-bit C1, controls, bidi, zero-width, Markdown links, overlong, lone surrogates, huge numbers) in 48 agent-text fields each (37 from ACP agents, 11 Kandev row fields)", cases=BATCH * 48,
                          held="no control, bidi or invisible character drawn on any line; markup shown as text; no action ran; keys answered")
 @pytest.mark.parametrize("start", range(0, len(NAMES), BATCH), ids=lambda i: ",".join(NAMES[i:i + BATCH]))
 async def test_hostile_text_is_shown_inert(tmp_path, start):
@@ -120,6 +123,9 @@ async def test_hostile_text_is_shown_inert(tmp_path, start):
         assert len(app.view.widgets) == len(app.view.entries)  # everything is mounted and drawn
         fleet = [c for c in app.view.query(ToolCard) if c.key.startswith("tool:f")]
         assert len(fleet) == 6 * len(names) and not any(c.fallback or c.failed for c in fleet)
+        from kandev_tui.widgets.subagent import SpawningCall
+
+        assert len(app.view.query(SpawningCall)) == len(names)  # each child inside its call
         drawn = drawn_text(app) + app.export_screenshot()
         for char in NEVER_SHOWN:
             assert char not in drawn, (repr(char), names)

@@ -188,6 +188,64 @@ def test_a_subagent_is_one_item_fed_by_its_own_session_and_cycles_are_ignored():
     assert done.payload["state"] == "done" and done.final
 
 
+def _kid(n: int, spawned_by: str | None, title: str = "Reviewer"):
+    from kandev_tui.transcript.items import Item
+
+    payload = {"session_id": f"kid-{n}", "title": title, "description": "", "state": "running", "text": "", "tools": []}
+    return Item(f"subagent:{n}", "subagent", 1, {**payload, **({"spawned_by": spawned_by} if spawned_by else {})})
+
+
+def _shape(layout) -> list[tuple[str, list[str]]]:
+    return [(e.kind, e.item_keys) for e in layout.entries]
+
+
+@pytest.mark.parametrize("first", [True, False], ids=["spawner-first-in-its-group", "spawner-later-in-its-group"])
+def test_a_subagent_is_placed_inside_the_call_that_spawned_it_live_as_when_stored(first):
+    """The call a subagent names (``spawned_by``) leaves its tool group for an entry of its own holding the call and
+    its children; what follows starts a new group below it. Placed live (the call running, then finished) or stored
+    (each item's last version, in order), the entries are the same."""
+    from kandev_tui.renderers import Registry
+    from kandev_tui.session.layout import Layout
+
+    from .app_helpers import message_item, tool_item
+
+    spawn = tool_item("spawn-1", name="spawn_agent", kind="other", status="in_progress")
+    read = tool_item("r1", status="complete")
+    calls = [spawn, read] if first else [read, spawn]
+    later = [_kid(1, "spawn-1"), _kid(2, "spawn-1", "Linter"), tool_item("r2"), spawn.but(status="complete"),
+             _kid(1, "spawn-1").but(payload={**_kid(1, "spawn-1").payload, "state": "done"}), message_item(9, "done")]
+    live = Layout(Registry())
+    for item in [message_item(1, "hi"), *calls, *later]:
+        live.place(item)
+    final = {}
+    for item in [message_item(1, "hi"), *calls, *later]:
+        final[item.key] = item  # a dict keeps the order keys first came: the store's
+    stored = Layout(Registry())
+    for item in final.values():
+        stored.place(item)
+    expected_calls = [("call", ["tool:spawn-1", "subagent:1", "subagent:2"])]
+    expected = [("item", ["message:1"]), *(expected_calls + [("group", ["tool:r1"])] if first else
+                                          [("group", ["tool:r1"])] + expected_calls),
+                ("group", ["tool:r2"]), ("item", ["message:9"])]
+    assert _shape(live) == _shape(stored) == expected
+    assert [e.index for e in live.entries] == list(range(len(live.entries)))
+    assert all(live.by_key[e.key] is e for e in live.entries) and live.entry_of["subagent:2"].kind == "call"
+
+
+def test_a_subagent_of_no_call_or_of_a_card_stands_on_its_own():
+    from kandev_tui.renderers import Registry, Renderer
+    from kandev_tui.session.layout import Layout
+
+    from .app_helpers import tool_item
+
+    registry = Registry([Renderer(id="spawner", widget=lambda item: None, tool_names=frozenset({"spawn_agent"}))])
+    layout = Layout(registry)
+    for item in [tool_item("spawn-1", name="spawn_agent"), _kid(1, "spawn-1"), _kid(2, None), _kid(3, "gone")]:
+        layout.place(item)
+    assert _shape(layout) == [("card", ["tool:spawn-1"]), ("item", ["subagent:1"]), ("item", ["subagent:2"]),
+                              ("item", ["subagent:3"])]
+
+
 @pytest.mark.system
 async def test_the_app_offers_subagents_and_shows_one_live_inside_the_parents_transcript(tmp_path):
     steps = [{"op": "update", "update": {"sessionUpdate": "subagent_update", "sessionId": "kid-1",
@@ -215,6 +273,54 @@ async def test_the_app_offers_subagents_and_shows_one_live_inside_the_parents_tr
     (session,) = store.sessions()
     (kid,) = [i for i in store.items(session["id"]) if i.kind == "subagent"]
     assert kid.payload["text"] == "No issue found." and kid.payload["state"] == "done"
+
+
+@pytest.mark.system
+async def test_a_subagent_shows_live_inside_the_call_that_spawned_it_and_opens_so_again(tmp_path):
+    """The agent (a real process) runs a tool call, and announces a child while it runs: the call leaves the
+    turn's tool group, and the child's row streams inside it, under the call; opened again from the store, the
+    transcript has the same entries."""
+    from kandev_tui.renderers import Registry
+    from kandev_tui.session.layout import Layout
+    from kandev_tui.widgets.subagent import SpawningCall, SubagentCard
+
+    def call(call_id: str, title: str, status: str, kind: str = "tool_call") -> dict:
+        return {"op": "update", "update": {"sessionUpdate": kind, "toolCallId": call_id, "title": title,
+                                           "kind": "other", "status": status}}
+
+    steps = [call("r1", "Read notes.md", "completed"),
+             call("spawn-1", "Spawn a reviewer", "in_progress"),
+             {"op": "update", "update": {"sessionUpdate": "subagent_update", "sessionId": "kid-1", "title": "Reviewer"}},
+             {"op": "update", "session": "kid-1", "update": {"sessionUpdate": "tool_call", "toolCallId": "k1",
+                                                             "title": "Read a.py", "status": "completed"}},
+             {"op": "update", "session": "kid-1", "update": {"sessionUpdate": "agent_message_chunk",
+                                                             "content": {"type": "text", "text": "No issue found."}}},
+             {"op": "update", "update": {"sessionUpdate": "subagent_update", "sessionId": "kid-1",
+                                         "state": {"state": "idle", "stopReason": "end_turn"}}},
+             call("spawn-1", "Spawn a reviewer", "completed", "tool_call_update"),
+             call("r2", "Read b.py", "completed"),
+             {"op": "say", "text": "The reviewer is done."}]
+    store, app = kit_app(tmp_path, steps)
+    async with app.run_test(size=(90, 30)) as pilot:
+        await until(pilot, lambda: app.current.last_state == "idle" and "The reviewer is done." in agent_text(app))
+        await until(pilot, lambda: "↳ Reviewer · done · 1 call" in screen_text(app))
+        spawning = app.view.query_one(SpawningCall)
+        card = app.view.query_one(SubagentCard)
+        assert spawning.item.key == "tool:spawn-1" and spawning.item.status == "complete" and card.parent is spawning
+        shown = screen_text(app)
+        assert shown.index("1 tool: ") < shown.index("Spawn a reviewer") < shown.index("↳ Reviewer") < shown.rindex(
+            "1 tool: ")  # r1's group, the call with its child, r2's group
+        card.query_one("CollapsibleTitle").focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: "✔ Read a.py" in screen_text(app) and "No issue found." in screen_text(app))
+        live = [(e.kind, e.item_keys) for e in app.view.entries]
+        await app.action_quit()
+    (session,) = store.sessions()
+    stored = Layout(Registry.from_entry_points())
+    for item in store.items(session["id"]):
+        stored.place(item)
+    assert [(e.kind, e.item_keys) for e in stored.entries] == live
+    assert ("call", ["tool:spawn-1", next(k for _, keys in live for k in keys if k.startswith("subagent:"))]) in live
 
 
 def test_a_subagents_permission_request_and_question_say_which_subagent_asks():

@@ -351,6 +351,18 @@ def test_codex_spawns_a_subagent_whose_work_is_its_own_item(tmp_path):
     assert said == "Asking a helper.The helper is done." and not any(
         "child ran" in (i["payload"].get("title") or "") for i in run.kinds("tool_call"))  # none of it leaked
     assert "Looking" not in said
+    # Codex reports no tool call for its spawn (the model's spawn_agent), only the wait after it: no call ran when
+    # the child was announced, so it stands on its own where it was announced, before the wait
+    from kandev_tui.renderers import Registry
+    from kandev_tui.session.layout import Layout
+
+    assert "spawned_by" not in payload
+    layout = Layout(Registry.from_entry_points())
+    for item in store.items(session["id"]):
+        layout.place(item)
+    shape = [(e.kind, e.item_keys) for e in layout.entries]
+    assert ("item", [child.key]) in shape
+    assert [kind for kind, _ in shape].index("group") > shape.index(("item", [child.key]))
 
 
 def test_codex_model_from_the_command_line_reaches_the_model_server(tmp_path):

@@ -5,7 +5,10 @@ it). In a run, calls with a renderer become cards of their own, up to the
 per-turn card limit (rich output always stands alone and never counts); the
 other calls collapse into one group per run, whose summary names them
 (``3 tools: read, search, execute``, or ``1 tool + 2 cards`` when cards
-stand beside it). Headless: the view asks this where each item goes.
+stand beside it). A call that spawned subagents (a subagent item names it, ``spawned_by``) leaves its group for an
+entry of its own, a *call* entry, that holds the call and each child it spawned, in the order they came: the child is
+shown inside the call that made it, and what follows starts a new run below. Headless: the view asks this where each
+item goes.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ NOT_IN_FLOW = {K.SESSION_INFO, K.USAGE}
 @dataclass
 class Entry:
     key: str
-    kind: str  # "item", "card" or "group"
+    kind: str  # "item", "card", "group" or "call" (a tool call and the subagents it spawned)
     turn: int
     run: int
     item_keys: list[str] = field(default_factory=list)
@@ -62,6 +65,7 @@ class Layout:
         self._cards_in_turn: dict[int, int] = {}
         self._cards_in_run: dict[int, int] = {}  # counted as cards are placed: a group's summary reads it per batch
         self._last_was_tool = False
+        self._call_keys: dict[str, str] = {}  # tool call id → its item's key (where a subagent's spawner is found)
         self.rebuilt: list[tuple[str, Entry]] = []  # (old key, entry) whose widget must be rebuilt; the view drains it
 
     def cards_in_run(self, run: int) -> int:
@@ -94,6 +98,8 @@ class Layout:
             return existing, False
         if item.kind in NOT_IN_FLOW:
             return None, False
+        if item.kind == K.SUBAGENT and (inside := self._into_spawner(item)) is not None:
+            return inside
         if item.kind != K.TOOL:
             if self._last_was_tool:
                 self._run += 1
@@ -103,6 +109,8 @@ class Layout:
         if not self._last_was_tool:
             self._run += 1
         self._last_was_tool = True
+        if isinstance(item.tool_call_id, str):
+            self._call_keys[item.tool_call_id] = item.key
         renderer = self._renderer_for(item)
         if renderer is not None and (renderer.stands_alone or self._cards_in_turn.get(item.turn, 0) < self.card_limit):
             if not renderer.stands_alone:
@@ -131,15 +139,21 @@ class Layout:
             return group, False
         if not renderer.stands_alone:
             self._cards_in_turn[item.turn] = self._cards_in_turn.get(item.turn, 0) + 1
+        return self._take_out(group, item, "card", renderer)
+
+    def _take_out(self, group: Entry, item: Item, kind: str, renderer: Renderer | None) -> tuple[Entry, bool]:
+        """The grouped call ``item`` out of ``group``, into an entry of its own of ``kind`` (a card, a call): the first
+        member's takes the group's place and the rest of the group follows it; a later member's comes after the
+        group. The entry, and whether it is new (appended)."""
         rest = [key for key in group.item_keys if key != item.key]
         if group.item_keys[0] == item.key:
             old_key = group.key
             del self.by_key[old_key]
-            group.key, group.kind, group.item_keys, group.renderer = item.key, "card", [item.key], renderer
+            group.key, group.kind, group.item_keys, group.renderer = item.key, kind, [item.key], renderer
             self.by_key[item.key] = group
-            self._cards_in_run[group.run] = self._cards_in_run.get(group.run, 0) + 1
+            if kind == "card":
+                self._cards_in_run[group.run] = self._cards_in_run.get(group.run, 0) + 1
             self.rebuilt.append((old_key, group))
-            card = group
             if self._group_of_run.get(group.run) is group:
                 del self._group_of_run[group.run]
             if rest:
@@ -150,11 +164,28 @@ class Layout:
                 for key in rest:
                     self.entry_of[key] = follower
                 self._group_of_run[group.run] = follower
-            return card, False
+            return group, False
         group.item_keys = rest
         self.rebuilt.append((group.key, group))
-        card = Entry(item.key, "card", item.turn, group.run, [item.key], renderer)
-        return self._add(card, item), True
+        entry = Entry(item.key, kind, item.turn, group.run, [item.key], renderer)
+        return self._add(entry, item), True
+
+    def _into_spawner(self, child: Item) -> tuple[Entry, bool] | None:
+        """A subagent placed inside the call that spawned it (its ``spawned_by``): the call's entry, taken out of its
+        group first (what follows then starts a new run, below it). None when that call is not here, or is a card
+        (the child then stands on its own, after it)."""
+        spawner = child.payload.get("spawned_by")
+        call_key = self._call_keys.get(spawner) if isinstance(spawner, str) else None
+        entry = self.entry_of.get(call_key) if call_key is not None else None
+        if entry is None or call_key is None or entry.kind not in ("group", "call"):
+            return None
+        new = False
+        if entry.kind == "group":
+            entry, new = self._take_out(entry, self.items[call_key], "call", None)
+            self._last_was_tool = False
+        entry.item_keys.append(child.key)
+        self.entry_of[child.key] = entry
+        return entry, new
 
     def _renderer_for(self, item: Item) -> Renderer | None:
         try:

@@ -50,6 +50,8 @@ class Viewport:
             return 2
         if entry.kind == "card":
             return 24
+        if entry.kind == "call":  # the call's lines and a row per subagent it spawned
+            return 6 + 2 * (len(entry.item_keys) - 1)
         text = items[entry.item_keys[0]].payload.get("text")
         if isinstance(text, str):
             width = max(20, self.width - 6)

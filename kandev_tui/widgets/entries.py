@@ -13,7 +13,7 @@ from .agent_message import AgentMessage
 from .changes_card import ChangesCard
 from .chart_block import ChartBlock
 from .compaction import CompactionRow
-from .subagent import SubagentCard
+from .subagent import SpawningCall, SubagentCard
 from .elicitation import ElicitationCard
 from .notice import Notice
 from .permission import PermissionRequest
@@ -31,5 +31,5 @@ ITEM_WIDGETS = {K.USER: UserMessage, K.AGENT: AgentMessage, K.THOUGHT: Thought, 
 REQUESTS = (PermissionRequest, ElicitationCard)  # what waits for the user's answer, and takes the focus
 REQUEST_SELECTOR = "PermissionRequest, ElicitationCard"
 
-__all__ = ["AgentMessage", "ChangesCard", "ChartBlock", "CompactionRow", "ElicitationCard", "ITEM_WIDGETS", "REQUESTS", "REQUEST_SELECTOR", "SubagentCard", "Notice", "PermissionRequest", "Plan", "Thought",
+__all__ = ["AgentMessage", "ChangesCard", "ChartBlock", "CompactionRow", "ElicitationCard", "ITEM_WIDGETS", "REQUESTS", "REQUEST_SELECTOR", "SpawningCall", "SubagentCard", "Notice", "PermissionRequest", "Plan", "Thought",
            "ToolCallView", "ToolCard", "ToolGroup", "UserMessage"]

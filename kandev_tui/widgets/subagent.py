@@ -1,5 +1,6 @@
 """A subagent (a child session the agent runs) inside the parent's transcript: one row with its title and state,
-that expands to what it does: its tool calls with their states, and the latest of what it says."""
+that expands to what it does: its tool calls with their states, and the latest of what it says. It is drawn inside
+the tool call that spawned it (:class:`SpawningCall`), or on its own when the agent does not say which call did."""
 
 from __future__ import annotations
 
@@ -8,9 +9,12 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from kandev_tui.transcript.items import Item
+from textual.app import ComposeResult
 
-from .base import CollapsibleEntry, safe_text
+from kandev_tui.transcript.items import SUBAGENT, Item
+
+from .base import CollapsibleEntry, EntryWidget, mount_into, safe_text
+from .tool_call import ToolCallView, call_title
 
 MARKS = {"completed": ("✔", "green"), "complete": ("✔", "green"), "failed": ("✖", "red"), "error": ("✖", "red"),
          "in_progress": ("◐", "yellow"), "pending": ("○", "")}
@@ -109,3 +113,43 @@ def ask_to_cancel(sender: MessagePump, item: Item) -> None:
         sender.post_message(SubagentCard.CancelWanted(item.payload["session_id"]))
         sender.app.notify(f"Asked to cancel {item.payload.get('title') or 'the subagent'}.", timeout=3,
                           markup=False)
+
+
+class SpawningCall(EntryWidget):
+    """A tool call and the subagents it spawned (a *call* entry, :mod:`kandev_tui.session.layout`): the call in full,
+    as an expanded tool group shows it, and under it each child's live row, in the order they came."""
+
+    DEFAULT_CSS = """
+    SpawningCall { height: auto; margin: 1 0 0 0; }
+    SpawningCall > ToolCallView { margin: 0; }
+    SpawningCall > SubagentCard { margin: 0 0 0 3; }
+    """
+
+    item: Item  # the call (never None here)
+
+    def __init__(self, items: list[Item]) -> None:
+        super().__init__(classes="entry")
+        self.item = items[0]
+        self.call = ToolCallView(items[0])
+        self.children_cards = {item.key: SubagentCard(item) for item in items[1:]}
+        self._composed = False  # the children made before compose are yielded by it; those after, mounted
+
+    def compose(self) -> ComposeResult:
+        self._composed = True
+        yield self.call
+        yield from self.children_cards.values()
+
+    def update_item(self, item: Item) -> None:
+        if item.kind != SUBAGENT:
+            self.item = item
+            self.call.update_item(item)
+        elif (card := self.children_cards.get(item.key)) is not None:
+            card.update_item(item)
+        else:  # another child of the same call
+            card = self.children_cards[item.key] = SubagentCard(item)
+            if self._composed:
+                mount_into(self, card)
+
+    @property
+    def searchable_text(self) -> str:
+        return "\n".join([call_title(self.item.payload), *(card.searchable_text for card in self.children_cards.values())])

@@ -99,6 +99,8 @@ class MountedWindow(ViewParts):
             widget = group
         elif entry.kind == "card":
             widget = E.ToolCard(items[0], entry.renderer)
+        elif entry.kind == "call":
+            widget = E.SpawningCall(items)
         else:
             item = items[0]
             widget = E.ITEM_WIDGETS.get(item.kind, E.Notice)(item)
