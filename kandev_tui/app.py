@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.signal import Signal
 
 from kandev_tui.gcpolicy import GcPolicy
-from kandev_tui.pacing import UserInput
+from kandev_tui.user_input import UserInput
 from kandev_tui.renderers import Registry
 from kandev_tui.app_actions import UserActions
 from kandev_tui.app_attention import Attention
@@ -224,7 +224,7 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
 
     def post_message(self, message: Message) -> bool:
         # the terminal's input arrives here (noted at the driver already, when there is one): the agent's output
-        # waits from now, not from when the key's turn in the queue comes (pacing.py)
+        # waits from now, not from when the key's turn in the queue comes (user_input.py)
         if isinstance(message, INPUT_EVENTS):
             self.user_input.note()
         return super().post_message(message)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from textual.app import App
 
 from kandev_tui.gcpolicy import GcPolicy
-from kandev_tui.pacing import UserInput
+from kandev_tui.user_input import UserInput
 from kandev_tui.renderers import Registry
 from kandev_tui.session.controls import Controls
 from kandev_tui.session.model import SessionModel

@@ -18,8 +18,9 @@ from __future__ import annotations
 import gc
 import time
 
-QUIET_SECONDS = 2.0  # no input and no agent output for this long: a good moment for a full pass
-FULL_AT_LEAST_EVERY = 60.0  # however busy the session, a full pass at least this often
+from kandev_tui.pacing import GC_FULL_AT_LEAST_EVERY as FULL_AT_LEAST_EVERY  # a full pass at least this often
+from kandev_tui.pacing import GC_QUIET_SECONDS as QUIET_SECONDS  # this long without input or output: a full pass
+
 NO_AUTOMATIC_FULL = 1_000_000  # generation-2 threshold that the interpreter never reaches
 
 

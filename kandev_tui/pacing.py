@@ -1,59 +1,98 @@
-"""The user goes first: for a moment after a key, a click or a wheel turn, the agent's output waits.
+"""Every timing constant of the way an agent's output reaches the screen, and of the user going first, in one place.
 
-:class:`UserInput` records the terminal's last input (the app owns one and notes every key and mouse event). For :data:`INPUT_FIRST`
-seconds after it the session model puts no batch on screen (``SessionUI.holding``: the one place output waits for
-the user), so the key's effect is drawn first. Nothing is dropped or slowed down: the agent is read, normalised and
-stored on a loop of its own meanwhile, and its items wait in the batch, merged by key.
+Each is used where its mechanism is (named below); this module imports nothing of kandev-tui, so the lowest layer
+(the ACP transport, the pipeline) reads its constants here without reaching up to the UI. The user's input clock,
+which only the UI may read, is :mod:`kandev_tui.user_input`. Timeouts of one operation (git, ending an agent, an
+MCP connection left idle) stay with the operation.
 
-An input is noted when the terminal driver hands it over (:func:`kandev_tui.textual_hooks.note_input_at_driver`), a
-few turns of the event loop before the app dispatches it; until then it is *waiting*, and the transcript does not
-start drawing a frame (which can take tens of milliseconds during a flood): the frame after the input shows both
-(at most :data:`FRAME_WAITS_AT_MOST` later).
+Figures are from the benchmarks (``benchmarks/stream.py``: key latency and drain during a flood;
+``benchmarks/terminal.py``: the agent's last frame to tmux showing it), with the commit that measured them.
+
+============================  ==========  ===========================================  ==================================================
+constant                      value       mechanism (where)                            why this value (measured)
+============================  ==========  ===========================================  ==================================================
+``YIELD_AFTER``               4 ms        the ACP transport gives its event loop a     a key's task waits one slice of reading at most;
+                                          turn after this much reading                 with 4 ms the flood's key latency fell from
+                                          (``acp/transport.py``)                       0.42-0.65 s toward 0.1 s (d0bfae7)
+``YIELD_EVERY``               256 frames  ... or after this many frames                16 frames: every turn polled the selector and gave
+                                                                                       the interpreter's lock to the drawing UI thread;
+                                                                                       256: terminal.py 20,000/1,000/200 median 0.41 s →
+                                                                                       0.18 s (98ce7df)
+``BATCH_SECONDS``             50 ms       the pipeline commits and hands on a batch    one transaction per batch, not per frame: a
+                                          of items at least this often while frames    50,000-chunk flood headless 163 s → 7.5 s (e16ddda);
+                                          keep coming (``transcript/pipeline.py``)     the last batch goes at the first idle turn
+``BATCH_ITEMS``               512 items   ... or once this many items changed          bounds one transaction (same commit)
+``STORE_LONG_TEXT_EVERY``     1 s         an open message over ``LONG_TEXT`` is        each store writes it whole: a 1 MB answer stored 20
+                                          stored at most this often (shown at every    times a second cost its reader a third of its time
+                                          batch)                                       (8d51284); a hard crash loses at most 1 s of it
+``TERMINAL_FLUSH_EVERY``      100 ms      a client terminal's output frames            not measured: ten frames a second reads as live,
+                                          (``acp/terminals.py``)                       a `yes` floods no more than that
+``FLUSH_SECONDS``             1/30 s      item updates go on screen in batches at      not measured: a frame every other 60 Hz refresh,
+                                          most this often (``session/batch.py``)       smooth to the eye
+``UI_SHARE``                  1/3         while a source streams, the UI thread        not measured as such: the rest keeps keys and
+                                          works at most this share of the time         repaints served; with it the source's thread keeps
+                                                                                       up (see ``BUSY_WAIT_AT_MOST``)
+``BUSY_WAIT_AT_MOST``         0.25 s      ... but a batch waits at most this long      0.1 s: a batch costing a frame of charts (60-80 ms)
+                                          after the last one                           broke the share and the source's thread fell
+                                                                                       0.3-0.45 s behind; 0.25 s: terminal.py 20,000/1,000/
+                                                                                       200 0.71 → 0.36 s (6ebe8eb)
+``SETTLE_AT_MOST``            1 s         the next batch waits for the last one's      one batch on its way at a time: key latency median
+                                          widgets to be mounted and parsed, at most    0.42-0.65 s → 0.09-0.11 s (937ae28)
+                                          this long
+``COVERED_POLL``              0.25 s      a covered transcript (help, settings) looks  not measured: its updates are not seen anyway; it
+                                          at its batch this often                      catches up at once when shown (``look_now``)
+``INPUT_FIRST``               150 ms      after a key, click or wheel turn the         the input's effect is drawn first (ebd0904); longer
+                                          agent's output waits (``user_input.py``)     than one frame of a flood (30-120 ms)
+``FRAME_WAITS_AT_MOST``       50 ms       a frame of the transcript waits at most      a key no longer waits behind a 30 ms frame of the
+                                          this long for an input still on its way,     flood (67ccafa)
+                                          for entries being mounted, for messages
+                                          drawn ahead of it
+``FIRST_FRAME_WAIT``          0.5 s       the agents start once the first frame is     a screen shown before the first frame held the
+                                          drawn, or after this long at most            agents back until closed (c00782f)
+``PREDRAW_SLICE``             4 ms        messages drawn ahead of their frame per      a frame drew a screen of Markdown at once (5-30 ms
+                                          event-loop turn (``transcript_view/``)       of a 30-120 ms frame), and a key waited for it
+                                                                                       (f8e46c5)
+``DRAW_SLICE``                4 ms        a long message's blocks not drawn yet are    1 MB of Markdown takes Rich about 4 s to draw: a key
+                                          drawn this much at a time                    waits one slice at most (8d51284)
+``DRAW_AGAIN``                10 ms       ... with this pause between slices           the pause lets input and frames in (same commit)
+``INPUT_DRAWN_WITHIN``        0.2 s       after an input, its screen draws at its      Textual's 60 Hz update timer made closing the help
+                                          first idle moment (``textual_hooks.py``)     wait 12-20 ms (0662916)
+``BATCH_RECHECK``             1/60 s      a screen that went idle during a batch is    the help shown meanwhile stayed undrawn (1 F1 in 4
+                                          looked at again this often                   stream.py runs never drawn in 60 s) (7b3413e)
+``GC_QUIET_SECONDS``          2 s         a full garbage collection waits for this     not measured: a pause of a full pass (tens of ms
+                                          much quiet (``gcpolicy.py``)                 with a big session) is not felt then
+``GC_FULL_AT_LEAST_EVERY``    60 s        ... but runs at least this often             not measured: memory stays bounded in a flood
+============================  ==========  ===========================================  ==================================================
 """
 
 from __future__ import annotations
 
-import time
-
-INPUT_FIRST = 0.15  # seconds after an input during which the agent's output waits
-# seconds a frame of the transcript waits at most: for an input to be dispatched, for the entries its window just
-# mounted, for the messages being drawn ahead of it
+# the ACP transport (acp/transport.py)
+YIELD_AFTER = 0.004
+YIELD_EVERY = 256
+# the pipeline (transcript/pipeline.py)
+BATCH_SECONDS = 0.05
+BATCH_ITEMS = 512
+LONG_TEXT = 64 * 1024  # characters of an open message from which it is stored at most every STORE_LONG_TEXT_EVERY
+STORE_LONG_TEXT_EVERY = 1.0
+# client terminals (acp/terminals.py)
+TERMINAL_FLUSH_EVERY = 0.1
+# the batch on its way to the screen (session/batch.py)
+FLUSH_SECONDS = 1 / 30
+UI_SHARE = 1 / 3
+BUSY_WAIT_AT_MOST = 0.25
+SETTLE_AT_MOST = 1.0
+COVERED_POLL = 0.25
+# the user goes first (user_input.py, the transcript's frames)
+INPUT_FIRST = 0.15
 FRAME_WAITS_AT_MOST = 0.05
-FIRST_FRAME_WAIT = 0.5  # seconds the agents wait for the app's first frame at most before they start
-PREDRAW_SLICE = 0.004  # seconds of drawing messages ahead of their frame in one event-loop turn (at least one message)
-# a long message's blocks not drawn yet (a flood's batch split off hundreds): drawn this many seconds' worth at a time,
-# with this pause between, so that a key waits for one slice at most (1 MB of Markdown takes Rich about 4 s to draw)
+FIRST_FRAME_WAIT = 0.5
+PREDRAW_SLICE = 0.004
 DRAW_SLICE = 0.004
 DRAW_AGAIN = 0.01
-
-
-class UserInput:
-    """When the user last pressed a key, clicked or scrolled (the app's terminal's: :func:`user_input`)."""
-
-    def __init__(self) -> None:
-        self.at = float("-inf")
-        self.served_at = float("-inf")  # when the app last dispatched an input
-
-    def note(self) -> None:
-        self.at = time.monotonic()
-
-    def served(self) -> None:
-        self.served_at = time.monotonic()
-
-    def waiting(self) -> bool:
-        """An input is on its way to the app, noted less than FRAME_WAITS_AT_MOST ago and not yet dispatched."""
-        return self.at > self.served_at and time.monotonic() - self.at < FRAME_WAITS_AT_MOST
-
-    def holding(self) -> float:
-        """Seconds the agent's output still waits for the last input (0 when it need not)."""
-        return max(0.0, min(INPUT_FIRST, self.at + INPUT_FIRST - time.monotonic()))
-
-
-NEVER = UserInput()  # the clock of an app that keeps none (a screen of kandev-tui's in another app): no input, ever
-
-
-def user_input(app: object) -> UserInput:
-    """The terminal's input clock of ``app`` (each :class:`~kandev_tui.app.KandevApp` owns one; a test sets it as it
-    likes, and two apps in one process never share one)."""
-    clock = getattr(app, "user_input", None)
-    return clock if isinstance(clock, UserInput) else NEVER
+# Textual's frame loop (textual_hooks.py)
+INPUT_DRAWN_WITHIN = 0.2
+BATCH_RECHECK = 1 / 60
+# garbage collection (gcpolicy.py)
+GC_QUIET_SECONDS = 2.0
+GC_FULL_AT_LEAST_EVERY = 60.0

@@ -36,10 +36,8 @@ from rich.console import Console
 from textual import events
 from textual.app import ScreenStackError
 
-from kandev_tui.pacing import user_input
-
-INPUT_DRAWN_WITHIN = 0.2  # seconds after an input during which its screen draws at once when idle
-BATCH_RECHECK = 1 / 60  # seconds between looks at a screen that went idle with something to draw during a batch
+from kandev_tui.pacing import BATCH_RECHECK, INPUT_DRAWN_WITHIN
+from kandev_tui.user_input import user_input
 
 
 def screen_text(app: Any) -> str:
@@ -238,7 +236,7 @@ class DrawsInputAtOnce:
     Textual draws a screen when its update timer ticks, every 1/60 s on a fixed grid; a screen shown for the first
     time waits a whole period before its first frame. Between a key and the frame that shows its effect that is up
     to 17 ms more. A screen with this mixin draws on its first idle moment after an input has been dispatched
-    (the app's :func:`kandev_tui.pacing.user_input`), when the input's work is done and something is waiting to be drawn; other
+    (the app's :func:`kandev_tui.user_input.user_input`), when the input's work is done and something is waiting to be drawn; other
     frames still come from the timer.
 
     It also mends a lost update: Textual's screen starts its update timer when it goes idle with something to draw,

@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "kandev_tui"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("kandev_tui", "kandev_tui.jsonutil", "kandev_tui.sanitize", "kandev_tui.userpaths",
                     "kandev_tui.stats", "kandev_tui.settings", "kandev_tui.gcpolicy",
-                    "kandev_tui.shutdown", "kandev_tui.presets")),
+                    "kandev_tui.shutdown", "kandev_tui.presets", "kandev_tui.pacing")),
     ("presentation", ("kandev_tui.presentation",)),
     ("workspace", ("kandev_tui.workspace", "kandev_tui.worktree", "kandev_tui.gitrun", "kandev_tui.checkpoints",
                    "kandev_tui.turn_changes")),
@@ -30,7 +30,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("agents", ("kandev_tui.acp", "kandev_tui.kandev", "kandev_tui.mcp_server", "kandev_tui.mcp_hub", "kandev_tui.demo")),
     ("session", ("kandev_tui.session", "kandev_tui.agent_session")),
     ("sources", ("kandev_tui.sources", "kandev_tui.runner", "kandev_tui.launch")),
-    ("ui", ("kandev_tui.pacing", "kandev_tui.ansi", "kandev_tui.charts", "kandev_tui.textual_hooks",
+    ("ui", ("kandev_tui.user_input", "kandev_tui.ansi", "kandev_tui.charts", "kandev_tui.textual_hooks",
             "kandev_tui.widgets", "kandev_tui.screens")),
     ("packs", ("kandev_tui.packs",)),
     ("app", ("kandev_tui.app", "kandev_tui.app_session", "kandev_tui.app_starting", "kandev_tui.app_home",

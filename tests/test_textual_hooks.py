@@ -177,7 +177,7 @@ async def test_an_input_whose_only_work_is_a_recompose_is_drawn_at_once(tmp_path
 
     from textual import events
 
-    from kandev_tui.pacing import user_input
+    from kandev_tui.user_input import user_input
     from kandev_tui.screens.transcript import TranscriptScreen
 
     app = stored_app(tmp_path, [message_item(i, f"Message {i}.") for i in range(3)])

@@ -35,11 +35,12 @@ from typing import Any, Callable
 from kandev_tui.shutdown import forget_group, register_group, session_members, signal_session
 from kandev_tui.transcript.frames import LOCAL, Frame
 
+from kandev_tui.pacing import TERMINAL_FLUSH_EVERY  # seconds between the transcript's output frames
+
 from .files import INTERNAL_ERROR, INVALID_PARAMS, ClientFiles, FileRequestError
 
 KEEP_BY_DEFAULT = 1024 * 1024  # bytes of output kept for the agent when it sets no limit
 KEEP_AT_MOST = 8 * 1024 * 1024  # and when it sets a larger one (the answer must fit in one message)
-FLUSH_EVERY = 0.1  # seconds between the transcript's output frames
 FRAME_AT_MOST = 64 * 1024  # bytes of output one frame carries (the newest)
 READ_AT_MOST = 256 * 1024  # bytes read from one terminal before the event loop gets a turn
 KILL_GRACE = 1.0  # seconds between SIGTERM and SIGKILL
@@ -126,7 +127,7 @@ class Terminal:
             self._pending_size -= len(dropped)
             self._skipped += len(dropped)
         if self._flusher is None:
-            self._flusher = asyncio.get_running_loop().call_later(FLUSH_EVERY, self.flush)
+            self._flusher = asyncio.get_running_loop().call_later(TERMINAL_FLUSH_EVERY, self.flush)
 
     def flush(self) -> None:
         """Hand the output printed since the last frame to the transcript."""

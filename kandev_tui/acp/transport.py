@@ -20,11 +20,10 @@ from contextvars import ContextVar
 from typing import Any, Callable
 
 from kandev_tui.transcript.frames import IN, OUT, RAW_PREFIX, Frame
+from kandev_tui.pacing import YIELD_AFTER, YIELD_EVERY  # reading before the loop gets a turn (see receive, pacing.py)
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
 READ_BYTES = 256 * 1024  # read from the agent's output at most this much at a time
-YIELD_AFTER = 0.004  # seconds of reading before the event loop gets a turn
-YIELD_EVERY = 256  # frames handed over before the event loop gets a turn (see receive)
 _decode = json.JSONDecoder().raw_decode
 # the ids of the requests sent from the task that set it (and the tasks it starts): how a caller of the SDK's
 # Connection.send_request, which does not say the id it gave, learns it, to withdraw the request ($/cancel_request)

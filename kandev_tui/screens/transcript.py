@@ -11,7 +11,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from kandev_tui.pacing import user_input
+from kandev_tui.user_input import user_input
 from kandev_tui.textual_hooks import DrawsInputAtOnce, covered
 from kandev_tui.widgets.command_menu import CommandMenu
 from kandev_tui.widgets.key_footer import KeyFooter

@@ -25,15 +25,12 @@ import threading
 import time
 from typing import Callable
 
+# FLUSH_SECONDS: item updates are drawn in batches, at most this often; UI_SHARE: while updates stream, the UI's thread
+# works at most this share of the time (the rest is free); BUSY_WAIT_AT_MOST: however busy the UI, a batch waits at
+# most this long after the last one; SETTLE_AT_MOST: a batch waits at most this long for the last one to be on screen;
+# COVERED_POLL: while another screen covers the transcript, updates wait and look again this often. Why: pacing.py
+from kandev_tui.pacing import BUSY_WAIT_AT_MOST, COVERED_POLL, FLUSH_SECONDS, SETTLE_AT_MOST, UI_SHARE
 from kandev_tui.transcript.items import Item
-
-FLUSH_SECONDS = 1 / 30  # item updates are drawn in batches, at most this often
-UI_SHARE = 1 / 3  # while updates stream, the UI's thread works at most this share of the time (the rest is free)
-BUSY_WAIT_AT_MOST = 0.25  # however busy the UI, a batch waits at most this long after the last one: long enough
-# that a batch costing a frame of charts (60-80 ms) keeps the share (at 0.1 s the source's thread fell 0.3-0.45 s behind
-# a fast agent), short enough that a flood still shows at least four times a second
-SETTLE_AT_MOST = 1.0  # a batch waits at most this long for the last one to be on screen
-COVERED_POLL = 0.25  # while another screen covers the transcript, updates wait and look again this often
 
 
 class Batcher:

@@ -23,6 +23,11 @@ import logging
 import time
 from typing import Any, Callable, Iterable
 
+# a batch at least every BATCH_SECONDS or BATCH_ITEMS; an open text of LONG_TEXT characters (a message still
+# streaming) stored at most once per STORE_LONG_TEXT_EVERY seconds (it is shown at each batch); a flush at the turn's
+# end or on close stores it all. Why these values: pacing.py
+from kandev_tui.pacing import BATCH_ITEMS, BATCH_SECONDS, LONG_TEXT, STORE_LONG_TEXT_EVERY
+
 from .frames import Frame, RecordingWriter
 from .items import Item
 from .normalize import Normalizer
@@ -31,13 +36,6 @@ from .store import Store, StoreError
 log = logging.getLogger("kandev_tui.pipeline")
 
 
-BATCH_SECONDS = 0.05
-BATCH_ITEMS = 512
-# an open text this long (a message still streaming) is stored at most once per STORE_LONG_TEXT_EVERY seconds (it is
-# shown at each batch): each store writes it whole, and a 1 MB answer stored 20 times a second costs its reader a
-# third of its time. A hard crash loses at most that much of it; a flush at the turn's end or on close stores it all
-LONG_TEXT = 64 * 1024
-STORE_LONG_TEXT_EVERY = 1.0
 
 
 class Pipeline:

@@ -1,0 +1,52 @@
+"""The user goes first: for a moment after a key, a click or a wheel turn, the agent's output waits.
+
+:class:`UserInput` records the terminal's last input (the app owns one and notes every key and mouse event). For
+:data:`~kandev_tui.pacing.INPUT_FIRST` seconds after it the session model puts no batch on screen
+(``SessionUI.holding``: the one place output waits for the user), so the key's effect is drawn first. Nothing is
+dropped or slowed down: the agent is read, normalised and stored on a loop of its own meanwhile, and its items wait in
+the batch, merged by key.
+
+An input is noted when the terminal driver hands it over (:func:`kandev_tui.textual_hooks.note_input_at_driver`), a
+few turns of the event loop before the app dispatches it; until then it is *waiting*, and the transcript does not
+start drawing a frame (which can take tens of milliseconds during a flood): the frame after the input shows both
+(at most :data:`~kandev_tui.pacing.FRAME_WAITS_AT_MOST` later). The UI's alone: nothing below it reads the clock
+(the ACP transport cannot: this module is above it).
+"""
+
+from __future__ import annotations
+
+import time
+
+from kandev_tui.pacing import FRAME_WAITS_AT_MOST, INPUT_FIRST
+
+
+class UserInput:
+    """When the user last pressed a key, clicked or scrolled (the app's terminal's: :func:`user_input`)."""
+
+    def __init__(self) -> None:
+        self.at = float("-inf")
+        self.served_at = float("-inf")  # when the app last dispatched an input
+
+    def note(self) -> None:
+        self.at = time.monotonic()
+
+    def served(self) -> None:
+        self.served_at = time.monotonic()
+
+    def waiting(self) -> bool:
+        """An input is on its way to the app, noted less than FRAME_WAITS_AT_MOST ago and not yet dispatched."""
+        return self.at > self.served_at and time.monotonic() - self.at < FRAME_WAITS_AT_MOST
+
+    def holding(self) -> float:
+        """Seconds the agent's output still waits for the last input (0 when it need not)."""
+        return max(0.0, min(INPUT_FIRST, self.at + INPUT_FIRST - time.monotonic()))
+
+
+NEVER = UserInput()  # the clock of an app that keeps none (a screen of kandev-tui's in another app): no input, ever
+
+
+def user_input(app: object) -> UserInput:
+    """The terminal's input clock of ``app`` (each :class:`~kandev_tui.app.KandevApp` owns one; a test sets it as it
+    likes, and two apps in one process never share one)."""
+    clock = getattr(app, "user_input", None)
+    return clock if isinstance(clock, UserInput) else NEVER

@@ -1,0 +1,53 @@
+"""The timing constants' table (kandev_tui/pacing.py): every constant has its row with its value, the table names no
+constant that is not there, and no other module defines one of them again."""
+
+from __future__ import annotations
+
+import ast
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from kandev_tui import pacing
+
+pytestmark = pytest.mark.unit
+
+PACKAGE = Path(pacing.__file__).parent
+ROW = re.compile(r"^``([A-Z_]+)``\s+(\S+)(?: (ms|s|frames|items))?\s", re.M)
+
+
+def table() -> dict[str, float]:
+    """constant → the value its row says (seconds, a count, a share)."""
+    rows = {}
+    for name, number, unit in ROW.findall(pacing.__doc__ or ""):
+        value = float(Fraction(number))
+        rows[name] = value / 1000 if unit == "ms" else value
+    return rows
+
+
+def constants() -> dict[str, float]:
+    return {name: value for name, value in vars(pacing).items()
+            if name.isupper() and isinstance(value, (int, float)) and name != "LONG_TEXT"}  # a length, in its row's text
+
+
+def test_every_timing_constant_has_its_row_and_the_row_says_its_value():
+    rows = table()
+    assert len(rows) >= 20
+    assert rows.keys() == constants().keys()
+    for name, value in constants().items():
+        assert rows[name] == pytest.approx(value), name
+
+
+def test_no_other_module_defines_a_timing_constant_again():
+    names = set(constants())
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        if path.name == "pacing.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                found += [(path.name, t.id) for t in targets if isinstance(t, ast.Name) and t.id in names]
+    assert not found
