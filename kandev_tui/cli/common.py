@@ -60,32 +60,35 @@ def _workspace(args: argparse.Namespace) -> Any:
     return Workspace(root, repos)
 
 
-def _read_json(file: str) -> tuple[Any, str | None]:
-    """(data, None), or (None, message) when the file cannot be read or parsed."""
+class Unreadable(UsageError):
+    """A file named on the command line cannot be read: ``PATH: reason``."""
+
+
+class BadJson(Failure):
+    """A file was read and is not JSON: ``invalid JSON: where: what``."""
+
+
+def read_json(file: str) -> Any:
+    """The JSON in ``file`` (``-``: standard input); :class:`Unreadable` or :class:`BadJson` say why there is none."""
     try:
         if file == "-":
             text = sys.stdin.read()
         else:
             text = Path(file).read_text(encoding="utf-8")
     except FileNotFoundError:
-        return None, f"{file}: no such file"
+        raise Unreadable(f"{file}: no such file") from None
     except IsADirectoryError:
-        return None, f"{file}: is a directory"
+        raise Unreadable(f"{file}: is a directory") from None
     except UnicodeDecodeError:
-        return None, f"{file}: not UTF-8 text"
+        raise Unreadable(f"{file}: not UTF-8 text") from None
     except OSError as exc:
-        return None, f"{file}: {exc.strerror or exc}"
+        raise Unreadable(f"{file}: {exc.strerror or exc}") from None
     try:
-        return json.loads(text), None
+        return json.loads(text)
     except json.JSONDecodeError as exc:
-        return None, f"invalid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}"
+        raise BadJson(f"invalid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except RecursionError:
-        return None, "invalid JSON: nested too deeply"
-
-
-def _unreadable(problem: str) -> bool:
-    """A problem of _read_json that is about the file (a usage error), not about its JSON."""
-    return not problem.startswith("invalid JSON")
+        raise BadJson("invalid JSON: nested too deeply") from None
 
 
 def _open_store(args: argparse.Namespace, *, create: bool = True) -> Any:
@@ -158,22 +161,18 @@ NOTHING_STORED = "No stored sessions yet. Start one with: kandev-tui run --headl
 
 def _resumable(store: Any, command: list[str], wanted: str) -> dict[str, Any]:
     """The stored session ``--resume`` continues (``wanted``: an id or prefix; empty: the newest of this agent
-    command that can be continued); Failure: the line that says why there is none."""
-    session: dict[str, Any] | None
-    if wanted:
-        session = _find_session("run --resume", store, wanted)
-    else:
-        session = next((row for row in store.sessions() if row["agent_command"] == command and row["agent_session_id"]
-                        and row["continues"]), None)
-        if session is None:
-            raise Failure(f"kandev-tui run --resume: no stored session of {' '.join(command)[:80]} can be continued "
-                          "('kandev-tui sessions' says which can)")
-    if not session.get("agent_session_id"):
-        raise Failure(f"kandev-tui run --resume: session {session['id']} has no agent session to continue (its agent "
-                      "never started one)")
-    if not session.get("continues"):
-        raise Failure(f"kandev-tui run --resume: the agent of session {session['id']} could not continue sessions "
-                      "(it offered neither session/resume nor session/load); start a new one with kandev-tui run")
+    command that can be continued: :mod:`kandev_tui.transcript.continuing`'s rule); Failure: the line that says why
+    there is none."""
+    from kandev_tui.transcript.continuing import NotContinuable, how_continued, newest_to_continue, why_not
+
+    try:
+        if not wanted:
+            return newest_to_continue(store.sessions(), command)
+    except NotContinuable as exc:
+        raise Failure(f"kandev-tui run --resume: {exc}") from None
+    session = _find_session("run --resume", store, wanted)
+    if not how_continued(session):  # the session's own facts; whose command and who runs it now are run's to say
+        raise Failure(f"kandev-tui run --resume: {why_not(session)}")
     return session
 
 

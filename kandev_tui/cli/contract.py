@@ -7,16 +7,15 @@ from typing import Any
 import json
 import os
 
-from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, _fail, _read_json, _unreadable, _workspace
+from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, Unreadable, UsageError, _fail, _workspace, read_json
 from kandev_tui.cli.options import _add_workspace_options
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    data, problem = _read_json(args.file)
-    if problem:
-        if _unreadable(problem):
-            return _fail(f"kandev-tui validate: {problem}", EXIT_USAGE)
-        return _fail(problem)
+    try:
+        data = read_json(args.file)  # not JSON: BadJson, a failed validation (exit 1)
+    except Unreadable as exc:
+        raise UsageError(f"kandev-tui validate: {exc}") from None
     if args.stored:
         from kandev_tui.presentation import State, read_tool_call
 

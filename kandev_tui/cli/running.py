@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, _fail, _log_to_file, _no_terminal, _read_json, open_store, _resumable, _run_app, _unreadable, _workspace, _workspace_at, app_exit_status
+from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, _fail, _log_to_file, _no_terminal, open_store, read_json, BadJson, Unreadable, UsageError, _resumable, _run_app, _workspace, _workspace_at, app_exit_status
 from kandev_tui.cli.options import _add_app_options, _add_workspace_options, _agent_option, _positive_seconds
 
 
@@ -47,11 +47,12 @@ def _run_with(args: argparse.Namespace, settings: Any, agents: list[Any], comman
 
     extra_servers = []
     if args.mcp_config:
-        data, problem = _read_json(args.mcp_config)
-        if problem:
-            if _unreadable(problem):  # "PATH: reason"
-                return _fail(f"kandev-tui run: --mcp-config {problem}", EXIT_USAGE)
-            return _fail(f"kandev-tui run: --mcp-config {args.mcp_config}: {problem}", EXIT_USAGE)
+        try:
+            data = read_json(args.mcp_config)
+        except Unreadable as exc:  # "PATH: reason"
+            raise UsageError(f"kandev-tui run: --mcp-config {exc}") from None
+        except BadJson as exc:
+            raise UsageError(f"kandev-tui run: --mcp-config {args.mcp_config}: {exc}") from None
         try:
             extra_servers = parse_mcp_config(data)
         except ValueError as exc:

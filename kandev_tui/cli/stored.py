@@ -10,6 +10,7 @@ from typing import Any
 
 from kandev_tui.cli.common import EXIT_FAIL, EXIT_OK, Failure, UsageError, EXIT_USAGE, NOTHING_STORED, _NoStore, _fail, _run_app, open_store, stored_session
 from kandev_tui.cli.options import _add_app_options, _add_db_option, _add_stats_option
+from kandev_tui.transcript.continuing import how_continued
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
@@ -35,7 +36,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         agent = visible(agent_display_name(row["agent_command"] or []), keep_newlines=False)
         agent = agent if len(agent) <= 24 else "…" + agent[-23:]  # its end names it best (…/claude-agent-acp)
         title = visible(row["title"], keep_newlines=False)
-        resume = row["continues"] if row.get("continues") and row.get("agent_session_id") else "no"
+        resume = how_continued(row) or "no"
         print(f"{row['id']:<12}  {started:<16}  {row['items']:>5}  {row['state']:<11}  {resume:<6}  {agent:<24}  "
               f"{title}")
     return EXIT_OK

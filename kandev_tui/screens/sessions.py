@@ -23,6 +23,7 @@ from textual.widgets.option_list import Option
 
 from kandev_tui.sanitize import visible
 from kandev_tui.session.row import SessionRow
+from kandev_tui.transcript.continuing import can_continue  # a stored session its agent can continue now
 from kandev_tui.textual_hooks import DrawsInputAtOnce
 from kandev_tui.widgets.base import safe_text
 from kandev_tui.widgets.key_footer import KeyFooter
@@ -32,13 +33,6 @@ from kandev_tui.widgets.sessions_sidebar import child_text, row_text
 # ("kandev", entry)
 Choice = tuple[str, Any]
 STORED_SHOWN = 200  # the newest stored sessions listed (`kandev-tui sessions` lists them all)
-
-
-def can_continue(row: dict[str, Any]) -> bool:
-    """A stored session its agent can continue: it has the agent's session, the agent offered to continue sessions,
-    and no other kandev-tui runs it now (the rules of ``run --resume``)."""
-    return bool(row.get("agent_session_id") and row.get("continues") and row.get("agent_command")
-                and not row.get("running_elsewhere"))
 
 
 def stored_text(row: dict[str, Any], width: int) -> Text:
