@@ -246,16 +246,22 @@ def test_a_subagent_of_no_call_or_of_a_card_stands_on_its_own():
                               ("item", ["subagent:3"])]
 
 
+# the child kid-1 reads a file, says it found nothing, and is done (the dialect kit's steps)
+REVIEWER_WORKS = [
+    {"op": "update", "session": "kid-1", "update": {"sessionUpdate": "tool_call", "toolCallId": "k1",
+                                                    "title": "Read a.py", "status": "completed"}},
+    {"op": "update", "session": "kid-1", "update": {"sessionUpdate": "agent_message_chunk",
+                                                    "content": {"type": "text", "text": "No issue found."}}},
+    {"op": "update", "update": {"sessionUpdate": "subagent_update", "sessionId": "kid-1",
+                                "state": {"state": "idle", "stopReason": "end_turn"}}},
+]
+
+
 @pytest.mark.system
 async def test_the_app_offers_subagents_and_shows_one_live_inside_the_parents_transcript(tmp_path):
     steps = [{"op": "update", "update": {"sessionUpdate": "subagent_update", "sessionId": "kid-1",
                                          "title": "Reviewer", "description": "Reviews the diff"}},
-             {"op": "update", "session": "kid-1", "update": {"sessionUpdate": "tool_call", "toolCallId": "k1",
-                                                             "title": "Read a.py", "status": "completed"}},
-             {"op": "update", "session": "kid-1", "update": {"sessionUpdate": "agent_message_chunk",
-                                                             "content": {"type": "text", "text": "No issue found."}}},
-             {"op": "update", "update": {"sessionUpdate": "subagent_update", "sessionId": "kid-1",
-                                         "state": {"state": "idle", "stopReason": "end_turn"}}},
+             *REVIEWER_WORKS,
              {"op": "say", "text": "The reviewer is done."},
              {"op": "caps"}]
     store, app = kit_app(tmp_path, steps)
@@ -291,12 +297,7 @@ async def test_a_subagent_shows_live_inside_the_call_that_spawned_it_and_opens_s
     steps = [call("r1", "Read notes.md", "completed"),
              call("spawn-1", "Spawn a reviewer", "in_progress"),
              {"op": "update", "update": {"sessionUpdate": "subagent_update", "sessionId": "kid-1", "title": "Reviewer"}},
-             {"op": "update", "session": "kid-1", "update": {"sessionUpdate": "tool_call", "toolCallId": "k1",
-                                                             "title": "Read a.py", "status": "completed"}},
-             {"op": "update", "session": "kid-1", "update": {"sessionUpdate": "agent_message_chunk",
-                                                             "content": {"type": "text", "text": "No issue found."}}},
-             {"op": "update", "update": {"sessionUpdate": "subagent_update", "sessionId": "kid-1",
-                                         "state": {"state": "idle", "stopReason": "end_turn"}}},
+             *REVIEWER_WORKS,
              call("spawn-1", "Spawn a reviewer", "completed", "tool_call_update"),
              call("r2", "Read b.py", "completed"),
              {"op": "say", "text": "The reviewer is done."}]
