@@ -24,8 +24,10 @@ lock:
 demo: $(STAMP)
 	$(VENV)/bin/kandev-tui demo
 
+# the suite in workers, one per core up to four, each test module in one worker (its module fixtures made once);
+# what each worker starts it checks it ended, and the files left are looked for once all are done (tests/conftest.py)
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --maxprocesses=4 --dist loadscope
 
 # ruff's bug-finding rules ([tool.ruff.lint] in pyproject.toml) and mypy ([tool.mypy]); .ci/run runs this before the suite
 lint: $(STAMP)

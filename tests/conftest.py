@@ -214,11 +214,31 @@ def pytest_runtest_makereport(item, call):
         outcome.get_result()._reliability = (area, attack, int(marker.kwargs.get("cases", 1)), marker.kwargs.get("held", ""))
 
 
+def _role(config) -> str:
+    """``worker`` or ``controller`` when the tests run in workers (``pytest -n N``, pytest-xdist), else ""."""
+    if hasattr(config, "workerinput"):
+        return "worker"
+    return "controller" if config.pluginmanager.hasplugin("dsession") else ""
+
+
+_WORKERS_LEFTOVERS: list[str] = []  # what each worker of pytest -n found it left behind (the controller's)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """A worker is done (the controller's hook): what it left behind is said with the rest when the run ends."""
+    _WORKERS_LEFTOVERS.extend(getattr(node, "workeroutput", {}).get("leftovers", []))
+
+
 def pytest_sessionfinish(session, exitstatus):
     import os
 
+    role = _role(session.config)
+    if role == "worker":  # its own processes; the controller says them, and looks for the files once all are done
+        session.config.workeroutput["leftovers"] = _LEFTOVERS.check(files=False)
+        return  # the reliability table too is the controller's, which gets every test's report
     if _LEFTOVERS is not None:
-        left = _LEFTOVERS.check()
+        left = _LEFTOVERS.check(processes=role != "controller") + _WORKERS_LEFTOVERS
         if left:  # the suite must clean up what it starts: a leak fails the run, on the machine where it leaks
             reporter = session.config.pluginmanager.get_plugin("terminalreporter")
             lines = ["the suite left these behind (now removed):", *(f"  {line}" for line in left)]

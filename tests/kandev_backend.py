@@ -34,9 +34,18 @@ class RuntimeMissing(Exception):
 
 
 def runtime_bin() -> Path:
-    """The directory holding ``kandev`` and ``agentctl``, installed with npm if needed."""
+    """The directory holding ``kandev`` and ``agentctl``, installed with npm if needed (one process at a time)."""
+    from .installs import only_one_installs
+
     bin_dir = CACHE / "node_modules" / PACKAGE / "bin"
     if (bin_dir / "kandev").is_file() and (bin_dir / "agentctl").is_file():
+        return bin_dir
+    with only_one_installs(CACHE):
+        return _install(bin_dir)
+
+
+def _install(bin_dir: Path) -> Path:
+    if (bin_dir / "kandev").is_file() and (bin_dir / "agentctl").is_file():  # another process installed it meanwhile
         return bin_dir
     npm = shutil.which("npm")
     if npm is None:

@@ -48,10 +48,19 @@ class Unavailable(Exception):
 
 
 def adapter(name: str) -> Path:
-    """The pinned adapter's command, installed with npm (every pin at once) when it is missing."""
-    package, version, command, _args = ADAPTERS[name]
-    binary = CACHE / "node_modules" / ".bin" / command
+    """The pinned adapter's command, installed with npm (every pin at once, one process at a time) when it is
+    missing."""
+    from .installs import only_one_installs
+
+    binary = CACHE / "node_modules" / ".bin" / ADAPTERS[name][2]
     if binary.exists():
+        return binary
+    with only_one_installs(CACHE):
+        return _install(binary)
+
+
+def _install(binary: Path) -> Path:
+    if binary.exists():  # another process installed them meanwhile
         return binary
     npm = shutil.which("npm")
     if npm is None:
