@@ -61,7 +61,7 @@ class AppSession(SessionLogin, SessionPrompts):
             series_colors=app.series_colors, should_animate=app.should_animate,
             animations_enabled=app.animations_enabled, workspace=lambda: self.workspace,
             visible=lambda: app.app_visible)
-        self.screen = TranscriptScreen(self.view)
+        self.screen = TranscriptScreen(self.view, shown=self.model.look_now)
         self.controls = Controls()  # what the agent lets the user choose (session_info): modes, models, commands
         self.focus_prompt = False
         self.held: str | None = None  # a message sent while the agent starts: sent once it is ready (type-ahead)

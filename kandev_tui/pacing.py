@@ -3,7 +3,8 @@
 Each is used where its mechanism is (named below); this module imports nothing of kandev-tui, so the lowest layer
 (the ACP transport, the pipeline) reads its constants here without reaching up to the UI. The user's input clock,
 which only the UI may read, is :mod:`kandev_tui.user_input`. Timeouts of one operation (git, ending an agent, an
-MCP connection left idle) stay with the operation.
+MCP connection left idle) stay with the operation. Nothing polls: a transcript covered by another screen (the help, another
+session) waits, with no timer, until it is shown again (``session/batch.py``'s ``UNTIL_SHOWN``).
 
 Figures are from the benchmarks (``benchmarks/stream.py``: key latency and drain during a flood;
 ``benchmarks/terminal.py``: the agent's last frame to tmux showing it), with the commit that measured them.
@@ -39,8 +40,6 @@ constant                      value       mechanism (where)                     
 ``SETTLE_AT_MOST``            1 s         the next batch waits for the last one's      one batch on its way at a time: key latency median
                                           widgets to be mounted and parsed, at most    0.42-0.65 s → 0.09-0.11 s (937ae28)
                                           this long
-``COVERED_POLL``              0.25 s      a covered transcript (help, settings) looks  not measured: its updates are not seen anyway; it
-                                          at its batch this often                      catches up at once when shown (``look_now``)
 ``INPUT_FIRST``               150 ms      after a key, click or wheel turn the         the input's effect is drawn first (ebd0904); longer
                                           agent's output waits (``user_input.py``)     than one frame of a flood (30-120 ms)
 ``FRAME_WAITS_AT_MOST``       50 ms       a frame of the transcript waits at most      a key no longer waits behind a 30 ms frame of the
@@ -82,7 +81,6 @@ FLUSH_SECONDS = 1 / 30
 UI_SHARE = 1 / 3
 BUSY_WAIT_AT_MOST = 0.25
 SETTLE_AT_MOST = 1.0
-COVERED_POLL = 0.25
 # the user goes first (user_input.py, the transcript's frames)
 INPUT_FIRST = 0.15
 FRAME_WAITS_AT_MOST = 0.05

@@ -49,8 +49,9 @@ async def test_a_covered_transcript_catches_up_when_shown_again(tmp_path):
         count = len(app.view.entries)
         await pilot.press("f1")
         assert isinstance(app.screen, HelpScreen)
+        looked = app.session.looks
         app.session.receive_items([message_item(100, "Arrived while the help was open.")])
-        await pilot.pause(0.6)  # several flush periods
+        await until(pilot, lambda: app.session.looks > looked)  # looked at, and left waiting for the help to close
         assert len(app.view.entries) == count and app.session.batch  # nothing built behind the help screen
         await pilot.press("escape")
         await settle(pilot)

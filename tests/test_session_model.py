@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kandev_tui.session import Batcher, SessionState, Source, prompt_state
-from kandev_tui.session.batch import BUSY_WAIT_AT_MOST, COVERED_POLL, FLUSH_SECONDS, SETTLE_AT_MOST
+from kandev_tui.session.batch import BUSY_WAIT_AT_MOST, FLUSH_SECONDS, SETTLE_AT_MOST, UNTIL_SHOWN
 
 from .app_helpers import bar_chart, message_item, rich_item, tool_item
 
@@ -33,8 +33,8 @@ def test_the_users_input_and_a_covering_screen_hold_the_batch():
     batch.add([message_item(1, "a")])
     assert batch.wait() == 0  # nothing holds it: it goes now
     assert batch.wait(holding=0.1) == 0.1  # the input's effect is drawn first
-    assert batch.wait(covered=True) == COVERED_POLL  # under the help: look again later
-    assert batch.wait(holding=0.4, covered=True) == 0.4
+    assert batch.wait(covered=True) == UNTIL_SHOWN  # under the help: until it is shown again
+    assert batch.wait(holding=0.4, covered=True) == UNTIL_SHOWN
 
 
 def test_one_batch_on_its_way_at_a_time_but_never_held_for_ever():
@@ -322,6 +322,7 @@ class UI:
         self.states: list = []
         self.notices: list[str] = []
         self.hold = 0.0
+        self.cover = False
 
     def apply_changes(self, changes):
         self.applied.append(changes)
@@ -339,7 +340,7 @@ class UI:
         return self.hold
 
     def covered(self):
-        return False
+        return self.cover
 
     def settling(self):
         return False
@@ -372,6 +373,23 @@ def test_items_wait_for_the_users_input_then_go_as_one_batch():
     loop.run(0.1)
     assert [c.keys for c in ui.applied] == [["message:1", "message:2"]] and model.settled
     assert model.transcript.items["message:1"].payload["text"] == "ab"
+
+
+def test_a_covered_session_waits_with_no_timer_and_catches_up_when_shown():
+    """Twenty sessions off screen cost nothing while idle: a covered session's batch is looked at once when items
+    arrive, then waits with no timer until the UI shows it again (look_now)."""
+    clock = Clock()
+    model, ui, loop = session_model(clock)
+    ui.cover = True
+    model.receive_items([message_item(1, "arrived off screen")])
+    loop.run(FLUSH_SECONDS)
+    assert not ui.applied and model.looks == 1 and not model.settled
+    assert not [h for _, h in loop.timers if not h.done]  # nothing polls
+    loop.run(60.0)
+    assert model.looks == 1 and not ui.applied  # a minute later: not looked at again
+    ui.cover = False
+    model.look_now()
+    assert [c.keys for c in ui.applied] == [["message:1"]] and model.settled
 
 
 def test_items_from_another_thread_wake_the_ui_loop_once_and_wait_there():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Callable
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -40,9 +41,12 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
     turn_running = False  # a turn runs that escape can cancel (set by the app: set_turn_running)
     back_to_list = False  # the session was picked from a list it can go back to (set by the app)
 
-    def __init__(self, view: TranscriptView) -> None:
+    def __init__(self, view: TranscriptView, shown: Callable[[], None] | None = None) -> None:
+        """``shown``: called after the first frame each time the screen is shown again (what waited while it was
+        covered goes on screen then: the session's model does not poll)."""
         super().__init__()
         self.view = view
+        self._shown = shown
         self.status = StatusLine()
         self.badge = Static(Text("↓ new output below · ctrl+end to follow", style="bold"), id="latest-badge")
         self.command_menu = CommandMenu()
@@ -173,6 +177,8 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
 
     def on_screen_resume(self) -> None:
         self.refresh_bindings()
+        if self._shown is not None:
+            self.call_after_refresh(self._shown)
 
     def _say_hits(self, text: str) -> None:
         """The search's count, in the search box's own border: it covers nothing (notices piled over the box)."""

@@ -9,7 +9,8 @@ tool's output). They wait here, each key keeping only its newest version, and go
   drawing; or anything else), so that the rest of its time stays free for keys and repaints, and the source's own
   thread (which reads, normalises and stores) keeps up. The last batch of a stream goes at once;
 - never while the user's input is being served (``holding``: the input's effect is drawn first);
-- not while another screen covers the transcript (help, settings, a file): it catches up when shown again;
+- not while another screen covers the transcript (help, settings, a file, another session): it waits, looked at
+  by nobody (:data:`UNTIL_SHOWN`: no timer runs for it), and catches up when shown again;
 - one batch on its way at a time: while the last one's widgets are still being mounted and parsed (``settling``)
   the next waits and grows, for :data:`SETTLE_AT_MOST` at most.
 
@@ -27,10 +28,13 @@ from typing import Callable
 
 # FLUSH_SECONDS: item updates are drawn in batches, at most this often; UI_SHARE: while updates stream, the UI's thread
 # works at most this share of the time (the rest is free); BUSY_WAIT_AT_MOST: however busy the UI, a batch waits at
-# most this long after the last one; SETTLE_AT_MOST: a batch waits at most this long for the last one to be on screen;
-# COVERED_POLL: while another screen covers the transcript, updates wait and look again this often. Why: pacing.py
-from kandev_tui.pacing import BUSY_WAIT_AT_MOST, COVERED_POLL, FLUSH_SECONDS, SETTLE_AT_MOST, UI_SHARE
+# most this long after the last one; SETTLE_AT_MOST: a batch waits at most this long for the last one to be on screen.
+# Why: pacing.py
+from kandev_tui.pacing import BUSY_WAIT_AT_MOST, FLUSH_SECONDS, SETTLE_AT_MOST, UI_SHARE
 from kandev_tui.transcript.items import Item
+
+
+UNTIL_SHOWN = float("inf")  # a covered transcript's batch waits until the UI shows it again (SessionModel.look_now)
 
 
 class Batcher:
@@ -91,12 +95,13 @@ class Batcher:
 
     def wait(self, *, holding: float = 0.0, covered: bool = False, settling: bool = False,
              streaming: bool = False) -> float:
-        """Seconds to wait before looking again; 0 when the batch goes now (nothing waiting: 0 too)."""
+        """Seconds to wait before looking again; 0 when the batch goes now (nothing waiting: 0 too); :data:`UNTIL_SHOWN`
+        while covered."""
         if not self:
             return 0.0
         wait = max(holding, self.turn_in(streaming=streaming))
         if covered:
-            wait = max(wait, COVERED_POLL)
+            wait = UNTIL_SHOWN
         elif not wait and settling and self.clock() - self.taken_at < SETTLE_AT_MOST:
             wait = FLUSH_SECONDS
         return wait

@@ -24,7 +24,7 @@ from typing import Any, Callable, Protocol
 from kandev_tui.renderers.registry import Registry
 from kandev_tui.transcript.items import Item
 
-from .batch import Batcher
+from .batch import UNTIL_SHOWN, Batcher
 from .changes import STATUS_KINDS, ChangeSet, TranscriptModel
 from .source import Source
 from .state import PromptState, SessionState, prompt_state
@@ -81,7 +81,8 @@ class SessionUI(Protocol):
         """Seconds the user's last input still holds the agent's output back (0: it need not)."""
 
     def covered(self) -> bool:
-        """Whether another screen covers the transcript (it catches up when shown again)."""
+        """Whether another screen covers the transcript (it catches up when shown again: the UI then calls
+        :meth:`SessionModel.look_now`)."""
 
     def settling(self) -> bool:
         """Whether the last batch is still being put on screen (mounted, parsed)."""
@@ -105,6 +106,7 @@ class SessionModel:
         self._thread = 0
         self._timer: asyncio.TimerHandle | None = None
         self._waking = False  # a look at the batch is on its way from another thread
+        self.looks = 0  # looks at the batch on the UI's loop (a covered session's: one per arrival, none while idle)
         self._lock = threading.Lock()
 
     def attach(self, ui: SessionUI, loop: asyncio.AbstractEventLoop) -> None:
@@ -161,8 +163,11 @@ class SessionModel:
         ui = self._ui
         if ui is None or self._loop is None:
             return
+        self.looks += 1
         wait = self.batch.wait(holding=ui.holding(), covered=ui.covered(), settling=ui.settling(),
                                streaming=self.source.streaming)
+        if wait == UNTIL_SHOWN:  # the UI says when it shows the session again (look_now): no timer polls meanwhile
+            return
         if wait > 0:
             self._timer = self._loop.call_later(wait, self._flush)
             return
