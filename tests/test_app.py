@@ -106,11 +106,9 @@ async def test_an_entry_that_grows_inside_is_measured_again(tmp_path):
                 calls = group.query(ToolCallView)
                 if len(calls) == 5 and all(call.is_mounted for call in calls) and group._calls.size.height > 5:
                     break
-            await pilot.pause(0.1)
-            assert group.size.height == 1 + group._calls.outer_size.height > 5  # header + calls, not a stale 1
+            await until(pilot, lambda: group.size.height == 1 + group._calls.outer_size.height > 5)  # not a stale 1
             await pilot.press("enter")
-            await pilot.pause(0.1)
-            assert group.size.height == 1
+            await until(pilot, lambda: group.size.height == 1)
 
 
 def _counting_renderer(tool_names=(), renderer_ids=(), fail=False, priority=0, rid="test"):

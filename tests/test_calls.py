@@ -368,8 +368,7 @@ async def test_s_toggles_side_by_side_where_the_width_allows(tmp_path):
             card = list(app.view.query(EditCard))[-1]
             card.focus()
             await pilot.press("s")
-            await pilot.pause(0.1)
-            assert card.side_by_side is expected
+            await until(pilot, lambda card=card, expected=expected: card.side_by_side is expected)
 
 
 def test_a_read_shows_an_excerpt_and_a_search_its_matches():

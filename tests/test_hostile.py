@@ -8,7 +8,7 @@ from kandev_tui.sanitize import visible
 from kandev_tui.transcript import Item
 from kandev_tui.widgets.permission import PermissionRequest
 
-from .app_helpers import fleet_item, message_item, rich_item, settle, stored_app, tool_item
+from .app_helpers import fleet_item, message_item, rich_item, settle, stored_app, tool_item, until
 
 from .hostile_corpus import CORPUS, NEVER_SHOWN
 
@@ -119,8 +119,7 @@ async def test_hostile_text_is_shown_inert(tmp_path, start):
     async with app.run_test(size=(100, 60)) as pilot:
         await settle(pilot)
         app.view.check_charts()
-        await pilot.pause(0.1)
-        assert len(app.view.widgets) == len(app.view.entries)  # everything is mounted and drawn
+        await until(pilot, lambda: len(app.view.widgets) == len(app.view.entries))  # everything is mounted and drawn
         fleet = [c for c in app.view.query(ToolCard) if c.key.startswith("tool:f")]
         assert len(fleet) == 6 * len(names) and not any(c.fallback or c.failed for c in fleet)
         from kandev_tui.widgets.subagent import SpawningCall

@@ -410,8 +410,7 @@ async def test_typing_goes_to_the_prompt_once_the_session_takes_prompts(backend,
     app = attached_app(backend, session_id, tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.source.state == "idle" and not app.transcript_screen.prompt.disabled)
-        await pilot.pause(0.1)
-        assert app.focused is app.transcript_screen.prompt
+        await until(pilot, lambda: app.focused is app.transcript_screen.prompt)
         await pilot.press(*"hi")
         assert app.transcript_screen.prompt.text == "hi"
 

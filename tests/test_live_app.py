@@ -88,9 +88,7 @@ async def test_agent_that_cannot_start_shows_an_error(tmp_path):
     app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state),
                     settings_store=settings_at(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.source.state == "error")
-        await pilot.pause(0.1)
-        assert app.transcript_screen.prompt.disabled
+        await until(pilot, lambda: app.source.state == "error" and app.transcript_screen.prompt.disabled)
         texts = [getattr(w, "searchable_text", "") for w in app.view.children]
         assert any("Could not start the agent" in t for t in texts)
         await app.action_quit()
@@ -241,15 +239,14 @@ async def test_the_help_over_a_running_turn_does_not_rebuild_the_footer_beneath(
         await pilot.pause(0.2)
         assert list(footer.query(FooterKey)) == keys  # covered: not rebuilt
         await pilot.press("escape")
-        await pilot.pause(0.2)
-        assert app.screen is app.transcript_screen and app.source.state == "waiting"
+        await until(pilot, lambda: app.screen is app.transcript_screen)
+        assert app.source.state == "waiting"
         assert list(footer.query(FooterKey)) == keys  # the same widgets
         await pilot.press("f1")
         await pilot.pause(0.2)
         app.transcript_screen.set_turn_running(False)  # the keys change while the help covers them
         await pilot.press("escape")
-        await pilot.pause(0.2)
-        assert "Cancel turn" not in [key.description for key in footer.query(FooterKey)]  # looked at on return
+        await until(pilot, lambda: "Cancel turn" not in [key.description for key in footer.query(FooterKey)])
         await app.action_quit()
 
 

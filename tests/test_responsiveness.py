@@ -161,8 +161,7 @@ async def test_one_batch_at_a_time_on_its_way_to_the_screen(tmp_path, monkeypatc
         busy = True  # a batch that never settles holds the next one a second at most
         app.session.batch.taken_at -= 10
         app.session.receive_items([message_item(101, "Not held for ever.")])
-        await pilot.pause(0.3)
-        assert len(view.entries) == count + 2
+        await until(pilot, lambda: len(view.entries) == count + 2)
 
 
 async def test_the_footer_is_rebuilt_only_when_its_keys_change(tmp_path):

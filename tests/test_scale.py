@@ -76,8 +76,7 @@ async def test_search_finds_an_item_that_was_never_built(tmp_path):
         assert "message:3" not in view.widgets  # never built
         await pilot.press("ctrl+f")
         await pilot.press(*"needle", "enter")
-        await pilot.pause(0.3)
-        assert app.transcript_screen.hits == [(3, "message:3")]
+        await until(pilot, lambda: app.transcript_screen.hits == [(3, "message:3")] and "message:3" in view.widgets)
         widget = view.widgets.get("message:3")
         assert widget is not None and widget.is_mounted
         assert view.lo <= 3 < view.hi
@@ -103,16 +102,15 @@ async def test_enter_again_goes_to_the_next_hit_without_searching_again(tmp_path
         await settle(pilot)
         screen, view = app.transcript_screen, app.view
         await pilot.press("ctrl+f", *"needle", "enter")
-        await pilot.pause(0.3)
-        assert [i for i, _ in screen.hits] == [3, 2500] and screen.hit == 0 and "message:3" in view.widgets
+        await until(pilot, lambda: [i for i, _ in screen.hits] == [3, 2500] and screen.hit == 0
+                    and "message:3" in view.widgets)
         await pilot.press("enter")
-        await pilot.pause(0.3)
-        assert screen.hit == 1 and "message:2500" in view.widgets
+        await until(pilot, lambda: screen.hit == 1 and "message:2500" in view.widgets)
         await pilot.press("enter")
-        await pilot.pause(0.3)
-        assert screen.hit == 0 and searches == ["needle"]
+        await until(pilot, lambda: screen.hit == 0)
+        assert searches == ["needle"]  # the same words: no search again
         await pilot.press("backspace", "enter")  # other words: a new search
-        await pilot.pause(0.3)
+        await until(pilot, lambda: searches == ["needle", "needl"] and screen.hit == 1)
         assert searches == ["needle", "needl"] and [i for i, _ in screen.hits] == [3, 2500] and screen.hit == 1
 
 
@@ -204,8 +202,8 @@ async def test_a_hit_in_a_collapsed_group_is_shown_marked_and_counted_where_it_c
         await settle(pilot)
         screen, view = app.transcript_screen, app.view
         await pilot.press("ctrl+f", *"haystack", "enter")
-        await pilot.pause(0.3)
-        assert [key for _, key in screen.hits] == ["tool:b", "message:3"]
+        await until(pilot, lambda: [key for _, key in screen.hits] == ["tool:b", "message:3"]
+                    and view.query_one(ToolGroup).expanded and screen.search_box.border_subtitle.startswith("match 1"))
         group = view.query_one(ToolGroup)
         assert group.expanded
         call = group.call_view("tool:b")
@@ -215,7 +213,7 @@ async def test_a_hit_in_a_collapsed_group_is_shown_marked_and_counted_where_it_c
         assert screen.search_box.border_subtitle.startswith("match 1 of 2")
         assert not list(app.screen.query("Toast"))  # nothing over the box
         await pilot.press("enter")
-        await pilot.pause(0.3)
+        await until(pilot, lambda: "message:3" in view.widgets and view.widgets["message:3"].has_class("search-hit"))
         message = view.widgets["message:3"]
         assert message.has_class("search-hit") and not call.has_class("search-hit")
         line = next(strip for strip in (message.render_line(y) for y in range(3)) if "haystack" in strip.text.lower())
@@ -231,7 +229,7 @@ async def test_no_match_is_said_in_the_search_box(tmp_path):
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+f", *"nothing like this", "enter")
-        await pilot.pause(0.3)
+        await until(pilot, lambda: "no match" in app.transcript_screen.search_box.border_subtitle)
         assert "no match" in app.transcript_screen.search_box.border_subtitle and not list(app.screen.query("Toast"))
 
 

@@ -163,7 +163,10 @@ async def test_live_frames_are_committed_in_batches(tmp_path):
         pipeline.feed(Frame.now(IN, {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": {
             "sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": f"c{index} "}}}}))
     assert pipeline.commits == 0  # nothing written while the loop is busy feeding
-    await asyncio.sleep(0.2)  # the batch timer fires once the loop is free
+    for _ in range(600):  # the batch timer fires once the loop is free (a minute at most on a loaded machine)
+        if pipeline.commits:
+            break
+        await asyncio.sleep(0.1)
     assert pipeline.commits == 1 and seen == [1]
     pipeline.close()
     assert store.items(session)[0].payload["text"] == "".join(f"c{i} " for i in range(10_000))
