@@ -58,6 +58,10 @@ constant                      value       mechanism (where)                     
                                           first idle moment (``textual_hooks.py``)     wait 12-20 ms (0662916)
 ``BATCH_RECHECK``             1/60 s      a screen that went idle during a batch is    the help shown meanwhile stayed undrawn (1 F1 in 4
                                           looked at again this often                   stream.py runs never drawn in 60 s) (7b3413e)
+``CURSOR_BLINKS_FOR``         10 s        the prompt's cursor blinks this long after   GTK's cursor-blink-timeout: a blink redraws the
+                                          a key or the focus, then stays shown         screen twice a second (19 of the 73 timer ticks
+                                          (``widgets/prompt_input.py``)                of 8 idle sessions in 10 s; sessions.py 8 idle
+                                                                                       CPU 1.3-1.6%)
 ``GC_QUIET_SECONDS``          2 s         a full garbage collection waits for this     not measured: a pause of a full pass (tens of ms
                                           much quiet (``gcpolicy.py``)                 with a big session) is not felt then
 ``GC_FULL_AT_LEAST_EVERY``    60 s        ... but runs at least this often             not measured: memory stays bounded in a flood
@@ -91,6 +95,8 @@ DRAW_AGAIN = 0.01
 # Textual's frame loop (textual_hooks.py)
 INPUT_DRAWN_WITHIN = 0.2
 BATCH_RECHECK = 1 / 60
+# the prompt (widgets/prompt_input.py)
+CURSOR_BLINKS_FOR = 10.0
 # garbage collection (gcpolicy.py)
 GC_QUIET_SECONDS = 2.0
 GC_FULL_AT_LEAST_EVERY = 60.0

@@ -77,3 +77,38 @@ async def test_a_hint_in_square_brackets_is_shown_as_it_is_not_read_as_markup():
         prompt.set_reason("a turn is running · escape cancels")
         await pilot.pause()
         assert "a turn is running" in app.export_screenshot().replace("&#160;", " ")
+
+
+async def test_the_cursor_stops_blinking_a_while_after_the_last_key_and_blinks_again_at_the_next(monkeypatch):
+    """As GTK's cursor-blink-timeout: an idle app does not redraw twice a second for a blink (pacing.CURSOR_BLINKS_FOR,
+    here 2 s); a key, or the focus coming back, makes it blink again."""
+    from kandev_tui import pacing
+
+    monkeypatch.setattr(pacing, "CURSOR_BLINKS_FOR", 2.0)
+    app = PromptApp()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(PromptInput)
+        prompt.cursor_blink = True  # the suite's prompts start still (tests/conftest.py): this one blinks, as a user's
+        await pilot.press("a")
+        assert prompt.cursor_blink
+        await until(pilot, lambda: not prompt.cursor_blink)  # a while without a key: still, and shown
+        assert prompt._cursor_visible
+        await pilot.press("b")
+        assert prompt.cursor_blink and prompt.text == "ab"
+        await until(pilot, lambda: not prompt.cursor_blink)
+        prompt.blur()
+        prompt.focus()
+        await until(pilot, lambda: prompt.cursor_blink)
+
+
+async def test_a_prompt_whose_owner_stopped_its_blinking_never_starts_it(monkeypatch):
+    from kandev_tui import pacing
+
+    monkeypatch.setattr(pacing, "CURSOR_BLINKS_FOR", 0.01)
+    app = PromptApp()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(PromptInput)
+        prompt.cursor_blink = False  # a snapshot's, a test's: frames that never depend on the time
+        await pilot.press("a", "b")
+        await until(pilot, lambda: prompt.text == "ab")
+        assert not prompt.cursor_blink

@@ -6,8 +6,10 @@ from textual import events, work
 from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import TextArea
 
+from kandev_tui import pacing
 from kandev_tui.session.controls import Command, matching_commands
 from kandev_tui.workspace import matching_files, workspace_files
 
@@ -55,6 +57,30 @@ class PromptInput(TextArea):
         self.workspace: Path | None = None  # whose files ``@`` offers (the session's, once known)
         self._files: list[str] | None = None  # read once, in a thread, when first asked for
         self._mention: tuple[int, int] | None = None  # where the ``@word`` being completed is: (row, its column)
+        self._blink_stopped = False  # the cursor stopped blinking for a while of no key (it blinks again at one)
+        self._blink_timer: Timer | None = None
+
+    def keep_blinking(self) -> None:
+        """The cursor blinks for :data:`~kandev_tui.pacing.CURSOR_BLINKS_FOR` from now, then stays shown, as GTK's
+        does: an idle app does not redraw its screen twice a second for a blink. A prompt whose owner turned blinking
+        off (a snapshot, a test) is left as it is."""
+        if self._blink_stopped:
+            self._blink_stopped = False
+            self.cursor_blink = True
+        if not self.cursor_blink:
+            return
+        if self._blink_timer is not None:
+            self._blink_timer.stop()
+        self._blink_timer = self.set_timer(pacing.CURSOR_BLINKS_FOR, self._stop_blinking)
+
+    def _stop_blinking(self) -> None:
+        self._blink_timer = None
+        if self.cursor_blink:
+            self._blink_stopped = True
+            self.cursor_blink = False  # Textual shows the cursor, still
+
+    def on_focus(self) -> None:
+        self.keep_blinking()
 
     def say(self, hint: str) -> None:
         self._hint = hint
@@ -72,6 +98,7 @@ class PromptInput(TextArea):
 
     async def on_key(self, event: events.Key) -> None:
         # runs before TextArea's own key handler (which would insert a newline for enter): prevent_default skips it
+        self.keep_blinking()
         menu = self.menu
         if menu is not None and menu.open and event.key in ("tab", "enter", "up", "down", "escape"):
             event.stop()
