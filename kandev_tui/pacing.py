@@ -3,8 +3,8 @@
 Each is used where its mechanism is (named below); this module imports nothing of kandev-tui, so the lowest layer
 (the ACP transport, the pipeline) reads its constants here without reaching up to the UI. The user's input clock,
 which only the UI may read, is :mod:`kandev_tui.user_input`. Timeouts of one operation (git, ending an agent, an
-MCP connection left idle) stay with the operation. Nothing polls: a transcript covered by another screen (the help, another
-session) waits, with no timer, until it is shown again (``session/batch.py``'s ``UNTIL_SHOWN``).
+MCP connection left idle) stay with the operation. Nothing polls: a transcript covered by another screen (the help,
+another session) waits, with no timer, until it is shown again (``session/batch.py``'s ``UNTIL_SHOWN``).
 
 Figures are from the benchmarks (``benchmarks/stream.py``: key latency and drain during a flood;
 ``benchmarks/terminal.py``: the agent's last frame to tmux showing it), with the commit that measured them.
@@ -59,9 +59,9 @@ constant                      value       mechanism (where)                     
 ``BATCH_RECHECK``             1/60 s      a screen that went idle during a batch is    the help shown meanwhile stayed undrawn (1 F1 in 4
                                           looked at again this often                   stream.py runs never drawn in 60 s) (7b3413e)
 ``CURSOR_BLINKS_FOR``         10 s        the prompt's cursor blinks this long after   GTK's cursor-blink-timeout: a blink redraws the
-                                          a key or the focus, then stays shown         screen twice a second (19 of the 73 timer ticks
-                                          (``widgets/prompt_input.py``)                of 8 idle sessions in 10 s; sessions.py 8 idle
-                                                                                       CPU 1.3-1.6%)
+                                          a key or the focus, then stays shown         screen twice a second (19 of 73 timer ticks of 8
+                                          (``widgets/prompt_input.py``)                idle sessions in 10 s); sessions.py 8: idle CPU
+                                                                                       1.71-1.83% blinking, 0.18-0.20% once still
 ``GC_QUIET_SECONDS``          2 s         a full garbage collection waits for this     not measured: a pause of a full pass (tens of ms
                                           much quiet (``gcpolicy.py``)                 with a big session) is not felt then
 ``GC_FULL_AT_LEAST_EVERY``    60 s        ... but runs at least this often             not measured: memory stays bounded in a flood

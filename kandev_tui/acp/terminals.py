@@ -32,10 +32,9 @@ import termios
 from pathlib import Path
 from typing import Any, Callable
 
+from kandev_tui.pacing import TERMINAL_FLUSH_EVERY  # seconds between the transcript's output frames
 from kandev_tui.shutdown import forget_group, register_group, session_members, signal_session
 from kandev_tui.transcript.frames import LOCAL, Frame
-
-from kandev_tui.pacing import TERMINAL_FLUSH_EVERY  # seconds between the transcript's output frames
 
 from .files import INTERNAL_ERROR, INVALID_PARAMS, ClientFiles, FileRequestError
 
