@@ -459,6 +459,19 @@ def test_a_rich_output_calls_presentation_is_validated_where_it_arrives():
     assert stats.COUNTERS["presentations_parsed"] == before + 1  # the card's look-up found it
 
 
+def test_before_the_app_has_read_the_renderer_packs_the_agents_thread_does_not_wait_for_them():
+    """The packs are read in a thread after the first frame (40-60 ms of imports): items that arrive before are not
+    matched where they arrive (the agent's thread would wait for the packs), only when placed."""
+    from kandev_tui.session.changes import TranscriptModel
+
+    registry = Registry.from_entry_points(now=False)
+    model = TranscriptModel(registry)
+    model.prepare([tool_item("a", name="read")])
+    assert not registry.discovered
+    model.apply([tool_item("a", name="read")])  # placing matches: the packs are read now
+    assert registry.discovered
+
+
 def test_a_renderer_whose_preparation_fails_still_gets_its_card_placed():
     from kandev_tui.renderers.registry import Renderer
 

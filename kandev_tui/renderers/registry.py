@@ -136,6 +136,11 @@ class Registry:
             self.add(renderer)
 
     @property
+    def discovered(self) -> bool:
+        """Whether the entry points have been read (a look-up now does not wait for the packs to import)."""
+        return not self._undiscovered
+
+    @property
     def renderers(self) -> list[Renderer]:
         if self._undiscovered:
             self.discover()

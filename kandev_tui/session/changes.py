@@ -44,13 +44,18 @@ class TranscriptModel:
     """Every entry of the session (the widget mounts a window of them), placed batch by batch."""
 
     def __init__(self, registry: Registry, card_limit: int = 16) -> None:
+        self.registry = registry
         self.matched: VersionCache[Renderer | None] = VersionCache(lambda item: registry.match(item.payload),
                                                                   MATCHES_KEPT)
         self.layout = Layout(registry, card_limit, self.matched)
 
     def prepare(self, items: Iterable[Item]) -> None:
         """Match each tool-call version with its renderer and let the renderer prepare it (any thread: the source's,
-        before the items are handed over). What a renderer raises is logged: placing the item matches it again."""
+        before the items are handed over). What a renderer raises is logged: placing the item matches it again. Until
+        the app has read the renderer packs (in a thread after its first frame) nothing is matched here: the agent's
+        thread goes on reading rather than wait for them, and placing matches what came meanwhile."""
+        if not self.registry.discovered:
+            return
         for item in items:
             if item.kind != K.TOOL:
                 continue
