@@ -29,6 +29,10 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -n auto --maxprocesses=4 --dist loadscope
 
+# the quick loop: the unit tests only (no app, no process; tests/kinds.py), in one process
+test-fast: $(STAMP)
+	$(PY) -m pytest -m unit
+
 # ruff's bug-finding rules ([tool.ruff.lint] in pyproject.toml) and mypy ([tool.mypy]); .ci/run runs this before the suite
 lint: $(STAMP)
 	$(PY) -m ruff check kandev_tui tests benchmarks
