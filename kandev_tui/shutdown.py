@@ -22,7 +22,9 @@ import logging
 import os
 import signal
 import threading
-from typing import Callable
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable, Iterator
 
 log = logging.getLogger("kandev_tui.shutdown")
 
@@ -123,6 +125,34 @@ def remove_even_if_forced(path: str | os.PathLike[str]) -> None:
 def forget_scratch(path: str | os.PathLike[str]) -> None:
     with _lock:
         _scratch.discard(os.fspath(path))
+
+
+@contextmanager
+def scratch_directory(prefix: str) -> Iterator[Path]:
+    """A directory kandev-tui makes for itself for the block (the demo's copy of its workspace), removed however the
+    process ends: at the block's end, or by an ending signal at any moment of it. The app takes the ending signals
+    while it runs (a quit's path) and gives them back when it ends; a signal after that (a terminal closed, a
+    ``kill`` while the app is still giving the terminal back) would end the process before the block's end, so the
+    block takes them too, and ends the process at once, the directory removed (:func:`force_exit`)."""
+    import shutil
+    import tempfile
+
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    remove_even_if_forced(path)
+    previous: dict[int, object] = {}
+    if threading.current_thread() is threading.main_thread():
+        for ending in ENDING_SIGNALS:
+            try:
+                previous[ending] = signal.signal(ending, lambda received, _frame: force_exit(exit_status(received)))
+            except (ValueError, OSError):  # not the main interpreter
+                continue
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+        forget_scratch(path)
+        for number, handler in previous.items():
+            signal.signal(number, handler)  # type: ignore[arg-type]
 
 
 def force_exit(status: int) -> None:

@@ -182,3 +182,35 @@ def test_an_ending_forced_by_a_second_signal_still_removes_the_demos_workspace_c
     out, _ = process.communicate(timeout=60)
     assert process.returncode == 128 + signal.SIGTERM and "the finally ran" not in out
     assert not scratch.exists()
+
+
+LATE = r"""
+import os, signal, sys
+from kandev_tui.shutdown import scratch_directory
+
+with scratch_directory("kandev-demo-") as scratch:
+    (scratch / "copy.txt").write_text("the demo's workspace copy")
+    print(scratch, flush=True)
+    sys.stdin.readline()  # the app has ended and given its signal handlers back; the process is not done yet
+    print("still here", flush=True)
+    sys.stdin.readline()
+print("the block ended", flush=True)
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_signal_after_the_app_has_ended_still_removes_the_demos_workspace_copy(tmp_path, signum):
+    """The app takes the ending signals while it runs and gives them back as it ends; the demo's copy of its
+    workspace is removed after that, and a signal in between (the terminal closed, a kill) ended the process with the
+    copy left behind (CI found one after a loaded run). Its block takes the signals too."""
+    process = subprocess.Popen([sys.executable, "-c", LATE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                               env={**os.environ, "TMPDIR": str(tmp_path)})
+    scratch = Path(process.stdout.readline().strip())
+    assert scratch.is_dir() and scratch.name.startswith("kandev-demo-")
+    process.stdin.write("\n")
+    process.stdin.flush()
+    assert process.stdout.readline().strip() == "still here"  # between the app's end and the block's
+    process.send_signal(signum)
+    out, _ = process.communicate(timeout=60)
+    assert process.returncode == 128 + signum and "the block ended" not in out
+    assert not scratch.exists() and not list(tmp_path.iterdir())

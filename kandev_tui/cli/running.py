@@ -143,25 +143,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
     problem = _no_terminal()  # before anything is made
     if problem:
         return _fail(problem, EXIT_USAGE)
-    import shutil
-    import tempfile
-
     from kandev_tui.demo import SCENARIOS
+    from kandev_tui.shutdown import scratch_directory
 
-    from kandev_tui.shutdown import forget_scratch, remove_even_if_forced
-
-    scratch = Path(tempfile.mkdtemp(prefix="kandev-demo-"))  # the sample workspace's copy, removed on exit
-    remove_even_if_forced(scratch)  # (an ending forced by a second signal skips the finally below)
-    try:
-        with open_store(args) as store:
-            workspace = prepare_workspace(scratch / "demo-service")
-            settings = SettingsStore()
-            launcher = Launcher(store, settings, inject_guidance=settings.settings.inject_guidance)
-            return _run_app(args, store, launcher.factory(agent_command(args.scenario), Workspace(workspace)),
-                            initial_prompt=SCENARIOS[args.scenario], settings=settings, launcher=launcher)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-        forget_scratch(scratch)
+    # the sample workspace's copy: removed on exit, whatever ends the process (a signal after the app gave its
+    # handlers back too)
+    with scratch_directory("kandev-demo-") as scratch, open_store(args) as store:
+        workspace = prepare_workspace(scratch / "demo-service")
+        settings = SettingsStore()
+        launcher = Launcher(store, settings, inject_guidance=settings.settings.inject_guidance)
+        return _run_app(args, store, launcher.factory(agent_command(args.scenario), Workspace(workspace)),
+                        initial_prompt=SCENARIOS[args.scenario], settings=settings, launcher=launcher)
 
 
 def add_arguments(commands: Any) -> None:
