@@ -52,24 +52,6 @@ def deterministic_app(source_factory: Any, config: Path, *, theme: str = "textua
     return app
 
 
-def parse_size(text: str) -> tuple[int, int]:
-    width, sep, height = text.lower().partition("x")
-    if not sep or not width.isdigit() or not height.isdigit():
-        raise SnapshotError(f"--size takes WIDTHxHEIGHT (like 120x40), got {text!r}")
-    size = int(width), int(height)
-    if size[0] < MIN_SIZE[0] or size[1] < MIN_SIZE[1]:
-        raise SnapshotError(f"--size {text} is too small to draw the transcript (at least {MIN_SIZE[0]}x{MIN_SIZE[1]})")
-    if size[0] > 1000 or size[1] > 1000:
-        raise SnapshotError(f"--size {text} is too large (at most 1000x1000)")
-    return size
-
-
-def parse_at(text: str) -> str:
-    if text in ("top", "end") or text.isdigit():
-        return text
-    raise SnapshotError(f"--at takes top, end or a row number, got {text!r}")
-
-
 def render(format_: str, svg: str, text: str) -> bytes:
     if format_ == ".svg":
         return svg.encode()

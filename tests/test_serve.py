@@ -175,7 +175,10 @@ def run_serve(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
     (("--", "run", "--headless", "--prompt", "x", "--", "agent"), "--headless has no screen to serve"),
     (("--", "replay", "missing.jsonl"), "missing.jsonl: no such file"),
     (("--", "open", "nosuchid"), "sessions.db: does not exist"),
-    (("--port", "0"), "--port must be between 1 and 65535"),
+    (("--port", "0"), "kandev-tui serve: --port 0: must be between 1 and 65535"),
+    (("--", "replay", str(Path(__file__).parent), "--stats", "/nonexistent-dir/stats.json"),
+     "kandev-tui replay: --stats /nonexistent-dir/stats.json: no such directory"),
+    (("--", "run", "--record", __file__, "--", "agent"), f"kandev-tui run: --record {__file__}: already exists"),
 ])
 def test_serve_says_what_is_wrong_before_it_listens(args, said, tmp_path):
     done = run_serve(*args, tmp_path=tmp_path)

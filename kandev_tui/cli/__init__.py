@@ -14,7 +14,7 @@ import os
 import sys
 from typing import Sequence
 
-from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, Failure, _fail, _no_terminal, _output_paths_problem
+from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, Failure, _fail, _no_terminal
 from kandev_tui.cli.common import _NoStore, app_exit_status  # noqa: F401 - used from here (tests, the app)
 from kandev_tui.cli.parser import build_parser
 from kandev_tui.cli.running import cmd_home
@@ -22,7 +22,10 @@ from kandev_tui.cli.running import cmd_home
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
+    try:
+        args, extra = parser.parse_known_args(argv)
+    except Failure as exc:  # a value an option's check refused as it was read (cli/options.py)
+        return _fail(str(exc), exc.code)
     if extra:  # argparse leaves these to the top level, whose usage says nothing of the command's options
         command_parser = parser.command_parsers.get(args.command, parser) if args.command else parser
         command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
@@ -35,9 +38,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_home(args)
         except Failure as exc:
             return _fail(str(exc), exc.code)
-    problem = _output_paths_problem(args)
-    if problem:
-        return _fail(problem, EXIT_USAGE)
     try:
         args.top_parser = parser  # (serve checks the command its browser tabs will run with it)
         return int(args.run(args))

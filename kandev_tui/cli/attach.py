@@ -8,7 +8,7 @@ import os
 import sys
 
 from kandev_tui.cli.common import EXIT_USAGE, _fail, _run_app, open_store
-from kandev_tui.cli.options import _add_app_options
+from kandev_tui.cli.options import Checked, _add_app_options, whole_number
 
 
 def cmd_attach(args: argparse.Namespace) -> int:
@@ -21,8 +21,6 @@ def cmd_attach(args: argparse.Namespace) -> int:
     except KandevError as exc:
         return _fail(f"kandev-tui attach: {exc}", EXIT_USAGE)
     token = args.token or os.environ.get("KANDEV_TOKEN") or None
-    if args.page_size < 1 or args.page_size > 1000:
-        return _fail("kandev-tui attach: --page-size must be between 1 and 1000", EXIT_USAGE)
     if args.follow and not args.headless:
         return _fail("kandev-tui attach: --follow goes with --headless (the app always follows)", EXIT_USAGE)
     from kandev_tui.kandev import headless
@@ -77,7 +75,7 @@ def add_arguments(commands: Any) -> None:
                         help="no screen: print the session's items as JSON lines (the whole history), then exit")
     attach.add_argument("--follow", action="store_true", help="with --headless: keep printing changes live "
                                                                 "until interrupted")
-    attach.add_argument("--page-size", type=int, default=100, metavar="N",
+    attach.add_argument("--page-size", action=Checked, check=whole_number(1, 1000), default=100, metavar="N",
                         help="rows per message.list page (default: 100)")
     _add_app_options(attach)
     attach.set_defaults(run=cmd_attach)

@@ -259,21 +259,3 @@ class _NoStore:
 
     def session(self, session_id: str) -> None:
         return None
-
-
-# every option that names a file kandev-tui writes: (attribute, option, must be a new file)
-OUTPUT_OPTIONS = (("output", "--output", False), ("record", "--record", True), ("stats", "--stats", False))
-
-
-def _output_paths_problem(args: argparse.Namespace) -> str | None:
-    """The first file option that cannot be written, as one line; checked before any work starts (a recording
-    or an export that fails at the end would lose the work, and --stats is written only on exit)."""
-    from kandev_tui.userpaths import output_problem
-
-    for attribute, option, new in OUTPUT_OPTIONS:
-        value = getattr(args, attribute, None)
-        if value:
-            problem = output_problem(Path(value).expanduser(), new=new)
-            if problem:
-                return f"kandev-tui {args.command}: {option} {value}: {problem}"
-    return None

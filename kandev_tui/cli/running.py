@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, _fail, _log_to_file, _no_terminal, open_store, read_json, BadJson, Unreadable, UsageError, _resumable, _run_app, _workspace, _workspace_at, app_exit_status
-from kandev_tui.cli.options import _add_app_options, _add_workspace_options, _agent_option, _positive_seconds
+from kandev_tui.cli.options import Checked, _add_app_options, _add_workspace_options, agent_option, output_file, positive_number
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -191,20 +191,20 @@ def add_arguments(commands: Any) -> None:
     _add_workspace_options(run, "the agent's working directory and the MCP server's workspace (default: .)")
     run.add_argument("--permission", choices=["reject", "allow-once"], default="reject",
                      help="headless answer to permission requests (default: reject)")
-    run.add_argument("--record", metavar="FILE", help="write every JSON-RPC frame, both directions, to FILE (JSONL; "
+    run.add_argument("--record", metavar="FILE", action=Checked, check=output_file(new=True), help="write every JSON-RPC frame, both directions, to FILE (JSONL; "
                      "a new file: an existing one is never replaced)")
     run.add_argument("--no-guidance", action="store_true",
                      help="do not give the agent the rich-output guidance (given as its system prompt where it takes "
                           "one, else before the first prompt)")
     run.add_argument("--mcp-config", metavar="FILE", help="more MCP servers to offer the agent: a JSON list of "
                      "{name, command, args, env} (stdio) or {type: http|sse, name, url, headers} entries")
-    run.add_argument("--init-timeout", type=_positive_seconds, default=30.0, metavar="SECONDS",
+    run.add_argument("--init-timeout", action=Checked, check=positive_number("a number of seconds"), default=30.0, metavar="SECONDS",
                      help="how long the agent may take to answer initialize (default: 30)")
     run.add_argument("--mode", metavar="ID", help="the agent's mode to start in (e.g. Codex: read-only, "
                      "workspace-write; Claude: default, acceptEdits, plan); the app's picker (ctrl+o) lists them")
     run.add_argument("--model", metavar="ID", help="the model to start with: a value of the agent's model option "
                      "(Codex: gpt-5.5) or an id of its model list (gpt-5.5[xhigh], effort included)")
-    run.add_argument("--option", action="append", default=[], type=_agent_option, metavar="ID=VALUE",
+    run.add_argument("--option", default=[], action=Checked, check=agent_option, append=True, metavar="ID=VALUE",
                      help="one of the agent's options to start with, by its id (repeatable; e.g. Codex: "
                           "collaboration_mode=plan); the app's picker (ctrl+o) lists them")
     resume = run.add_mutually_exclusive_group()

@@ -7,8 +7,8 @@ from typing import Any
 import errno
 import sys
 
-from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, Failure, UsageError, _fail, _output_paths_problem, stored_session
-from kandev_tui.cli.options import APP_COMMANDS, LOOPBACK
+from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, Failure, UsageError, _fail, stored_session
+from kandev_tui.cli.options import APP_COMMANDS, LOOPBACK, Checked, whole_number
 from kandev_tui.cli.stored import _recording_problem
 
 
@@ -29,9 +29,6 @@ def _serve_problem(args: argparse.Namespace, app_args: list[str]) -> str | None:
         return f"kandev-tui serve: the command after -- is not valid (see kandev-tui {command} --help)"
     if extra:
         return f"kandev-tui serve: {command}: unrecognized arguments: {' '.join(extra)}"
-    problem = _output_paths_problem(nested)
-    if problem:
-        return problem
     if command == "replay":
         found = _recording_problem("replay", nested.file)
         return found[0] if found else None
@@ -72,8 +69,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     app_args = list(args.app_command)
     if app_args and app_args[0] == "--":
         app_args = app_args[1:]
-    if not 0 < args.port < 65536:
-        return _fail("kandev-tui serve: --port must be between 1 and 65535", EXIT_USAGE)
     if args.host not in LOOPBACK and not args.public:
         return _fail(f"kandev-tui serve: --host {args.host} is reachable from other machines; serve on 127.0.0.1 and "
                      "use ssh -L, or add --public (its secret then crosses the network as plain HTTP)", EXIT_USAGE)
@@ -115,7 +110,7 @@ def add_arguments(commands: Any) -> None:
                "  kandev-tui serve --port 8080 -- run -- npx -y @agentclientprotocol/claude-agent-acp\n"
                "  kandev-tui serve -- attach ws://devbox:38429/ws")
     serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8000, help="the port to listen on (default: 8000)")
+    serve.add_argument("--port", action=Checked, check=whole_number(1, 65535), default=8000, help="the port to listen on (default: 8000)")
     serve.add_argument("--public", action="store_true",
                        help="allow a --host that is not loopback (the secret is still needed, but plain HTTP shows it "
                             "to whoever sees the traffic: prefer SSH port forwarding, or a proxy with TLS)")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kandev_tui.cli.common import EXIT_FAIL, EXIT_OK, Failure, UsageError, EXIT_USAGE, NOTHING_STORED, _NoStore, _fail, _run_app, open_store, stored_session
-from kandev_tui.cli.options import _add_app_options, _add_db_option, _add_stats_option
+from kandev_tui.cli.options import Checked, _add_app_options, _add_db_option, _add_stats_option, output_file, screen_size, scroll_place, positive_number, theme
 from kandev_tui.transcript.continuing import how_continued
 
 
@@ -102,18 +102,10 @@ def _recording_problem(command: str, file: str) -> tuple[str, int] | None:
 def cmd_snapshot(args: argparse.Namespace) -> int:
     import tempfile
 
-    from kandev_tui.settings import THEMES
-    from kandev_tui.snapshot import FORMATS, Shot, SnapshotError, deterministic_app, parse_at, parse_size, snapshot
+    from kandev_tui.snapshot import Shot, SnapshotError, deterministic_app, snapshot
 
-    try:
-        shot = Shot(parse_size(args.size), parse_at(args.at), args.all, args.theme)
-    except SnapshotError as exc:
-        return _fail(f"kandev-tui snapshot: {exc}", EXIT_USAGE)
-    if args.theme not in THEMES:
-        return _fail(f"kandev-tui snapshot: --theme {args.theme!r} is not one of {', '.join(THEMES)}", EXIT_USAGE)
+    shot = Shot(args.size, args.at, args.all, args.theme)
     output = Path(args.output).expanduser()
-    if output.suffix.lower() not in FORMATS:
-        return _fail(f"kandev-tui snapshot: -o {args.output}: write .svg, .png or .txt", EXIT_USAGE)
     recording = Path(args.source).expanduser()
     with ExitStack() as stack:  # a stored session's store, open while it is drawn
         source = _snapshot_source(args, recording, stack)
@@ -171,8 +163,6 @@ def cmd_open(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     path = Path(args.file).expanduser()
-    if args.speed is not None and args.speed <= 0:
-        return _fail("kandev-tui replay: --speed must be greater than 0", EXIT_USAGE)
     problem = _recording_problem("replay", args.file)  # said here, before the app opens on nothing
     if problem:
         return _fail(*problem)
@@ -195,7 +185,7 @@ def add_arguments(commands: Any) -> None:
                                  description="Replay a recording made with --record through the same normaliser "
                                              "and widgets as a live session.")
     replay.add_argument("file", metavar="FILE", help="a recording made with kandev-tui run --record FILE")
-    replay.add_argument("--speed", type=float, default=None, metavar="N",
+    replay.add_argument("--speed", action=Checked, check=positive_number(), default=None, metavar="N",
                         help="N times real time (default: as fast as possible)")
     _add_stats_option(replay)  # no --db: a replay stores nothing
     replay.set_defaults(run=cmd_replay)
@@ -209,7 +199,7 @@ def add_arguments(commands: Any) -> None:
                                  description="Write a stored session to standard output (or --output FILE).")
     export.add_argument("session", metavar="ID", help="a session id (a unique prefix is enough)")
     export.add_argument("--format", choices=["json", "jsonl", "markdown"], default="markdown", help="default: markdown")
-    export.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of standard output")
+    export.add_argument("--output", "-o", metavar="FILE", action=Checked, check=output_file(), help="write to FILE instead of standard output")
     _add_db_option(export)
     export.set_defaults(run=cmd_export)
 
@@ -230,13 +220,14 @@ def add_arguments(commands: Any) -> None:
                "  kandev-tui snapshot session.jsonl --all -o screens.png   # screens-01.png, screens-02.png…")
     snapshot.add_argument("source", metavar="RECORDING|SESSION", help="a recording file, or a stored session's id "
                                                                       "(a unique prefix is enough)")
-    snapshot.add_argument("-o", "--output", metavar="FILE", required=True,
+    snapshot.add_argument("-o", "--output", metavar="FILE", required=True, action=Checked,
+                          check=output_file(suffixes=(".svg", ".png", ".txt")),
                           help="where to write: .svg, .png or .txt (with --all, FILE-01.svg, FILE-02.svg…)")
-    snapshot.add_argument("--size", default="120x40", metavar="WxH", help="the screen's size (default: 120x40)")
-    snapshot.add_argument("--theme", default="textual-dark", metavar="NAME",
+    snapshot.add_argument("--size", default=(120, 40), action=Checked, check=screen_size, metavar="WxH", help="the screen's size (default: 120x40)")
+    snapshot.add_argument("--theme", default="textual-dark", action=Checked, check=theme, metavar="NAME",
                           help="a theme (default: textual-dark; see the settings screen for the others)")
     where = snapshot.add_mutually_exclusive_group()
-    where.add_argument("--at", default="end", metavar="top|end|N",
+    where.add_argument("--at", default="end", action=Checked, check=scroll_place, metavar="top|end|N",
                        help="where the transcript is scrolled: its top, its end (default: as a finished session is "
                             "left) or row N")
     where.add_argument("--all", action="store_true", help="one file per screen, from the top to the end")
