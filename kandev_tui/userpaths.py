@@ -11,6 +11,13 @@ import os
 from pathlib import Path
 
 
+def not_a_directory(path: Path) -> str | None:
+    """Why ``path`` is not a directory to read from (it is missing, or a file), or None."""
+    if path.is_dir():
+        return None
+    return "no such directory" if not path.exists() else "not a directory"
+
+
 def directory_problem(directory: Path) -> str | None:
     """Why files cannot be made in ``directory`` (which need not exist yet when its parents can hold it), or None.
 

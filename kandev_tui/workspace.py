@@ -77,7 +77,7 @@ def parse_repo_option(value: str) -> tuple[str, Path]:
     """``NAME=DIR`` (the ``--repo`` option) → ``(name, path)``; ValueError if malformed."""
     name, sep, directory = value.partition("=")
     if not sep or not name.strip() or not directory.strip():
-        raise ValueError(f"--repo takes NAME=DIR, got {value!r}")
+        raise ValueError("is not NAME=DIR (e.g. docs=../docs)")
     return name.strip(), Path(directory).expanduser()
 
 

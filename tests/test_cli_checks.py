@@ -4,6 +4,7 @@ any work starts, and said in one line, ``kandev-tui CMD: --option VALUE: why``, 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import pytest
 
@@ -39,6 +40,13 @@ def bad_values(tmp_path) -> list[tuple[list[str], str]]:
         (["export", "abc", "-o", str(tmp_path / "no-dir" / "x.md")],
          f"kandev-tui export: --output {tmp_path / 'no-dir' / 'x.md'}: no such directory"),
         (["open", "abc", "--stats", str(tmp_path)], f"kandev-tui open: --stats {tmp_path}: is a directory"),
+        (["run", "--workspace", str(tmp_path / "gone"), "--", "agent"],
+         f"kandev-tui run: --workspace {tmp_path / 'gone'}: no such directory"),
+        (["validate", "x.json", "--workspace", str(tmp_path / "old.jsonl")],
+         f"kandev-tui validate: --workspace {tmp_path / 'old.jsonl'}: not a directory"),
+        (["mcp", "--repo", "docs"], "kandev-tui mcp: --repo docs: is not NAME=DIR"),
+        (["run", "--repo", f"docs={tmp_path / 'gone'}", "--", "agent"],
+         f"kandev-tui run: --repo docs={tmp_path / 'gone'}: no such directory"),
     ]
 
 
@@ -63,6 +71,7 @@ def test_checked_values_are_given_to_the_command_as_what_they_stand_for():
     assert shot.size == (80, 24) and shot.at == "12" and shot.theme == "textual-dark"
     assert parser.parse_args(["snapshot", "x", "-o", "y.txt"]).size == (120, 40)
     assert parser.parse_args(["serve", "--port", "8080"]).port == 8080
+    assert parser.parse_args(["mcp", "--repo", "here=."]).repo == [("here", Path("."))]
 
 
 @pytest.mark.parametrize("command", ["run", "snapshot", "serve", "attach", "replay", "export", "open"])

@@ -40,24 +40,16 @@ def _workspace_at(directory: str, args: argparse.Namespace) -> Any:
 
 
 def _workspace(args: argparse.Namespace) -> Any:
-    """The Workspace of --workspace/--repo (UsageError: why there is none)."""
-    from kandev_tui.workspace import Workspace, parse_repo_option
+    """The Workspace of --workspace and --repo (checked as they were read), or of a directory a stored session or a
+    preset names (UsageError: it is not there)."""
+    from kandev_tui.userpaths import not_a_directory
+    from kandev_tui.workspace import Workspace
 
     root = Path(args.workspace).expanduser() if args.workspace else Path.cwd()
-    if not root.is_dir():
-        what = "no such directory" if not root.exists() else "not a directory"
-        raise UsageError(f"kandev-tui {args.command}: --workspace {root}: {what}")
-    repos = {}
-    for option in args.repo:
-        try:
-            name, directory = parse_repo_option(option)
-        except ValueError as exc:
-            raise UsageError(f"kandev-tui {args.command}: --repo {option}: {exc}") from None
-        if not directory.is_dir():
-            what = "no such directory" if not directory.exists() else "not a directory"
-            raise UsageError(f"kandev-tui {args.command}: --repo {name}={directory}: {what}")
-        repos[name] = directory
-    return Workspace(root, repos)
+    problem = not_a_directory(root)
+    if problem:
+        raise UsageError(f"kandev-tui {args.command}: --workspace {root}: {problem}")
+    return Workspace(root, dict(args.repo))
 
 
 class Unreadable(UsageError):

@@ -74,14 +74,31 @@ def whole_number(low: int, high: int) -> Callable[[str], int]:
 
 
 def _add_workspace_options(parser: argparse.ArgumentParser, default_help: str) -> None:
-    parser.add_argument("--workspace", metavar="DIR", default=None, help=default_help)
-    parser.add_argument(
-        "--repo",
-        metavar="NAME=DIR",
-        action="append",
-        default=[],
-        help="an extra named root, selected by a block's 'repo' field (repeatable)",
-    )
+    parser.add_argument("--workspace", metavar="DIR", default=None, action=Checked, check=directory,
+                        help=default_help)
+    parser.add_argument("--repo", metavar="NAME=DIR", default=[], action=Checked, check=repo, append=True,
+                        help="an extra named root, selected by a block's 'repo' field (repeatable)")
+
+
+def directory(text: str) -> str:
+    """A directory that is there."""
+    from pathlib import Path
+
+    from kandev_tui.userpaths import not_a_directory
+
+    problem = not_a_directory(Path(text).expanduser())
+    if problem:
+        raise ValueError(problem)
+    return text
+
+
+def repo(text: str) -> tuple[str, Any]:
+    """``NAME=DIR`` of ``--repo``: the name and the directory (a Path), which is there."""
+    from kandev_tui.workspace import parse_repo_option
+
+    name, path = parse_repo_option(text)
+    directory(str(path))
+    return name, path
 
 
 def _add_db_option(parser: argparse.ArgumentParser) -> None:

@@ -24,6 +24,7 @@ from kandev_tui.launch import command_problem
 from kandev_tui.presets import Preset
 from kandev_tui.sanitize import visible
 from kandev_tui.textual_hooks import DrawsInputAtOnce
+from kandev_tui.userpaths import not_a_directory
 from kandev_tui.worktree import Worktree, WorktreeError, close, create, repository_root, suggest_branch
 
 
@@ -128,10 +129,10 @@ class NewSessionScreen(DrawsInputAtOnce, ModalScreen["NewSession | None"]):
         where = Path(folder).expanduser()
         if not where.is_absolute():
             where = (self.default_workspace / where)
-        problem = None
         worktree = None
-        if not where.is_dir():
-            problem = f"{where}: {'not a directory' if where.exists() else 'no such directory'}"
+        problem = not_a_directory(where)
+        if problem:
+            problem = f"{where}: {problem}"
         else:
             problem = command_problem(list(preset.command), preset.env)
             if problem:
