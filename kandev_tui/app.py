@@ -31,7 +31,7 @@ from kandev_tui.app_switching import Switching
 from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.settings import SettingsStore
 from kandev_tui.shutdown import EndingSignals
-from kandev_tui.textual_hooks import mount_screen_ahead, read_alt_enter
+from kandev_tui.textual_hooks import draw_after_batch, mount_screen_ahead, read_alt_enter
 from kandev_tui.session import SessionState
 from kandev_tui.session.controls import Controls
 from kandev_tui.session.model import SessionModel, SourceFactory
@@ -235,6 +235,9 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
         finally:
             if isinstance(event, INPUT_EVENTS):
                 self.user_input.served()  # dispatched: the transcript's frames go on (pacing.py)
+
+    def on_idle(self) -> None:  # Textual runs it as a batch of updates closes, which does not prompt the screen
+        draw_after_batch(self)
 
     def on_transcript_view_older_wanted(self, event: TranscriptView.OlderWanted) -> None:
         session = next((s for s in self.sessions if s.view is event.view), None)

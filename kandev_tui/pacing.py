@@ -56,8 +56,6 @@ constant                      value       mechanism (where)                     
 ``DRAW_AGAIN``                10 ms       ... with this pause between slices           the pause lets input and frames in (same commit)
 ``INPUT_DRAWN_WITHIN``        0.2 s       after an input, its screen draws at its      Textual's 60 Hz update timer made closing the help
                                           first idle moment (``textual_hooks.py``)     wait 12-20 ms (0662916)
-``BATCH_RECHECK``             1/60 s      a screen that went idle during a batch is    the help shown meanwhile stayed undrawn (1 F1 in 4
-                                          looked at again this often                   stream.py runs never drawn in 60 s) (7b3413e)
 ``CURSOR_BLINKS_FOR``         10 s        the prompt's cursor blinks this long after   GTK's cursor-blink-timeout: a blink redraws the
                                           a key or the focus, then stays shown         screen twice a second (19 of 73 timer ticks of 8
                                           (``widgets/prompt_input.py``)                idle sessions in 10 s); sessions.py 8: idle CPU
@@ -94,7 +92,6 @@ DRAW_SLICE = 0.004
 DRAW_AGAIN = 0.01
 # Textual's frame loop (textual_hooks.py)
 INPUT_DRAWN_WITHIN = 0.2
-BATCH_RECHECK = 1 / 60
 # the prompt (widgets/prompt_input.py)
 CURSOR_BLINKS_FOR = 10.0
 # garbage collection (gcpolicy.py)

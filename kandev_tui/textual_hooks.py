@@ -11,7 +11,8 @@ that too).
   reaches it;
 - :func:`mount_screen_ahead`: an installed screen composed and mounted before it is first shown;
 - :class:`DrawsInputAtOnce`: a screen drawn at its first idle moment after an input, instead of at the next tick of
-  its 60 Hz timer, with a lost update mended; and a screen that can hold a frame (``frame_hold``);
+  its 60 Hz timer; and a screen that can hold a frame (``frame_hold``); :func:`draw_after_batch`: a screen's update
+  lost while a batch of updates was open, drawn when it closes;
 - :func:`layout_changes`: the widgets a screen's next layout will measure again;
 - :class:`FocusRestylesItself`: a container whose focus changes restyle only itself, not everything inside it;
 - :func:`set_terminal_title`: the terminal's window title (OSC 2); :func:`notify_desktop`: a desktop notification
@@ -36,7 +37,7 @@ from rich.console import Console
 from textual import events
 from textual.app import ScreenStackError
 
-from kandev_tui.pacing import BATCH_RECHECK, INPUT_DRAWN_WITHIN
+from kandev_tui.pacing import INPUT_DRAWN_WITHIN
 from kandev_tui.user_input import user_input
 
 
@@ -229,52 +230,61 @@ def covered(screen: Any) -> bool:
     return top is not screen and top.styles.background.a >= 1
 
 
+def pending(screen: Any) -> bool:
+    """Whether ``screen`` has something to draw: what Textual's own ``Screen._on_idle`` looks at (Textual 8.2)."""
+    return bool(screen._layout_required or screen._scroll_required or screen._repaint_required
+                or screen._recompose_required or screen._dirty_widgets)
+
+
+def draw_after_batch(app: Any) -> None:
+    """Have the app's screen draw what it holds once no batch of updates is open: call it from the app's idle
+    handler (``on_idle``), which Textual runs when a batch closes.
+
+    Textual's screen starts its update timer when it goes idle with something to draw, except while a batch of
+    updates is open (a footer rebuilding its keys, any recompose); when the batch closes, ``App._end_batch`` prompts
+    only the app, not the screen. A screen that went idle meanwhile and gets no further message (the help, just
+    shown during a flood) was never drawn. Here the screen is prompted to go idle again, so that Textual's own idle
+    handler starts its timer.
+    """
+    if app._batch_count:
+        return
+    try:
+        screen = app.screen
+    except ScreenStackError:  # the app is closing
+        return
+    if pending(screen):
+        screen.check_idle()
+
+
 class DrawsInputAtOnce:
     """A mixin for a :class:`textual.screen.Screen` (put it first among the bases): what the user just did is drawn
-    at once, not at the next tick of a 60 Hz timer.
+    at once, not at the next tick of a 60 Hz timer; and the screen can hold a frame.
 
     Textual draws a screen when its update timer ticks, every 1/60 s on a fixed grid; a screen shown for the first
     time waits a whole period before its first frame. Between a key and the frame that shows its effect that is up
     to 17 ms more. A screen with this mixin draws on its first idle moment after an input has been dispatched
-    (the app's :func:`kandev_tui.user_input.user_input`), when the input's work is done and something is waiting to be drawn; other
-    frames still come from the timer.
-
-    It also mends a lost update: Textual's screen starts its update timer when it goes idle with something to draw,
-    except while a batch of updates is open (a footer rebuilding its keys, a recompose), and when the batch closes
-    it prompts only the app, not the screen. A screen that went idle meanwhile and gets no further message (the
-    help, just shown) was never drawn; here it looks again once the batch is over.
+    (the app's :func:`kandev_tui.user_input.user_input`), when the input's work is done and something is waiting to
+    be drawn; other frames still come from the timer. Only the transcript's screen has it: under a flood its timer's
+    ticks come late (benchmarks/screens.py measures the others without it).
 
     A screen may hold a frame: :meth:`frame_hold` says, at each tick, ``"wait"`` (the timer calls again after one
     period), ``"pause"`` (the timer stops until the screen is shown again) or None (draw).
     """
 
     _input_drawn_at = float("-inf")  # the input (its served_at) last drawn at once
-    _looking_again = False
 
     def frame_hold(self) -> str | None:
         """Whether this tick's frame waits ("wait"), stops until the screen is shown again ("pause"), or is drawn."""
         return None
 
     async def _on_idle(self, event: events.Idle) -> None:
-        # what Textual's own Screen._on_idle looks at (Textual 8.2)
-        pending = (self._layout_required or self._scroll_required or self._repaint_required  # type: ignore[attr-defined]
-                   or self._recompose_required or self._dirty_widgets)  # type: ignore[attr-defined]
-        if not pending or not self.is_current:  # type: ignore[attr-defined]
-            return
-        if self.app._batch_count:  # type: ignore[attr-defined]
-            if not self._looking_again:
-                self._looking_again = True
-                self.set_timer(BATCH_RECHECK, self._look_again)  # type: ignore[attr-defined]
-            return
+        if self.app._batch_count or not pending(self) or not self.is_current:  # type: ignore[attr-defined]
+            return  # (a batch: drawn when it ends, draw_after_batch)
         served = user_input(self.app).served_at  # type: ignore[attr-defined]
         if served <= self._input_drawn_at or time.monotonic() - served > INPUT_DRAWN_WITHIN or covered(self):
             return
         self._input_drawn_at = served
         self._on_timer_update()  # what the timer's tick does, now
-
-    def _look_again(self) -> None:
-        self._looking_again = False
-        self.check_idle()  # type: ignore[attr-defined]  # an idle event, once the batch is over (else again later)
 
     def _on_timer_update(self) -> None:
         hold = self.frame_hold()

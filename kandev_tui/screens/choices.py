@@ -17,11 +17,10 @@ from textual.widgets.option_list import Option
 
 from kandev_tui.sanitize import visible
 from kandev_tui.session.controls import Control, Controls
-from kandev_tui.textual_hooks import DrawsInputAtOnce
 from kandev_tui.widgets.key_footer import KeyFooter
 
 
-class ChoicesScreen(DrawsInputAtOnce, ModalScreen["tuple[Control, str] | None"]):
+class ChoicesScreen(ModalScreen["tuple[Control, str] | None"]):
     """See the module docstring; dismissed with the (control, value) chosen, or None."""
 
     BINDINGS = [Binding("escape,ctrl+o", "dismiss(None)", "Close")]

@@ -9,10 +9,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from kandev_tui.textual_hooks import DrawsInputAtOnce
 
 
-class ConfirmScreen(DrawsInputAtOnce, ModalScreen[bool]):
+class ConfirmScreen(ModalScreen[bool]):
     """``question`` (plain text, shown inert) with ``yes`` and ``No``: dismissed with True only for yes (``y``, or
     the button); ``n``, escape and the other button say no. The safe answer has the focus."""
 

@@ -11,7 +11,6 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from kandev_tui.textual_hooks import DrawsInputAtOnce
 from kandev_tui.widgets.base import safe_text
 from kandev_tui.widgets.file_preview import lexer_for
 from kandev_tui.widgets.key_footer import KeyFooter
@@ -19,7 +18,7 @@ from kandev_tui.widgets.key_footer import KeyFooter
 VIEW_BYTES = 1024 * 1024
 
 
-class FileViewerScreen(DrawsInputAtOnce, Screen[None]):
+class FileViewerScreen(Screen[None]):
     """A workspace file, full screen: scroll, search with /, escape back."""
 
     BINDINGS = [Binding("escape", "back", "Back"), Binding("slash", "search", "Search"),

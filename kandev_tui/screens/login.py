@@ -26,7 +26,6 @@ from textual.widgets import Input, Static
 
 from kandev_tui.jsonutil import of_type
 from kandev_tui.sanitize import visible
-from kandev_tui.textual_hooks import DrawsInputAtOnce
 from kandev_tui.widgets.key_footer import KeyFooter
 
 KINDS = ("agent", "env_var", "terminal")
@@ -84,7 +83,7 @@ class MethodCard(Vertical):
         return {field.name: field.value for field in self.query(Input) if field.name}
 
 
-class LoginScreen(DrawsInputAtOnce, ModalScreen[None]):
+class LoginScreen(ModalScreen[None]):
     """See the module docstring. ``terminal_command(method_id)`` gives a terminal method's command (to show it)."""
 
     BINDINGS = [Binding("escape", "dismiss", "Later"), *[Binding(str(n), f"choose({n})", show=False)

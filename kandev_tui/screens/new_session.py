@@ -23,7 +23,6 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 from kandev_tui.launch import command_problem
 from kandev_tui.presets import Preset
 from kandev_tui.sanitize import visible
-from kandev_tui.textual_hooks import DrawsInputAtOnce
 from kandev_tui.userpaths import not_a_directory
 from kandev_tui.worktree import Worktree, WorktreeError, close, create, repository_root, suggest_branch
 
@@ -38,7 +37,7 @@ class NewSession:
     prompt: str | None
 
 
-class NewSessionScreen(DrawsInputAtOnce, ModalScreen["NewSession | None"]):
+class NewSessionScreen(ModalScreen["NewSession | None"]):
     """See the module docstring."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]

@@ -14,7 +14,6 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from kandev_tui.textual_hooks import DrawsInputAtOnce
 from kandev_tui.widgets.base import safe_text
 from kandev_tui.widgets.key_footer import KeyFooter
 
@@ -30,7 +29,7 @@ def _when(stamp: str) -> str:
     return stamp[:16].replace("T", " ") if stamp else ""
 
 
-class SessionPickerScreen(DrawsInputAtOnce, Screen[str | None]):
+class SessionPickerScreen(Screen[str | None]):
     """Lists the source's sessions; Enter opens one, Escape quits, r reloads."""
 
     DEFAULT_CSS = """

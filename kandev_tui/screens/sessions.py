@@ -24,7 +24,6 @@ from textual.widgets.option_list import Option
 from kandev_tui.sanitize import visible
 from kandev_tui.session.row import SessionRow
 from kandev_tui.transcript.continuing import can_continue  # a stored session its agent can continue now
-from kandev_tui.textual_hooks import DrawsInputAtOnce
 from kandev_tui.widgets.base import safe_text
 from kandev_tui.widgets.key_footer import KeyFooter
 from kandev_tui.widgets.sessions_sidebar import child_text, row_text
@@ -73,7 +72,7 @@ def remote_text(entry: Any, width: int) -> Text:
     return text
 
 
-class SessionsScreen(DrawsInputAtOnce, Screen["Choice | None"]):
+class SessionsScreen(Screen["Choice | None"]):
     """Lists the app's sessions, then the stored ones (see the module docstring)."""
 
     DEFAULT_CSS = """

@@ -11,14 +11,13 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Select, Static, Switch
 
-from kandev_tui.textual_hooks import DrawsInputAtOnce
 from kandev_tui.settings import DECLARED, THEMES, SettingError, SettingsStore
 from kandev_tui.widgets.key_footer import KeyFooter
 
 BY_NAME = {declared.name: declared for declared in DECLARED}
 
 
-class SettingsScreen(DrawsInputAtOnce, ModalScreen[None]):
+class SettingsScreen(ModalScreen[None]):
     """Settings that apply at once and are saved atomically (F2): a row per declared setting
     (:data:`kandev_tui.settings.DECLARED`), read from ``store``; a change posts :class:`Changed` (the app applies and
     saves it)."""
