@@ -124,7 +124,9 @@ class UserActions(AppParts):
     def action_settings(self) -> None:
         from kandev_tui.screens.settings import SettingsScreen
 
-        self.push_screen(SettingsScreen(self.settings_store))
+        if not self.is_screen_installed("settings"):  # made once and kept: showing it again only draws it
+            self.install_screen(SettingsScreen(self.settings_store), "settings")
+        self.push_screen("settings")
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -67,8 +67,21 @@ class SettingsScreen(ModalScreen[None]):
                                  classes="note")
         yield KeyFooter()  # over the transcript's: the keys of this screen (escape closes it), not of the one below
 
-    def on_mount(self) -> None:
-        self.query_one("#theme", Select).focus()  # the keys work at once: enter opens the themes, tab moves on
+    def on_screen_resume(self) -> None:
+        """Shown (the screen is made once and kept): each row says its setting as it is now (the command palette
+        changes the theme too), and the theme has the focus, so the keys work at once: enter opens the themes, tab
+        moves on."""
+        settings = self.store.settings
+        with self.prevent(Select.Changed, Switch.Changed, Input.Changed):  # what is shown, not a change
+            for declared in DECLARED:
+                value = getattr(settings, declared.name)
+                if declared.name == "theme":
+                    self.query_one("#theme", Select).value = value if value in THEMES else THEMES[0]
+                elif declared.bounds is not None:
+                    self.query_one(f"#{declared.name}", Input).value = str(value)
+                else:
+                    self.query_one(f"#{declared.name}", Switch).value = value
+        self.query_one("#theme", Select).focus()
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "theme" and isinstance(event.value, str):
