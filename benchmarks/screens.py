@@ -6,8 +6,8 @@ screen opened, any frame of it after the move, the transcript again after escape
 Case ``quiet``: a stored session of 200 items, nothing else happening. Case ``flood``: while a real agent process
 (tests/agents/fault_agent.py, mode ``burst``) streams 50,000 chunks and 2,000 tool calls (as benchmarks/stream.py) (the move is left out: the
 flood draws the screen beneath a modal one anyway). Prints median and worst per key and screen (target: worst
-≤ 50 ms; the transcript screen draws an input's effect at once, the others at their update timer's next tick, up
-to 1/60 s later: kandev_tui/textual_hooks.py, DrawsInputAtOnce).
+≤ 50 ms; the transcript screen and the help draw an input's effect at once, the others at their update timer's
+next tick, up to 1/60 s later: kandev_tui/textual_hooks.py, DrawsInputAtOnce).
 
     .venv/bin/python benchmarks/screens.py [CASE] [ROUNDS]    (CASE: quiet, flood or both)
 """

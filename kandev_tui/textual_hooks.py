@@ -264,8 +264,9 @@ class DrawsInputAtOnce:
     time waits a whole period before its first frame. Between a key and the frame that shows its effect that is up
     to 17 ms more. A screen with this mixin draws on its first idle moment after an input has been dispatched
     (the app's :func:`kandev_tui.user_input.user_input`), when the input's work is done and something is waiting to
-    be drawn; other frames still come from the timer. Only the transcript's screen has it: under a flood its timer's
-    ticks come late (benchmarks/screens.py measures the others without it).
+    be drawn; other frames still come from the timer. The transcript's screen has it, and the help, whose F1 is
+    pressed while agents stream (benchmarks/sessions.py, 8 flooding sessions: F1's worst 24-76 ms without it, over
+    50 ms in 5 runs of 8; 27-43 ms with it); the other screens answer on the timer's tick (benchmarks/screens.py).
 
     A screen may hold a frame: :meth:`frame_hold` says, at each tick, ``"wait"`` (the timer calls again after one
     period), ``"pause"`` (the timer stops until the screen is shown again) or None (draw).

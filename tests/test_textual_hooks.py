@@ -137,7 +137,8 @@ async def test_a_frame_waits_for_an_input_on_its_way_but_not_for_long(tmp_path):
 
 async def test_what_the_user_did_is_drawn_at_once_not_at_the_next_tick(tmp_path, monkeypatch):
     """Closing the help draws the transcript as soon as the screen is idle, not at the next tick of Textual's
-    60 Hz update timer (up to 17 ms later); the help is mounted ahead of the first F1."""
+    60 Hz update timer (up to 17 ms later), and opening it again draws the help so; the help is mounted ahead of the
+    first F1."""
     import asyncio
     import traceback
 
@@ -167,6 +168,21 @@ async def test_what_the_user_did_is_drawn_at_once_not_at_the_next_tick(tmp_path,
             if how:
                 break
         assert app.screen is app.transcript_screen and how and how[0] == "at once"
+        await settle(pilot)
+        shown: list[str] = []
+        update_help = HelpScreen._on_timer_update
+
+        def drawing_help(self):
+            shown.append("timer" if any(f.name == "_tick" for f in traceback.extract_stack()) else "at once")
+            return update_help(self)
+
+        monkeypatch.setattr(HelpScreen, "_on_timer_update", drawing_help)
+        send_as_terminal(app, events.Key("f1", None))  # F1 is pressed while agents stream: the help too, at once
+        for _ in range(500):
+            await asyncio.sleep(0.002)
+            if shown:
+                break
+        assert app.screen is help_screen and shown and shown[0] == "at once"
 
 
 async def test_an_input_whose_only_work_is_a_recompose_is_drawn_at_once(tmp_path, monkeypatch):

@@ -10,6 +10,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
+from kandev_tui.textual_hooks import DrawsInputAtOnce
+
 
 KEYS = [
     ("Everywhere", [("ctrl+q", "quit (or ctrl+c twice)"), ("F1", "this help (F1 again closes it)"), ("F2", "settings"),
@@ -78,7 +80,7 @@ def key_tables(width: int = 76) -> Group:
     return Group(Text.from_markup("[b]kandev-tui keys[/b]  (escape or F1 to close)\n"), table)
 
 
-class HelpScreen(Screen[None]):
+class HelpScreen(DrawsInputAtOnce, Screen[None]):
     """Every key, grouped by where it works."""
 
     BLANK = True  # nothing of its own to draw around the keys
