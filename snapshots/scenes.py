@@ -311,7 +311,8 @@ async def show_control(pilot, view: str) -> None:
     from kandev_tui.screens.login import LoginScreen
 
     app = pilot.app
-    if view == "login":  # the login screen covers the transcript: its items wait (it never settles meanwhile)
+    if view == "login":  # what the agent sent goes on screen with the state that stops for the login, then the
+        # login screen covers it
         await until(pilot, lambda: isinstance(app.screen, LoginScreen))
         await until(pilot, lambda: app.source.state == "login")
     elif view == "choices":

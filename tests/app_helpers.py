@@ -179,6 +179,7 @@ class ScriptedSource:
                 return set(waiting)
 
             async def start(self) -> None:
+                self.take_title(list(items))  # as a real source does: the title its items bring is its own
                 self.on_items(list(items))
                 self._set_state(state, detail)
 

@@ -102,6 +102,24 @@ def test_a_batch_that_costs_the_ui_a_frame_of_charts_still_leaves_the_source_two
         clock.now += waited
 
 
+def test_when_the_turn_is_over_what_waits_does_not_wait_its_turn():
+    """The last items of a turn (its end among them) have nothing more to be merged with: they go at once, not up to
+    FLUSH_SECONDS after the batch before (benchmarks/terminal.py: the terminal showed a flood's end 25 ms later for
+    it). The user's input, a covering screen and a batch still being put on screen hold them as ever; a source still
+    streaming keeps its pace."""
+    clock = Clock()
+    batch = Batcher(clock, Clock())
+    batch.add([message_item(1, "a")])
+    batch.take()
+    clock.now += FLUSH_SECONDS / 4
+    batch.add([message_item(1, "ab")])
+    assert batch.wait() == pytest.approx(FLUSH_SECONDS * 3 / 4)
+    assert batch.wait(final=True) == 0
+    assert batch.wait(final=True, holding=0.1) == 0.1 and batch.wait(final=True, covered=True) == UNTIL_SHOWN
+    assert batch.wait(final=True, settling=True) == FLUSH_SECONDS
+    assert batch.wait(final=True, streaming=True) == pytest.approx(FLUSH_SECONDS * 3 / 4)
+
+
 def test_nothing_waiting_needs_no_wait():
     assert Batcher(Clock(), Clock()).wait(holding=1.0) == 0
 
@@ -494,6 +512,30 @@ def test_a_reset_goes_ahead_of_what_came_after_it_and_replaces_what_came_before(
     model.receive_items([message_item(10, "after the reset")])
     loop.run(FLUSH_SECONDS)
     assert ui.resets == [["message:1", "message:9"]] and [c.keys for c in ui.applied] == [["message:10"]]
+
+
+@pytest.mark.parametrize("state", ["idle", "waiting", "ended", "error"])
+def test_the_turns_last_items_go_on_screen_with_the_state_that_ends_it(state):
+    clock = Clock()
+    model, ui, loop = session_model(clock, can_prompt=True, can_cancel=True)
+    model.receive_state("running", "")
+    model.receive_items([message_item(1, "a")])
+    loop.run()
+    assert len(ui.applied) == 1  # a lone update: at once
+    clock.now += FLUSH_SECONDS / 4
+    model.receive_items([message_item(1, "ab"), message_item(2, "the end")])
+    loop.run()
+    assert len(ui.applied) == 1  # mid-turn: it waits its turn, to be merged with what comes next
+    model.source.state = SessionState(state)
+    model.receive_state(state, "")
+    assert [c.keys for c in ui.applied[1:]] == [["message:1", "message:2"]] and model.settled
+    assert ui.states[-1].state == state  # (said after the items it ended with are placed)
+    model.receive_state("running", "")  # a new turn: batches wait their turn again
+    model.receive_items([message_item(3, "x")])
+    clock.now += FLUSH_SECONDS / 4
+    model.receive_items([message_item(3, "xy")])
+    loop.run()
+    assert len(ui.applied) == 2 and not model.settled
 
 
 def test_states_from_another_thread_reach_the_ui_on_its_loop_and_a_failure_sets_the_exit_status():

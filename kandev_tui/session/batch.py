@@ -7,7 +7,8 @@ tool's output). They wait here, each key keeping only its newest version, and go
   *streaming* (taking in output as fast as it can), no sooner than the UI's thread has spent at most
   :data:`UI_SHARE` of the time since the last batch working (putting that batch on screen: mounting, laying out,
   drawing; or anything else), so that the rest of its time stays free for keys and repaints, and the source's own
-  thread (which reads, normalises and stores) keeps up. The last batch of a stream goes at once;
+  thread (which reads, normalises and stores) keeps up. The last batch of a stream goes at once, and so does what
+  waits when the turn ends or stops for the user (``final``: nothing more is coming to merge it with);
 - never while the user's input is being served (``holding``: the input's effect is drawn first);
 - not while another screen covers the transcript (help, settings, a file, another session): it waits, looked at
   by nobody (:data:`UNTIL_SHOWN`: no timer runs for it), and catches up when shown again;
@@ -94,12 +95,14 @@ class Batcher:
         return max(0.0, wait)
 
     def wait(self, *, holding: float = 0.0, covered: bool = False, settling: bool = False,
-             streaming: bool = False) -> float:
+             streaming: bool = False, final: bool = False) -> float:
         """Seconds to wait before looking again; 0 when the batch goes now (nothing waiting: 0 too); :data:`UNTIL_SHOWN`
-        while covered."""
+        while covered. ``final``: the source's turn has ended or stopped for the user, so the batch does not wait
+        its turn unless the source still streams (it still waits for the user's input, a covering screen and the
+        last batch being put on screen)."""
         if not self:
             return 0.0
-        wait = max(holding, self.turn_in(streaming=streaming))
+        wait = max(holding, 0.0 if final and not streaming else self.turn_in(streaming=streaming))
         if covered:
             wait = UNTIL_SHOWN
         elif not wait and settling and self.clock() - self.taken_at < SETTLE_AT_MOST:

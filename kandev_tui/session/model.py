@@ -29,6 +29,10 @@ from .changes import STATUS_KINDS, ChangeSet, TranscriptModel
 from .source import Source
 from .state import PromptState, SessionState, prompt_state
 
+# the states in which an agent's output flows: a batch waits its turn to be merged with what comes next
+OUTPUT_FLOWS = (SessionState.RUNNING, SessionState.CANCELLING, SessionState.STARTING, SessionState.LOADING,
+                SessionState.CONNECTING, SessionState.RECONNECTING)
+
 SourceFactory = Callable[[Callable[[list[Item]], None], Callable[[str, str], None]], Source]
 
 
@@ -108,6 +112,7 @@ class SessionModel:
         self._waking = False  # a look at the batch is on its way from another thread
         self.looks = 0  # looks at the batch on the UI's loop (a covered session's: one per arrival, none while idle)
         self._lock = threading.Lock()
+        self._turn_over = False  # the source's last state says no output is flowing: a batch need not wait its turn
 
     def attach(self, ui: SessionUI, loop: asyncio.AbstractEventLoop) -> None:
         """Show the session on ``ui``, whose event loop is ``loop`` (called on it). Items that came before wait."""
@@ -165,7 +170,7 @@ class SessionModel:
             return
         self.looks += 1
         wait = self.batch.wait(holding=ui.holding(), covered=ui.covered(), settling=ui.settling(),
-                               streaming=self.source.streaming)
+                               streaming=self.source.streaming, final=self._turn_over)
         if wait == UNTIL_SHOWN:  # the UI says when it shows the session again (look_now): no timer polls meanwhile
             return
         if wait > 0:
@@ -222,6 +227,10 @@ class SessionModel:
             self.exit_code, self.failure = 1, f"{detail or 'the agent needs a login'} (not logged in)"
         elif state == SessionState.IDLE and self.failure.endswith("(not logged in)"):
             self.exit_code, self.failure = 0, ""  # logged in after all
+        self._turn_over = state not in OUTPUT_FLOWS
+        if self._turn_over and self._timer is not None:  # what the turn sent last goes on screen now, with its end
+            self._timer.cancel()
+            self._flush()
         self.refresh_status()
         if ui is not None:
             ui.show_state(self.state_change(state, detail))
