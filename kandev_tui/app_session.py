@@ -199,6 +199,9 @@ class AppSession(SessionLogin, SessionPrompts):
     def settling(self) -> bool:
         return self.view.settling
 
+    def gives_way(self) -> bool:  # (any thread)
+        return self.app.user_input.gives_way()
+
     def notice(self, text: str) -> None:
         self.app.notify(visible(text), severity="warning", markup=False)
 

@@ -19,6 +19,10 @@ constant                      value       mechanism (where)                     
                                                                                        the interpreter's lock to the drawing UI thread;
                                                                                        256: terminal.py 20,000/1,000/200 median 0.41 s →
                                                                                        0.18 s (98ce7df)
+``GIVE_WAY_AT_MOST``          50 ms       while the user's input is on its way to the  sessions.py, 8 agents flooding, worst key: 45-93 ms
+                                          screen the transport pauses at its turns,    without (5 runs over 50 ms of 6), 20-148 ms with
+                                          this long at most (``user_input.py``)        (2 over of 9); as long as FRAME_WAITS_AT_MOST
+``GIVE_WAY_STEP``             2 ms        ... looking again this often                 not measured: a tenth of a frame
 ``BATCH_SECONDS``             50 ms       the pipeline commits and hands on a batch    one transaction per batch, not per frame: a
                                           of items at least this often while frames    50,000-chunk flood headless 163 s → 7.5 s (e16ddda);
                                           keep coming (``transcript/pipeline.py``)     the last batch goes at the first idle turn
@@ -71,6 +75,8 @@ from __future__ import annotations
 # the ACP transport (acp/transport.py)
 YIELD_AFTER = 0.004
 YIELD_EVERY = 256
+GIVE_WAY_AT_MOST = 0.05
+GIVE_WAY_STEP = 0.002
 # the pipeline (transcript/pipeline.py)
 BATCH_SECONDS = 0.05
 BATCH_ITEMS = 512

@@ -279,13 +279,19 @@ class DrawsInputAtOnce:
         return None
 
     async def _on_idle(self, event: events.Idle) -> None:
-        if self.app._batch_count or not pending(self) or not self.is_current:  # type: ignore[attr-defined]
+        if self.app._batch_count or not self.is_current:  # type: ignore[attr-defined]
             return  # (a batch: drawn when it ends, draw_after_batch)
-        served = user_input(self.app).served_at  # type: ignore[attr-defined]
+        clock = user_input(self.app)  # type: ignore[attr-defined]
+        served = clock.served_at
+        if not pending(self):
+            if served >= clock.at > clock.drawn_at:  # the last input was served and left nothing to draw
+                clock.drawn()
+            return
         if served <= self._input_drawn_at or time.monotonic() - served > INPUT_DRAWN_WITHIN or covered(self):
             return
         self._input_drawn_at = served
         self._on_timer_update()  # what the timer's tick does, now
+        clock.drawn()
 
     def _on_timer_update(self) -> None:
         hold = self.frame_hold()

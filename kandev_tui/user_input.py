@@ -9,8 +9,11 @@ the batch, merged by key.
 An input is noted when the terminal driver hands it over (:func:`kandev_tui.textual_hooks.note_input_at_driver`), a
 few turns of the event loop before the app dispatches it; until then it is *waiting*, and the transcript does not
 start drawing a frame (which can take tens of milliseconds during a flood): the frame after the input shows both
-(at most :data:`~kandev_tui.pacing.FRAME_WAITS_AT_MOST` later). The UI's alone: nothing below it reads the clock
-(the ACP transport cannot: this module is above it).
+(at most :data:`~kandev_tui.pacing.FRAME_WAITS_AT_MOST` later). Until the input's effect is drawn (as long at most),
+the agents' readers also give way (:meth:`UserInput.gives_way`): eight agents flooding kept eight threads asking for
+the interpreter's lock, and the UI's thread, the ninth, waited its turn for it between every step of serving a key.
+The UI's alone: nothing below it reads the clock (the ACP transport cannot: this module is above it; a source is
+handed :meth:`UserInput.gives_way`).
 """
 
 from __future__ import annotations
@@ -26,12 +29,23 @@ class UserInput:
     def __init__(self) -> None:
         self.at = float("-inf")
         self.served_at = float("-inf")  # when the app last dispatched an input
+        self.drawn_at = float("-inf")  # when the screen last drew what an input did (or found nothing to draw)
 
     def note(self) -> None:
         self.at = time.monotonic()
 
     def served(self) -> None:
         self.served_at = time.monotonic()
+
+    def drawn(self) -> None:
+        """What the last input did is on screen (or there was nothing to draw)."""
+        self.drawn_at = time.monotonic()
+
+    def gives_way(self) -> bool:
+        """Whether the agents' readers give way (any thread): an input noted less than FRAME_WAITS_AT_MOST ago whose
+        effect is not drawn yet."""
+        at = self.at
+        return at > self.drawn_at and time.monotonic() - at < FRAME_WAITS_AT_MOST
 
     def waiting(self) -> bool:
         """An input is on its way to the app, noted less than FRAME_WAITS_AT_MOST ago and not yet dispatched."""

@@ -77,6 +77,37 @@ async def test_output_waits_for_what_the_user_just_did(tmp_path):
         assert len(app.view.entries) == count + 1
 
 
+async def test_the_agents_readers_give_way_from_a_key_until_its_effect_is_drawn(tmp_path):
+    """A key noted at the terminal's driver makes every session's reader give way (asked from its thread) until the
+    screen has drawn what the key did, FRAME_WAITS_AT_MOST at most; a key with nothing to draw frees them once it is
+    served."""
+    import asyncio
+
+    from textual import events
+
+    from kandev_tui.pacing import FRAME_WAITS_AT_MOST
+    from kandev_tui.textual_hooks import send_as_terminal
+
+    app = stored_app(tmp_path, [message_item(i, f"Message {i}.") for i in range(40)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        clock = app.user_input
+        assert not clock.gives_way()
+        send_as_terminal(app, events.Key("f1", None))
+        assert clock.gives_way()  # noted at the driver: the readers pause from now
+        for _ in range(5000):  # until the help is drawn (however long a loaded machine takes)
+            if clock.drawn_at > clock.at:
+                break
+            await asyncio.sleep(0.001)
+        assert isinstance(app.screen, HelpScreen) and clock.drawn_at > clock.at
+        assert not clock.gives_way()  # drawn: the readers go on
+        await settle(pilot)
+        clock.at = time.monotonic()  # an input noted, never served: the readers go on FRAME_WAITS_AT_MOST later
+        assert clock.gives_way()
+        await until(pilot, lambda: not clock.gives_way())
+        assert time.monotonic() - clock.at >= FRAME_WAITS_AT_MOST
+
+
 async def test_a_live_agent_is_read_normalised_and_stored_off_the_ui_thread(tmp_path, monkeypatch):
     """The agent's frames are read, normalised and stored on a loop in a thread of the source's own; the UI's loop
     only takes merged batches (the session model's batch, from that thread) and puts them on screen."""
@@ -113,6 +144,11 @@ async def test_a_live_agent_is_read_normalised_and_stored_off_the_ui_thread(tmp_
         await until(pilot, lambda: any(e.key.startswith("turn_end") for e in app.view.entries) or app.source.waiting_for)
         ui = threading.current_thread().name
         assert all(names and ui not in names for names in threads.values()), threads
+        # the agent's reader asks the app's input clock (kandev_tui/acp/transport.py gives way while it says so)
+        assert options.gives_way is not None and options.gives_way.__self__.model is app.session  # type: ignore[attr-defined]
+        assert not options.gives_way()
+        app.user_input.note()
+        await until(pilot, lambda: options.gives_way is not None and not options.gives_way())
         await app.action_quit()
 
 

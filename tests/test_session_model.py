@@ -363,6 +363,9 @@ class UI:
     def settling(self):
         return False
 
+    def gives_way(self):
+        return self.hold > 0
+
 
 def session_model(clock: Clock, registry: Registry | None = None, **source_attrs):
     from kandev_tui.session.model import SessionModel
@@ -377,6 +380,24 @@ def session_model(clock: Clock, registry: Registry | None = None, **source_attrs
     ui, loop = UI(), Loop(clock)
     model.attach(ui, loop)  # type: ignore[arg-type]
     return model, ui, loop
+
+
+def test_the_source_is_handed_what_says_when_its_reading_gives_way_to_the_user():
+    from kandev_tui.session.model import SessionModel
+
+    handed = []
+
+    class Reading(Source):
+        def give_way_to(self, gives_way):
+            handed.append(gives_way)
+
+    model = SessionModel(lambda on_items, on_state: Reading(on_items, on_state), Registry.from_entry_points(),
+                         clock=Clock(), ui_time=Clock())
+    ui = UI()
+    model.attach(ui, Loop(Clock()))  # type: ignore[arg-type]
+    assert handed == [ui.gives_way] and not handed[0]()
+    ui.hold = 0.1
+    assert handed[0]()
 
 
 def test_items_wait_for_the_users_input_then_go_as_one_batch():

@@ -144,3 +144,51 @@ async def test_a_buffered_flood_is_read_in_long_runs_between_turns_of_the_loop(m
 
     turns = await _turns_while(read_all)
     assert 20_000 // 512 <= turns <= 20_000 // 128
+
+
+async def test_while_the_users_input_is_on_its_way_the_reader_gives_way_then_reads_on():
+    """While ``gives_way()`` says so (the app's: a key on its way to the screen) the reader pauses at its turns, and
+    reads every frame once it stops saying so; a ``gives_way`` that never stops holds it GIVE_WAY_AT_MOST per turn
+    at most."""
+    import time
+
+    from kandev_tui.pacing import GIVE_WAY_AT_MOST
+
+    line = json.dumps({"jsonrpc": "2.0", "method": "session/update", "params": {"update": {
+        "sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x" * 40}}}}) + "\n"
+
+    async def read(gives_way) -> tuple[int, int]:
+        reader = asyncio.StreamReader(limit=1 << 24)
+        reader.feed_data(line.encode() * 2_000)
+        reader.feed_eof()
+        frames: list = []
+        asked = 0
+
+        def asking() -> bool:
+            nonlocal asked
+            asked += 1
+            return gives_way(len(frames))
+
+        transport = LineTransport(reader, writer=None, on_frame=frames.append,  # type: ignore[arg-type]
+                                  observed_only=frozenset({"session/update"}), gives_way=asking)
+        assert await transport.receive() is None
+        return len(frames), asked
+
+    frames, asked = await read(lambda seen: False)
+    assert frames == 2_000 and asked >= 2_000 // 256  # asked at each turn, reading on at once
+    paused_at: list[int] = []
+    until = [0.0]
+
+    def a_key(seen: int) -> bool:  # a key arrives after 512 frames and is drawn 30 ms later
+        if seen >= 512 and not paused_at:
+            paused_at.append(seen)
+            until[0] = time.monotonic() + 0.03
+        return bool(paused_at) and time.monotonic() < until[0]
+
+    started = time.monotonic()
+    frames, asked = await read(a_key)
+    assert frames == 2_000 and paused_at and paused_at[0] >= 512 and asked >= 2_000 // 256 + 1  # looked again meanwhile
+    assert time.monotonic() - started >= 0.03
+    started = time.monotonic()
+    frames, _ = await read(lambda seen: seen >= 256)  # never stops saying so: bounded at each turn
+    assert frames == 2_000 and time.monotonic() - started >= GIVE_WAY_AT_MOST

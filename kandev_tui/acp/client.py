@@ -144,7 +144,8 @@ class AgentClient(SessionOps, AgentRequests):
         self._watcher = asyncio.ensure_future(self._watch_exit(self.process))
         self._hub = await self._start_hub()
         transport = LineTransport(self.process.stdout, self.process.stdin, self._frame, observed_only=OBSERVED_ONLY,
-                                  scrub=self._hub.scrub if self._hub is not None else None)
+                                  scrub=self._hub.scrub if self._hub is not None else None,
+                                  gives_way=options.gives_way)
         self._conn = Connection(self._handle, transport)
         try:
             response = await asyncio.wait_for(self._conn.send_request("initialize", {

@@ -71,6 +71,9 @@ class AgentOptions:
     # settings track_changes and checkpoint_days: kandev_tui/turn_changes.py)
     track_changes: bool = True
     checkpoint_days: int = 30
+    # whether the reader of the agent's output pauses for now (asked from the reader's thread): the app's, while the
+    # user's input is on its way to the screen (kandev_tui/user_input.py)
+    gives_way: Callable[[], bool] | None = field(default=None, repr=False, compare=False)
 
 
 def kandev_mcp_server(workspace: Path, repos: dict[str, Path]) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from contextvars import ContextVar
 from typing import Any, Callable
 
 from kandev_tui.transcript.frames import IN, OUT, RAW_PREFIX, Frame
-from kandev_tui.pacing import YIELD_AFTER, YIELD_EVERY  # reading before the loop gets a turn (see receive, pacing.py)
+from kandev_tui.pacing import GIVE_WAY_AT_MOST, GIVE_WAY_STEP, YIELD_AFTER, YIELD_EVERY  # reading before the loop gets a turn (see receive, pacing.py)
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
 READ_BYTES = 256 * 1024  # read from the agent's output at most this much at a time
@@ -39,13 +39,17 @@ class LineTransport:
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                  on_frame: Callable[[Frame], None], max_line: int = MAX_LINE_BYTES,
-                 observed_only: frozenset[str] = frozenset(), scrub: Callable[[str], str] | None = None) -> None:
+                 observed_only: frozenset[str] = frozenset(), scrub: Callable[[str], str] | None = None,
+                 gives_way: Callable[[], bool] | None = None) -> None:
         # notifications of these methods are handed to on_frame only, not to the SDK: all there is to do with them
         # is done there (session/update: normalised from the frame), and the SDK's dispatch costs a task each
         self._observed_only = observed_only
         # what must never reach a frame (a recording, the store, the screen): the secret of kandev-tui's own MCP
         # server, given to the agent in session/new; scrub(text) returns text itself when it has none of it
         self._scrub = scrub
+        # while this says so (the user's input on its way to the screen, any thread may ask), the reader pauses at its
+        # turns, GIVE_WAY_AT_MOST at most each time: the UI's thread has the interpreter's lock to itself meanwhile
+        self._gives_way = gives_way
         self._reader = reader
         self._writer = writer
         self._on_frame = on_frame
@@ -85,6 +89,8 @@ class LineTransport:
             # time while the UI drew, and a fast agent's stream reached the screen 0.4 s after its last frame.
             if self._turn_frames >= YIELD_EVERY or time.perf_counter() - self._turn_started > YIELD_AFTER:
                 await asyncio.sleep(0)
+                if self._gives_way is not None and self._gives_way():
+                    await self._give_way()
                 self._turn_started = time.perf_counter()
                 self._turn_frames = 0
             self._turn_frames += 1
@@ -112,6 +118,13 @@ class LineTransport:
             self._on_frame(Frame.now(IN, raw=text[:RAW_PREFIX], size=size))
             if size > self._max_line:
                 await self._refuse_oversized(text, size)
+
+    async def _give_way(self) -> None:
+        """Pause while the user's input is on its way to the screen (nothing is lost: the agent's pipe holds what it
+        writes meanwhile), GIVE_WAY_AT_MOST at most."""
+        until = time.perf_counter() + GIVE_WAY_AT_MOST
+        while self._gives_way is not None and self._gives_way() and time.perf_counter() < until:
+            await asyncio.sleep(GIVE_WAY_STEP)
 
     async def _refuse_oversized(self, prefix: str, size: int) -> None:
         """A request too big to read (a 50 MB file to write) gets an error answer, so the agent does not wait for

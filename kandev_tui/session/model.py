@@ -91,6 +91,10 @@ class SessionUI(Protocol):
     def settling(self) -> bool:
         """Whether the last batch is still being put on screen (mounted, parsed)."""
 
+    def gives_way(self) -> bool:
+        """Whether the source's reading pauses for now (asked from its thread): the user's input is on its way to the
+        screen."""
+
 
 class SessionModel:
     """See the module docstring. ``clock`` and ``ui_time`` drive the batch policy (injected in tests)."""
@@ -117,6 +121,7 @@ class SessionModel:
     def attach(self, ui: SessionUI, loop: asyncio.AbstractEventLoop) -> None:
         """Show the session on ``ui``, whose event loop is ``loop`` (called on it). Items that came before wait."""
         self._ui, self._loop, self._thread = ui, loop, threading.get_ident()
+        self.source.give_way_to(ui.gives_way)
         if self.batch:
             self._schedule()
 

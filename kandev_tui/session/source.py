@@ -78,6 +78,10 @@ class Source:
         self.state = SessionState(state)
         self.on_state(self.state, detail)
 
+    def give_way_to(self, gives_way: Callable[[], bool]) -> None:
+        """Have the source's reading pause while ``gives_way()`` says so (the user's input on its way to the screen,
+        asked from the source's thread); a source that reads nothing in a thread of its own ignores it."""
+
     def keep_queued(self, texts: list[str]) -> None:
         """The messages the user queued and that were not sent yet, kept with the session (none: nothing to keep)."""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from kandev_tui.acp import AgentClient, AgentError, AgentOptions, LoginRequired
 from kandev_tui.agent_session import AgentSession, choose_at_start, session_title
@@ -316,6 +316,9 @@ class LiveSource(RunsInBackground, Source):
         future = self._futures.get(permission_key)
         if future is not None and not future.done():
             future.set_result(option_id)
+
+    def give_way_to(self, gives_way: Callable[[], bool]) -> None:
+        self.options.gives_way = gives_way  # the transport asks it at its turns (kandev_tui/acp/transport.py)
 
     def keep_queued(self, texts: list[str]) -> None:
         """Stored on the agent's loop, in the order asked (the last asked is what stays)."""
