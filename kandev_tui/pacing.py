@@ -58,6 +58,9 @@ constant                      value       mechanism (where)                     
 ``DRAW_SLICE``                4 ms        a long message's blocks not drawn yet are    1 MB of Markdown takes Rich about 4 s to draw: a key
                                           drawn this much at a time                    waits one slice at most (8d51284)
 ``DRAW_AGAIN``                10 ms       ... with this pause between slices           the pause lets input and frames in (same commit)
+``CHART_SLICE``               4 ms        charts coming into view are plotted this     plotext takes 10-30 ms a chart: an escape back to
+                                          much at a time, one at least, the rest       a flooding transcript waited for the charts that
+                                          DRAW_AGAIN later (``transcript_view/``)      came into view meanwhile (49 ms, sessions.py)
 ``INPUT_DRAWN_WITHIN``        0.2 s       after an input, its screen draws at its      Textual's 60 Hz update timer made closing the help
                                           first idle moment (``textual_hooks.py``)     wait 12-20 ms (0662916)
 ``CURSOR_BLINKS_FOR``         10 s        the prompt's cursor blinks this long after   GTK's cursor-blink-timeout: a blink redraws the
@@ -96,6 +99,7 @@ FIRST_FRAME_WAIT = 0.5
 PREDRAW_SLICE = 0.004
 DRAW_SLICE = 0.004
 DRAW_AGAIN = 0.01
+CHART_SLICE = 0.004
 # Textual's frame loop (textual_hooks.py)
 INPUT_DRAWN_WITHIN = 0.2
 # the prompt (widgets/prompt_input.py)

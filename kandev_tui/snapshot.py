@@ -88,7 +88,7 @@ async def shoot(app: Any, shot: Shot) -> list[tuple[str, str]]:
 
         async def still() -> None:
             for _ in range(3):
-                view.check_charts()
+                view.check_charts(at_once=True)
                 await pilot.pause(0.05)
 
         async def take() -> None:

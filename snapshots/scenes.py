@@ -55,7 +55,7 @@ def block_items() -> list[Item]:
 async def plot_visible(pilot) -> None:
     app = pilot.app
     await settle(pilot)
-    app.view.check_charts()
+    app.view.check_charts(at_once=True)
     await pilot.pause(0.1)
 
 
@@ -68,7 +68,7 @@ async def park(pilot, widget) -> None:
     for _ in range(400):
         await pilot.pause(0.02)
         view.scroll_to_widget(widget, animate=False, top=True, immediate=True)
-        view.check_charts()
+        view.check_charts(at_once=True)
         await pilot.pause(0.02)
         now = (widget.virtual_region, view.scroll_y, view.max_scroll_y)
         if app.session.settled and now == last:

@@ -375,7 +375,7 @@ async def test_stats_file_is_written_on_exit(tmp_path):
     app = replay_app(tmp_path, stats_path=path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        app.view.check_charts()
+        app.view.check_charts(at_once=True)
         await pilot.pause(0.1)
         await app.action_quit()
     counters = json.loads(path.read_text())

@@ -53,6 +53,50 @@ async def _scroll_through(pilot, view, step=25):
         await pilot.pause(0.01)
 
 
+async def test_charts_coming_into_view_are_plotted_a_slice_at_a_time_and_after_the_users_input(tmp_path,
+                                                                                                  monkeypatch):
+    """Several charts coming into view at once (the transcript shown again after the help, a flood) are plotted a
+    slice of the UI's time at a time, those on screen first, the rest a moment later; none while the user's input is
+    on its way. Plotting costs plotext 10-30 ms a chart: all at once held a key behind them."""
+    import time
+
+    from kandev_tui import charts as chart_module
+    from kandev_tui.pacing import CHART_SLICE
+    from kandev_tui.widgets import chart_block
+
+    plot = chart_module.plot
+
+    def slow_plot(*args, **kwargs):  # a chart as costly as plotext makes a big one: more than a slice
+        until_ = time.perf_counter() + 2 * CHART_SLICE
+        while time.perf_counter() < until_:
+            pass
+        return plot(*args, **kwargs)
+
+    app = stored_app(tmp_path, many_charts(4))
+    async with app.run_test(size=(100, 80)) as pilot:
+        await settle(pilot)
+        view = app.view
+        charts = list(view.query(ChartBlock))
+        assert len(charts) == 4 and all(c.plotted for c in charts)  # (all in view)
+        for chart in charts:
+            chart.plotted = False
+        monkeypatch.setattr(chart_block, "plot", slow_plot)
+        view.check_charts()
+        assert sum(c.plotted for c in charts) == 1  # one slice: one chart, the rest later
+        await until(pilot, lambda: all(c.plotted for c in charts))
+        for chart in charts:
+            chart.plotted = False
+        app.user_input.note()  # a key on its way to the app: nothing is plotted before it
+        view.check_charts()
+        assert not any(c.plotted for c in charts)
+        app.user_input.served()
+        await until(pilot, lambda: all(c.plotted for c in charts))
+        for chart in charts:
+            chart.plotted = False
+        view.check_charts(at_once=True)  # a snapshot's: every one now
+        assert all(c.plotted for c in charts)
+
+
 async def test_deferred_plotting_and_memoisation(tmp_path):
     count = 24  # charts, with enough paragraphs before them that the session opens a window, not whole
     filler = [message_item(1000 + n, f"An earlier paragraph {n}.") for n in range(60)]

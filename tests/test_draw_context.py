@@ -38,5 +38,5 @@ async def test_the_transcripts_widgets_draw_with_what_the_app_gives_the_view(tmp
         assert not context.should_animate(chart.data.key)  # the setting says no
         app.view.draw_context.visible = lambda: False  # the terminal went to the background
         chart.plotted = False
-        app.view.check_charts()
+        app.view.check_charts(at_once=True)
         assert not chart.plotted  # nothing is plotted for nobody

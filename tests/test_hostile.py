@@ -118,7 +118,7 @@ async def test_hostile_text_is_shown_inert(tmp_path, start):
     app = stored_app(tmp_path, items, card_limit=100)  # every card drawn, none folded
     async with app.run_test(size=(100, 60)) as pilot:
         await settle(pilot)
-        app.view.check_charts()
+        app.view.check_charts(at_once=True)
         await until(pilot, lambda: len(app.view.widgets) == len(app.view.entries))  # everything is mounted and drawn
         fleet = [c for c in app.view.query(ToolCard) if c.key.startswith("tool:f")]
         assert len(fleet) == 6 * len(names) and not any(c.fallback or c.failed for c in fleet)
