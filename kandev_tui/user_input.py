@@ -3,8 +3,8 @@
 :class:`UserInput` records the terminal's last input (the app owns one and notes every key and mouse event). For
 :data:`~kandev_tui.pacing.INPUT_FIRST` seconds after it the session model puts no batch on screen
 (``SessionUI.holding``: the one place output waits for the user), so the key's effect is drawn first. Nothing is
-dropped or slowed down: the agent is read, normalised and stored on a loop of its own meanwhile, and its items wait in
-the batch, merged by key.
+dropped: the agent is read, normalised and stored on a loop of its own meanwhile (but for the moment below), and its
+items wait in the batch, merged by key.
 
 An input is noted when the terminal driver hands it over (:func:`kandev_tui.textual_hooks.note_input_at_driver`), a
 few turns of the event loop before the app dispatches it; until then it is *waiting*, and the transcript does not
