@@ -135,13 +135,36 @@ async def test_a_frame_waits_for_an_input_on_its_way_but_not_for_long(tmp_path):
             app.user_input.at = app.user_input.served_at = float("-inf")
 
 
+def how_drawn(screen_class: type, monkeypatch) -> list[str]:
+    """How each frame of ``screen_class`` is drawn from now: "timer" (its update timer's tick) or "at once"."""
+    import traceback
+
+    how: list[str] = []
+    update = screen_class._on_timer_update
+
+    def drawing(self):
+        how.append("timer" if any(f.name == "_tick" for f in traceback.extract_stack()) else "at once")
+        return update(self)
+
+    monkeypatch.setattr(screen_class, "_on_timer_update", drawing)
+    return how
+
+
+async def first_drawn(how: list[str]) -> str | None:
+    """How the first frame since was drawn, once there is one (a second at most)."""
+    import asyncio
+
+    for _ in range(500):
+        if how:
+            break
+        await asyncio.sleep(0.002)
+    return how[0] if how else None
+
+
 async def test_what_the_user_did_is_drawn_at_once_not_at_the_next_tick(tmp_path, monkeypatch):
     """Closing the help draws the transcript as soon as the screen is idle, not at the next tick of Textual's
     60 Hz update timer (up to 17 ms later), and opening it again draws the help so; the help is mounted ahead of the
     first F1."""
-    import asyncio
-    import traceback
-
     from textual import events
 
     from kandev_tui.screens.transcript import TranscriptScreen
@@ -154,42 +177,19 @@ async def test_what_the_user_did_is_drawn_at_once_not_at_the_next_tick(tmp_path,
         await pilot.press("f1")
         assert app.screen is help_screen
         await settle(pilot)
-        how: list[str] = []
-        update = TranscriptScreen._on_timer_update
-
-        def drawing(self):
-            how.append("timer" if any(f.name == "_tick" for f in traceback.extract_stack()) else "at once")
-            return update(self)
-
-        monkeypatch.setattr(TranscriptScreen, "_on_timer_update", drawing)
+        how = how_drawn(TranscriptScreen, monkeypatch)
         send_as_terminal(app, events.Key("escape", None))  # (the pilot would draw the screen itself)
-        for _ in range(500):
-            await asyncio.sleep(0.002)
-            if how:
-                break
-        assert app.screen is app.transcript_screen and how and how[0] == "at once"
+        assert await first_drawn(how) == "at once" and app.screen is app.transcript_screen
         await settle(pilot)
-        shown: list[str] = []
-        update_help = HelpScreen._on_timer_update
-
-        def drawing_help(self):
-            shown.append("timer" if any(f.name == "_tick" for f in traceback.extract_stack()) else "at once")
-            return update_help(self)
-
-        monkeypatch.setattr(HelpScreen, "_on_timer_update", drawing_help)
+        shown = how_drawn(HelpScreen, monkeypatch)
         send_as_terminal(app, events.Key("f1", None))  # F1 is pressed while agents stream: the help too, at once
-        for _ in range(500):
-            await asyncio.sleep(0.002)
-            if shown:
-                break
-        assert app.screen is help_screen and shown and shown[0] == "at once"
+        assert await first_drawn(shown) == "at once" and app.screen is help_screen
 
 
 async def test_an_input_whose_only_work_is_a_recompose_is_drawn_at_once(tmp_path, monkeypatch):
     """Textual's own idle handler looks at the screen's pending recompose as well as its layout, scroll, repaint
     and dirty widgets; so does the hook that draws an input's effect at once (kandev_tui/textual_hooks.py). Textual
     recomposes at its next turn, so the idle moment that finds only the recompose pending is met here by hand."""
-    import traceback
 
     from textual import events
 
@@ -201,15 +201,8 @@ async def test_an_input_whose_only_work_is_a_recompose_is_drawn_at_once(tmp_path
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, TranscriptScreen)
-        how: list[str] = []
-        update = TranscriptScreen._on_timer_update
-
-        def drawing(self):
-            how.append("timer" if any(f.name == "_tick" for f in traceback.extract_stack()) else "at once")
-            return update(self)
-
         await pilot.pause()  # (it draws the screen itself)
-        monkeypatch.setattr(TranscriptScreen, "_on_timer_update", drawing)
+        how = how_drawn(TranscriptScreen, monkeypatch)
         assert not (screen._layout_required or screen._scroll_required or screen._repaint_required
                     or screen._dirty_widgets)  # nothing else is waiting to be drawn
         user_input(app).served()  # an input was just dispatched, and all it asked is a recompose

@@ -46,22 +46,19 @@ class SettingsScreen(ModalScreen[None]):
         super().__init__()
         self.store = store
 
-    def compose(self) -> ComposeResult:
-        settings = self.store.settings
+    def compose(self) -> ComposeResult:  # (each row's value is set as the screen is shown: on_screen_resume)
         with VerticalScroll():
             yield Static("[b]Settings[/b]  (saved as you change them · escape to close)")
             yield Static(Text(_short(self.store.path)), classes="note")
             for declared in DECLARED:
-                value = getattr(settings, declared.name)
                 with Horizontal():
                     yield Label(declared.screen_label)
                     if declared.name == "theme":
-                        yield Select([(t, t) for t in THEMES], value=value if value in THEMES else THEMES[0],
-                                     allow_blank=False, id="theme")
+                        yield Select([(t, t) for t in THEMES], value=THEMES[0], allow_blank=False, id="theme")
                     elif declared.bounds is not None:
-                        yield Input(str(value), type="integer", id=declared.name)
+                        yield Input(type="integer", id=declared.name)
                     else:
-                        yield Switch(value=value, id=declared.name)
+                        yield Switch(id=declared.name)
                 if declared.name == "chart_animation" and self.app.animation_level == "none":
                     yield Static("Reduced motion is on (TEXTUAL_ANIMATIONS=none): charts never animate.",
                                  classes="note")
