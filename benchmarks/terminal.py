@@ -83,7 +83,8 @@ def main() -> None:
         results = [one_run(chunks, tools, rich, args.limit) for _ in range(args.runs)]
         shown = [r[0] for r in results if r[0] is not None]
         never = len(results) - len(shown)
-        figures = (f"median {statistics.median(shown):.2f} s, worst {max(shown):.2f} s" if shown else "no run")
+        figures = (f"median {statistics.median(shown):.3f} s, worst {max(shown):.3f} s (each run: "
+                   f"{', '.join(f'{s * 1000:.0f}' for s in shown)} ms)" if shown else "no run")
         print(f"{chunks:>6} chunks / {tools:>5} tools / {rich:>4} rich outputs: last frame to terminal {figures} "
               f"(target ≤ 0.3 s); never shown in {never} of {len(results)} runs; "
               f"the agent's own send time {statistics.median(r[1] for r in results):.2f} s; its first frame to the "
