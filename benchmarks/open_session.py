@@ -73,7 +73,7 @@ async def main():
                 break
         begin = time.perf_counter()
         from kandev_tui.session import search
-        hits = search.find(search.snapshot(app.view.layout_model), "no item says this")  # every item, built or not
+        hits = search.find(search.snapshot(app.view.model), "no item says this")  # every item, built or not
         search_s = time.perf_counter() - begin
         assert hits == []
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

@@ -80,7 +80,7 @@ class UserActions(AppParts):
     def on_changes_card_review_wanted(self, event: ChangesCard.ReviewWanted) -> None:
         from kandev_tui.screens.review import ReviewScreen
 
-        item = self.view.layout_model.items.get(event.key)
+        item = self.view.model.items.get(event.key)
         if item is not None:
             self.push_screen(ReviewScreen(item.payload, owner=self.current))
 

@@ -154,19 +154,19 @@ class AppSession(SessionLogin, SessionPrompts):
         self._note_children(changes.keys)
         for screen in self.app.screen_stack:  # a subagent of this session shown full screen follows it
             if isinstance(screen, SubagentScreen) and screen.owner is self and screen.key in changes.keys:
-                screen.show(self.view.layout_model.items[screen.key])
+                screen.show(self.view.model.items[screen.key])
         self.app.post_message(self.app.ItemsApplied(changes.keys))
 
     def open_subagent(self, key: str) -> None:
         """The subagent of item ``key`` full screen over the transcript (``o`` on its row, or from the list)."""
-        item = self.view.layout_model.items.get(key)
+        item = self.view.model.items.get(key)
         if item is not None:
             self.app.push_screen(SubagentScreen(item, owner=self))
 
     def _note_children(self, keys: list[str]) -> None:
         """The session's subagents as the sessions list shows them under it (title and state), from the items of
         ``keys`` that are subagents."""
-        items = self.view.layout_model.items
+        items = self.view.model.items
         for key in keys:
             item = items.get(key)
             if item is not None and item.kind == SUBAGENT:
@@ -180,7 +180,7 @@ class AppSession(SessionLogin, SessionPrompts):
         self.view.reset(changes, more_at_source=self.status.more_above)
         self._show_status_items(changes.status)
         self.children.clear()
-        items = self.view.layout_model.items
+        items = self.view.model.items
         self._note_children([key for key in changes.keys if key in items and items[key].kind == SUBAGENT])
         self.screen.status.title = self.status.title
         self.app.call_after_refresh(self.fill_screen)

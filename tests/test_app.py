@@ -45,10 +45,10 @@ async def test_each_batch_in_the_transcript_is_published_with_its_keys(tmp_path)
     published: list[list[str]] = []
     async with app.run_test(size=(120, 40)) as pilot:
         app.items_applied.subscribe(app, lambda keys: published.append(
-            [key for key in keys if app.view.model.layout.entry_of.get(key) is not None]))
+            [key for key in keys if app.view.model.entry_of.get(key) is not None]))
         await settle(pilot)
         keys = {key for batch in published for key in batch}
-        layout = app.view.model.layout
+        layout = app.view.model  # what the UI was handed
         assert keys == {key for key in layout.items if key in layout.entry_of} and len(keys) > 15
 
 

@@ -401,7 +401,7 @@ def test_a_usage_only_chunk_makes_no_empty_item(messages):
 # -- type-ahead ----------------------------------------------------------------------------------------------------
 
 def items_of(app, kind: str) -> list:
-    return [item for item in app.view.layout_model.items.values() if item.kind == kind]
+    return [item for item in app.view.model.items.values() if item.kind == kind]
 
 
 @pytest.mark.system

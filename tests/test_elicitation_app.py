@@ -52,7 +52,7 @@ def kit_app(tmp_path: Path, steps: list[dict], prompt: str = "Cut a release", la
 
 
 def agent_text(app: KandevApp) -> str:
-    return "".join(i.payload.get("text", "") for i in app.view.layout_model.items.values() if i.kind == "agent_message")
+    return "".join(i.payload.get("text", "") for i in app.view.model.items.values() if i.kind == "agent_message")
 
 
 def said(app: KandevApp) -> dict:

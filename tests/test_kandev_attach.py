@@ -18,7 +18,7 @@ import pytest
 from kandev_tui.kandev import Attachment
 from kandev_tui.presentation.stored import State, read_stored_call
 from kandev_tui.renderers import Registry
-from kandev_tui.session.layout import Layout
+from kandev_tui.session.changes import TranscriptModel
 from kandev_tui.textual_hooks import screen_text
 from kandev_tui.transcript import Store
 from kandev_tui.transcript import items as K
@@ -212,12 +212,11 @@ async def test_a_dropped_connection_mid_turn_loses_and_repeats_nothing(backend, 
     await proxy.stop()
     assert [attachment.rows[r["id"]]["updated_at"] for r in rows] == [r["updated_at"] for r in rows]
     assert [i.key for i in attachment.items()] == [f"kandev:{r['id']}" for r in rows]
-    layout = Layout(Registry.from_entry_points())  # what the view would hold: every row once, nothing twice
+    transcript = TranscriptModel(Registry.from_entry_points())  # what the view would hold: every row once, nothing twice
     for batch in emitted:
-        for item in batch:
-            layout.place(item)
-    assert list(layout.items) == [f"kandev:{r['id']}" for r in rows]
-    assert LAST_WORDS in layout.items[f"kandev:{rows[-1]['id']}"].payload["text"]
+        transcript.apply(batch)
+    assert list(transcript.items) == [f"kandev:{r['id']}" for r in rows]
+    assert LAST_WORDS in transcript.items[f"kandev:{rows[-1]['id']}"].payload["text"]
 
 
 @pytest.mark.reliability("Kandev attach", "a gap in conversation_receipt revisions (missed notifications)", cases=1,
@@ -310,14 +309,14 @@ async def test_the_app_prompts_answers_a_permission_and_renders_kandev_charts(ba
         assert app.source.state == "waiting" and screen.status.state == "waiting"
         await pilot.press("1")  # Allow once, from the terminal (the waiting request has focus): permission.respond
         await until(pilot, lambda: app.source.state == "idle" and any(
-            LAST_WORDS in str(i.payload.get("text")) for i in app.view.layout_model.items.values()))
+            LAST_WORDS in str(i.payload.get("text")) for i in app.view.model.items.values()))
         await pilot.press("ctrl+end")
         await until(pilot, lambda: len(app.query(PresentationCard)) == 4)
         async with Client(backend) as client:
             rows = await client.rows(session_id)
         view = app.view
-        assert list(view.layout_model.items) == [f"kandev:{r['id']}" for r in rows]  # each row once, in order
-        permission = [i for i in view.layout_model.items.values() if i.kind == K.PERMISSION][0]
+        assert list(view.model.items) == [f"kandev:{r['id']}" for r in rows]  # each row once, in order
+        permission = [i for i in view.model.items.values() if i.kind == K.PERMISSION][0]
         assert permission.payload["answer"]["option_id"] == "allow" and permission.status == "answered"
         assert [r for r in rows if r["type"] == "message" and r["author_type"] == "user"][0]["content"] == \
             "Show me the build times"
@@ -344,13 +343,13 @@ async def test_the_picker_lists_sessions_and_attaches_the_chosen_one(backend, fi
         assert app.source.session_id == session_id
         assert app.focused is app.transcript_screen.prompt  # typing goes to the prompt
         assert app.transcript_screen.status.title == "finished turn"  # the task's title
-        assert 10 <= len(view.layout_model.items) < len(rows)  # the newest pages: enough to fill the screen
+        assert 10 <= len(view.model.items) < len(rows)  # the newest pages: enough to fill the screen
         assert view.more_at_source and "older messages" in str(view.top.render())
         from .app_helpers import scroll_to_top_until
 
         # scrolling up brings the older pages, one at a time, in place
-        await scroll_to_top_until(pilot, view, lambda: len(view.layout_model.items) == len(rows), pause=0.05)
-        assert list(view.layout_model.items) == [f"kandev:{r['id']}" for r in rows]
+        await scroll_to_top_until(pilot, view, lambda: len(view.model.items) == len(rows), pause=0.05)
+        assert list(view.model.items) == [f"kandev:{r['id']}" for r in rows]
         await until(pilot, lambda: not view.more_at_source and not view.top.display)
 
 
@@ -397,9 +396,9 @@ async def test_escape_cancels_the_turn_in_kandev(backend, tmp_path):
         await until(pilot, lambda: any(w.answerable for w in app.query(PermissionRequest)))
         await pilot.press("escape")  # agent.cancel
         await until(pilot, lambda: any(i.kind == K.NOTE and "cancelled" in i.payload["text"].lower()
-                                       for i in app.view.layout_model.items.values()))
+                                       for i in app.view.model.items.values()))
         await until(pilot, lambda: not any(w.answerable for w in app.query(PermissionRequest)))
-        request = [i for i in app.view.layout_model.items.values() if i.kind == K.PERMISSION][0]
+        request = [i for i in app.view.model.items.values() if i.kind == K.PERMISSION][0]
         assert request.status == "cancelled"
         await until(pilot, lambda: app.source.state == "idle" and not screen.prompt.disabled)
 
@@ -425,8 +424,8 @@ async def test_a_commands_output_is_fetched_when_it_is_opened_and_kept(backend, 
     assert len(commands) == 2
     app = attached_app(backend, session_id, tmp_path, page_size=100)  # the whole session in one page
     async with app.run_test(size=(100, 60)) as pilot:
-        await until(pilot, lambda: app.source.state == "idle" and len(app.view.layout_model.items) == len(rows))
-        items = app.view.layout_model.items
+        await until(pilot, lambda: app.source.state == "idle" and len(app.view.model.items) == len(rows))
+        items = app.view.model.items
         assert all(items[f"kandev:{rid}"].payload.get("output_at_source") == rid for rid in commands)
         group = next(g for g in app.view.query(ToolGroup) if any(k in g.items for k in
                                                                  (f"kandev:{rid}" for rid in commands)))

@@ -221,12 +221,12 @@ async def test_the_transcript_rebuilt_while_its_cards_are_still_mounting(tmp_pat
         view.jump_to_first()
         await settle(pilot)
         for delay in [0, 0, 0.001, 0.002, 0.003, 0.005, 0.008, 0.01, 0.015, 0.02, 0.03] * 3:
-            view.reset(view.model.reset(list(view.layout_model.items.values())), more_at_source=True)  # removes what the last one
+            view.reset(view.model.reset(list(view.model.items.values())), more_at_source=True)  # removes what the last one
             await asyncio.sleep(delay)  # was still mounting, at every stage of it
         await settle(pilot)
         view.jump_to_latest()
         await settle(pilot)
-        assert app.is_running and list(view.layout_model.items) == [i.key for i in items]
+        assert app.is_running and list(view.model.items) == [i.key for i in items]
         assert len(view.query(ChartBlock)) >= 1
 
 

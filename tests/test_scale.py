@@ -140,14 +140,14 @@ async def test_the_search_reads_item_versions_in_a_thread_while_the_session_chan
         arrived.set()
         await until(pilot, lambda: app.transcript_screen.hits)
         assert threads == [False] and app.transcript_screen.hits == [(3, "message:3")]
-        assert app.view.layout_model.items["message:3"].payload["text"] == "Rewritten: no longer a hit."
+        assert app.view.model.items["message:3"].payload["text"] == "Rewritten: no longer a hit."
 
 
 async def test_search_in_tool_arguments_and_no_match(tmp_path):
     app = stored_app(tmp_path, long_session(500))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        snapshot = search.snapshot(app.view.layout_model)
+        snapshot = search.snapshot(app.view.model)
         assert search.find(snapshot, "Read file 9") and search.find(snapshot, "read FILE 499")
         assert search.find(snapshot, "nothing like this") == []
 
@@ -180,8 +180,8 @@ async def test_an_opened_session_keeps_its_payloads_packed(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         view = app.view
-        assert all(isinstance(item, PackedItem) for item in view.layout_model.items.values())
-        assert search.find(search.snapshot(view.layout_model), "needle is in an early message") == [(3, "message:3")]  # read from the packed payloads
+        assert all(isinstance(item, PackedItem) for item in view.model.items.values())
+        assert search.find(search.snapshot(view.model), "needle is in an early message") == [(3, "message:3")]  # read from the packed payloads
         assert _unpack.cache_info().currsize <= _unpack.cache_info().maxsize < 3000
 
 

@@ -200,9 +200,9 @@ async def test_slash_commands_are_offered_filtered_and_completed_then_sent_as_te
         assert screen.prompt.border_subtitle == "some words"  # the hint stays (a busy machine's late state cleared it)
         await pilot.press(*"tests pass", "enter")
         await until(pilot, lambda: any(e.key.startswith("turn_end") for e in app.view.entries))
-        sent = [i for i in app.view.layout_model.items.values() if i.kind == "user_message"]
+        sent = [i for i in app.view.model.items.values() if i.kind == "user_message"]
         assert sent[-1].payload["text"] == "/chart tests pass"  # as text, as the protocol says
-        (chart,) = [i for i in app.view.layout_model.items.values() if i.kind == "tool_call"
+        (chart,) = [i for i in app.view.model.items.values() if i.kind == "tool_call"
                     and (i.payload.get("input") or {}).get("title") == "Your message"]
         labels = chart.payload["input"]["blocks"][0]["labels"]
         assert labels == ["1. tests", "2. pass"]  # the words after the command, not the command itself
@@ -355,7 +355,7 @@ async def test_a_continued_session_shows_its_history_then_takes_a_prompt(tmp_pat
                     settings_store=settings_at(tmp_path))
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.source.state == "idle" and app.session.settled)
-        texts = lambda kind: [i.payload["text"] for i in app.view.layout_model.items.values() if i.kind == kind]  # noqa: E731
+        texts = lambda kind: [i.payload["text"] for i in app.view.model.items.values() if i.kind == kind]  # noqa: E731
         assert texts("user_message") == ["first question"] and texts("agent_message") == ["Answer 1 to: first question"]
         assert app.transcript_screen.status.title == "first question"
         app.transcript_screen.prompt.focus()
@@ -382,7 +382,7 @@ async def test_pick_lists_the_agents_own_sessions_and_loads_the_chosen_one_with_
         assert [e.task for e in app.screen.entries] == ["older work"]
         await pilot.press("enter")
         await until(pilot, lambda: app.source.state == "idle" and app.session.settled)
-        texts = [i.payload["text"] for i in app.view.layout_model.items.values() if i.kind == "user_message"]
+        texts = [i.payload["text"] for i in app.view.model.items.values() if i.kind == "user_message"]
         assert texts == ["older work"]  # the history the agent replayed
         await app.action_quit()
 
@@ -413,7 +413,7 @@ async def test_keys_answer_while_a_long_session_loads(tmp_path):
                     break
         await until(pilot, lambda: ready(app))
         assert answered >= 1  # a key answered while the load went on
-        assert len([i for i in app.view.layout_model.items.values() if i.kind == "agent_message"]) == 1
+        assert len([i for i in app.view.model.items.values() if i.kind == "agent_message"]) == 1
         await app.action_quit()
 
 

@@ -532,7 +532,9 @@ def test_a_reset_goes_ahead_of_what_came_after_it_and_replaces_what_came_before(
     model.receive_reset([message_item(1, "older"), message_item(9, "before the reset")])
     model.receive_items([message_item(10, "after the reset")])
     loop.run(FLUSH_SECONDS)
-    assert ui.resets == [["message:1", "message:9"]] and [c.keys for c in ui.applied] == [["message:10"]]
+    # what came after the reset is placed after it, and goes with it: the screen is built anew once
+    assert ui.resets == [["message:1", "message:9", "message:10"]] and not ui.applied
+    assert [e.key for e in model.transcript.entries] == ["message:1", "message:9", "message:10"]
 
 
 @pytest.mark.parametrize("state", ["idle", "waiting", "ended", "error"])

@@ -42,15 +42,15 @@ async def test_the_stored_sessions_are_listed_newest_first_and_enter_opens_one(t
         await until(pilot, lambda: app.source.state == "stored")
         await settle(pilot)
         assert app.source.session_id == older and app.transcript_screen.status.title == "Fix the flaky test"
-        assert "The older session's answer." in app.view.layout_model.items["message:1"].payload["text"]
+        assert "The older session's answer." in app.view.model.items["message:1"].payload["text"]
         assert app.transcript_screen.prompt.disabled  # read-only, as `open ID` is
         await pilot.press("escape")  # back to the list, not out of the app
         await until(pilot, lambda: isinstance(app.screen, SessionPickerScreen) and app.screen.entries)
-        assert not app.view.layout_model.items
+        assert not app.view.model.items
         await pilot.press("enter")  # the newest, this time
         await until(pilot, lambda: app.source.state == "stored" and app.source.session_id == newer)
         await settle(pilot)
-        assert "The newer session's answer." in app.view.layout_model.items["message:1"].payload["text"]
+        assert "The newer session's answer." in app.view.model.items["message:1"].payload["text"]
         assert app.transcript_screen.status.title == "Chart the build times"
     assert app.return_code is None or app.return_code == 0
     store.close()

@@ -194,7 +194,7 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
             return
         # a thread reads a snapshot of every item version (50,000 take a few hundred ms): the screen keeps drawing,
         # and the session keeps growing (new versions; the ones in the snapshot never change)
-        snapshot = search.snapshot(self.view.layout_model)
+        snapshot = search.snapshot(self.view.model)
         self.run_worker(self._search(snapshot, searched), group="search", exclusive=True)
 
     async def _search(self, snapshot: search.Snapshot, searched: tuple[str, int]) -> None:

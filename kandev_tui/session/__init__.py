@@ -8,7 +8,8 @@ the widgets. None of it imports Textual.
 - :mod:`.background`: the asyncio loop in a thread of its own where a source reads, normalises and stores;
 - :mod:`.batch`: item updates merged by key and handed to the screen in batches, by a policy with injected clocks
   (the user's input first, the UI's thread mostly free while a source streams, one batch on its way at a time);
-- :mod:`.changes`: the transcript's entries, placed batch by batch, and the change sets the widget applies;
+- :mod:`.changes`: the transcript's entries, placed where items arrive, and the change sets the UI takes and the
+  widget applies;
 - :mod:`.layout`: where each item goes (cards, collapsed tool groups, the rest), by the renderer registry;
 - :mod:`.window`: which entries are mounted, as pure functions;
 - :mod:`.search`: search over immutable item versions, in a thread;

@@ -17,8 +17,9 @@ tool's output). They wait here, each key keeping only its newest version, and go
 
 Both clocks are injected (``time.monotonic`` and the UI thread's ``time.thread_time`` by default), so the policy is
 tested without a terminal or a sleep. Items may be added from any thread (a source reads its agent in a thread of
-its own); the batch is looked at and taken on the UI's. A *reset* (every item again, in order: older history
-arrived) waits in the batch too, ahead of what came after it.
+its own); the batch is looked at and taken on the UI's. The items are placed where they arrive (the transcript model,
+``session/changes.py``): the batch says when the UI takes what was placed. A *reset* (every item again, in order:
+older history arrived) waits in the batch too.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ class Batcher:
         self.clock = clock
         self.ui_time = ui_time  # the processor time of the thread that takes batches (called on it)
         self._pending: dict[str, Item] = {}
-        self._reset: list[Item] | None = None
+        self._reset = False
         self._lock = threading.Lock()
         self.received_at = float("-inf")  # when items last arrived
         self.taken_at = float("-inf")  # when the last batch was handed over
@@ -56,11 +57,12 @@ class Batcher:
             for item in items:
                 self._pending[item.key] = item
 
-    def reset(self, items: list[Item]) -> None:
-        """Every item again, in order: what waited before is part of it (and dropped); what comes after waits."""
+    def reset(self) -> None:
+        """Every item again (older history arrived; the transcript model placed them): what waited before is part of
+        it (and dropped); what comes after waits."""
         with self._lock:
             self.received_at = self.clock()
-            self._reset = list(items)
+            self._reset = True
             self._pending.clear()
 
     @property
@@ -76,7 +78,7 @@ class Batcher:
             return list(self._pending.values())
 
     def __bool__(self) -> bool:
-        return bool(self._pending) or self._reset is not None
+        return bool(self._pending) or self._reset
 
     def first_wait(self, *, streaming: bool = False) -> float:
         """How long newly arrived items wait before the first look: 0 when nothing went on screen lately, else until
@@ -110,22 +112,17 @@ class Batcher:
         return wait
 
     def take(self) -> list[Item]:
-        """The batch: every waiting item, newest version, in the order its key first arrived (after the reset, if
-        one waits: :meth:`take_reset` first)."""
+        """The batch: every waiting item, newest version, in the order its key first arrived (and the reset, if one
+        waits)."""
         with self._lock:
             self.taken_at = self.clock()
             self._taken_ui = self.ui_time()
             batch = list(self._pending.values())
             self._pending.clear()
+            self._reset = False
             return batch
-
-    def take_reset(self) -> list[Item] | None:
-        """The items of a waiting reset, or None."""
-        with self._lock:
-            reset, self._reset = self._reset, None
-            return reset
 
     def clear(self) -> None:
         with self._lock:
             self._pending.clear()
-            self._reset = None
+            self._reset = False

@@ -1,19 +1,21 @@
 """The transcript's entries, headless: item batches in, change sets out.
 
-:class:`TranscriptModel` places each batch of item versions with the :class:`~kandev_tui.session.layout.Layout` and
-says what changed as a :class:`ChangeSet`: how many entries are new (appended), which item versions replace older
-ones in entries that existed already, which entries the layout reshaped (a grouped call promoted to a card), the
-group summaries to show again, and the items that are not in the flow (session info, usage: the status line's).
-The transcript widget applies a change set mechanically: it decides nothing about where an item goes.
-
-Which renderer draws a call (the registry's match, which may parse the call's result) and what the renderer prepares
-for its card (rich output's validated presentation) are worked out by :meth:`TranscriptModel.prepare` where the items
-arrive, on the source's thread, before they are handed over; placing them on the UI's thread then finds both done.
+Items are placed where they arrive, on the source's thread (:meth:`TranscriptModel.place`): which renderer draws a
+call (the registry's match, which may parse the call's result), what the renderer prepares for its card (rich
+output's validated presentation), which entry each item goes to (the :class:`~kandev_tui.session.layout.Layout`),
+and the group summaries. What changed since the UI last took a change set waits as one :class:`ChangeSet`: the
+entries new or reshaped (handed over as they are then: the layout never changes an entry it handed over, it copies
+it), the item versions that update entries the UI has, the group summaries to show again, and the items that are
+not in the flow (session info, usage: the status line's). The UI's thread takes it when the batch policy says
+(:meth:`TranscriptModel.take`): it keeps its own list of the entries it was handed (:attr:`TranscriptModel.entries`
+and the maps beside it), so what the transcript widget reads never changes under it while the source places more;
+the widget applies the change set mechanically: it decides nothing about where an item goes.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -31,29 +33,48 @@ MATCHES_KEPT = 4096  # tool-call versions whose renderer is remembered (matched 
 
 @dataclass
 class ChangeSet:
-    new_entries: int = 0  # entries appended to the layout: its last ``new_entries``
-    updated: dict[str, Item] = field(default_factory=dict)  # item key → newest version, in entries that existed
+    new_entries: int = 0  # entries appended: the UI's last ``new_entries``
+    updated: dict[str, Item] = field(default_factory=dict)  # item key → newest version, in entries the UI had
     rebuilt: list[tuple[str, Entry]] = field(default_factory=list)  # (old entry key, entry) reshaped: build anew
     summaries: dict[str, str] = field(default_factory=dict)  # group entry key → its summary
     status: list[Item] = field(default_factory=list)  # items not in the flow (session info, usage), in order
-    keys: list[str] = field(default_factory=list)  # every item key of the batch, in order
+    keys: list[str] = field(default_factory=list)  # every item key placed, in the order each first came
     reset_from: list[Entry] | None = None  # a reset's: the entries before it (where a view finds its place again)
+    entries: dict[int, Entry] = field(default_factory=dict)  # index → entry, every entry new or reshaped
+    items: dict[str, Item] = field(default_factory=dict)  # item key → newest version, every item placed
+    reset: bool = False  # every item was placed again (older history arrived): the entries start afresh
+
+    def __bool__(self) -> bool:
+        return bool(self.items) or self.reset
 
 
 class TranscriptModel:
-    """Every entry of the session (the widget mounts a window of them), placed batch by batch."""
+    """Every entry of the session (the widget mounts a window of them). Placed on the source's thread, taken on the
+    UI's: :attr:`entries`, :attr:`entry_of`, :attr:`items` and :meth:`summary` are what the UI was
+    handed (read them on its thread only); :attr:`layout` is where the source places (under the model's lock)."""
 
     def __init__(self, registry: Registry, card_limit: int = 16) -> None:
         self.registry = registry
         self.matched: VersionCache[Renderer | None] = VersionCache(lambda item: registry.match(item.payload),
                                                                   MATCHES_KEPT)
         self.layout = Layout(registry, card_limit, self.matched)
+        self._lock = threading.Lock()
+        self._pending = ChangeSet()  # placed since the UI last took a change set
+        self._handed = 0  # entries the UI has
+        self._placed = 0  # entries the layout had after the last placing
+        self._rebuilt_old: dict[int, str] = {}  # index → the key the UI knows it by, for entries it had, reshaped
+        self._unplaced: list[Item] = []  # arrived before the renderer packs were read: placed when they are
+        # the UI's
+        self.entries: list[Entry] = []
+        self.entry_of: dict[str, Entry] = {}
+        self.items: dict[str, Item] = {}
+        self.summaries: dict[str, str] = {}
 
     def prepare(self, items: Iterable[Item]) -> None:
         """Match each tool-call version with its renderer and let the renderer prepare it (any thread: the source's,
-        before the items are handed over). What a renderer raises is logged: placing the item matches it again. Until
-        the app has read the renderer packs (in a thread after its first frame) nothing is matched here: the agent's
-        thread goes on reading rather than wait for them, and placing matches what came meanwhile."""
+        before the items are placed; outside the model's lock). What a renderer raises is logged: placing the item
+        matches it again. Until the app has read the renderer packs (in a thread after its first frame) nothing is
+        matched here: the agent's thread goes on reading rather than wait for them (:meth:`place`)."""
         if not self.registry.discovered:
             return
         for item in items:
@@ -67,66 +88,129 @@ class TranscriptModel:
                 log.exception("preparing %s failed", item.key)
 
     @property
-    def entries(self) -> list[Entry]:
-        return self.layout.entries
-
-    @property
-    def items(self) -> dict[str, Item]:
-        return self.layout.items
-
-    @property
     def card_limit(self) -> int:
         return self.layout.card_limit
 
     @card_limit.setter
     def card_limit(self, limit: int) -> None:
-        self.layout.card_limit = limit  # for the entries placed from now on
+        with self._lock:
+            self.layout.card_limit = limit  # for the entries placed from now on
 
-    def apply(self, items: Iterable[Item]) -> ChangeSet:
-        """Place each item version (the last of each key wins) and say what changed."""
-        layout = self.layout
-        before = len(layout.entries)
-        changes = ChangeSet()
-        touched_groups: set[str] = set()
+    # -- the source's side (any thread) ------------------------------------------------
+
+    def place(self, items: Iterable[Item]) -> None:
+        """Place each item version (the last of each key wins) and add what changed to the change set the UI takes
+        next. Before the app has read the renderer packs (40-60 ms of imports, in a thread after its first frame)
+        the items wait unplaced, and the agent's thread goes on reading: placing them needs the packs, and the first
+        of :meth:`take` or a :meth:`place` after the packs are read places them (terminal.py 5,000/200/50: the
+        agent's thread waiting for the packs made the end show 0.03-0.05 s later, 8505b3a)."""
+        with self._lock:
+            self._place_when_read(items)
+
+    def place_all(self, items: Iterable[Item]) -> None:
+        """Every item again, in order, into a new layout (older history arrived): the next change set starts the
+        UI's entries afresh."""
+        with self._lock:
+            old = self.layout
+            self.layout = Layout(old.registry, old.card_limit, self.matched)
+            self._pending = ChangeSet(reset=True)
+            self._handed = self._placed = 0
+            self._rebuilt_old.clear()
+            self._unplaced = []
+            self._place_when_read(items)
+
+    def _place_when_read(self, items: Iterable[Item]) -> None:
+        if not self.registry.discovered:
+            self._unplaced.extend(items)
+            return
+        if self._unplaced:
+            self._place(self._unplaced)
+            self._unplaced = []
+        self._place(items)
+
+    def _place(self, items: Iterable[Item]) -> None:
+        layout, pending, handed = self.layout, self._pending, self._handed
+        touched: set[int] = set()
         for item in items:
-            changes.keys.append(item.key)
+            pending.items[item.key] = item
             entry, _ = layout.place(item)
             if entry is None:
                 if item.kind in STATUS_KINDS:
-                    changes.status.append(item)
+                    pending.status.append(item)
                 continue
+            touched.add(entry.index)
+            if entry.index < handed:
+                pending.updated[item.key] = item
+        for old_key, entry in layout.rebuilt:
+            touched.add(entry.index)
+            if entry.index < handed:
+                self._rebuilt_old.setdefault(entry.index, old_key)
+        layout.rebuilt = []
+        touched.update(range(self._placed, len(layout.entries)))  # appended (a group's rest follows its card)
+        self._placed = len(layout.entries)
+        entries = layout.entries
+        groups = set()
+        for index in touched:
+            entry = entries[index]
+            entry.shared = True  # the UI may have it from now on: the layout copies it before a change
+            pending.entries[index] = entry
             if entry.kind == "group":
-                touched_groups.add(entry.key)
-            changes.updated[item.key] = item
-        changes.rebuilt, layout.rebuilt = layout.rebuilt, []
-        changes.new_entries = len(layout.entries) - before
-        # an update is for an entry that was on screen before and keeps its widget: a new entry, or one built anew,
-        # is built from the newest versions anyway
-        rebuilt = {id(entry) for _, entry in changes.rebuilt}
-        for key in list(changes.updated):
-            entry = layout.entry_of[key]
-            if entry.index >= before or id(entry) in rebuilt:
+                groups.add(entry.key)
+        runs = {e.run for e in entries[-8:] if e.kind == "card"}  # a card in a run changes its group's summary
+        groups.update(e.key for e in entries[-16:] if e.kind == "group" and e.run in runs)
+        for key in groups:
+            pending.summaries[key] = layout.summary(layout.by_key[key])
+
+    # -- the UI's side (its thread) ------------------------------------------------------
+
+    def take(self) -> ChangeSet:
+        """What was placed since the last call (empty: nothing), now the UI's too: its entries, maps and summaries
+        take it in before the widget applies it. Items that wait for the renderer packs are placed now (the packs are
+        read first, outside the lock, if the app has not read them yet)."""
+        if self._unplaced and not self.registry.discovered:
+            self.registry.discover()
+        with self._lock:
+            if self._unplaced:
+                self._place(self._unplaced)
+                self._unplaced = []
+            changes, self._pending = self._pending, ChangeSet()
+            rebuilt_old, self._rebuilt_old = self._rebuilt_old, {}
+            self._handed = len(self.layout.entries)
+            by_key = self.layout.by_key
+            changes.summaries = {key: text for key, text in changes.summaries.items() if key in by_key}
+        if changes.reset:
+            changes.reset_from = self.entries
+            self.entries, self.entry_of, self.items, self.summaries = [], {}, {}, {}
+        before = len(self.entries)
+        changes.keys = list(changes.items)
+        self.items.update(changes.items)
+        for index in sorted(changes.entries):
+            entry = changes.entries[index]
+            if index < before:
+                self.entries[index] = entry
+            else:
+                self.entries.append(entry)
+            for key in entry.item_keys:
+                self.entry_of[key] = entry
+        self.summaries.update(changes.summaries)
+        changes.new_entries = len(self.entries) - before
+        changes.rebuilt = [(old_key, self.entries[index]) for index, old_key in sorted(rebuilt_old.items())]
+        for key in list(changes.updated):  # an entry new or built anew is built from the newest versions
+            index = self.entry_of[key].index
+            if index >= before or index in rebuilt_old:
                 del changes.updated[key]
-        for key in self._groups_to_summarise(touched_groups):
-            changes.summaries[key] = layout.summary(layout.by_key[key])
         return changes
+
+    def apply(self, items: Iterable[Item]) -> ChangeSet:
+        """Place ``items`` and take the change set at once (the UI's thread: a stored session, tests)."""
+        self.place(items)
+        return self.take()
 
     def reset(self, items: Iterable[Item]) -> ChangeSet:
-        """Every item again, in order, into a new layout (older history arrived): all entries are new."""
-        old = self.layout
-        self.layout = Layout(old.registry, old.card_limit, self.matched)
-        changes = self.apply(items)
-        changes.updated.clear()
-        changes.rebuilt.clear()
-        changes.reset_from = old.entries
-        return changes
+        """Every item again, in order (older history arrived), taken at once: all entries are new."""
+        self.place_all(items)
+        return self.take()
 
     def summary(self, group: Entry) -> str:
-        return self.layout.summary(group)
-
-    def _groups_to_summarise(self, touched: set[str]) -> set[str]:
-        """Groups whose summary may have changed: touched ones, and those of recent runs that got a card."""
-        entries = self.layout.entries
-        runs = {e.run for e in entries[-8:] if e.kind == "card"}
-        return {key for key in touched if key in self.layout.by_key} | {
-            e.key for e in entries[-16:] if e.kind == "group" and e.run in runs}
+        """A group's summary as the UI was handed it (``3 tools: read, search, execute``)."""
+        return self.summaries.get(group.key, "")

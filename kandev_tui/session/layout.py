@@ -13,7 +13,7 @@ item goes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from kandev_tui.transcript import items as K
@@ -33,6 +33,7 @@ class Entry:
     item_keys: list[str] = field(default_factory=list)
     renderer: Renderer | None = None
     index: int = -1  # position in Layout.entries (entries are only ever appended)
+    shared: bool = field(default=False, compare=False)  # handed to the UI: never changed again (the layout copies it)
 
 
 def tool_label(payload: dict[str, Any]) -> str:
@@ -59,7 +60,7 @@ class Layout:
         self.entries: list[Entry] = []
         self.entry_of: dict[str, Entry] = {}  # item key → entry
         self.by_key: dict[str, Entry] = {}  # entry key → entry
-        self.items: dict[str, Item] = {}
+        self.calls: dict[str, Item] = {}  # tool call item key → newest version (what summaries and promotions read)
         self._run = 0
         self._group_of_run: dict[int, Entry] = {}
         self._cards_in_turn: dict[int, int] = {}
@@ -67,6 +68,20 @@ class Layout:
         self._last_was_tool = False
         self._call_keys: dict[str, str] = {}  # tool call id → its item's key (where a subagent's spawner is found)
         self.rebuilt: list[tuple[str, Entry]] = []  # (old key, entry) whose widget must be rebuilt; the view drains it
+
+    def _own(self, entry: Entry) -> Entry:
+        """``entry`` to change: itself, or, once it has been handed to the UI (``shared``), a copy that takes its
+        place here (the UI keeps what it was given, unchanged, until the copy is handed over in turn)."""
+        if not entry.shared:
+            return entry
+        copy = replace(entry, item_keys=list(entry.item_keys), shared=False)
+        self.entries[copy.index] = copy
+        self.by_key[copy.key] = copy
+        for key in copy.item_keys:
+            self.entry_of[key] = copy
+        if self._group_of_run.get(copy.run) is entry:
+            self._group_of_run[copy.run] = copy
+        return copy
 
     def cards_in_run(self, run: int) -> int:
         return self._cards_in_run.get(run, 0)
@@ -80,7 +95,7 @@ class Layout:
             return f"{count} {noun} + {cards} card{'s' if cards != 1 else ''}"
         names: list[str] = []
         for key in group.item_keys:
-            label = tool_label(self.items[key].payload)
+            label = tool_label(self.calls[key].payload)
             if label not in names:
                 names.append(label)
         shown = ", ".join(names[:4]) + (f", +{len(names) - 4} more" if len(names) > 4 else "")
@@ -88,7 +103,8 @@ class Layout:
 
     def place(self, item: Item) -> tuple[Entry | None, bool]:
         """The entry an item belongs to, and whether that entry is new."""
-        self.items[item.key] = item
+        if item.kind == K.TOOL:
+            self.calls[item.key] = item
         existing = self.entry_of.get(item.key)
         if existing is not None:
             if existing.kind == "group" and item.kind == K.TOOL and (
@@ -119,6 +135,7 @@ class Layout:
             return self._add(entry, item), True
         group = self._group_of_run.get(self._run)
         if group is not None:
+            group = self._own(group)
             group.item_keys.append(item.key)
             self.entry_of[item.key] = group
             return group, False
@@ -145,6 +162,7 @@ class Layout:
         """The grouped call ``item`` out of ``group``, into an entry of its own of ``kind`` (a card, a call): the first
         member's takes the group's place and the rest of the group follows it; a later member's comes after the
         group. The entry, and whether it is new (appended)."""
+        group = self._own(group)
         rest = [key for key in group.item_keys if key != item.key]
         if group.item_keys[0] == item.key:
             old_key = group.key
@@ -157,7 +175,7 @@ class Layout:
             if self._group_of_run.get(group.run) is group:
                 del self._group_of_run[group.run]
             if rest:
-                follower = Entry(f"group:{rest[0]}", "group", self.items[rest[0]].turn, group.run, rest)
+                follower = Entry(f"group:{rest[0]}", "group", self.calls[rest[0]].turn, group.run, rest)
                 follower.index = len(self.entries)
                 self.entries.append(follower)
                 self.by_key[follower.key] = follower
@@ -181,8 +199,9 @@ class Layout:
             return None
         new = False
         if entry.kind == "group":
-            entry, new = self._take_out(entry, self.items[call_key], "call", None)
+            entry, new = self._take_out(entry, self.calls[call_key], "call", None)
             self._last_was_tool = False
+        entry = self._own(entry)
         entry.item_keys.append(child.key)
         self.entry_of[child.key] = entry
         return entry, new

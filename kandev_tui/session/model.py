@@ -2,10 +2,11 @@
 the state the UI shows. The app is its wiring: it gives the model a :class:`SessionUI` and its event loop, and
 draws what it is told.
 
-- Items arrive from the source (from any thread: a live agent is read in a thread of its own) and wait in the
-  :class:`~kandev_tui.session.batch.Batcher`, merged by key. The model looks at the batch on the UI's loop, at
-  most every frame or so, and hands what the policy lets through to the :class:`TranscriptModel`, whose
-  :class:`ChangeSet` the UI applies. The policy's inputs come from the UI: how long the user's last input still
+- Items arrive from the source (from any thread: a live agent is read in a thread of its own); the
+  :class:`TranscriptModel` places them there, and they wait in the :class:`~kandev_tui.session.batch.Batcher`,
+  merged by key. The model looks at the batch on the UI's loop, at most every frame or so, and when the policy lets
+  it through, takes what was placed meanwhile as one :class:`ChangeSet`, which the UI applies. The policy's inputs
+  come from the UI: how long the user's last input still
   holds output (``holding``), whether the transcript is covered, whether the last batch is still being put on
   screen (``settling``). That is the one place output waits for the user.
 - States arrive from the source too; the model works out what the prompt box is (:func:`prompt_state`), whether a
@@ -138,16 +139,18 @@ class SessionModel:
     # -- items ---------------------------------------------------------------------
 
     def receive_items(self, items: list[Item]) -> None:
-        """The source's ``on_items`` (any thread): matched and prepared here (:meth:`TranscriptModel.prepare`), then
-        they wait in the batch until the policy lets them on."""
+        """The source's ``on_items`` (any thread): matched, prepared and placed here (:class:`TranscriptModel`), then
+        they wait in the batch until the policy lets them on (placed first: a batch taken meanwhile finds them)."""
         self.transcript.prepare(items)
+        self.transcript.place(items)
         self.batch.add(items)
         self._wake()
 
     def receive_reset(self, items: list[Item]) -> None:
         """The source's ``on_reset`` (any thread): every item again, in order, ahead of what comes after."""
         self.transcript.prepare(items)
-        self.batch.reset(items)
+        self.transcript.place_all(items)
+        self.batch.reset()
         self._wake()
 
     def _wake(self) -> None:
@@ -181,18 +184,19 @@ class SessionModel:
         if wait > 0:
             self._timer = self._loop.call_later(wait, self._flush)
             return
-        reset = self.batch.take_reset()
-        items = self.batch.take()
-        if reset is not None or items:
-            self.refresh_status()  # a title the agent gave, older pages: said with the items that brought them
-        if reset is not None:
-            ui.reset_transcript(self.transcript.reset(reset))
-        if items:
-            ui.apply_changes(self.transcript.apply(items))
+        self.batch.take()
+        changes = self.transcript.take()  # what was placed meanwhile (an empty one: taken with the batch before)
+        if not changes:
+            return
+        self.refresh_status()  # a title the agent gave, older pages: said with the items that brought them
+        if changes.reset:
+            ui.reset_transcript(changes)
+        else:
+            ui.apply_changes(changes)
 
     def unshown(self) -> int:
         """How many items the source delivered that the transcript does not have yet: a covered session's news."""
-        known = self.transcript.layout.entry_of
+        known = self.transcript.entry_of
         return sum(1 for item in self.batch.waiting if item.key not in known and item.kind not in STATUS_KINDS)
 
     def look_now(self) -> None:

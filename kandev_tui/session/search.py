@@ -14,7 +14,7 @@ from kandev_tui.transcript import items as K
 from kandev_tui.transcript.items import Item
 
 if TYPE_CHECKING:
-    from .layout import Layout
+    from .changes import TranscriptModel
 
 Snapshot = tuple[list[int], list[Item]]  # (entry index of each item, the item), in the transcript's order
 Hit = tuple[int, str]  # (entry index, item key): a hit inside a tool group names its call
@@ -39,10 +39,10 @@ def item_mentions(item: Item, needle: str) -> bool:
     return any(needle in text.casefold() for text in item_texts(item))
 
 
-def snapshot(layout: "Layout") -> Snapshot:
-    """Every item now in the layout, in order, with its entry's index."""
-    items, indexes, found = layout.items, [], []
-    for entry in layout.entries:
+def snapshot(transcript: "TranscriptModel") -> Snapshot:
+    """Every item the UI has of the transcript, in order, with its entry's index."""
+    items, indexes, found = transcript.items, [], []
+    for entry in transcript.entries:
         for key in entry.item_keys:
             indexes.append(entry.index)
             found.append(items[key])

@@ -20,7 +20,7 @@ from textual.widget import Widget
 
 from kandev_tui.session import window as W
 from kandev_tui.session.changes import ChangeSet, TranscriptModel
-from kandev_tui.session.layout import Entry, Layout
+from kandev_tui.session.layout import Entry
 from kandev_tui.session.window import Window
 from kandev_tui.textual_hooks import FocusRestylesItself, layout_changes
 from kandev_tui.widgets.context import GivesDrawContext
@@ -99,10 +99,6 @@ class TranscriptView(MountedWindow, Predraw, Following, Finding, ChartsInView, R
         return self.model.entries
 
     @property
-    def layout_model(self) -> Layout:
-        return self.model.layout
-
-    @property
     def lo(self) -> int:
         return self.window.lo
 
@@ -118,7 +114,7 @@ class TranscriptView(MountedWindow, Predraw, Following, Finding, ChartsInView, R
         at_end = self.hi == len(self.entries) - changes.new_entries  # the window reached the end before the batch
         for old_key, entry in changes.rebuilt:
             self._rebuild(old_key, entry)
-        entry_of = self.model.layout.entry_of
+        entry_of = self.model.entry_of
         for key, item in changes.updated.items():
             widget = self.widgets.get(entry_of[key].key)
             if widget is not None:
@@ -178,7 +174,7 @@ class TranscriptView(MountedWindow, Predraw, Following, Finding, ChartsInView, R
         self.window = Window()
         self.more_at_source = more_at_source
         self._asked_older = False
-        target = self.model.layout.entry_of.get(anchor) if anchor is not None else None
+        target = self.model.entry_of.get(anchor) if anchor is not None else None
         if target is None:
             self._extend_to_end()
             self._show_sentinels()
