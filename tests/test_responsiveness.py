@@ -223,6 +223,47 @@ async def test_the_footer_is_rebuilt_only_when_its_keys_change(tmp_path):
         assert shown != keys and any(key.action == "toggle" for key in shown)
 
 
+async def test_a_key_that_comes_and_goes_with_the_turn_leaves_the_other_keys_mounted(tmp_path):
+    """Escape cancels a turn only while one runs: its key is mounted when the turn starts and removed when it ends,
+    and the other keys stay mounted (rebuilding them all took 14-15 ms at each turn's end); what the footer shows is
+    what composing it anew shows, in the same order."""
+    from textual.widgets import Footer
+    from textual.widgets._footer import FooterKey
+
+    from kandev_tui.widgets.key_footer import KeyFooter
+
+    def looks(key) -> tuple:
+        return key.key, key.description, key.action, key.has_class("-disabled")
+
+    app = stored_app(tmp_path, [message_item(1, "Reading."), tool_item("c1")])
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        screen = app.transcript_screen
+        footer = screen.query_one(KeyFooter)
+        keys = list(footer.query(FooterKey))
+        screen.set_turn_running(True)
+        await until(pilot, lambda: any(key.action == "cancel_turn" for key in footer.query(FooterKey)))
+        running = list(footer.query(FooterKey))
+        assert [key.action for key in running if key not in keys] == ["cancel_turn"] and set(keys) <= set(running)
+        screen.set_turn_running(False)
+        await until(pilot, lambda: not any(key.action == "cancel_turn" for key in footer.query(FooterKey)))
+        assert list(footer.query(FooterKey)) == keys
+        screen.set_turn_running(True)
+        await until(pilot, lambda: any(key.action == "cancel_turn" for key in footer.query(FooterKey)))
+        running = list(footer.query(FooterKey))
+        await pilot.press("f1")  # a rebuild asked for before the help came, done under it: nothing changes
+        footer.call_later(footer.recompose)
+        await pilot.pause()
+        assert list(footer.query(FooterKey)) == running
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen)
+        assert list(footer.query(FooterKey)) == running
+        diffed = list(footer.query(FooterKey))
+        footer.call_later(Footer.recompose, footer)  # Textual's own: every key anew
+        await until(pilot, lambda: not set(footer.query(FooterKey)) & set(diffed))
+        assert [looks(key) for key in footer.query(FooterKey)] == [looks(key) for key in diffed]
+
+
 async def test_the_help_lays_out_its_key_tables_once_per_width(tmp_path, monkeypatch):
     """Textual measures a widget's content, then paints it, and a scrollbar appearing narrows it: the help's tables
     are laid out once (drawn once per width, and the scrollbar's column is kept from the start)."""

@@ -1,8 +1,12 @@
-"""The footer of keys: the keys that fit the width, redrawn only when the keys it shows change."""
+"""The footer of keys: the keys that fit the width, redrawn only when the keys it shows change, and then only the
+keys that changed."""
 
 from __future__ import annotations
 
+from difflib import SequenceMatcher
+
 from rich.cells import cell_len
+from textual.compose import compose
 from textual.screen import Screen
 from textual.widgets import Footer
 
@@ -21,7 +25,12 @@ class KeyFooter(Footer):
 
     It shows only keys that fit: compact below :attr:`ROOMY_FROM` columns, the command palette's key only from
     :attr:`PALETTE_FROM` (docked on the right, it covered the last keys), and below that the keys of
-    :data:`DROP_FIRST` give way until the rest fit (Textual's footer cut them off at the edge)."""
+    :data:`DROP_FIRST` give way until the rest fit (Textual's footer cut them off at the edge).
+
+    When the keys it shows do change (escape cancels a turn only while one runs: a key comes at the turn's start and
+    goes at its end), only the keys that differ are removed and mounted (:meth:`recompose`): rebuilding them all took
+    14-15 ms of the UI's thread at the end of each turn, in the frames that show the turn's last output
+    (benchmarks/terminal.py, instrumented)."""
 
     _shown: tuple | None = None
     PALETTE_FROM = 70
@@ -54,11 +63,54 @@ class KeyFooter(Footer):
             self._shown = shown
         super().bindings_changed(screen)
 
+    async def recompose(self) -> None:
+        """Textual's footer removes every key and mounts them all again; here the keys that stay the same stay
+        mounted, and only those removed, added or changed are removed and mounted, in place. Keys in groups (a
+        binding group, drawn as a container) are rebuilt all together, as Textual does."""
+        if not self.is_attached:
+            return
+        if covered(self.screen):  # asked for before another screen came over this one: its keys differ under it
+            self._shown = None  # (nothing of it shows; when it is shown again, its keys are looked at again)
+            return
+        old = list(self.children)
+        new = compose(self)
+        if not all(_is_key(widget) for widget in [*old, *new]):
+            await super().recompose()
+            return
+        matcher = SequenceMatcher(None, [_key_signature(w) for w in old], [_key_signature(w) for w in new],
+                                  autojunk=False)
+        doomed: list = []
+        async with self.batch():
+            for op, i1, i2, j1, j2 in reversed(matcher.get_opcodes()):  # from the end: positions stay valid
+                if op == "equal":
+                    continue
+                doomed += old[i1:i2]
+                if j1 < j2:
+                    if i2 < len(old):
+                        await self.mount_all(new[j1:j2], before=old[i2])
+                    else:
+                        await self.mount_all(new[j1:j2])
+            if doomed:
+                await self.remove_children(doomed)
+
     @staticmethod
     def _signature(screen: Screen) -> tuple:
-        return tuple((key, binding.key, binding.description, binding.action, binding.show, enabled, tooltip,
-                      binding.group)
-                     for key, (_node, binding, enabled, tooltip) in screen.active_bindings.items())
+        """What the footer shows of the screen's bindings: those shown, and the command palette's."""
+        palette = screen.app.COMMAND_PALETTE_BINDING
+        return tuple((key, binding.key, binding.description, binding.action, enabled, tooltip, binding.group)
+                     for key, (_node, binding, enabled, tooltip) in screen.active_bindings.items()
+                     if binding.show or key == palette)
+
+
+def _is_key(widget) -> bool:
+    return all(hasattr(widget, name) for name in ("key", "key_display", "description", "action"))  # a FooterKey
+
+
+def _key_signature(key) -> tuple:
+    """What a key shows: a mounted key and one just composed compare equal when they look and act the same (the
+    compact class comes from the footer once mounted)."""
+    return (key.key, key.key_display, key.description, key.action, str(key.tooltip or ""),
+            frozenset(key.classes) - {"-compact"})
 
 
 def _needed(keys: list, compact: bool) -> int:
