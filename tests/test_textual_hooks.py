@@ -161,6 +161,49 @@ async def first_drawn(how: list[str]) -> str | None:
     return how[0] if how else None
 
 
+async def test_a_held_frame_is_drawn_at_the_first_idle_moment_once_nothing_holds_it(tmp_path, monkeypatch):
+    """The transcript's frame waits while the entries a batch brought are mounted (or messages are drawn ahead);
+    once nothing holds it, it is drawn as soon as the screen is idle, not at the update timer's next tick (a period
+    later)."""
+    import asyncio
+    import traceback
+
+    from kandev_tui.screens.transcript import TranscriptScreen
+
+    app = stored_app(tmp_path, [message_item(i, f"Message {i}.") for i in range(5)])
+    hold = {"next_tick": False, "now": False}
+    calls: list[tuple[str, bool]] = []  # each call of the screen's update: from the timer or at once, and held
+    frame_hold, update = TranscriptScreen.frame_hold, TranscriptScreen._on_timer_update
+
+    def holding(self) -> str | None:
+        return "wait" if hold["now"] else frame_hold(self)
+
+    def drawing(self) -> None:
+        timer = any(frame.name == "_tick" for frame in traceback.extract_stack())
+        hold["now"] = timer and hold["next_tick"]
+        if hold["now"]:  # this tick's frame waits; what held it is over just after (the next tick: a period on)
+            hold["next_tick"] = False
+            self.app.call_later(self.check_idle)  # what ends a hold prompts the screen (a mounted entry's layout does)
+        calls.append(("timer" if timer else "at once", hold["now"]))
+        try:
+            update(self)
+        finally:
+            hold["now"] = False
+
+    monkeypatch.setattr(TranscriptScreen, "frame_hold", holding)
+    monkeypatch.setattr(TranscriptScreen, "_on_timer_update", drawing)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        hold["next_tick"] = True
+        apply_now(app, [message_item(10, "Something new to draw.")])
+        for _ in range(500):
+            if ("timer", True) in calls and calls[-1] != ("timer", True):
+                break
+            await asyncio.sleep(0.002)
+        held = calls.index(("timer", True))
+        assert calls[held + 1:held + 2] == [("at once", False)]  # the held frame, drawn at once
+
+
 async def test_what_the_user_did_is_drawn_at_once_not_at_the_next_tick(tmp_path, monkeypatch):
     """Closing the help draws the transcript as soon as the screen is idle, not at the next tick of Textual's
     60 Hz update timer (up to 17 ms later), and opening it again draws the help so; the help is mounted ahead of the

@@ -53,3 +53,5 @@ class Predraw(ViewParts):
                 break
         if self._predraws:  # the rest in a turn of its own: input goes between
             asyncio.get_running_loop().call_soon(self._predraw_next)
+        elif self.is_attached:
+            self.screen.check_idle()  # a frame held for these is drawn now (DrawsInputAtOnce), not at the next tick
