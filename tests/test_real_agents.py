@@ -300,7 +300,13 @@ def test_codex_in_plan_mode_sends_its_plan_as_a_plan_update(tmp_path):
     assert shown["payload"]["markdown"] == plan and shown["payload"]["plan_id"]
     (asked,) = run.kinds("permission")
     assert asked["payload"]["tool_call"]["title"] == "Implement this plan?"
-    assert len([r for r in run.requests if r["method"] == "POST"]) == 1  # rejected: not implemented
+    # rejected: not implemented, so Codex asks the turn's model nothing more. Codex's approval reviewer (its
+    # "guardian") may also classify the "Implement this plan?" request in the background, on a model of its own
+    # (gpt-5.6-luna in the pinned Codex): usually superseded by the answer before it is sent, it was sent in a
+    # loaded CI run. That is not the plan implemented.
+    posts = [r["body"] for r in run.requests if r["method"] == "POST"]
+    turn = [post for post in posts if post.get("model") == posts[0].get("model")]
+    assert len(turn) == 1, [post.get("model") for post in posts]
 
 
 def test_codex_compact_command_is_a_compaction_with_what_the_context_held(tmp_path):
