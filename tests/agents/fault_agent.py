@@ -6,7 +6,7 @@ modes: exit-mid-turn, garbage, no-init, huge-line, ignore-cancel, slow-stream [N
        burst CHUNKS TOOLS RICH STAMP (benchmarks/terminal.py: the same with RICH rich-output charts among them,
        then a last chunk "END-OF-STREAM"; the wall-clock times of its first and last frames go to the file STAMP),
        long CHUNKS BYTES STAMP (benchmarks/stream.py: one Markdown message of BYTES in CHUNKS chunks; the times of its
-       first frame, of the first frame past 10% and past 90% of the chunks, and of its last frame go to STAMP)
+       first frame, of the first frame of each next tenth of the chunks, and of its last frame go to STAMP)
 """
 
 import json
@@ -112,7 +112,7 @@ def main():
                 text, times = markdown(size), [time.time()]
                 step = max(1, len(text) // chunks)
                 for index in range(chunks):
-                    if index in (chunks // 10, chunks - chunks // 10):
+                    if index and index % (chunks // 10) == 0:
                         times.append(time.time())
                     chunk(session, text[index * step:(index + 1) * step if index < chunks - 1 else len(text)])
                 times.append(time.time())
