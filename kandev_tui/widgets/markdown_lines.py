@@ -8,7 +8,9 @@ that. Here a message is one widget that draws Rich's Markdown, and keeps what it
 - while a message streams, the text before its last block is split off once (markdown-it says where the last
   top-level block starts) and drawn once: only the last block is drawn again as chunks arrive. A paragraph
   that grows past :data:`SPLIT_PARAGRAPH_AT` characters is split too, at a line end or a space (while it
-  streams, that line ends early), so that a flood into one paragraph costs no more per chunk as it grows;
+  streams, that line ends early), so that a flood into one paragraph costs no more per chunk as it grows; the lines
+  of the pieces are joined once (:class:`Joined`), so a frame of a growing message costs what its tail draws, not
+  what the whole message holds;
 - a piece draws as its blocks draw within the whole text (the empty lines Rich puts around a block alone are
   dropped, one is put between pieces), so once the message is final its pieces stay: a replay of the stored
   message, drawn whole, draws the same lines. Where that cannot be so (a long paragraph split at a space, a
@@ -46,16 +48,22 @@ BLANK = Strip.blank(0)
 
 
 class Lines(Sequence[Strip]):
-    """A message's lines: its pieces' lines one after the other, read by index without being copied into one list
-    (a streaming message's update makes a new one: only the tail's lines are new). ``pending``: pieces not drawn yet
-    (their lines are blank, about as many as they will draw)."""
+    """A message's lines: its pieces' lines one after the other, read by index without being copied into one list.
+    ``pending``: pieces not drawn yet (their lines are blank, about as many as they will draw).
 
-    __slots__ = ("_parts", "_owners", "_starts", "_total", "pending")
+    The lines of the pieces before the tail come from a :class:`Joined` that later calls extend (it only grows:
+    this reads its first ``count`` parts), the tail's are this call's own: a streaming message's update costs what
+    its tail and its new pieces draw, not what the whole message does."""
 
-    def __init__(self, parts: list[list[Strip]], owners: list[int], pending: int) -> None:
-        self._parts, self._owners, self.pending = parts, owners, pending
-        self._starts = [0, *itertools.accumulate(len(part) for part in parts)]
-        self._total = self._starts[-1]
+    __slots__ = ("_head", "_count", "_head_total", "_tail", "_tail_owners", "_tail_starts", "_total", "pending")
+
+    def __init__(self, head: Joined, tail: list[list[Strip]], tail_owners: list[int], pending: int) -> None:
+        self._head, self._count = head, len(head.parts)
+        self._head_total = head.starts[-1]
+        self._tail, self._tail_owners, self.pending = tail, tail_owners, pending
+        self._tail_starts = [self._head_total, *itertools.accumulate((len(part) for part in tail),
+                                                                      initial=self._head_total)][1:]
+        self._total = self._tail_starts[-1]
 
     def __len__(self) -> int:
         return self._total
@@ -73,11 +81,17 @@ class Lines(Sequence[Strip]):
             index += self._total
         if not 0 <= index < self._total:
             raise IndexError(index)
-        part = bisect.bisect_right(self._starts, index) - 1
-        return self._parts[part][index - self._starts[part]]
+        parts, starts, at = self._where(index)
+        return parts[at][index - starts[at]]
+
+    def _where(self, index: int) -> tuple[list[list[Strip]], list[int], int]:
+        if index < self._head_total:
+            return self._head.parts, self._head.starts, bisect.bisect_right(self._head.starts, index, 0,
+                                                                           self._count + 1) - 1
+        return self._tail, self._tail_starts, bisect.bisect_right(self._tail_starts, index) - 1
 
     def __iter__(self) -> Iterator[Strip]:
-        for part in self._parts:
+        for part in itertools.chain(itertools.islice(self._head.parts, self._count), self._tail):
             yield from part
 
     def pieces_at(self, rows: Iterable[int]) -> list[int]:
@@ -85,10 +99,40 @@ class Lines(Sequence[Strip]):
         found: dict[int, None] = {}
         for row in rows:
             if 0 <= row < self._total:
-                owner = self._owners[bisect.bisect_right(self._starts, row) - 1]
+                parts, _, at = self._where(row)
+                owner = (self._head.owners if parts is self._head.parts else self._tail_owners)[at]
                 if owner >= 0:
                     found[owner] = None
         return list(found)
+
+
+class Joined:
+    """The lines of a message's pieces before its tail, at one width and theme, one part per piece (and a blank line
+    between pieces where a paragraph does not go on), extended as pieces are split off: it only grows (a
+    :class:`Lines` reads the parts it had). A piece not drawn yet stands as blank lines; once one is drawn, the
+    lines are joined anew."""
+
+    __slots__ = ("key", "parts", "owners", "starts", "pieces", "pending", "goes_on")
+
+    def __init__(self, key: tuple) -> None:
+        self.key = key
+        self.parts: list[list[Strip]] = []
+        self.owners: list[int] = []  # the piece each part draws (-1: a blank line between pieces)
+        self.starts = [0]  # the first line of each part, and the end
+        self.pieces = 0  # the pieces joined
+        self.pending: list[int] = []  # the pieces joined as blank lines (not drawn yet)
+        self.goes_on = False  # the last piece's paragraph goes on in the next one
+
+    def add(self, lines: list[Strip], owner: int, joins: bool) -> None:
+        if self.parts and lines and not self.goes_on:
+            self._part([BLANK], -1)
+        self._part(lines, owner)
+        self.goes_on = joins
+
+    def _part(self, lines: list[Strip], owner: int) -> None:
+        self.parts.append(lines)
+        self.owners.append(owner)
+        self.starts.append(self.starts[-1] + len(lines))
 
 
 class MarkdownLines:
@@ -106,7 +150,9 @@ class MarkdownLines:
         self._tail = ""  # the rest: the last block, drawn again whenever it grows
         self._backlog = ""  # what came after the tail and is not split into blocks yet (see :meth:`append`)
         self._lines: dict[tuple, list[Strip]] = {}  # (piece index or "tail", width, theme) → its lines
+        self._tail_keys: set[tuple] = set()  # the keys of the tail's lines in it
         self._joined: tuple[tuple, Lines] | None = None  # ((width, theme), every line)
+        self._head: Joined | None = None  # the pieces' lines before the tail, joined (extended as pieces come)
         self.theme_key: tuple[str, bool, str | None] = ("", True, None)
         self.rich_theme = None
         self.update(text, final=final)
@@ -131,8 +177,9 @@ class MarkdownLines:
     def _whole(self, text: str) -> None:
         self._sealed, self._sealed_chars, self._tail, self._backlog = [], 0, text, ""  # drawn whole
         self._lines.clear()
+        self._tail_keys.clear()
         self._texts = [text]
-        self._joined = None
+        self._joined = self._head = None
 
     def finish(self) -> bool:
         """The text is whole: its pieces stay where they draw what the whole text draws, else it is drawn whole
@@ -173,9 +220,8 @@ class MarkdownLines:
         self._tail += self._backlog[:DIGEST_AT_ONCE]
         self._backlog = self._backlog[DIGEST_AT_ONCE:]
         self._split_paragraph(self._split_tail())
-        drawn_tail = {key: lines for key, lines in self._lines.items() if key[0] == "tail"}
-        for key in drawn_tail:
-            del self._lines[key]
+        drawn_tail = {key: self._lines.pop(key) for key in self._tail_keys if key in self._lines}
+        self._tail_keys.clear()
         for index in range(sealed, len(self._sealed)):
             if self._sealed[index] == (old_tail, False):  # the last block as it was drawn: keep its lines
                 for (_, width, theme), lines in drawn_tail.items():
@@ -248,49 +294,69 @@ class MarkdownLines:
         ends = time.perf_counter() + (budget or 0.0)
         while self._backlog and (budget is None or time.perf_counter() < ends):
             self._digest()
-        pieces: list[tuple[int | str, tuple[str, bool]]] = [*enumerate(self._sealed), ("tail", (self._tail, False))]
+        sealed = self._sealed
+        self._drawn("tail", (self._tail, False), console, options)
         if budget is None:
-            for key, piece in pieces:
-                self._drawn(key, piece, console, options)
-        else:
-            self._drawn("tail", pieces[-1][1], console, options)
-            order = [pieces[at] for at in (joined[1].pieces_at(wanted) if joined is not None and joined[0] == joined_key
-                                            else ())]
-            for key, piece in [*order, *reversed(pieces)]:
+            for index, piece in enumerate(sealed):
+                self._drawn(index, piece, console, options)
+        else:  # those in view first, then those not drawn yet from the end back (all of them: at a new width)
+            in_view = joined[1].pieces_at(wanted) if joined is not None and joined[0] == joined_key else []
+            head = self._head if self._head is not None and self._head.key == joined_key else None
+            undrawn: Iterable[int] = range(len(sealed) - 1, -1, -1) if head is None else itertools.chain(
+                range(len(sealed) - 1, head.pieces - 1, -1), reversed(head.pending))
+            for index in itertools.chain(in_view, undrawn):
                 if time.perf_counter() >= ends:
                     break
-                self._drawn(key, piece, console, options)
-        parts: list[list[Strip]] = []
-        owners: list[int] = []  # the piece each part draws (-1: a blank line between pieces)
-        pending = 0
-        goes_on = False  # the last piece's paragraph goes on in the next one
-        for index, (key, (text, joins)) in enumerate(pieces):
-            if not text.strip():
-                continue
-            lines = self._lines.get((key, width, self.theme_key))
+                if index < len(sealed):
+                    self._drawn(index, sealed[index], console, options)
+        head = self._joined_pieces(width)
+        tail: list[list[Strip]] = []
+        owners: list[int] = []
+        pending = len(head.pending)
+        text = self._tail
+        if text.strip():
+            lines = self._lines.get(("tail", width, self.theme_key))
             if lines is None:
                 pending += 1
                 lines = [BLANK] * max(1, text.count("\n") + len(text) // max(1, width))
-            if key == "tail":  # the blank rows after the last block (a code block's shaded one): the widget's
-                end = len(lines)  # margin spaces entries
-                while end and not lines[end - 1].text.strip():
-                    end -= 1
-                lines = lines[:end]
-            if parts and lines and not goes_on:
-                parts.append([BLANK])
+            end = len(lines)  # the blank rows after the last block (a code block's shaded one): the widget's margin
+            while end and not lines[end - 1].text.strip():  # spaces entries
+                end -= 1
+            lines = lines[:end]
+            if head.parts and lines and not head.goes_on:
+                tail.append([BLANK])
                 owners.append(-1)
-            parts.append(lines)
-            owners.append(index)
-            goes_on = joins
-        result = Lines(parts, owners, pending + bool(self._backlog))
+            tail.append(lines)
+            owners.append(len(self._sealed))
+        result = Lines(head, tail, owners, pending + bool(self._backlog))
         self._joined = (joined_key, result)
         return result
 
+    def _joined_pieces(self, width: int) -> Joined:
+        """The lines of the pieces before the tail at ``width``: those joined before, and the pieces split off since
+        (joined anew when the width or the theme changed, or a piece that stood blank was drawn since)."""
+        key = (width, self.theme_key)
+        head = self._head
+        if head is None or head.key != key or len(self._sealed) < head.pieces or any(
+                (index, width, self.theme_key) in self._lines for index in head.pending):
+            head = self._head = Joined(key)
+        for index in range(head.pieces, len(self._sealed)):
+            text, joins = self._sealed[index]  # (a piece is never blank: _seal_piece)
+            lines = self._lines.get((index, width, self.theme_key))
+            if lines is None:
+                head.pending.append(index)
+                lines = [BLANK] * max(1, text.count("\n") + len(text) // max(1, width))
+            head.add(lines, index, joins)
+        head.pieces = len(self._sealed)
+        return head
+
     def _drawn(self, key: int | str, piece: tuple[str, bool], console: Console, options: ConsoleOptions) -> None:
-        text = piece[0]
         cache_key = (key, options.max_width, self.theme_key)
-        if text.strip() and cache_key not in self._lines:
-            self._lines[cache_key] = self._draw(text, console, options)
+        if cache_key in self._lines or (key == "tail" and not piece[0].strip()):  # (a sealed piece is never blank)
+            return
+        self._lines[cache_key] = self._draw(piece[0], console, options)
+        if key == "tail":
+            self._tail_keys.add(cache_key)
 
     def _draw(self, text: str, console: Console, options: ConsoleOptions) -> list[Strip]:
         """The lines of ``text`` as Rich draws Markdown, less the empty lines Rich puts around a block alone (one is
