@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from kandev_tui.acp import AgentClient, AgentError, AgentOptions
 from kandev_tui.transcript import Item, RecordingWriter, Store
 from kandev_tui.transcript.items import PackedItem
 from kandev_tui.transcript.frames import LOCAL, Frame
 from kandev_tui.transcript.pipeline import Pipeline
-from kandev_tui.turn_changes import TurnChanges
+
+if TYPE_CHECKING:
+    from kandev_tui.turn_changes import TurnChanges
 
 
 def session_title(prompt: str) -> str:
@@ -109,6 +111,8 @@ class AgentSession:
     @property
     def changes(self) -> TurnChanges:
         if self._changes is None:
+            from kandev_tui.turn_changes import TurnChanges  # (git checkpoints: not before the first frame)
+
             assert self.pipeline is not None, "begin() first"
             pipeline = self.pipeline
             self._changes = TurnChanges(Path(self.options.workspace), self.session_id,

@@ -16,7 +16,6 @@ from kandev_tui import pacing, stats
 from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.shutdown import ENDING_GRACE, EndingSignals, ending_reason, exit_status
 from kandev_tui.textual_hooks import mount_screen_ahead, note_input_at_driver
-from kandev_tui.widgets import markdown_rich
 from kandev_tui.widgets.transcript_view import entry_widgets
 
 if TYPE_CHECKING:
@@ -98,6 +97,8 @@ class Lifecycle(AppParts):
                 self.call_from_thread(self._say_renderer_errors)
             except RuntimeError:  # the app closed meanwhile: nobody to tell (the log has them)
                 return
+        from kandev_tui.widgets import markdown_rich  # (Rich's Markdown: not before the first frame)
+
         markdown_rich.preload()
         from kandev_tui.charts import preload as preload_charts
         from kandev_tui.widgets import presentation_card  # noqa: F401 - imported for what it imports

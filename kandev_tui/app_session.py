@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, TypeGuard
 
 from textual.app import ScreenStackError
 
@@ -21,7 +22,6 @@ from kandev_tui.app_session_login import SessionLogin
 from kandev_tui.app_session_prompts import SessionPrompts
 from kandev_tui.sanitize import visible
 from kandev_tui.screens.transcript import TranscriptScreen
-from kandev_tui.screens.subagent import SubagentScreen
 from kandev_tui.session import SessionState
 from kandev_tui.session.changes import ChangeSet
 from kandev_tui.session.controls import Controls
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from kandev_tui.workspace import Workspace
     from kandev_tui.worktree import Worktree
     from kandev_tui.screens.login import LoginScreen
+    from kandev_tui.screens.subagent import SubagentScreen
 
 log = logging.getLogger("kandev_tui.app")
 EXIT_STORE = 2  # the session database cannot be used, as the command line exits for it
@@ -153,7 +154,7 @@ class AppSession(SessionLogin, SessionPrompts):
         self._show_status_items(changes.status)
         self._note_children(changes.keys)
         for screen in self.app.screen_stack:  # a subagent of this session shown full screen follows it
-            if isinstance(screen, SubagentScreen) and screen.owner is self and screen.key in changes.keys:
+            if _shows_subagent_of(screen, self) and screen.key in changes.keys:
                 screen.show(self.view.model.items[screen.key])
         self.app.post_message(self.app.ItemsApplied(changes.keys))
 
@@ -161,6 +162,8 @@ class AppSession(SessionLogin, SessionPrompts):
         """The subagent of item ``key`` full screen over the transcript (``o`` on its row, or from the list)."""
         item = self.view.model.items.get(key)
         if item is not None:
+            from kandev_tui.screens.subagent import SubagentScreen
+
             self.app.push_screen(SubagentScreen(item, owner=self))
 
     def _note_children(self, keys: list[str]) -> None:
@@ -194,7 +197,7 @@ class AppSession(SessionLogin, SessionPrompts):
         except ScreenStackError:  # the app is closing: nothing is shown any more
             return True
         # one of its subagents shown full screen shows its news: the transcript follows, under it
-        return screen is not self.screen and not (isinstance(screen, SubagentScreen) and screen.owner is self)
+        return screen is not self.screen and not _shows_subagent_of(screen, self)
 
     def settling(self) -> bool:
         return self.view.settling
@@ -325,3 +328,11 @@ class AppSession(SessionLogin, SessionPrompts):
                           visible(self.detail, keep_newlines=False), self.waiting_since,
                           0 if self.on_screen else self.model.unshown(), self.cost, self.on_screen,
                           tuple(self.children.values()))
+
+
+def _shows_subagent_of(screen: Any, session: AppSession) -> TypeGuard[SubagentScreen]:
+    """Whether ``screen`` shows one of ``session``'s subagents full screen. The subagent screen is imported when the
+    first one opens (its widgets bring Rich's syntax highlighting: 12 ms before the first frame): none is shown
+    before."""
+    module = sys.modules.get("kandev_tui.screens.subagent")
+    return module is not None and isinstance(screen, module.SubagentScreen) and screen.owner is session

@@ -19,7 +19,8 @@ from kandev_tui.transcript.items import Item
 from kandev_tui.widgets.agent_message import AgentMessage
 from kandev_tui.widgets.base import safe_text
 from kandev_tui.widgets.key_footer import KeyFooter
-from kandev_tui.widgets.subagent import MARKS, STATE_STYLE, ask_to_cancel, can_cancel, subagent_name
+from kandev_tui.widgets.base import SUBAGENT_STATE_STYLE
+from kandev_tui.widgets.subagent import MARKS, ask_to_cancel, can_cancel, subagent_name
 
 
 def _call_row(call: dict[str, Any]) -> Text:
@@ -70,7 +71,8 @@ class SubagentScreen(Screen[None]):
         payload = item.payload
         state = str(payload.get("state") or "running")
         calls = len(payload.get("tools") or [])
-        title = Text.assemble(("↳ " + subagent_name(item), "bold"), " · ", (state, STATE_STYLE.get(state, "")),
+        title = Text.assemble(("↳ " + subagent_name(item), "bold"), " · ",
+                              (state, SUBAGENT_STATE_STYLE.get(state, "")),
                               f" · {calls} call{'s' if calls != 1 else ''}" if calls else "")
         if payload.get("parent_title"):
             title.append(f" (under {safe_text(payload['parent_title'], keep_newlines=False)[:60]})", style="dim")

@@ -12,6 +12,11 @@ from textual.widgets import Collapsible, Static
 
 from kandev_tui.transcript.items import Item
 
+# a subagent's state as its row, its card and its screen colour it (here: the sessions list shows them without the
+# subagent widgets, which bring Rich's syntax highlighting, imported before the first frame)
+SUBAGENT_STATE_STYLE = {"running": "yellow", "waiting for you": "bold yellow", "done": "green", "failed": "red",
+                        "cancelled": "dim"}
+
 
 class SearchHit:
     """A widget the transcript's search can mark: the current hit is tinted and its matches shown reversed.

@@ -11,8 +11,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from kandev_tui.session.row import SessionRow
-from kandev_tui.widgets.base import safe_text
-from kandev_tui.widgets.subagent import STATE_STYLE
+from kandev_tui.widgets.base import SUBAGENT_STATE_STYLE, safe_text
 
 SIDEBAR_FROM = 120  # columns: the list stands beside the transcript from this width
 
@@ -50,7 +49,7 @@ def row_text(row: SessionRow, width: int) -> Text:
 def child_text(title: str, state: str, width: int) -> Text:
     """A subagent of a session, under its row: its title and state, inert."""
     text = Text.assemble("    ↳ ", (safe_text(title, keep_newlines=False), "italic"), " · ",
-                         (state, STATE_STYLE.get(state, "")))
+                         (state, SUBAGENT_STATE_STYLE.get(state, "")))
     text.truncate(max(10, width), overflow="ellipsis")
     return text
 

@@ -18,8 +18,6 @@ from .tool_call import ToolCallView, call_title
 
 MARKS = {"completed": ("✔", "green"), "complete": ("✔", "green"), "failed": ("✖", "red"), "error": ("✖", "red"),
          "in_progress": ("◐", "yellow"), "pending": ("○", "")}
-STATE_STYLE = {"running": "yellow", "waiting for you": "bold yellow", "done": "green", "failed": "red",
-               "cancelled": "dim"}
 TAIL = 1500  # characters of what the child says, shown (its latest)
 
 
