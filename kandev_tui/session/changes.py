@@ -123,10 +123,13 @@ class TranscriptModel:
         if not self.registry.discovered:
             self._unplaced.extend(items)
             return
-        if self._unplaced:
-            self._place(self._unplaced)
-            self._unplaced = []
+        self._place_unplaced()
         self._place(items)
+
+    def _place_unplaced(self) -> None:
+        if self._unplaced:
+            unplaced, self._unplaced = self._unplaced, []
+            self._place(unplaced)
 
     def _place(self, items: Iterable[Item]) -> None:
         layout, pending, handed = self.layout, self._pending, self._handed
@@ -170,9 +173,7 @@ class TranscriptModel:
         if self._unplaced and not self.registry.discovered:
             self.registry.discover()
         with self._lock:
-            if self._unplaced:
-                self._place(self._unplaced)
-                self._unplaced = []
+            self._place_unplaced()
             changes, self._pending = self._pending, ChangeSet()
             rebuilt_old, self._rebuilt_old = self._rebuilt_old, {}
             self._handed = len(self.layout.entries)

@@ -47,6 +47,11 @@ SPLIT_PARAGRAPH_AT = 8192  # characters of one streaming paragraph drawn again p
 BLANK = Strip.blank(0)
 
 
+
+def _standing_in(text: str, width: int) -> list[Strip]:
+    """Blank lines for a piece not drawn yet at ``width``: about as many as it will draw."""
+    return [BLANK] * max(1, text.count("\n") + len(text) // max(1, width))
+
 class Lines(Sequence[Strip]):
     """A message's lines: its pieces' lines one after the other, read by index without being copied into one list.
     ``pending``: pieces not drawn yet (their lines are blank, about as many as they will draw).
@@ -318,7 +323,7 @@ class MarkdownLines:
             lines = self._lines.get(("tail", width, self.theme_key))
             if lines is None:
                 pending += 1
-                lines = [BLANK] * max(1, text.count("\n") + len(text) // max(1, width))
+                lines = _standing_in(text, width)
             end = len(lines)  # the blank rows after the last block (a code block's shaded one): the widget's margin
             while end and not lines[end - 1].text.strip():  # spaces entries
                 end -= 1
@@ -345,7 +350,7 @@ class MarkdownLines:
             lines = self._lines.get((index, width, self.theme_key))
             if lines is None:
                 head.pending.append(index)
-                lines = [BLANK] * max(1, text.count("\n") + len(text) // max(1, width))
+                lines = _standing_in(text, width)
             head.add(lines, index, joins)
         head.pieces = len(self._sealed)
         return head
