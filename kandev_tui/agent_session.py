@@ -14,13 +14,14 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
-from kandev_tui.acp import AgentClient, AgentError, AgentOptions
+from kandev_tui.acp import AgentError, AgentOptions
 from kandev_tui.transcript import Item, RecordingWriter, Store
 from kandev_tui.transcript.items import PackedItem
 from kandev_tui.transcript.frames import LOCAL, Frame
-from kandev_tui.transcript.pipeline import Pipeline
 
 if TYPE_CHECKING:
+    from kandev_tui.acp.client import AgentClient
+    from kandev_tui.transcript.pipeline import Pipeline
     from kandev_tui.turn_changes import TurnChanges
 
 
@@ -63,6 +64,8 @@ class AgentSession:
     def begin(self) -> list[Item]:
         """The stored session made (or continued, marked running again), the agent's log file named after it, the
         pipeline ready; the items a continued session has stored already (shown first, never stored again)."""
+        from kandev_tui.transcript.pipeline import Pipeline  # the normaliser with it: after the app's first frame
+
         after, history = (0, 0), []
         if self.continuing is not None:
             self.session_id = self.continuing["id"]
@@ -85,6 +88,8 @@ class AgentSession:
                ask_user: Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]] | None = None) -> AgentClient:
         """The agent's client, its frames going through the pipeline; ``ask`` answers its permission requests,
         ``ask_user`` its questions (elicitation: offered to the agent only when there is someone to answer)."""
+        from kandev_tui.acp.client import AgentClient  # its transport and services: after the app's first frame
+
         assert self.pipeline is not None, "begin() first"
         return AgentClient(self.options, self.pipeline.feed, ask, ask_user)
 

@@ -190,13 +190,16 @@ from kandev_tui.transcript import Store
 
 # what the first frame does not wait for: the SDKs, the renderer packs and the entry points they are found by, the
 # transcript's entry widgets (and Rich's syntax highlighting and Markdown they draw with), the turn's checkpoints,
-# the client's files and terminals, the screens not shown at start
+# the client's files and terminals, the screens not shown at start, the agent's client and the normaliser (the
+# source starts the agent after the first frame), the demo's files found through importlib.resources
 LATER = ("acp", "mcp", "pydantic", "plotext", "markdown_it", "importlib.metadata", "kandev_tui.packs.fleet",
          "kandev_tui.packs.rich_output", "kandev_tui.widgets.entries", "kandev_tui.widgets.tool_call",
          "kandev_tui.widgets.subagent", "rich.syntax", "pygments", "kandev_tui.widgets.markdown_rich",
          "kandev_tui.turn_changes", "kandev_tui.checkpoints", "kandev_tui.acp.files",
          "kandev_tui.acp.terminals", "kandev_tui.screens.settings", "kandev_tui.screens.file_viewer",
-         "kandev_tui.screens.login", "kandev_tui.screens.choices", "kandev_tui.screens.subagent")
+         "kandev_tui.screens.login", "kandev_tui.screens.choices", "kandev_tui.screens.subagent",
+         "kandev_tui.acp.client", "kandev_tui.acp.transport", "kandev_tui.transcript.pipeline",
+         "kandev_tui.transcript.normalize", "kandev_tui.transcript.diffs", "importlib.resources")
 
 async def main():
     tmp = Path({str(tmp_path)!r})

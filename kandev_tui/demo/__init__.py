@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from importlib import resources
 from pathlib import Path
 
 
 def sample_workspace() -> Path:
-    """The bundled sample workspace (read-only: copy it before use)."""
-    return Path(str(resources.files("kandev_tui.demo") / "workspace"))
+    """The bundled sample workspace (read-only: copy it before use). A folder beside this file: the package is
+    installed as files (``importlib.resources`` would give the same path, and cost the first frame 2 ms)."""
+    return Path(__file__).with_name("workspace")
 
 
 def prepare_workspace(destination: str | Path | None = None) -> Path:

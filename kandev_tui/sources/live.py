@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from kandev_tui.acp import AgentClient, AgentError, AgentOptions, LoginRequired
+from kandev_tui.acp import AgentError, AgentOptions, LoginRequired
 from kandev_tui.agent_session import AgentSession, choose_at_start, session_title
 from kandev_tui.jsonutil import of_type
 from kandev_tui.session.background import RunsInBackground
@@ -16,9 +16,13 @@ from kandev_tui.session.source import ItemsCallback, Source, StateCallback
 from kandev_tui.session.state import SessionState
 from kandev_tui.transcript import Item, Store
 from kandev_tui.transcript.frames import LOCAL, Frame
-from kandev_tui.transcript.pipeline import Pipeline
 
 from .names import agent_display_name
+
+
+if TYPE_CHECKING:
+    from kandev_tui.acp.client import AgentClient
+    from kandev_tui.transcript.pipeline import Pipeline
 
 
 class LiveSource(RunsInBackground, Source):

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kandev_tui.session.background import RunsInBackground
 from kandev_tui.session.source import ItemsCallback, Source, StateCallback
 from kandev_tui.transcript import Item, read_recording
-from kandev_tui.transcript.pipeline import Pipeline
+
+if TYPE_CHECKING:
+    from kandev_tui.transcript.pipeline import Pipeline
 
 
 class ReplaySource(RunsInBackground, Source):
@@ -23,7 +26,9 @@ class ReplaySource(RunsInBackground, Source):
         self.speed = speed
         self.title = path.name
         self.agent_name = "replay"
-        self.pipeline = Pipeline(None, None, listener=self._items, recorded=True)  # every frame replayed is in the file
+        from kandev_tui.transcript.pipeline import Pipeline  # the normaliser with it, as a live session's core does
+
+        self.pipeline: Pipeline = Pipeline(None, None, listener=self._items, recorded=True)  # every frame replayed is in the file
         self.background_name = "kandev-tui replay"
 
     def _items(self, items: list[Item]) -> None:
