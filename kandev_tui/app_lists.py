@@ -99,7 +99,7 @@ class SessionLists:
             if screen.sidebar.has_focus:
                 screen.prompt.focus() if screen.prompt.can_focus else app.view.focus()
             else:
-                screen.sidebar.focus()
+                screen.focus_when_mounted(screen.sidebar)
             return
         starter = app.starter
         app.push_screen(SessionsScreen(self.rows(), starter.stored_reader(), remote=starter.remote_reader(),

@@ -193,6 +193,28 @@ async def test_beside_the_transcript_at_120_columns_the_sidebar_switches_session
         await until(pilot, lambda: isinstance(app.screen, SessionsScreen))
 
 
+async def test_the_search_asked_for_as_a_session_is_first_shown_takes_the_keys(tmp_path):
+    """A screen's search box (like its sidebar and command menu) is mounted just after the screen's first frame: ctrl+f
+    pressed with the switch to a session just opened still focuses it, and what is typed next is searched."""
+    from .app_helpers import ScriptedSource, message_item
+
+    def scripted(n: int):
+        return lambda on_items, on_state: ScriptedSource(on_items, on_state, [message_item(1, f"Session {n} here.")],
+                                                         state="idle", agent=f"agent-{n}")
+
+    app = KandevApp(scripted(1), settings_store=settings_at(tmp_path, chart_animation=False))
+    app.animation_level = "none"
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.current.last_state == "idle")
+        second = app.open_session(scripted(2))  # opened while the app runs: its screen is not even mounted yet
+        app.lists.switch_to(second)
+        assert not second.screen.search_box.is_mounted
+        second.screen.action_search()  # in the same turn of the loop: before its first frame
+        await until(pilot, lambda: second.screen.search_box.has_focus)
+        await pilot.press(*"here")
+        assert second.screen.search_box.value == "here" and second.screen.prompt.text == ""
+
+
 async def test_thirty_sessions_at_once_are_listed_and_reached(tmp_path):
     """Thirty sessions in one app: every one listed (the list scrolls), ctrl+g reaches the one that waits, the oldest
     waiting first, and each screen is its own."""

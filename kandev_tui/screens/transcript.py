@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from kandev_tui.user_input import user_input
@@ -59,15 +60,24 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         self._searched: tuple[str, int] | None = None  # the needle and entry count the hits are for
 
     def compose(self) -> ComposeResult:
-        yield self.sidebar
         yield self.status
         yield self.view
         yield self.badge
-        yield self.search_box
-        yield self.command_menu
         yield self.queued
         yield self.prompt
         yield KeyFooter()
+
+    async def _mount_hidden(self) -> None:
+        """What starts hidden (the sidebar, the search box, the command menu) is mounted just after the screen's first
+        frame: parsing their CSS (Input's and OptionList's) and styling them cost the first frame 5-8 ms, a tenth of
+        kandev-tui's start beyond a bare Textual app's (benchmarks/startup.py). Until then they can be changed (shown,
+        given rows) but not queried; a key that focuses one waits for it (:meth:`focus_when_mounted`). Not Textual's
+        ``Lazy``: a screen closed before it was first shown (the app quitting) runs its pending callbacks unmounted,
+        where ``Lazy`` raised MountError; here nothing is mounted then."""
+        if not self.is_mounted:
+            return
+        await self.mount(self.sidebar, before=self.status)
+        await self.mount_all([self.search_box, self.command_menu], after=self.badge)
 
     def frame_hold(self) -> str | None:
         # A frame of a busy transcript can take tens of milliseconds. While an input is on its way to the app, the
@@ -83,6 +93,7 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         return None
 
     def on_mount(self) -> None:
+        self.call_after_refresh(self._mount_hidden)
         self.sidebar.display = False
         self.queued.display = bool(self.prompt.queued)  # messages may be queued before it is shown (offered again)
         self.badge.display = False
@@ -163,8 +174,16 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
     def action_search(self) -> None:
         self.search_box.display = True
         self.search_box.border_subtitle = ""
-        self.search_box.focus()
+        self.focus_when_mounted(self.search_box)
         self.refresh_bindings()
+
+    def focus_when_mounted(self, widget: Widget) -> None:
+        """Focus one of the widgets mounted just after the first frame (see :meth:`compose`): at once when it is
+        mounted, else once it is (a key pressed in the very frame that first shows this screen)."""
+        if widget.is_mounted:
+            widget.focus()
+        else:
+            self.call_after_refresh(self.focus_when_mounted, widget)
 
     def close_search(self) -> None:
         self.search_box.display = False
