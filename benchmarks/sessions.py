@@ -77,12 +77,15 @@ async def main(sessions: int, chunks: int, tools: int, rich: int) -> None:
                 not (tmp / f"stamp-{s.number}").exists() for s in app.sessions) or not app.session.settled
 
         drained_at = 0.0
+        drained_cpu: list = []
+        started_cpu = resource.getrusage(resource.RUSAGE_SELF)
 
         async def watch_drain() -> None:  # looked at every 5 ms, not only between the keys (0.25 s and more apart)
             nonlocal drained_at
             while busy():
                 await asyncio.sleep(0.005)
             drained_at = time.time()
+            drained_cpu.append(resource.getrusage(resource.RUSAGE_SELF))
 
         async def switch_to_next() -> None:
             """The next session shown through the sidebar (ctrl+s, enter on its row): key to its first frame."""
@@ -142,6 +145,8 @@ async def main(sessions: int, chunks: int, tools: int, rich: int) -> None:
           f"after {elapsed:.1f} s; {len(rows)} sessions stored, {sum(r['items'] for r in rows):,} items")
     print(f"slowest agent sent its frames in {slowest:.2f} s; all drained {drained_at - first:.2f} s after the first "
           f"frame: {(drained_at - first) / max(slowest, 1e-9):.1f}x (target <= 1.5x)")
+    print(f"  the agents' first frames {max(s[0] for s in stamps) - first:.2f} s apart (each starts its interpreter "
+          f"first); drained {drained_at - max(s[1] for s in stamps):.2f} s after the last agent's last frame")
     if latencies:
         print(f"key latency while streaming ({len(latencies)} presses): median {statistics.median(latencies) * 1000:.0f} ms, "
               f"worst {max(latencies) * 1000:.0f} ms (target worst <= 50 ms)" + (f"; {lost} never drawn" if lost else ""))
@@ -150,6 +155,10 @@ async def main(sessions: int, chunks: int, tools: int, rich: int) -> None:
     if switches:
         print(f"switching sessions ({len(switches)} switches, {streaming_switches} while streaming): median "
               f"{statistics.median(switches) * 1000:.0f} ms, worst {max(switches) * 1000:.0f} ms (target median <= 100 ms)")
+    used = drained_cpu[0].ru_utime + drained_cpu[0].ru_stime - started_cpu.ru_utime - started_cpu.ru_stime
+    agents = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(f"CPU until drained: kandev-tui {used:.2f} s (all its threads) over {elapsed:.2f} s; the agents "
+          f"{agents.ru_utime + agents.ru_stime:.2f} s in all (2 cores: {2 * elapsed:.2f} s)")
     print(f"peak RSS {rss:.0f} MB; idle CPU over 10 s: {idle_cpu[1] * 100:.2f}% (target < 1%), "
           f"{idle_cpu[0] * 100:.2f}% in the 10 s before, while the cursor still blinks after the last key")
 

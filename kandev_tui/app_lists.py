@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kandev_tui import pacing
 from kandev_tui.sanitize import visible
 from kandev_tui.session.row import SessionRow
 from kandev_tui.textual_hooks import set_terminal_title
 from kandev_tui.widgets.sessions_sidebar import SIDEBAR_FROM
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from kandev_tui.app import KandevApp
     from kandev_tui.app_session import AppSession
     from kandev_tui.screens.sessions import SessionsScreen
@@ -24,6 +27,7 @@ class SessionLists:
         self.app = app
         self.sidebar_hidden = False  # ctrl+b hid the sessions beside the transcript
         self._rows_shown: list[SessionRow] = []  # the rows the list and the sidebar were last given
+        self._soon: Timer | None = None  # show_soon() asked, not done yet
 
     def rows(self) -> list[SessionRow]:
         return [session.row() for session in self.app.sessions]
@@ -68,10 +72,21 @@ class SessionLists:
         for session in app.sessions:
             session.screen.status.others = text if session.on_screen else ""
 
+    def show_soon(self) -> None:
+        """:meth:`show`, once for the changes of one moment: sessions' states change in bursts (eight agents starting,
+        turns ending together), and each showing redraws the sidebar and looks at every key (pacing.py)."""
+        if self._soon is None:
+            self._soon = self.app.set_timer(pacing.LISTS_AT_MOST_EVERY, self._show_now, name="lists")
+
+    def _show_now(self) -> None:
+        self._soon = None
+        if self.app.screen_stack:  # not once the app has closed its screens (quitting: the agents' ends were asked)
+            self.show()
+
     def changed(self) -> None:
         """A session's title, branch or cost changed: the rows that show it, again."""
         if len(self.app.sessions) > 1:
-            self.show()
+            self.show_soon()
 
     def refresh(self) -> None:
         """Each second while the sessions are listed: what arrived off screen, titles and costs as they are now (when

@@ -38,7 +38,7 @@ class Switching(AppParts):
             title = "The agent stopped" if len(self.sessions) == 1 else f"Session {session.number} stopped"
             self.notify(visible(change.detail or "error"), title=title, severity="error", timeout=10, markup=False)
         self.attention.state_changed(session, previous, change.state)
-        self.lists.show()
+        self.lists.show_soon()
 
     def on_resize(self, event: events.Resize) -> None:
         if len(self.sessions) > 1:  # once the app has its new size (its own handler, after this one, takes it)

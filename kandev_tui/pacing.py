@@ -67,6 +67,9 @@ constant                      value       mechanism (where)                     
                                           a key or the focus, then stays shown         screen twice a second (19 of 73 timer ticks of 8
                                           (``widgets/prompt_input.py``)                idle sessions in 10 s); sessions.py 8: idle CPU
                                                                                        1.71-1.83% blinking, 0.18-0.20% once still
+``LISTS_AT_MOST_EVERY``       50 ms       the sessions' rows (sidebar, list, "+2 ·      each showing redrew the sidebar and looked at every
+                                          1 waiting ^g") follow state changes at most  key: 1.8 ms, 61 times in sessions.py 8 (40 of them
+                                          this often (``app_lists.py``)                state changes while the agents start and stream)
 ``GC_QUIET_SECONDS``          2 s         a full garbage collection waits for this     not measured: a pause of a full pass (tens of ms
                                           much quiet (``gcpolicy.py``)                 with a big session) is not felt then
 ``GC_FULL_AT_LEAST_EVERY``    60 s        ... but runs at least this often             not measured: memory stays bounded in a flood
@@ -104,6 +107,8 @@ CHART_SLICE = 0.004
 INPUT_DRAWN_WITHIN = 0.2
 # the prompt (widgets/prompt_input.py)
 CURSOR_BLINKS_FOR = 10.0
+# the sessions' rows (app_lists.py)
+LISTS_AT_MOST_EVERY = 0.05
 # garbage collection (gcpolicy.py)
 GC_QUIET_SECONDS = 2.0
 GC_FULL_AT_LEAST_EVERY = 60.0

@@ -74,7 +74,7 @@ async def test_three_live_sessions_stream_wait_switch_and_close_in_one_app(tmp_p
         stored = {row["id"]: row for row in store.sessions()}
         kit_texts = [i.payload.get("text") for i in store.items(third.source.session_id) if i.kind == "agent_message"]
         assert kit_texts == ["The kit's answer, off screen."] and len(stored) == 3
-        assert "+2 · 1 waiting ^g" in screen_text(app).splitlines()[0]
+        await until(pilot, lambda: "+2 · 1 waiting ^g" in screen_text(app).splitlines()[0])  # (within 50 ms)
 
         await pilot.press("ctrl+s")  # the list: who waits is marked
         await until(pilot, lambda: isinstance(app.screen, SessionsScreen))
@@ -191,6 +191,57 @@ async def test_beside_the_transcript_at_120_columns_the_sidebar_switches_session
         await until(pilot, lambda: not app.transcript_screen.sidebar.display)
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, SessionsScreen))
+
+
+async def test_a_burst_of_state_changes_shows_the_rows_once(tmp_path, monkeypatch):
+    """Three sessions change state at once (their turns start together): the sidebar is given its rows once for
+    them all, and then shows each one running."""
+    from kandev_tui.widgets.sessions_sidebar import SessionsSidebar
+
+    from .app_helpers import ScriptedSource, message_item
+
+    def scripted(n: int):
+        return lambda on_items, on_state: ScriptedSource(on_items, on_state, [message_item(1, f"Session {n} here.")],
+                                                         state="idle", agent=f"agent-{n}")
+
+    app = KandevApp(scripted(1), settings_store=settings_at(tmp_path, chart_animation=False))
+    app.animation_level = "none"
+    for n in (2, 3):
+        app.open_session(scripted(n))
+    async with app.run_test(size=(120, 40)) as pilot:
+        sidebar = app.transcript_screen.sidebar
+        await until(pilot, lambda: all(s.last_state == "idle" for s in app.sessions) and sidebar.option_count == 3)
+        given: list = []
+        show_rows = SessionsSidebar.show_rows
+        monkeypatch.setattr(SessionsSidebar, "show_rows", lambda self, rows: (given.append(rows), show_rows(self, rows)))
+        for session in app.sessions:
+            await session.source.send("go")
+        await until(pilot, lambda: len(given) > 0 and all(row.state == "running" for row in given[-1]))
+        assert len(given) == 1, [[row.state for row in rows] for rows in given]
+        assert all(s.last_state == "running" for s in app.sessions)
+
+
+@pytest.mark.parametrize("rows_after", [0.001, 0.005, 0.02])
+async def test_quitting_while_the_rows_and_a_screens_hidden_widgets_wait_ends_cleanly(tmp_path, monkeypatch, rows_after):
+    """ctrl+q ends the agents (their states change: the rows are to follow a moment later) and closes the screens,
+    one of them never shown (its sidebar, search box and command menu wait for its first frame): neither waits past
+    the screens, and the app ends without an error."""
+    from kandev_tui import pacing
+
+    from .app_helpers import ScriptedSource, message_item
+
+    monkeypatch.setattr(pacing, "LISTS_AT_MOST_EVERY", rows_after)
+
+    def scripted(n: int):
+        return lambda on_items, on_state: ScriptedSource(on_items, on_state, [message_item(1, f"Session {n} here.")],
+                                                         state="idle", agent=f"agent-{n}")
+
+    app = KandevApp(scripted(1), settings_store=settings_at(tmp_path, chart_animation=False))
+    app.open_session(scripted(2))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: all(s.last_state == "idle" for s in app.sessions))
+        await app.action_quit()
+    assert app.return_code == 0
 
 
 async def test_the_search_asked_for_as_a_session_is_first_shown_takes_the_keys(tmp_path):
