@@ -144,7 +144,7 @@ async def main(sessions: int, chunks: int, tools: int, rich: int) -> None:
     print(f"{sessions} sessions × ({chunks:,} chunks + {tools:,} tools + {rich} rich outputs): all idle and on screen "
           f"after {elapsed:.1f} s; {len(rows)} sessions stored, {sum(r['items'] for r in rows):,} items")
     print(f"slowest agent sent its frames in {slowest:.2f} s; all drained {drained_at - first:.2f} s after the first "
-          f"frame: {(drained_at - first) / max(slowest, 1e-9):.1f}x (target <= 1.5x)")
+          f"frame: {(drained_at - first) / max(slowest, 1e-9):.2f}x (target <= 1.5x)")
     print(f"  the agents' first frames {max(s[0] for s in stamps) - first:.2f} s apart (each starts its interpreter "
           f"first); drained {drained_at - max(s[1] for s in stamps):.2f} s after the last agent's last frame")
     if latencies:
