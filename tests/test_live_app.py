@@ -231,8 +231,11 @@ async def test_the_help_over_a_running_turn_does_not_rebuild_the_footer_beneath(
     async with app.run_test(size=(100, 30)) as pilot:
         await send_when_idle(pilot, app, "Check the build")
         await until(pilot, lambda: app.source.state == "waiting")
-        await pilot.pause(0.2)
         footer = app.transcript_screen.query_one(KeyFooter)
+        # the request has the focus: the prompt's keys (send, newline) have left the footer; a loaded machine took
+        # longer than a fixed 0.2 s pause for that
+        await until(pilot, lambda: any(w.answerable for w in app.view.query(PermissionRequest)) and
+                    "Send" not in [key.description for key in footer.query(FooterKey)])
         keys = list(footer.query(FooterKey))
         assert "Cancel turn" in [key.description for key in keys]
         await pilot.press("f1")
