@@ -178,7 +178,7 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         self.refresh_bindings()
 
     def focus_when_mounted(self, widget: Widget) -> None:
-        """Focus one of the widgets mounted just after the first frame (see :meth:`compose`): at once when it is
+        """Focus one of the widgets mounted just after the first frame (:meth:`_mount_hidden`): at once when it is
         mounted, else once it is (a key pressed in the very frame that first shows this screen)."""
         if widget.is_mounted:
             widget.focus()
