@@ -673,9 +673,13 @@ def test_three_sessions_side_by_side_with_the_real_claude_adapter(tmp_path):
         for _ in range(2):
             tmux.keys("C-g")
             deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:  # whose request is on screen: Claude's, or the demo's
+            # whose request waits on screen: Claude's, or the demo's. "to answer" tells a waiting one from the
+            # demo's answered one, which stays on the demo's screen until ctrl+g is taken: on a loaded machine
+            # that screen was read, "1" typed into its prompt, and ctrl+g never came back to Claude
+            while time.monotonic() < deadline:
                 screen = tmux.stable_screen()
-                if "asks to edit: Write hello.py" in screen or "Write reports/summary.md" in screen:
+                if "1-9 or click to answer" in screen and ("asks to edit: Write hello.py" in screen
+                                                           or "asks to edit: Write reports/summary.md" in screen):
                     break
                 time.sleep(0.2)
             if "asks to edit: Write hello.py" in screen:
