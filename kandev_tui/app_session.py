@@ -14,7 +14,7 @@ import logging
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, TypeGuard
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypeGuard
 
 from textual.app import ScreenStackError
 
@@ -114,8 +114,12 @@ class AppSession(SessionLogin, SessionPrompts):
             self.app.lists.changed()
 
     async def _start_source(self) -> None:
+        turn = None
         try:
-            await self.model.start()
+            if self.initial_prompt:  # sent by the source as soon as the session is open (the app's loop may be busy)
+                turn = await self.model.start_with(self.initial_prompt)
+            else:
+                await self.model.start()
         except StoreError as exc:  # the session database cannot be read (damaged): nothing to show; said once the
             log.info("store: %s", exc)  # screen is gone, as the command line says it
             self.model.fail(str(exc), EXIT_STORE)
@@ -126,8 +130,8 @@ class AppSession(SessionLogin, SessionPrompts):
             self.model.receive_state(SessionState.ERROR, f"{type(exc).__name__}: {exc}")
             return
         self.app.gc_policy.start()  # full collections wait for quiet moments (kandev_tui/gcpolicy.py)
-        if self.initial_prompt and self.status.can_prompt and self.status.state == SessionState.IDLE:
-            self.app.run_worker(self.send(self.initial_prompt), name="turn", group=f"turn-{self.number}")
+        if turn is not None:
+            self.app.run_worker(self._turn(turn), name="turn", group=f"turn-{self.number}")
 
     async def close(self, reason: str = "") -> None:
         """Close the source (the agent stops, what came is stored, the session marked); once."""
@@ -280,9 +284,13 @@ class AppSession(SessionLogin, SessionPrompts):
                 self.login_screen.say(f"{visible(str(exc))}: choose a way again, or escape")
 
     async def send(self, text: str) -> None:
+        await self._turn(self.model.send(text))
+
+    async def _turn(self, turn: Awaitable[None]) -> None:
+        """A turn, sent: awaited until it ends; why it failed, said."""
         self.started_turns += 1
         try:
-            await self.model.send(text)
+            await turn
         except Exception as exc:  # noqa: BLE001
             self.app.notify(visible(str(exc)), title="Not sent", severity="warning", markup=False)
 

@@ -94,6 +94,11 @@ class SessionPrompts(SessionParts):
             return
         if state == SessionState.IDLE and self.held is None and self.queue_offered:
             return  # offered again from the last run: they wait for ctrl+r, or for the next turn's end
+        if state in TURN_STATES and self.held is not None:  # the first prompt (run --prompt) went first: the
+            self.queue.insert(0, self.held)  # message typed while the agent started follows its turn (and
+            self.held, self.queue_offered = None, False  # the ones offered again from the last run after it)
+            self._queue_changed()
+            return
         if state == SessionState.IDLE:
             if self.held is not None:
                 text, self.held = self.held, None

@@ -287,7 +287,7 @@ TERMINAL_AUTH = {"id": "cli-login", "name": "Log in with the CLI", "description"
                                              "label": "CLI login", "env": {"LOGIN_MODE": "device"}}}}
 
 
-def dialect_app(tmp_path: Path, dialect: dict[str, Any], monkeypatch):
+def dialect_app(tmp_path: Path, dialect: dict[str, Any], monkeypatch, initial_prompt: str | None = None):
     from kandev_tui.acp import AgentOptions
     from kandev_tui.app import KandevApp
     from kandev_tui.sources import LiveSource
@@ -300,7 +300,7 @@ def dialect_app(tmp_path: Path, dialect: dict[str, Any], monkeypatch):
     store = Store(tmp_path / "s.db")
     options = AgentOptions(command=AGENT, workspace=tmp_path / "ws", log_path=tmp_path / "agent.log")
     app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state),
-                    settings_store=settings_at(tmp_path, chart_animation=False))
+                    settings_store=settings_at(tmp_path, chart_animation=False), initial_prompt=initial_prompt)
     app.animation_level = "none"
     return app
 
@@ -424,6 +424,30 @@ async def test_what_is_typed_and_sent_while_the_agent_starts_is_sent_once_it_is_
         await until(pilot, lambda: items_of(app, "agent_message") and app.source.state == "idle")
         assert [i.payload["text"] for i in items_of(app, "user_message")] == ["first\n\nsecond"]
         assert prompt.text == "draft"
+        await app.action_quit()
+
+
+@pytest.mark.system
+async def test_a_message_sent_while_the_agent_starts_with_a_first_prompt_follows_that_prompts_turn(tmp_path, monkeypatch):
+    """``run --prompt``, and the user sends a message of their own while the agent starts: the first prompt's turn
+    runs, the message waits in the queue meanwhile, and is sent when that turn ends. Both reach the agent, in that
+    order, and nothing is refused (the two went out at once, and one was lost with "a turn is already running")."""
+    from .app_helpers import until
+
+    gate = tmp_path / "ready"
+    app = dialect_app(tmp_path, {"start_gate": str(gate), "steps": [{"op": "say", "text": "Got it."}]},
+                      monkeypatch, initial_prompt="the task")
+    notices: list[str] = []
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.notify = lambda message, **kw: notices.append(str(message))  # type: ignore[method-assign]
+        prompt = app.transcript_screen.prompt
+        await until(pilot, lambda: app.source.state == "starting" and not prompt.disabled)
+        await pilot.press(*"mine too", "enter")
+        gate.write_text("")
+        await until(pilot, lambda: len(items_of(app, "turn_end")) == 2 and app.source.state == "idle")
+        said = [i.payload["text"] for i in items_of(app, "user_message")]
+        assert said == ["the task", "mine too"], said
+        assert notices == [] and app.current.queue == []
         await app.action_quit()
 
 

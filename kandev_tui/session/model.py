@@ -20,7 +20,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Awaitable, Callable, Protocol
 
 from kandev_tui.renderers.registry import Registry
 from kandev_tui.transcript.items import Item
@@ -301,6 +301,12 @@ class SessionModel:
     async def start(self) -> None:
         await self.source.start()
         self.refresh_status()
+
+    async def start_with(self, text: str) -> Awaitable[None] | None:
+        """Started with ``text`` as the first prompt (:meth:`Source.start_with`): its turn, or None."""
+        turn = await self.source.start_with(text)
+        self.refresh_status()
+        return turn
 
     async def load_older(self) -> int:
         """Older items fetched (a Kandev session's earlier pages): how many."""

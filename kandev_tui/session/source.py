@@ -4,7 +4,8 @@ A source delivers item batches to ``on_items`` and state changes to ``on_state(s
 app may ask of a source is declared here, with what a source without the capability answers, so the app never
 has to guess with ``hasattr``:
 
-- prompting: ``can_prompt``, ``send``, ``read_only_reason``; cancelling: ``can_cancel``, ``cancel``;
+- prompting: ``can_prompt``, ``send``, ``read_only_reason``, and ``start_with`` (started with a first prompt, which a
+  source that runs in a thread of its own sends from there); cancelling: ``can_cancel``, ``cancel``;
 - permission requests: ``waiting_for`` (the keys still waiting), ``answer``;
 - ``streaming``: the source is taking in output as fast as it can (a flood); the UI then takes batches less often,
   so that reading keeps up (read from any thread, it may be a moment out of date);
@@ -26,7 +27,7 @@ asks of a source (the methods and attributes above) it asks on its own loop.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from kandev_tui.transcript.items import SESSION_INFO, Item
 
@@ -87,6 +88,14 @@ class Source:
 
     async def start(self) -> None:
         """Begin delivering items."""
+
+    async def start_with(self, text: str) -> Awaitable[None] | None:
+        """:meth:`start`, then ``text`` sent as the session's first prompt when it can take one: the turn, to await
+        (its end, or why it failed); None when the session took no prompt (it failed, or waits for a login)."""
+        await self.start()
+        if not self.can_prompt or self.state != SessionState.IDLE:
+            return None
+        return self.send(text)
 
     async def send(self, text: str) -> None:
         from kandev_tui.acp import AgentError

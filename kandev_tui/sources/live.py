@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from kandev_tui.acp import AgentError, AgentOptions, LoginRequired
 from kandev_tui.agent_session import AgentSession, choose_at_start, session_title
@@ -91,6 +92,12 @@ class LiveSource(RunsInBackground, Source):
     async def start(self) -> None:
         await self._there(self._start())
 
+    async def start_with(self, text: str) -> Awaitable[None] | None:
+        """The first prompt goes from the agent's loop as soon as its session is open, with no round trip through
+        the app's loop (busy drawing the sessions that stream already): the session goes from starting to running."""
+        turn = await self._there(self._start(first_prompt=text))
+        return asyncio.wrap_future(turn) if turn is not None else None
+
     async def _connected(self) -> AgentClient | None:
         """The agent, started and initialised (once): its stored session made, frames flowing to the store."""
         if self.client is not None:
@@ -113,32 +120,39 @@ class LiveSource(RunsInBackground, Source):
             self.agent_name = name
         return self.client
 
-    async def _start(self) -> None:
+    async def _start(self, first_prompt: str | None = None) -> concurrent.futures.Future[None] | None:
+        """Start the agent and open its session; with ``first_prompt``, its turn (running on this loop) once it is
+        open, else None."""
         picked = self.session_id if self.can_pick_session else None
         client = await self._connected()
         if client is None:
-            return
+            return None
         if picked:
             self.options.resume = picked  # one of the agent's own sessions, chosen in the picker
-        await self._open()
+        if not await self._open(idle=first_prompt is None) or first_prompt is None:
+            return None
+        return asyncio.run_coroutine_threadsafe(self._send(first_prompt), asyncio.get_running_loop())
 
-    async def _open(self) -> None:
-        """Open the session (new, resumed or loaded); a login first when the agent needs one."""
+    async def _open(self, idle: bool = True) -> bool:
+        """Open the session (new, resumed or loaded); a login first when the agent needs one. Whether it is open;
+        ``idle``: then say so (not when a prompt goes at once: the session is running next)."""
         assert self.client is not None
         try:
             await self.client.open_session()
         except LoginRequired as exc:
             self.login_methods = exc.methods
             self._set_state("login", str(exc))
-            return
+            return False
         except AgentError as exc:
             self._failed(exc)
-            return
+            return False
         self.login_methods = []
         if self.core is not None:
             self.core.opened(self.client)
         await self._choose_at_start()
-        self._set_state("idle", "")
+        if idle:
+            self._set_state("idle", "")
+        return True
 
     def _failed(self, exc: AgentError) -> None:
         self.can_prompt = False
