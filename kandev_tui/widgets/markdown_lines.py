@@ -114,16 +114,17 @@ class Lines(Sequence[Strip]):
 class Joined:
     """The lines of a message's pieces before its tail, at one width and theme, one part per piece (and a blank line
     between pieces where a paragraph does not go on), extended as pieces are split off: it only grows (a
-    :class:`Lines` reads the parts it had). A piece not drawn yet stands as blank lines; once one is drawn, the
-    lines are joined anew."""
+    :class:`Lines` reads the parts it had). A piece not drawn yet stands as blank lines; once some are drawn, a copy
+    holds their lines in their parts (:meth:`redrawn`)."""
 
-    __slots__ = ("key", "parts", "owners", "starts", "pieces", "pending", "goes_on")
+    __slots__ = ("key", "parts", "owners", "starts", "part_of", "pieces", "pending", "goes_on")
 
     def __init__(self, key: tuple) -> None:
         self.key = key
         self.parts: list[list[Strip]] = []
         self.owners: list[int] = []  # the piece each part draws (-1: a blank line between pieces)
         self.starts = [0]  # the first line of each part, and the end
+        self.part_of: list[int] = []  # each piece's part
         self.pieces = 0  # the pieces joined
         self.pending: list[int] = []  # the pieces joined as blank lines (not drawn yet)
         self.goes_on = False  # the last piece's paragraph goes on in the next one
@@ -131,8 +132,24 @@ class Joined:
     def add(self, lines: list[Strip], owner: int, joins: bool) -> None:
         if self.parts and lines and not self.goes_on:
             self._part([BLANK], -1)
+        self.part_of.append(len(self.parts))
         self._part(lines, owner)
         self.goes_on = joins
+
+    def redrawn(self, drawn: dict[int, list[Strip]]) -> Joined:
+        """A copy in which these pending pieces have their lines (each has some: a blank line stands before each
+        part that has lines, as :meth:`add` puts it). The lists are copied (the :class:`Lines` made from this one
+        read it as it is) and the line numbers counted again, at C's speed: a slice that draws a few pieces of a
+        message of thousands costs what it draws, not what joining every piece again in Python did."""
+        copy = Joined(self.key)
+        copy.parts = list(self.parts)
+        for piece, lines in drawn.items():
+            copy.parts[self.part_of[piece]] = lines
+        copy.owners, copy.part_of = list(self.owners), list(self.part_of)
+        copy.starts = [0, *itertools.accumulate(map(len, copy.parts))]
+        copy.pieces, copy.goes_on = self.pieces, self.goes_on
+        copy.pending = [piece for piece in self.pending if piece not in drawn]
+        return copy
 
     def _part(self, lines: list[Strip], owner: int) -> None:
         self.parts.append(lines)
@@ -155,6 +172,7 @@ class MarkdownLines:
         self._tail = ""  # the rest: the last block, drawn again whenever it grows
         self._backlog = ""  # what came after the tail and is not split into blocks yet (see :meth:`append`)
         self._lines: dict[tuple, list[Strip]] = {}  # (piece index or "tail", width, theme) → its lines
+        self._fresh: list[tuple] = []  # the keys of the pieces' lines drawn since the pieces were last joined
         self._tail_keys: set[tuple] = set()  # the keys of the tail's lines in it
         self._joined: tuple[tuple, Lines] | None = None  # ((width, theme), every line)
         self._head: Joined | None = None  # the pieces' lines before the tail, joined (extended as pieces come)
@@ -338,13 +356,22 @@ class MarkdownLines:
         return result
 
     def _joined_pieces(self, width: int) -> Joined:
-        """The lines of the pieces before the tail at ``width``: those joined before, and the pieces split off since
-        (joined anew when the width or the theme changed, or a piece that stood blank was drawn since)."""
+        """The lines of the pieces before the tail at ``width``: those joined before (with the lines of those that
+        stood blank and were drawn since), and the pieces split off since; joined anew when the width or the theme
+        changed."""
         key = (width, self.theme_key)
         head = self._head
-        if head is None or head.key != key or len(self._sealed) < head.pieces or any(
-                (index, width, self.theme_key) in self._lines for index in head.pending):
+        fresh, self._fresh = self._fresh, []
+        if head is None or head.key != key or len(self._sealed) < head.pieces:
             head = self._head = Joined(key)
+        elif head.pending and fresh:
+            drawn = {index: self._lines[cache_key] for cache_key in fresh
+                     if cache_key[1:] == (width, self.theme_key) and (index := cache_key[0]) < head.pieces
+                     and cache_key in self._lines}
+            if not all(drawn.values()):  # a piece that draws no line has no blank line before it either
+                head = self._head = Joined(key)
+            elif drawn:
+                head = self._head = head.redrawn(drawn)
         for index in range(head.pieces, len(self._sealed)):
             text, joins = self._sealed[index]  # (a piece is never blank: _seal_piece)
             lines = self._lines.get((index, width, self.theme_key))
@@ -362,6 +389,8 @@ class MarkdownLines:
         self._lines[cache_key] = self._draw(piece[0], console, options)
         if key == "tail":
             self._tail_keys.add(cache_key)
+        else:
+            self._fresh.append(cache_key)
 
     def _draw(self, text: str, console: Console, options: ConsoleOptions) -> list[Strip]:
         """The lines of ``text`` as Rich draws Markdown, less the empty lines Rich puts around a block alone (one is
