@@ -58,6 +58,9 @@ constant                      value       mechanism (where)                     
 ``DRAW_SLICE``                4 ms        a long message's blocks not drawn yet are    1 MB of Markdown takes Rich about 4 s to draw: a key
                                           drawn this much at a time                    waits one slice at most (8d51284)
 ``DRAW_AGAIN``                10 ms       ... with this pause between slices           the pause lets input and frames in (same commit)
+``DRAW_AGAIN_FLOODING``       50 ms       ... while the session floods, only those in  drawing the blocks above the screen during a flood
+                                          view, looked at after this pause             took 40% of the interpreter from its reader:
+                                                                                       stream.py long, the tenths after the first
 ``CHART_SLICE``               4 ms        charts coming into view are plotted this     plotext takes 10-30 ms a chart: an escape back to
                                           much at a time, one at least, the rest       a flooding transcript waited for the charts that
                                           DRAW_AGAIN later (``transcript_view/``)      came into view meanwhile (49 ms, sessions.py)
@@ -102,6 +105,7 @@ FIRST_FRAME_WAIT = 0.5
 PREDRAW_SLICE = 0.004
 DRAW_SLICE = 0.004
 DRAW_AGAIN = 0.01
+DRAW_AGAIN_FLOODING = 0.05
 CHART_SLICE = 0.004
 # Textual's frame loop (textual_hooks.py)
 INPUT_DRAWN_WITHIN = 0.2

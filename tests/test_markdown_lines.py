@@ -227,6 +227,32 @@ async def test_a_streaming_message_in_the_app_grows_in_place(tmp_path, monkeypat
         assert message.size.height == len(plain(replayed, message.content_region.width))
 
 
+async def test_while_the_session_floods_only_the_blocks_in_view_are_drawn(tmp_path, monkeypatch):
+    """A long message that floods in: the blocks on screen are drawn, those above wait until the flood pauses (they
+    took 40% of the interpreter from the reader of the flood: stream.py long), then they are drawn too."""
+    from .app_helpers import until
+
+    drawn = counting_draws(monkeypatch)
+    slices: list[int] = []
+    draw_more = AgentMessage.draw_more
+    monkeypatch.setattr(AgentMessage, "draw_more", lambda self: (slices.append(1), draw_more(self)))
+    flooding = [True]
+    app = stored_app(tmp_path, [message_item(0, "Before.")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.view.draw_context.flooding = lambda: flooding[0]
+        text = "".join(f"Paragraph {index} of a flood.\n\n" for index in range(600))
+        apply_now(app, [Item("message:1", "agent_message", 1, {"text": text}, final=False)])
+        await until(pilot, lambda: any("Paragraph 598 " in piece for piece in drawn))  # the end, in view
+        slices.clear()
+        await until(pilot, lambda: len(slices) >= 5)  # slices went by: each drew nothing above the screen
+        assert not any("Paragraph 0 " in piece or "Paragraph 300 " in piece for piece in drawn)
+        flooding[0] = False
+        await until(pilot, lambda: any("Paragraph 0 " in piece for piece in drawn), rounds=2400)
+        message = app.view.widgets["message:1"]
+        await until(pilot, lambda: message.size.height == 2 * 600 - 1, rounds=2400)  # every block drawn
+
+
 def _unwrap(pieces, hang):
 
     return [p.plain if i == 0 else p.plain[hang:] for i, p in enumerate(pieces)]

@@ -10,10 +10,11 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from kandev_tui.pacing import DRAW_AGAIN, DRAW_SLICE
+from kandev_tui.pacing import DRAW_AGAIN, DRAW_AGAIN_FLOODING, DRAW_SLICE
 from kandev_tui.transcript.items import Item
 
 from .base import EntryWidget, match_spans, safe_text
+from .context import context_of
 from .markdown_lines import Lines, MarkdownLines
 
 if TYPE_CHECKING:
@@ -82,7 +83,9 @@ class AgentMessage(EntryWidget):
     def _strips(self, width: int, budget: float | None = 0.0, wanted: Iterable[int] = ()) -> Lines:
         """Every line at ``width``, kept until the text, the width or the theme changes (read per visible line).
         A frame draws only the last block of a streaming message (``budget`` 0): the blocks split off before it are
-        drawn a slice at a time between frames (:meth:`draw_more`), those in view first."""
+        drawn a slice at a time between frames (:meth:`draw_more`), those in view first; while the session floods
+        (its output comes as fast as it is read), only those in view: the others wait for the flood to pause, so
+        that drawing what nobody sees does not slow the reading of what comes."""
         key = (width, self.app.theme)
         if self._drawn is not None and self._drawn[0] == key and (budget == 0 or not self._drawn[1].pending):
             return self._drawn[1]
@@ -91,11 +94,14 @@ class AgentMessage(EntryWidget):
         _, background = self.background_colors  # code on a shade of it, as Textual's own Markdown draws code
         shade = background.blend(BLACK if theme.dark else WHITE, 0.1 if theme.dark else 0.3)
         self._document.set_theme(theme.name, theme.dark, theme, shade.hex)
+        flooding = budget != 0 and context_of(self).flooding()
         strips = self._document.strips(app.console, app.console_options.update(width=width, highlight=False),
-                                       budget, wanted)
+                                       budget, wanted, not flooding)
         self._drawn = (key, strips)
         if strips.pending and self._drawing is None:
-            self._drawing = self.set_timer(DRAW_AGAIN, self.draw_more)
+            # (text not shown yet is split and shown at the usual pace, flood or not)
+            pause = DRAW_AGAIN_FLOODING if flooding and not self._document.backlog else DRAW_AGAIN
+            self._drawing = self.set_timer(pause, self.draw_more)
         return strips
 
     def draw_more(self) -> None:
@@ -104,12 +110,12 @@ class AgentMessage(EntryWidget):
         width = self._width()
         if width <= 0:
             return
-        height = len(self._strips(width))
-        self._strips(width, DRAW_SLICE, self._rows_in_view())
-        if self._drawn is not None and len(self._drawn[1]) != height:
+        before, backlog = self._strips(width), self._document.backlog
+        drawn = self._strips(width, DRAW_SLICE, self._rows_in_view())
+        if len(drawn) != len(before):
             self.refresh(layout=True)
-        else:
-            self.refresh()
+        elif drawn.pending != before.pending or self._document.backlog != backlog:
+            self.refresh()  # (else nothing was drawn: a flood holds back what is not in view)
 
     def _rows_in_view(self) -> range:
         parent = self.parent

@@ -301,14 +301,14 @@ class MarkdownLines:
             self._joined = None
 
     def strips(self, console: Console, options: ConsoleOptions, budget: float | None = None,
-               wanted: Iterable[int] = ()) -> Lines:
+               wanted: Iterable[int] = (), rest: bool = True) -> Lines:
         """Every line at ``options``' width: the pieces' lines (kept) and the tail's, a blank line between pieces
         (unless a paragraph goes on). Kept until the text, the width or the theme changes.
 
         With a ``budget`` (seconds), the pieces not drawn yet at this width are drawn only while it lasts: the tail
         first, then those holding the ``wanted`` lines (the ones in view), then from the end back (what a following
-        transcript shows). The others stand as blank lines of about their height (:attr:`Lines.pending` counts
-        them), to be drawn by a later call."""
+        transcript shows; not with ``rest`` false). The others stand as blank lines of about their height
+        (:attr:`Lines.pending` counts them), to be drawn by a later call."""
         width = options.max_width
         joined_key = (width, self.theme_key)
         joined = self._joined
@@ -325,8 +325,8 @@ class MarkdownLines:
         else:  # those in view first, then those not drawn yet from the end back (all of them: at a new width)
             in_view = joined[1].pieces_at(wanted) if joined is not None and joined[0] == joined_key else []
             head = self._head if self._head is not None and self._head.key == joined_key else None
-            undrawn: Iterable[int] = range(len(sealed) - 1, -1, -1) if head is None else itertools.chain(
-                range(len(sealed) - 1, head.pieces - 1, -1), reversed(head.pending))
+            undrawn: Iterable[int] = () if not rest else range(len(sealed) - 1, -1, -1) if head is None else (
+                itertools.chain(range(len(sealed) - 1, head.pieces - 1, -1), reversed(head.pending)))
             for index in itertools.chain(in_view, undrawn):
                 if time.perf_counter() >= ends:
                     break
