@@ -12,7 +12,8 @@ in the first and the last 10% of it, and in each tenth, as the agent could send 
 kandev-tui takes it), and how far the screen is behind the agent at 10% and at 90% of it: a message that costs more
 per chunk as it grows shows in both (target: the last 10% no slower than the first). The first tenth goes by before
 the screen shows the message's first batch (the UI's thread takes no share of the machine yet): the tenths after it
-say whether the time per chunk grows with the message.
+say whether the time per chunk grows with the message. Then how long until every block of the message is drawn
+(those above the screen are drawn a slice at a time once the flood pauses), and the CPU that takes.
 
     .venv/bin/python benchmarks/stream.py [CASE] [CHUNKS] [TOOLS]    (CASE: mixed, long or both)
 """
@@ -20,6 +21,7 @@ say whether the time per chunk grows with the message.
 from __future__ import annotations
 
 import asyncio
+import resource
 import statistics
 import sys
 import tempfile
@@ -98,6 +100,10 @@ async def main(case: str, chunks: int, tools: int) -> None:
         elapsed = time.perf_counter() - start
         drained_at = time.time()
         watcher.cancel()
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        while any(isinstance(w, AgentMessage) and w.drawing_rest for w in app.view.widgets.values()):
+            await asyncio.sleep(0.01)  # the blocks above the screen, drawn a slice at a time
+        rest = (time.time() - drained_at, resource.getrusage(resource.RUSAGE_SELF).ru_utime - used.ru_utime)
         pipeline = app.source.pipeline
         view = app.view
         mounted = (len(view.widgets), len(list(app.screen.walk_children())), view.following)
@@ -126,6 +132,8 @@ async def main(case: str, chunks: int, tools: int) -> None:
 
         behind = ((shown_at(0.1) - stamps[1]) * 1000, (shown_at(0.9) - stamps[-2]) * 1000)
         print(f"the screen behind the agent: at 10% of the message {behind[0]:.0f} ms, at 90% {behind[1]:.0f} ms")
+        print(f"every block of the message drawn {rest[0]:.1f} s after all was on screen (for scrolling back: a "
+              f"slice at a time, keys between), kandev-tui's CPU meanwhile {rest[1]:.1f} s")
     print(f"the agent sent its frames in {last - first:.2f} s; all on screen {drained_at - first:.2f} s after its "
           f"first frame: {(drained_at - first) / max(last - first, 1e-9):.1f}x its send time (target <= 1.5x)")
     if lags:

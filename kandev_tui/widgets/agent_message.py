@@ -139,6 +139,11 @@ class AgentMessage(EntryWidget):
             self._strips(width, DRAW_SLICE, self._rows_in_view())
 
     @property
+    def drawing_rest(self) -> bool:
+        """Blocks not drawn yet (they stand as blank lines of about their height) are being drawn a slice at a time."""
+        return self._drawing is not None
+
+    @property
     def backlog(self) -> int:
         """Characters that came and are not shown yet (split into blocks a slice at a time: :meth:`draw_more`)."""
         return self._document.backlog
