@@ -12,7 +12,8 @@ in the first and the last 10% of it, and in each tenth, as the agent could send 
 kandev-tui takes it), and how far the screen is behind the agent at 10% and at 90% of it: a message that costs more
 per chunk as it grows shows in both (target: the last 10% no slower than the first). The first tenth goes by before
 the screen shows the message's first batch (the UI's thread takes no share of the machine yet): the tenths after it
-say whether the time per chunk grows with the message. Then how long until every block of the message is drawn
+say whether the time per chunk grows with the message (with 400,000 chunks, ``long 400000``, the first tenth is long
+enough for the screen to take part in it too). Then how long until every block of the message is drawn
 (those above the screen are drawn a slice at a time once the flood pauses), and the CPU that takes.
 
     .venv/bin/python benchmarks/stream.py [CASE] [CHUNKS] [TOOLS]    (CASE: mixed, long or both)
