@@ -61,7 +61,8 @@ class AppSession(SessionLogin, SessionPrompts):
         self.view.draw_context = DrawContext(  # what the transcript's widgets draw with (widgets/context.py)
             series_colors=app.series_colors, should_animate=app.should_animate,
             animations_enabled=app.animations_enabled, workspace=lambda: self.workspace,
-            visible=lambda: app.app_visible, flooding=lambda: self.model.source.streaming)
+            visible=lambda: app.app_visible, flooding=lambda: self.model.source.streaming,
+            working=lambda: app.gc_policy.working())
         self.screen = TranscriptScreen(self.view, shown=self.model.look_now)
         self.controls = Controls()  # what the agent lets the user choose (session_info): modes, models, commands
         self.focus_prompt = False

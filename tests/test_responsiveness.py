@@ -33,6 +33,34 @@ def test_full_collections_wait_for_a_quiet_moment_but_not_for_ever():
     assert gc.get_threshold() == before and gc.get_freeze_count() == 0
 
 
+def test_no_full_collection_while_the_screen_works_a_slice_at_a_time():
+    """The screen drawing a long message's blocks between keys is not a quiet moment: a full pass then (70-100 ms
+    after a 1 MB flood, one a second) held a key back for its length."""
+    policy = GcPolicy()
+    policy.start()
+    try:
+        while gc.get_count()[2] < policy.saved[2]:
+            gc.collect(1)
+        policy.working()
+        assert not policy.tick(last_activity=time.monotonic() - 10)  # the user and the agent quiet, the screen not
+        policy.worked_at -= 10
+        assert policy.tick(last_activity=time.monotonic() - 10) and policy.full_passes == 1
+    finally:
+        policy.stop()
+
+
+async def test_a_long_messages_slices_keep_the_full_collection_waiting(tmp_path):
+    from kandev_tui.transcript.items import Item
+
+    app = stored_app(tmp_path, [message_item(0, "Before.")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        started = time.monotonic()
+        text = "".join(f"Paragraph {index} of a long answer.\n\n" for index in range(3000))
+        apply_now(app, [Item("message:1", "agent_message", 1, {"text": text}, final=False)])
+        await until(pilot, lambda: app.gc_policy.worked_at > started)  # a slice of its blocks said so
+
+
 async def test_the_app_gives_the_collector_back_when_it_closes(tmp_path):
     before = gc.get_threshold()
     app = stored_app(tmp_path, [message_item(i, f"Message {i}.") for i in range(5)])

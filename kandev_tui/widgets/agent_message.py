@@ -112,6 +112,7 @@ class AgentMessage(EntryWidget):
             return
         before, backlog = self._strips(width), self._document.backlog
         drawn = self._strips(width, DRAW_SLICE, self._rows_in_view())
+        context_of(self).working()  # (no full garbage collection while this goes on: kandev_tui/gcpolicy.py)
         if len(drawn) != len(before):
             self.refresh(layout=True)
         elif drawn.pending != before.pending or self._document.backlog != backlog:

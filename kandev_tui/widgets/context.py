@@ -28,6 +28,10 @@ def _nothing() -> Any:
     return None
 
 
+def _idle() -> None:
+    return None
+
+
 @dataclass
 class DrawContext:
     series_colors: Callable[[], tuple[tuple[int, int, int], ...] | None] = _no_colors  # by series index; None: none
@@ -37,6 +41,7 @@ class DrawContext:
     visible: Callable[[], bool] = _always  # the terminal is in view (charts are plotted only then)
     flooding: Callable[[], bool] = _never  # the session's output comes as fast as it is read: what is not in view
     # waits (a long message's blocks above the screen are drawn once the flood pauses)
+    working: Callable[[], None] = _idle  # a slice of work spread between keys was done (a long message's blocks)
 
 
 DEFAULT = DrawContext()
