@@ -126,6 +126,11 @@ class AgentSession:
                                         keep_days=self.options.checkpoint_days)
         return self._changes
 
+    def prepare_turns(self) -> None:
+        """What the first turn needs and can be found while the agent starts (the workspace's repository), looked
+        for now, on the running loop."""
+        self.changes.prepare()
+
     def opened(self, client: AgentClient) -> None:
         """The agent's session is open: its id, and how it can be continued, stored."""
         self.update(agent_session_id=client.session_id, continues=client.continues_by)

@@ -126,6 +126,7 @@ async def run_turn(options: AgentOptions, prompt: str, store: Store, *, record: 
     session_id, pipeline = core.session_id, core.pipeline
     assert pipeline is not None
     client = core.client(headless_permission_policy(permission))
+    core.prepare_turns()  # while the agent starts
     try:
         await client.start()
         core.opened(client)

@@ -64,8 +64,24 @@ class TurnChanges:
         self.enabled = enabled
         self.keep_days = keep_days  # older checkpoints of the repository are removed once, when it is first found
         self.root: Path | None = None
+        self._finding: asyncio.Future[Path] | None = None  # the repository being found ahead (prepare)
         self._said_unavailable = False
         self._start: Checkpoint | Unavailable | None = None
+
+    def prepare(self) -> None:
+        """Find the workspace's repository now (in a thread, on the running loop), while the agent starts: the first
+        turn's prompt then waits only for its checkpoint, not for git to say where the repository is (and for its
+        old checkpoints to be removed) as well."""
+        if self.enabled and self.root is None and self._finding is None:
+            self._finding = asyncio.ensure_future(self._find())
+            self._finding.add_done_callback(lambda done: done.cancelled() or done.exception())  # (said by started)
+
+    async def _find(self) -> Path:
+        root = await asyncio.to_thread(checkpoints.repository, self.workspace)
+        pruned = await asyncio.to_thread(checkpoints.prune, root, self.keep_days, self.session_id)
+        if pruned:
+            log.info("removed %d checkpoints older than %d days in %s", pruned, self.keep_days, root)
+        return root
 
     def _ref(self, turn: int, when: str) -> str:
         return f"{checkpoints.REF_ROOT}/{self.session_id}/{turn}-{when}"
@@ -78,10 +94,8 @@ class TurnChanges:
             return
         try:
             if self.root is None:
-                self.root = await asyncio.to_thread(checkpoints.repository, self.workspace)
-                pruned = await asyncio.to_thread(checkpoints.prune, self.root, self.keep_days, self.session_id)
-                if pruned:
-                    log.info("removed %d checkpoints older than %d days in %s", pruned, self.keep_days, self.root)
+                finding, self._finding = self._finding, None
+                self.root = await (finding if finding is not None else self._find())
             _turn_began(self.root, self.session_id, f"{self.session_id}/{self.turn}")
             self._start = await asyncio.to_thread(checkpoints.take, self.root, self._ref(self.turn, "start"))
         except Unavailable as exc:

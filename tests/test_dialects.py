@@ -451,6 +451,29 @@ async def test_a_message_sent_while_the_agent_starts_with_a_first_prompt_follows
         await app.action_quit()
 
 
+async def test_the_workspaces_repository_is_found_while_the_agent_starts(tmp_path, monkeypatch):
+    """Where the turns' checkpoints go (git's answer, and old checkpoints removed) is found while the agent starts,
+    not when the first prompt is about to go: it waited for it (5-60 ms with eight agents starting at once)."""
+    from kandev_tui import checkpoints
+
+    from .app_helpers import until
+
+    asked: list[str] = []
+    repository = checkpoints.repository
+    monkeypatch.setattr(checkpoints, "repository", lambda workspace: (asked.append(str(workspace)),
+                                                                      repository(workspace))[1])
+    gate = tmp_path / "ready"
+    app = dialect_app(tmp_path, {"start_gate": str(gate), "steps": [{"op": "say", "text": "Got it."}]}, monkeypatch,
+                      initial_prompt="go")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.source.state == "starting" and asked)  # the agent has not answered yet
+        assert asked == [str(tmp_path / "ws")]
+        gate.write_text("")
+        await until(pilot, lambda: items_of(app, "agent_message") and app.source.state == "idle")
+        assert len(asked) == 1  # found once: the turn used it
+        await app.action_quit()
+
+
 async def test_a_message_held_for_an_agent_that_never_starts_is_given_back(tmp_path, monkeypatch):
     """The agent dies before it is ready: the message that waited for it is back in the prompt box."""
     from .app_helpers import until

@@ -110,6 +110,7 @@ class LiveSource(RunsInBackground, Source):
         if history:  # kandev-tui's own session, continued: its items first, new keys after
             self.on_items(history)
         self.client = self.core.client(self._ask, self._ask_user)
+        self.core.prepare_turns()  # meanwhile
         try:
             await self.client.connect()
         except AgentError as exc:
