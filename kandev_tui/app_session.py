@@ -133,6 +133,11 @@ class AppSession(SessionLogin, SessionPrompts):
         self.app.gc_policy.start()  # full collections wait for quiet moments (kandev_tui/gcpolicy.py)
         if turn is not None:
             self.app.run_worker(self._turn(turn), name="turn", group=f"turn-{self.number}")
+        elif self.initial_prompt:  # not sent: the agent waits for a login (it goes once the session is ready), or
+            # it failed (back in the prompt box, said), as a message the user sent while it started
+            self.held = self.initial_prompt if self.held is None else f"{self.initial_prompt}\n\n{self.held}"
+            change = self.model.state_change(self.status.state, "")
+            self._send_held(change.state, change.prompt.read_only)
 
     async def close(self, reason: str = "") -> None:
         """Close the source (the agent stops, what came is stored, the session marked); once."""

@@ -359,6 +359,25 @@ async def test_a_login_that_fails_or_whose_agent_dies_ends_with_the_agents_reaso
         await app.action_quit()
 
 
+@pytest.mark.system
+async def test_a_first_prompt_for_an_agent_that_needs_a_login_goes_once_logged_in(tmp_path, monkeypatch):
+    """``run --prompt TEXT`` with an agent that asks for a login first: TEXT waits for it, and goes once the session
+    is open (it was dropped: the session was not idle when the agent first answered)."""
+    from kandev_tui.screens.login import LoginScreen
+
+    from .app_helpers import until
+
+    method = {"id": "agent-login", "name": "Log in", "description": "The agent logs you in"}
+    app = dialect_app(tmp_path, {"auth": [method], "auth_needed": True, "steps": [{"op": "say", "text": "Got it."}]},
+                      monkeypatch, initial_prompt="the task")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LoginScreen))
+        await pilot.press("1")
+        await until(pilot, lambda: items_of(app, "agent_message") and app.source.state == "idle")
+        assert [i.payload["text"] for i in items_of(app, "user_message")] == ["the task"]
+        await app.action_quit()
+
+
 def test_headless_says_which_command_a_terminal_auth_login_runs(tmp_path):
     played = play(tmp_path, {"auth": [TERMINAL_AUTH], "auth_needed": True})
     assert played.code == 1
@@ -491,6 +510,23 @@ async def test_a_message_held_for_an_agent_that_never_starts_is_given_back(tmp_p
         gate.write_text("")
         await until(pilot, lambda: app.source.state == "error")
         await until(pilot, lambda: prompt.text == "keep me")
+        await app.action_quit()
+
+
+async def test_a_first_prompt_for_an_agent_that_never_starts_is_given_back(tmp_path, monkeypatch):
+    """``run --prompt TEXT`` with an agent that dies before it is ready: TEXT is back in the prompt box, and a notice
+    says it was not sent (it was dropped without a word)."""
+    from .app_helpers import until
+
+    app = dialect_app(tmp_path, {}, monkeypatch, initial_prompt="the task")
+    app.source.options.command = [sys.executable, "-c", "import sys; sys.stdin.readline(); sys.exit(3)"]
+    notices: list[str] = []
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.notify = lambda message, **kw: notices.append(str(message))  # type: ignore[method-assign]
+        prompt = app.transcript_screen.prompt
+        await until(pilot, lambda: app.source.state == "error")
+        await until(pilot, lambda: prompt.text == "the task")
+        assert any("not sent" in notice for notice in notices), notices
         await app.action_quit()
 
 
