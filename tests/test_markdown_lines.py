@@ -55,6 +55,17 @@ def counting_draws(monkeypatch) -> list[str]:
     return drawn
 
 
+def counting_joins(monkeypatch) -> list[int]:
+    """The pieces joined into a message's lines, in order (each time one is)."""
+    from kandev_tui.widgets.joined_lines import Joined
+
+    joined: list[int] = []
+    add = Joined.add
+    monkeypatch.setattr(Joined, "add", lambda self, lines, owner, joins: (joined.append(owner),
+                                                                           add(self, lines, owner, joins)))
+    return joined
+
+
 def test_a_streamed_message_draws_each_finished_block_once(monkeypatch):
     drawn = counting_draws(monkeypatch)
     document = MarkdownLines()
@@ -103,12 +114,7 @@ def test_a_streaming_update_joins_only_the_pieces_split_off_since_the_last(monke
     """A frame of a streaming message costs what its tail and its new pieces draw: the lines of the pieces split off
     before are joined once at a width (a 1 MB message has thousands of pieces: joining them all again took a frame
     1.5 ms at 100 KB of message and 4.5 ms at 1 MB)."""
-    from kandev_tui.widgets import markdown_lines as M
-
-    joined: list[int] = []
-    add = M.Joined.add
-    monkeypatch.setattr(M.Joined, "add", lambda self, lines, owner, joins: (joined.append(owner),
-                                                                             add(self, lines, owner, joins)))
+    joined = counting_joins(monkeypatch)
     document = MarkdownLines(final=False)
     text = DOCUMENT.replace("Last paragraph, still growing", "") * 12
     out = console()
@@ -123,12 +129,7 @@ def test_drawing_the_pieces_that_stood_blank_joins_no_piece_again(monkeypatch):
     """The pieces a flood split off stand blank until slices draw them (in view first, then from the end back); each
     slice puts the lines it drew in their places, and joins no piece again (joining a 1 MB message's thousands of
     pieces again at every slice cost 1-2 ms each, 0.07-0.15 s of a 1.2 s flood, and more as the message grew)."""
-    from kandev_tui.widgets import markdown_lines as M
-
-    joined: list[int] = []
-    add = M.Joined.add
-    monkeypatch.setattr(M.Joined, "add", lambda self, lines, owner, joins: (joined.append(owner),
-                                                                             add(self, lines, owner, joins)))
+    joined = counting_joins(monkeypatch)
     document = MarkdownLines(final=False)
     text = DOCUMENT.replace("Last paragraph, still growing", "") * 12
     out = console()
