@@ -124,14 +124,17 @@ class SessionLists:
     def switch_to(self, session: AppSession) -> None:
         """Show ``session`` where it was left (its screen stack, its place, its focus)."""
         app = self.app
+        # the keys' place is set before the screen is shown: a key pressed right after the switch goes there
+        if session.request_takes_keys:
+            session.view.take_keys_for_request()
+        elif session.focus_prompt and session.screen.prompt.can_focus:
+            session.focus_prompt = False
+            session.screen.prompt.focus()
         if not session.on_screen:
             app.switch_mode(session.mode)
         # what waited while it was covered comes right after the first frame: the session shows at once, where it was
         # left, and its news follow (a covered session's backlog can be hundreds of items)
         app.call_after_refresh(session.model.look_now)
-        if session.focus_prompt and session.screen.prompt.can_focus:
-            session.focus_prompt = False
-            session.screen.prompt.focus()
         session.show_login(session.last_state, session.detail)
         self.show()
         if app.attention.title_set:

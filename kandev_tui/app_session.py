@@ -66,6 +66,7 @@ class AppSession(SessionLogin, SessionPrompts):
         self.screen = TranscriptScreen(self.view, shown=self.model.look_now)
         self.controls = Controls()  # what the agent lets the user choose (session_info): modes, models, commands
         self.focus_prompt = False
+        self.request_takes_keys = False  # a request waits for the user's answer, and takes the keys when shown
         self.held: str | None = None  # a message sent while the agent starts: sent once it is ready (type-ahead)
         self.queue: list[str] = []  # messages sent while a turn runs: the next one goes when it ends
         self.queue_offered = False  # the queue came back from the last run: not sent until the user says so
@@ -238,16 +239,19 @@ class AppSession(SessionLogin, SessionPrompts):
         screen.set_turn_running(change.turn_running)
         app = self.app
         focused = screen.focused
-        if prompt.enabled and (focused is None or self.focus_prompt or isinstance(focused, TranscriptView)
-                               or (self.view.is_request(focused) and not change.answerable)):
+        # a request takes the focus (1-9 answer it), unless the user is typing in the prompt: their keys would answer
+        typing = screen.prompt.has_focus and bool(screen.prompt.text.strip())
+        self.request_takes_keys = change.answerable and not typing
+        if self.request_takes_keys:
+            self.focus_prompt = False  # shown, the session gives the keys to its request (AppLists.switch_to)
+        elif prompt.enabled and (focused is None or self.focus_prompt or isinstance(focused, TranscriptView)
+                                 or (self.view.is_request(focused) and not change.answerable)):
             # the session takes prompts (again): typing goes to the prompt, unless the user is busy elsewhere (a
             # chart, a group, a request still waiting for its answer: the prompt takes messages during a turn too);
             # the transcript itself only has focus because the disabled prompt lost it
             self.focus_prompt = not self.on_screen  # off screen: when it is shown
             if self.on_screen:
                 screen.prompt.focus()
-        # a request takes the focus (1-9 answer it), unless the user is typing in the prompt: their keys would answer
-        typing = screen.prompt.has_focus and bool(screen.prompt.text.strip())
         self.view.set_permissions_answerable(change.answerable, visible(change.elsewhere), take_focus=not typing)
         if change.more_above != self.view.more_at_source:
             self.view.set_more_at_source(change.more_above)

@@ -470,6 +470,32 @@ async def test_a_message_sent_while_the_agent_starts_with_a_first_prompt_follows
         await app.action_quit()
 
 
+@pytest.mark.system
+async def test_a_request_that_comes_while_the_user_types_in_the_prompt_leaves_them_the_keys(tmp_path, monkeypatch):
+    """The user types into the prompt while the turn runs (to queue it), and a permission request comes: it is
+    answerable, but the keys stay with the prompt, where "1" is the user's text and answers nothing. The request
+    mounted after its state change took the keys all the same."""
+    from kandev_tui.widgets.permission import PermissionRequest
+
+    from .app_helpers import until
+
+    gate = tmp_path / "go on"
+    steps = [{"op": "say", "text": "Working."}, {"op": "wait", "path": str(gate)},
+             {"op": "command", "line": "echo hi", "id": "c1"}, {"op": "ask", "id_only": True}]
+    app = dialect_app(tmp_path, {"steps": steps}, monkeypatch, initial_prompt="go")
+    async with app.run_test(size=(100, 30)) as pilot:
+        prompt = app.transcript_screen.prompt
+        await until(pilot, lambda: app.source.state == "running" and prompt.has_focus)
+        await pilot.press(*"also")
+        gate.write_text("")
+        await until(pilot, lambda: any(w.answerable for w in app.view.query(PermissionRequest)))
+        await pilot.pause()  # (the frame that shows it, and what it asked for after)
+        await pilot.press("1")
+        assert prompt.has_focus and prompt.text == "also1"
+        assert app.source.state == "waiting"
+        await app.action_quit()
+
+
 async def test_the_workspaces_repository_is_found_while_the_agent_starts(tmp_path, monkeypatch):
     """Where the turns' checkpoints go (git's answer, and old checkpoints removed) is found while the agent starts,
     not when the first prompt is about to go: it waited for it (5-60 ms with eight agents starting at once)."""

@@ -413,3 +413,43 @@ async def test_a_screen_shown_before_the_first_frame_does_not_hold_the_agent_bac
         assert app.current.last_state == SessionState.WAITING  # not started again: still asking
         await app.action_quit()
     assert len(store.sessions()) == 1
+
+
+async def test_ctrl_g_to_a_request_never_gives_the_prompt_the_keys_first(tmp_path, monkeypatch):
+    """A session whose request waits, reached with ctrl+g: the request takes the keys (1-9 answer it) and the prompt
+    never has them on the way. The session's prompt was due the focus when shown (its turn started off screen), and
+    ctrl+g gave it the prompt first, then the request once mounted: a "1" typed in between went into the prompt, and a
+    Tab meant for the request left it (the real Claude test's flake)."""
+    from kandev_tui.widgets.prompt_input import PromptInput
+
+    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
+    store = Store(tmp_path / "s.db")
+    (tmp_path / "kit").mkdir()
+    kit_env = {**os.environ, "DIALECT": json.dumps({"steps": [{"op": "say", "text": "The kit's answer."}]})}
+    app = KandevApp(source(store, AgentOptions(command=KIT, workspace=tmp_path / "kit", env=kit_env)),
+                    settings_store=settings_at(tmp_path, chart_animation=False), initial_prompt="Hello, kit")
+    app.animation_level = "none"
+    asking = app.open_session(source(store, AgentOptions(command=agent_command(),
+                                                         workspace=prepare_workspace(tmp_path / "b"))),
+                              "Check the build")
+    focused: list[object] = []  # what had the keys on its screen, shown, until the request took them
+
+    def watch(message: object) -> None:  # (every message the app's nodes post: a sample of the focus at each)
+        screen = asking.screen
+        if pressed and app.screen is screen and not any(isinstance(w, PermissionRequest) for w in focused):
+            focused.append(screen.focused)
+
+    pressed = False
+    async with app.run_test(size=(100, 30), message_hook=watch) as pilot:
+        await until(pilot, lambda: asking.last_state == SessionState.WAITING)
+        pressed = True
+        await pilot.press("ctrl+g")
+        await until(pilot, lambda: app.screen is asking.screen and any(
+            w.has_focus for w in asking.view.query(PermissionRequest)))
+        pressed = False
+        assert not any(isinstance(w, PromptInput) for w in focused), focused
+        await pilot.press("1")  # answered from the request, not typed into the prompt
+        await until(pilot, lambda: asking.last_state == SessionState.IDLE)
+        assert asking.screen.prompt.text == ""
+        await app.action_quit()
+    store.close()

@@ -77,6 +77,7 @@ class TranscriptView(MountedWindow, Predraw, Following, Finding, ChartsInView, R
         self.following = True
         self.permissions_answerable = False
         self.permissions_elsewhere = ""
+        self.requests_take_focus = True  # a request mounted answerable takes the keys (not while the user types)
         self._recheck_pending = False
         self.window = Window()  # the mounted entries: [lo, hi) of the model's
         self._loading = False

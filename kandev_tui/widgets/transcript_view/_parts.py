@@ -32,6 +32,7 @@ class ViewParts(VerticalScroll):
     following: bool
     permissions_answerable: bool
     permissions_elsewhere: str
+    requests_take_focus: bool
     window: Window
     more_at_source: bool
     top: Sentinel

@@ -29,9 +29,11 @@ class Requests(ViewParts):
 
     def set_permissions_answerable(self, answerable: bool, elsewhere: str = "", take_focus: bool = True) -> None:
         """Let pending requests take answers (and give the newest one focus, when ``take_focus``), or make them
-        read-only (``elsewhere``: where they can be answered instead)."""
+        read-only (``elsewhere``: where they can be answered instead). ``take_focus`` holds for requests mounted
+        later too."""
         self.permissions_answerable = answerable
         self.permissions_elsewhere = elsewhere
+        self.requests_take_focus = take_focus
         pending = []
         E = made_entries()
         for widget in self.query(E.REQUEST_SELECTOR) if E is not None else ():  # no entry made: no request
@@ -40,6 +42,16 @@ class Requests(ViewParts):
                 pending.append(widget)
         if take_focus and pending and not any(w.has_focus_within for w in pending):
             pending[-1].focus()
+
+    def take_keys_for_request(self) -> None:
+        """The session is shown while a request waits for the user's answer: the newest one takes the keys, or, while
+        it is not mounted yet, the transcript (it takes them from there as it mounts): never the prompt, where a
+        digit meant for the request would be typed."""
+        E = made_entries()
+        pending = [w for w in self.query(E.REQUEST_SELECTOR) if w.answerable] if E is not None else []
+        target = pending[-1] if pending else self
+        if self.is_mounted and not any(w.has_focus_within for w in pending):
+            self.screen.set_focus(target, scroll_visible=False)  # now, not after the messages already queued
 
     def refresh_theme(self) -> None:
         """The theme changed: what draws with the theme's colours itself (charts, a diff's shades) draws again."""

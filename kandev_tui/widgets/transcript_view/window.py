@@ -4,6 +4,7 @@ and the moves that mount two screens more on a side and unmount as many from the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import time
@@ -62,9 +63,11 @@ class MountedWindow(ViewParts):
         if moves.mount_above:
             mounted += [self._build(entries[i]) for i in moves.mount_above]
             self.mount_all(mounted, after=self.top)
+            self._focus_request(mounted)
         if moves.mount_below:
             widgets = [self._build(entries[i]) for i in moves.mount_below]
             self.mount_all(widgets, before=self.bottom)
+            self._focus_request(widgets)
             self._predraw(widgets)
             mounted += widgets
         if mounted:
@@ -107,10 +110,21 @@ class MountedWindow(ViewParts):
             if isinstance(widget, E.REQUESTS):
                 widget.answerable = self.permissions_answerable and widget.pending
                 widget.elsewhere = self.permissions_elsewhere
-                if widget.answerable:
-                    self.call_after_refresh(widget.focus)
         self.widgets[entry.key] = widget
         return widget
+
+    def _focus_request(self, mounted: Sequence[Widget]) -> None:
+        """A request just put in the window that waits for the user's answer takes the keys (1-9 answer it) in the
+        frame that first shows it, unless the user was typing in the prompt when it came (``requests_take_focus``):
+        focused after that frame, a key pressed on seeing it went where the focus was (a tab meant for the request
+        left the prompt instead). Then it is scrolled into view, once laid out."""
+        E = entry_widgets()  # (what was mounted was made from them)
+        waiting = [w for w in mounted if isinstance(w, E.REQUESTS) and w.answerable]
+        if not waiting or not self.requests_take_focus:
+            return
+        request = waiting[-1]
+        request.focus(scroll_visible=False)  # it is in the DOM (mount_all attaches at once): focused as it mounts
+        self.call_after_refresh(lambda: request.has_focus and request.scroll_visible())
 
     def _rebuild(self, old_key: str, entry: Entry) -> None:
         """An entry the layout reshaped (a grouped call promoted to a card): built anew in place when mounted."""
@@ -119,6 +133,7 @@ class MountedWindow(ViewParts):
             return
         new = self._build(entry)
         self.mount(new, after=old)
+        self._focus_request([new])
         old.remove()
 
     def _unmount_range(self, start: int, stop: int) -> None:
