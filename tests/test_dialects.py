@@ -496,6 +496,43 @@ async def test_a_request_that_comes_while_the_user_types_in_the_prompt_leaves_th
         await app.action_quit()
 
 
+async def test_the_agent_starts_while_the_protocol_sdk_is_imported(tmp_path, monkeypatch):
+    """The agent's process is spawned first, and the ACP SDK (0.4-1 s to import) is imported while it starts (an
+    interpreter, node): the SDK was imported first, and only then the agent spawned, so a session took both times
+    one after the other (the demo: 0.77 s to initialize, 0.42 s now). Here the import waits until the agent has
+    started: it never had, before."""
+    import importlib
+    import shlex
+    import time
+    import types
+
+    from kandev_tui.acp import AgentOptions
+    from kandev_tui.acp import client as client_module
+    from kandev_tui.acp.client import AgentClient
+
+    started = tmp_path / "started"
+    seen: list[bool] = []
+
+    def import_module(name: str):
+        if name == "acp.connection":  # (on the import's own thread)
+            deadline = time.monotonic() + 10
+            while not started.exists() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            seen.append(started.exists())
+        return importlib.import_module(name)
+
+    monkeypatch.setattr(client_module, "importlib", types.SimpleNamespace(import_module=import_module))
+    monkeypatch.setenv("DIALECT", json.dumps({"steps": []}))
+    (tmp_path / "ws").mkdir()
+    command = ["sh", "-c", f"touch {shlex.quote(str(started))} && exec {shlex.join(AGENT)}"]
+    client = AgentClient(AgentOptions(command=command, workspace=tmp_path / "ws"), lambda frame: None)
+    try:
+        await client.connect()
+    finally:
+        await client.close()
+    assert seen == [True]
+
+
 async def test_the_workspaces_repository_is_found_while_the_agent_starts(tmp_path, monkeypatch):
     """Where the turns' checkpoints go (git's answer, and old checkpoints removed) is found while the agent starts,
     not when the first prompt is about to go: it waited for it (5-60 ms with eight agents starting at once)."""

@@ -112,12 +112,6 @@ class AgentClient(SessionOps, AgentRequests):
 
     async def connect(self) -> None:
         """Spawn the agent and ``initialize``: its info, capabilities and ways to log in are kept."""
-        # the SDK takes over a second to import: do it off the event loop
-        await asyncio.to_thread(importlib.import_module, "acp.connection")
-        from acp.connection import Connection
-
-        from .transport import LineTransport
-
         options = self.options
         if options.log_path is not None:
             options.log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -142,7 +136,15 @@ class AgentClient(SessionOps, AgentRequests):
         register_group(self.process.pid)  # ended however kandev-tui ends (kandev_tui/shutdown.py)
         assert self.process.stdout is not None and self.process.stdin is not None
         self._watcher = asyncio.ensure_future(self._watch_exit(self.process))
+        # the SDK takes 0.4-1 s to import: off the event loop, while the agent starts (an interpreter, node: it
+        # answers initialize no sooner), not before it is spawned; what it says meanwhile waits in the pipe
+        sdk = asyncio.ensure_future(asyncio.to_thread(importlib.import_module, "acp.connection"))
         self._hub = await self._start_hub()
+        await sdk
+        from acp.connection import Connection
+
+        from .transport import LineTransport
+
         transport = LineTransport(self.process.stdout, self.process.stdin, self._frame, observed_only=OBSERVED_ONLY,
                                   scrub=self._hub.scrub if self._hub is not None else None,
                                   gives_way=options.gives_way)
