@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import json
 import os
 import sys
@@ -163,6 +164,11 @@ class McpLink:
             yield streams
 
     async def _run(self) -> None:
+        # the MCP client takes 0.3-1 s to import: in a thread, so that the session's answer (sent from this loop
+        # right after session/new made this link) does not wait for it
+        transport = "streamable_http" if getattr(self._server, "url", None) else "stdio"
+        for module in ("mcp.client.session", f"mcp.client.{transport}"):
+            await asyncio.to_thread(importlib.import_module, module)
         from mcp.client.session import ClientSession
 
         pending: asyncio.Future[Any] | None = None
