@@ -318,6 +318,18 @@ async def test_a_big_diff_is_computed_off_the_event_loop_and_drawn_when_done(tmp
                 break
             await pilot.pause(0.05)
         assert "o opens the file: " in text()  # bounded: 2,000 lines, the rest in the viewer
+        # drawn anew (its focus changes its background: the help over it and back does so) it draws the lines in
+        # view, not all 2,000 again on the event loop (20-60 ms, keys held back)
+        from kandev_tui.widgets.tool_call import LaidOut
+
+        drawn: list[int] = []
+        line = LaidOut.line
+        monkeypatch.setattr(LaidOut, "line", lambda self, y, base: (drawn.append(y), line(self, y, base))[1])
+        app.view.focus()
+        await pilot.pause()
+        card.focus()
+        await pilot.pause()
+        assert card.virtual_size.height > 2000 and 0 < len(drawn) <= 4 * 30, len(drawn)  # two draws of a screen
 
 
 async def test_o_opens_an_edits_file_at_its_first_changed_line(tmp_path):

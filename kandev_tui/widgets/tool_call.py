@@ -4,10 +4,16 @@ import json
 from typing import Any
 
 from rich.console import Group
+from rich.segment import Segment
+from rich.style import Style as RichStyle
 from rich.syntax import Syntax
 from rich.text import Text
 from textual.binding import Binding
+from textual.css.styles import RulesMap
 from textual.message import Message
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import RenderOptions, Visual
 from textual.widgets import Static
 
 from kandev_tui.jsonutil import of_type
@@ -52,20 +58,29 @@ def call_title(payload: dict[str, Any]) -> str:
     return safe_text(str(title), keep_newlines=False)
 
 
-class LaidOut:
-    """Lines laid out elsewhere (a thread), drawn as they are."""
+class LaidOut(Visual):
+    """Lines laid out elsewhere (a thread), drawn as they are: a Textual visual of ready strips, its height known
+    without a render. The widget showing it draws only the lines in view (:meth:`ToolCallView.render_line`). As a
+    Rich renderable it was rendered again, whole, on the UI's thread each time the widget was drawn anew (its focus,
+    the screen shown again after the help, its height measured): 20-60 ms for a 2,000-line diff, keys held back."""
 
-    def __init__(self, lines, width: int) -> None:
-        self.lines = lines
+    def __init__(self, lines: list[list[Segment]], width: int) -> None:
+        self.strips = [Strip(line) for line in lines]
         self.width = width
 
-    def __rich_console__(self, console, options):
-        from rich.segment import Segment
+    def line(self, y: int, base: RichStyle) -> Strip:
+        """Line ``y`` on the widget's base style (its background, focused or not); Strip keeps the styled copy."""
+        return self.strips[y].apply_style(base)
 
-        newline = Segment.line()
-        for line in self.lines:
-            yield from line
-            yield newline
+    def render_strips(self, width: int, height: int | None, style: Style, options: RenderOptions) -> list[Strip]:
+        base = style.rich_style
+        return [self.line(y, base) for y in range(len(self.strips) if height is None else min(height, len(self.strips)))]
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        return self.width
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return len(self.strips)
 
 
 class ToolCallView(SearchHit, Static):
@@ -81,6 +96,7 @@ class ToolCallView(SearchHit, Static):
 
     side_by_side = False  # a diff's old and new side by side (an edit card toggles it)
     _laid_out_width = 0  # the width a big view was last laid out at (in a thread)
+    _laid_out: LaidOut | None = None  # what it shows, laid out so
 
     class OutputWanted(Message):
         """The call is shown and its output is at its source (a Kandev command's): fetch it (the app asks the
@@ -120,7 +136,18 @@ class ToolCallView(SearchHit, Static):
         if self.expanded and self.is_mounted and heavy_view(self.item.payload):
             self.run_worker(self._lay_out_in_thread, thread=True, group="call-layout", exclusive=True)
             return
+        self._laid_out = None
         self.update(self._content())
+
+    def render_line(self, y: int) -> Strip:
+        """Textual's line API: a view laid out in a thread gives only the lines in view, each on the widget's
+        style (the rest of the widget's content is rendered whole, as Textual does)."""
+        laid_out = self._laid_out
+        if laid_out is None:
+            return super().render_line(y)
+        if not 0 <= y < len(laid_out.strips):
+            return Strip.blank(self.content_region.width, self.rich_style)
+        return laid_out.line(y, self.rich_style)
 
     def _lay_out_in_thread(self) -> None:
         do_pending_work(self.item.payload)
@@ -131,6 +158,7 @@ class ToolCallView(SearchHit, Static):
 
     def _show_laid_out(self, laid_out: "LaidOut") -> None:
         if self.is_attached and self.expanded:
+            self._laid_out = laid_out
             self.update(laid_out)
 
     def on_resize(self, event) -> None:
