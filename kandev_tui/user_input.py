@@ -18,9 +18,12 @@ handed :meth:`UserInput.gives_way`).
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
+from collections.abc import Callable, Iterator
 
-from kandev_tui.pacing import FRAME_WAITS_AT_MOST, INPUT_FIRST
+from kandev_tui.pacing import FRAME_WAITS_AT_MOST, GIVE_WAY_AT_MOST, GIVE_WAY_STEP, INPUT_FIRST
 
 
 class UserInput:
@@ -64,3 +67,32 @@ def user_input(app: object) -> UserInput:
     likes, and two apps in one process never share one)."""
     clock = getattr(app, "user_input", None)
     return clock if isinstance(clock, UserInput) else NEVER
+
+
+GIVE_WAY_EVERY = 32  # steps (lines of a diff) a thread's work takes between two give_way() points
+_thread = threading.local()  # the work of this thread gives way to the user's input while this says so
+
+
+@contextlib.contextmanager
+def giving_way(gives_way: Callable[[], bool]) -> Iterator[None]:
+    """Work a thread does inside this block (laying out a 2,000-line diff) pauses at its :func:`give_way` points while
+    ``gives_way()`` says so (:meth:`UserInput.gives_way`): that work is Python too, and the UI's thread waited for the
+    interpreter's lock between every step of serving a key (40-55 ms for one key, the diff laid out meanwhile)."""
+    outer = getattr(_thread, "gives_way", None)
+    _thread.gives_way = gives_way
+    try:
+        yield
+    finally:
+        _thread.gives_way = outer
+
+
+def give_way() -> None:
+    """A point where work in a thread pauses for the user's input on its way to the screen (inside
+    :func:`giving_way`; GIVE_WAY_AT_MOST at most). Elsewhere (the event loop, a thread outside the block) it does
+    nothing."""
+    says = getattr(_thread, "gives_way", None)
+    if says is None or not says():
+        return
+    until = time.monotonic() + GIVE_WAY_AT_MOST
+    while says() and time.monotonic() < until:
+        time.sleep(GIVE_WAY_STEP)

@@ -332,6 +332,42 @@ async def test_a_big_diff_is_computed_off_the_event_loop_and_drawn_when_done(tmp
         assert card.virtual_size.height > 2000 and 0 < len(drawn) <= 4 * 30, len(drawn)  # two draws of a screen
 
 
+async def test_a_big_diff_laid_out_in_a_thread_looks_at_the_users_input_as_it_goes(tmp_path):
+    """The expanded view of a big edit (2,000 highlighted lines) is built and laid out in a thread, a few dozen lines
+    at a time, asking between them whether the user's input is on its way (it then pauses: the UI's thread waited for
+    the interpreter's lock at every step of serving a key, 40-55 ms a key). It asks from that thread, not the loop."""
+    import threading
+
+    from kandev_tui.transcript import Item
+    from kandev_tui.user_input import UserInput
+    from kandev_tui.widgets.edit_card import EditCard
+
+    from .app_helpers import stored_app
+
+    class Watched(UserInput):
+        def gives_way(self) -> bool:
+            asked.append(threading.current_thread() is threading.main_thread())
+            return super().gives_way()
+
+    asked: list[bool] = []
+    old = "".join(f"row {n} = {n}\n" for n in range(30_000))
+    payload = {"tool_call_id": "e", "name": "edit", "kind": "edit", "title": "Edit rows.py", "status": "complete",
+               "input": {"kind": "edit", "raw_input": {}}, "output": None,
+               "content": [{"type": "diff", "path": "rows.py", "oldText": old, "newText": old.replace(" = ", " == ")}]}
+    app = stored_app(tmp_path, [Item("tool:e", "tool_call", 1, payload, status="complete", tool_call_id="e", final=True)])
+    app.user_input = Watched()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        card = app.view.query_one(EditCard)
+        text = lambda: "\n".join(card.render_line(y).text for y in range(card.size.height))  # noqa: E731
+        await until(pilot, lambda: "+30000 −30000" in text())
+        card.focus()
+        asked.clear()
+        await pilot.press("m")
+        await until(pilot, lambda: "o opens the file: " in text())
+    assert asked.count(False) >= 2000 // 32  # the layout's thread, every 32 lines or parts at most
+
+
 async def test_o_opens_an_edits_file_at_its_first_changed_line(tmp_path):
     from kandev_tui.screens.file_viewer import FileViewerScreen
     from kandev_tui.transcript import Item

@@ -51,3 +51,26 @@ def test_no_other_module_defines_a_timing_constant_again():
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 found += [(path.name, t.id) for t in targets if isinstance(t, ast.Name) and t.id in names]
     assert not found
+
+
+def test_work_in_a_thread_gives_way_at_its_points_only_inside_the_block_and_only_while_told():
+    """give_way() pauses the work of a thread inside giving_way() while the hook says the user's input is on its way,
+    looking again until it is not; outside the block it asks nothing and never pauses."""
+    from kandev_tui.user_input import give_way, giving_way
+
+    asked: list[int] = []
+
+    def on_its_way() -> bool:
+        asked.append(1)
+        return len(asked) < 4  # drawn at the fourth look
+
+    give_way()
+    assert asked == []
+    with giving_way(on_its_way):
+        give_way()
+        assert len(asked) == 4
+        with giving_way(lambda: False):  # nested: the inner hook, then the outer one again
+            give_way()
+        assert len(asked) == 4
+    give_way()
+    assert len(asked) == 4

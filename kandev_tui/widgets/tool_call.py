@@ -20,6 +20,8 @@ from kandev_tui.jsonutil import of_type
 from kandev_tui.transcript.items import Item
 from kandev_tui.transcript.tools import call_output, summarize
 
+from kandev_tui.user_input import GIVE_WAY_EVERY, give_way, giving_way, user_input
+
 from .base import SearchHit, safe_text
 from .calls import call_parts, do_pending_work, heavy_view, pending_work, look_for
 
@@ -150,10 +152,18 @@ class ToolCallView(SearchHit, Static):
         return laid_out.line(y, self.rich_style)
 
     def _lay_out_in_thread(self) -> None:
+        """Built and laid out a part at a time, giving way to the user's input between parts (user_input.py)."""
         do_pending_work(self.item.payload)
         width = self._laid_out_width = self.content_region.width
         console = self.app.console
-        lines = console.render_lines(self._content(), console.options.update(width=width, height=None), pad=False)
+        options = console.options.update(width=width, height=None)
+        with giving_way(user_input(self.app).gives_way):
+            content = self._content()
+            lines: list[list[Segment]] = []
+            for number, part in enumerate(content.renderables):
+                if number % GIVE_WAY_EVERY == 0:
+                    give_way()
+                lines += console.render_lines(part, options, pad=False)
         self.app.call_from_thread(self._show_laid_out, LaidOut(lines, width))
 
     def _show_laid_out(self, laid_out: "LaidOut") -> None:

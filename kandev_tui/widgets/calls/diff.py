@@ -15,6 +15,7 @@ from rich.text import Text
 
 from kandev_tui.sanitize import visible
 from kandev_tui.transcript.diffs import FileDiff, diff_blocks, file_diff, first_lines
+from kandev_tui.user_input import GIVE_WAY_EVERY, give_way
 
 COMPACT_LINES = 12  # diff lines a compact view shows ("m: N more lines")
 ADDED = Style(color="green")
@@ -137,6 +138,8 @@ def diff_lines(diff: FileDiff, limit: int | None = None, look: Look = DARK_LOOK)
         for line in hunk.lines:
             if limit is not None and len(out) >= limit:
                 break
+            if len(out) % GIVE_WAY_EVERY == 0:
+                give_way()  # (laid out in a thread: the user's input first, user_input.py)
             code = _code(syntax, line.text)
             old = f"{line.old:>{width}}" if line.old else " " * width
             new = f"{line.new:>{width}}" if line.new else " " * width
