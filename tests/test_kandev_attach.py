@@ -176,11 +176,11 @@ async def test_headless_without_follow_prints_the_whole_history_in_order(backend
 async def test_a_dropped_connection_mid_turn_loses_and_repeats_nothing(backend, tmp_path):
     task_id, session_id = backend.quick_chat("dropped connection")
     proxy = await Proxy(backend.port).start()
-    emitted: list[list] = []
+    emitted: list[tuple[str, list]] = []  # ("items" or "reset", the items), as the session model is handed them
     statuses: list[str] = []
     attachment = Attachment(proxy.url, session_id, store=Store(tmp_path / "db.sqlite"), page_size=10,
-                            on_items=lambda items: emitted.append(list(items)),
-                            on_reset=lambda items: emitted.append(list(items)),
+                            on_items=lambda items: emitted.append(("items", list(items))),
+                            on_reset=lambda items: emitted.append(("reset", list(items))),
                             on_status=lambda status, detail: statuses.append(status))
     async with Client(backend) as client:
         await client.request("session.subscribe", {"session_id": session_id})
@@ -213,8 +213,8 @@ async def test_a_dropped_connection_mid_turn_loses_and_repeats_nothing(backend, 
     assert [attachment.rows[r["id"]]["updated_at"] for r in rows] == [r["updated_at"] for r in rows]
     assert [i.key for i in attachment.items()] == [f"kandev:{r['id']}" for r in rows]
     transcript = TranscriptModel(Registry.from_entry_points())  # what the view would hold: every row once, nothing twice
-    for batch in emitted:
-        transcript.apply(batch)
+    for how, batch in emitted:  # a reset puts every row in order again (a row that came late, out of order)
+        transcript.reset(batch) if how == "reset" else transcript.apply(batch)
     assert list(transcript.items) == [f"kandev:{r['id']}" for r in rows]
     assert LAST_WORDS in transcript.items[f"kandev:{rows[-1]['id']}"].payload["text"]
 
