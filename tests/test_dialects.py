@@ -496,6 +496,35 @@ async def test_a_request_that_comes_while_the_user_types_in_the_prompt_leaves_th
         await app.action_quit()
 
 
+@pytest.mark.system
+async def test_a_request_that_comes_while_the_user_reads_above_is_brought_into_view_with_the_keys(tmp_path,
+                                                                                              monkeypatch):
+    """The user has scrolled up to read the agent's long answer when a permission request comes: it takes the keys
+    (1-9 answer it) and is brought into view: it stayed below, out of sight, while 1 allowed it."""
+    from kandev_tui.widgets.permission import PermissionRequest
+
+    from .app_helpers import until
+
+    gate = tmp_path / "go on"
+    long = "\n\n".join(f"Paragraph {n} of the answer, with enough words to fill its line." for n in range(80))
+    steps = [{"op": "say", "text": long}, {"op": "wait", "path": str(gate)},
+             {"op": "command", "line": "echo hi", "id": "c1"}, {"op": "ask", "id_only": True}]
+    app = dialect_app(tmp_path, {"steps": steps}, monkeypatch, initial_prompt="go")
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.view
+        await until(pilot, lambda: view.max_scroll_y > 60)
+        view.set_following(False)  # the user scrolls up to read
+        view.scroll_home(animate=False, immediate=True)
+        await until(pilot, lambda: view.scroll_y == 0 and not view.following)
+        gate.write_text("")
+        await until(pilot, lambda: any(w.has_focus for w in view.query(PermissionRequest)))
+        request = view.query_one(PermissionRequest)
+        await until(pilot, lambda: view.can_view_entire(request))
+        await pilot.press("1")
+        await until(pilot, lambda: app.source.state == "idle")
+        await app.action_quit()
+
+
 async def test_the_agent_starts_while_the_protocol_sdk_is_imported(tmp_path, monkeypatch):
     """The agent's process is spawned first, and the ACP SDK (0.4-1 s to import) is imported while it starts (an
     interpreter, node): the SDK was imported first, and only then the agent spawned, so a session took both times

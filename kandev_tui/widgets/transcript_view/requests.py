@@ -41,7 +41,19 @@ class Requests(ViewParts):
             if widget.answerable:
                 pending.append(widget)
         if take_focus and pending and not any(w.has_focus_within for w in pending):
-            pending[-1].focus()
+            self.give_keys_to(pending[-1])
+
+    def give_keys_to(self, request: Widget) -> None:
+        """A request waiting for the user's answer takes the keys (1-9 answer it), and once laid out it is brought
+        into view, even when the user had scrolled up to read: what the keys answer is seen. (Textual's focus
+        scrolls to what it can measure: a request just mounted has no place yet, and stayed below, out of sight,
+        while 1 allowed it.)"""
+        request.focus(scroll_visible=False)
+        self.call_after_refresh(self._into_view, request)
+
+    def _into_view(self, request: Widget) -> None:
+        if request.has_focus and not self.can_view_entire(request):
+            self.scroll_to_center(request, animate=False, origin_visible=True, immediate=True)
 
     def take_keys_for_request(self) -> None:
         """The session is shown while a request waits for the user's answer: the newest one takes the keys, or, while

@@ -117,14 +117,12 @@ class MountedWindow(ViewParts):
         """A request just put in the window that waits for the user's answer takes the keys (1-9 answer it) in the
         frame that first shows it, unless the user was typing in the prompt when it came (``requests_take_focus``):
         focused after that frame, a key pressed on seeing it went where the focus was (a tab meant for the request
-        left the prompt instead). Then it is scrolled into view, once laid out."""
+        left the prompt instead)."""
         E = entry_widgets()  # (what was mounted was made from them)
         waiting = [w for w in mounted if isinstance(w, E.REQUESTS) and w.answerable]
         if not waiting or not self.requests_take_focus:
             return
-        request = waiting[-1]
-        request.focus(scroll_visible=False)  # it is in the DOM (mount_all attaches at once): focused as it mounts
-        self.call_after_refresh(lambda: request.has_focus and request.scroll_visible())
+        self.give_keys_to(waiting[-1])  # it is in the DOM (mount_all attaches at once): focused as it mounts
 
     def _rebuild(self, old_key: str, entry: Entry) -> None:
         """An entry the layout reshaped (a grouped call promoted to a card): built anew in place when mounted."""
