@@ -29,6 +29,7 @@ from .parsed import VersionCache
 log = logging.getLogger("kandev_tui.session")
 STATUS_KINDS = (K.SESSION_INFO, K.USAGE)
 MATCHES_KEPT = 4096  # tool-call versions whose renderer is remembered (matched where they arrive, placed later)
+PREPARED_AT_MOST = 256  # a batch's newest tool calls matched and prepared where they arrive (prepare)
 
 
 @dataclass
@@ -77,9 +78,11 @@ class TranscriptModel:
         matched here: the agent's thread goes on reading rather than wait for them (:meth:`place`)."""
         if not self.registry.discovered:
             return
-        for item in items:
-            if item.kind != K.TOOL:
-                continue
+        calls = [item for item in items if item.kind == K.TOOL]
+        # a stored session's or a reset's thousands of calls: only the newest are drawn soon (the window opens at
+        # the end); the others are matched as they are placed and prepared when a card shows them. Preparing all
+        # 5,000 charts of a 50,000-item session held its first paint back 0.7-0.9 s (benchmarks/open_session.py)
+        for item in calls[-PREPARED_AT_MOST:]:
             try:
                 renderer = self.matched(item)
                 if renderer is not None and renderer.prepare is not None:
