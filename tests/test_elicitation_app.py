@@ -120,7 +120,12 @@ async def test_escape_cancels_a_question_and_decline_declines(tmp_path):
     async with app.run_test(size=(90, 40)) as pilot:
         await until(pilot, lambda: card(app) is not None and card(app).answerable)
         await pilot.press("escape")  # in the card: the question, not the turn
-        await until(pilot, lambda: len(app.query(ElicitationCard)) == 2 and app.query(ElicitationCard)[1].answerable)
+        def second_can_decline() -> bool:  # answerable as it is made, its buttons once mounted: wait for the button
+            cards = app.query(ElicitationCard)
+            buttons = cards[1].query("#decline") if len(cards) == 2 and cards[1].answerable else None
+            return bool(buttons) and not buttons.first(Button).disabled
+
+        await until(pilot, second_can_decline)
         second = app.query(ElicitationCard)[1]
         second.query_one("#decline", Button).press()
         # the items the state's change follows may be applied a moment later: wait for the words, not the state
