@@ -64,8 +64,6 @@ class Requests(ViewParts):
         target = pending[-1] if pending else self
         if self.is_mounted and not any(w.has_focus_within for w in pending):
             self.screen.set_focus(target, scroll_visible=False)  # now, not after the messages already queued
-        if pending:
-            self.call_after_refresh(self._into_view, pending[-1])  # and in view, as the screen shows
 
     def refresh_theme(self) -> None:
         """The theme changed: what draws with the theme's colours itself (charts, a diff's shades) draws again."""
