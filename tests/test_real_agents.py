@@ -684,7 +684,10 @@ def test_three_sessions_side_by_side_with_the_real_claude_adapter(tmp_path):
                 time.sleep(0.2)
             if "asks to edit: Write hello.py" in screen:
                 break
-            tmux.keys("1")  # the demo's summary: allowed
+            # the demo's summary, allowed; a "1" typed on any other screen answered Claude's request unseen, and the
+            # failure said only that nothing waited any more: the screen read is what the failure shows now
+            assert "asks to edit: Write reports/summary.md" in screen, f"neither request waits on screen:\n{screen}"
+            tmux.keys("1")
             tmux.wait_for("+2 · 1 waiting ^g", 30)
         else:
             raise AssertionError("ctrl+g never reached Claude's request")
