@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # the screens not shown at start are imported when first show
     from kandev_tui.workspace import Workspace
     from kandev_tui.worktree import Worktree
     from kandev_tui.screens.session_picker import SessionPickerScreen
+    from textual.timer import Timer
 
 log = logging.getLogger("kandev_tui.app")
 
@@ -97,6 +98,7 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
         self.sessions: list[AppSession] = []
         self.lists = SessionLists(self)  # the sessions list, the sidebar, switching (kandev_tui/app_lists.py)
         self.attention = Attention(self)  # the bell, the title, the desktop (kandev_tui/app_attention.py)
+        self._look: Timer | None = None  # the app's next look at its rows and the collector (keep_looking)
         if source_factory is not None:  # else the home (HomeApp): the sessions list, none open yet
             self.open_session(source_factory, initial_prompt)
         self._animated: set[str] = set()
@@ -235,6 +237,7 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
         finally:
             if isinstance(event, INPUT_EVENTS):
                 self.user_input.served()  # dispatched: the transcript's frames go on (pacing.py)
+                self.keep_looking()
 
     def on_idle(self) -> None:  # Textual runs it as a batch of updates closes, which does not prompt the screen
         draw_after_batch(self)

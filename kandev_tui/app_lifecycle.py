@@ -52,10 +52,9 @@ class Lifecycle(AppParts):
             self.refresh_css(animate=False)  # the faint text of a light theme, as get_css_variables gives it there
         for warning in self.settings_store.warnings:
             self.notify(warning, severity="warning", timeout=8, markup=False)
-        self.set_interval(1.0, self._collect_garbage_when_quiet)
+        self.keep_looking()
         if len(self.sessions) > 1:  # the others said in the status line, the sidebar shown where there is room
             self.call_after_refresh(self.lists.show)
-        self.set_interval(1.0, self.lists.refresh)
         if not self.sessions:  # the home: nothing starts until the user opens a session
             return
         first = self.sessions[0]
@@ -134,8 +133,20 @@ class Lifecycle(AppParts):
         self._picker = SessionPickerScreen(first.source)
         self.push_screen(self._picker, self._picked)
 
-    def _collect_garbage_when_quiet(self) -> None:
+    def keep_looking(self) -> None:
+        """Something happened (an input, items for a session): the app looks at its sessions' rows and the collector
+        in a moment (pacing.LOOK_EVERY), and again while a full collection is due. An idle app has no timer: a
+        wake costs even when it finds nothing to do."""
+        if self._look is None and self.is_running:
+            self._look = self.set_timer(pacing.LOOK_EVERY, self._look_around, name="look")
+
+    def _look_around(self) -> None:
+        """What arrived off screen, titles and costs (the rows, when they changed), and a full collection once quiet."""
+        self._look = None
         self.gc_policy.tick(max([self.user_input.at, *(s.model.batch.received_at for s in self.sessions)]))  # none: the home
+        self.lists.refresh()
+        if self.gc_policy.due:  # not quiet yet
+            self.keep_looking()
 
     async def on_unmount(self) -> None:
         """The app is ending, however it ends (a quit, a crash, a test's end, a browser gone): nothing more is put on

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from kandev_tui.launch import Launcher
     from kandev_tui.screens.session_picker import SessionPickerScreen
     from kandev_tui.workspace import Workspace
+    from textual.timer import Timer
 
 
 class AppParts(App[int]):
@@ -51,6 +52,7 @@ class AppParts(App[int]):
     _sources_closed: bool
     _signals: EndingSignals | None
     _picker: SessionPickerScreen | None
+    _look: Timer | None
 
     # the app's own (the session on screen)
     @property
@@ -65,6 +67,8 @@ class AppParts(App[int]):
     def workspace(self) -> Workspace | None: ...
     @property
     def exit_code(self) -> int: ...
+    # the lifecycle part's
+    def keep_looking(self) -> None: ...
     # the switching part's
     def action_sessions(self) -> None: ...
     def action_new_session(self) -> None: ...

@@ -162,6 +162,7 @@ class AppSession(SessionLogin, SessionPrompts):
 
     def apply_changes(self, changes: ChangeSet) -> None:
         self.view.apply(changes)
+        self.app.keep_looking()  # a full collection may come due
         self._show_status_items(changes.status)
         self._note_children(changes.keys)
         for screen in self.app.screen_stack:  # a subagent of this session shown full screen follows it
@@ -198,6 +199,9 @@ class AppSession(SessionLogin, SessionPrompts):
         self._note_children([key for key in changes.keys if key in items and items[key].kind == SUBAGENT])
         self.screen.status.title = self.status.title
         self.app.call_after_refresh(self.fill_screen)
+
+    def held_while_covered(self) -> None:
+        self.app.keep_looking()  # the lists say what arrived, within a look
 
     def holding(self) -> float:
         return self.app.user_input.holding()

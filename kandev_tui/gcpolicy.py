@@ -45,14 +45,18 @@ class GcPolicy:
             gc.set_threshold(self.saved[0], self.saved[1], NO_AUTOMATIC_FULL)
             self.last_full = time.monotonic()
 
+    @property
+    def due(self) -> bool:
+        """A full pass waits for a quiet moment: as many generation-1 passes ran as would have triggered one."""
+        return self.saved is not None and gc.get_count()[2] >= self.saved[2]
+
     def tick(self, last_activity: float) -> bool:
         """Run a full pass if one is due now; ``last_activity`` is the monotonic time of the latest input or
         output. Says whether it ran."""
         if self.saved is None:
             return False
         now = time.monotonic()
-        due = gc.get_count()[2] >= self.saved[2]  # as many generation-1 passes as would have triggered one
-        if (due and now - max(last_activity, self.worked_at) >= QUIET_SECONDS) or now - self.last_full >= FULL_AT_LEAST_EVERY:
+        if (self.due and now - max(last_activity, self.worked_at) >= QUIET_SECONDS) or now - self.last_full >= FULL_AT_LEAST_EVERY:
             gc.collect()
             self.last_full = now
             self.full_passes += 1

@@ -73,6 +73,10 @@ constant                      value       mechanism (where)                     
 ``LISTS_AT_MOST_EVERY``       50 ms       the sessions' rows (sidebar, list, "+2 ·      each showing redrew the sidebar and looked at every
                                           1 waiting ^g") follow state changes at most  key: 1.8 ms, 61 times in sessions.py 8 (40 of them
                                           this often (``app_lists.py``)                state changes while the agents start and stream)
+``LOOK_EVERY``                1 s         while something happens (an input, items),   the rows' "+N new" within a second; idle, two 1 s
+                                          the app looks this often at the sessions'    timers cost sessions.py 8 5.3-5.7% CPU on a VM
+                                          rows and a due full collection; idle, it     whose wakes are slow (3-7 ms for a 72-call look);
+                                          has no timer (``app_lifecycle.py``)          no timer: 0.24-0.44%
 ``GC_QUIET_SECONDS``          2 s         a full garbage collection waits for this     not measured: a pause of a full pass (tens of ms
                                           much quiet (``gcpolicy.py``)                 with a big session) is not felt then
 ``GC_FULL_AT_LEAST_EVERY``    60 s        ... but runs at least this often             not measured: memory stays bounded in a flood
@@ -113,6 +117,8 @@ INPUT_DRAWN_WITHIN = 0.2
 CURSOR_BLINKS_FOR = 10.0
 # the sessions' rows (app_lists.py)
 LISTS_AT_MOST_EVERY = 0.05
+# the app's look at its sessions' rows and the collector, while something happens (app_lifecycle.py)
+LOOK_EVERY = 1.0
 # garbage collection (gcpolicy.py)
 GC_QUIET_SECONDS = 2.0
 GC_FULL_AT_LEAST_EVERY = 60.0

@@ -38,7 +38,7 @@ async def test_the_home_lists_stored_sessions_opens_one_and_continues_another(tm
         assert "No live session: ctrl+n starts one." in text and "Stored sessions (2)" in text
         assert "\x1b" not in text and "c continues" in text  # the loading agent's can be continued; the other not
         assert "ctrl+n" in text
-        app._collect_garbage_when_quiet()  # its once-a-second tick, with no session open yet
+        app._look_around()  # its look at the rows and the collector, with no session open yet
         # the plain one: enter opens it read-only
         home.options.highlighted = next(i for i in range(home.options.option_count)
                                         if home.options.get_option_at_index(i).id == f"stored:"

@@ -341,6 +341,7 @@ class UI:
         self.notices: list[str] = []
         self.hold = 0.0
         self.cover = False
+        self.held = 0  # looks that found the session covered
 
     def apply_changes(self, changes):
         self.applied.append(changes)
@@ -353,6 +354,9 @@ class UI:
 
     def notice(self, text):
         self.notices.append(text)
+
+    def held_while_covered(self):
+        self.held += 1
 
     def holding(self):
         return self.hold
@@ -423,9 +427,10 @@ def test_a_covered_session_waits_with_no_timer_and_catches_up_when_shown():
     model.receive_items([message_item(1, "arrived off screen")])
     loop.run(FLUSH_SECONDS)
     assert not ui.applied and model.looks == 1 and not model.settled
+    assert ui.held == 1  # the UI is told once (its sessions list says what arrived): it need not poll either
     assert not [h for _, h in loop.timers if not h.done]  # nothing polls
     loop.run(60.0)
-    assert model.looks == 1 and not ui.applied  # a minute later: not looked at again
+    assert model.looks == 1 and not ui.applied and ui.held == 1  # a minute later: not looked at again
     ui.cover = False
     model.look_now()
     assert [c.keys for c in ui.applied] == [["message:1"]] and model.settled

@@ -193,6 +193,34 @@ async def test_beside_the_transcript_at_120_columns_the_sidebar_switches_session
         await until(pilot, lambda: isinstance(app.screen, SessionsScreen))
 
 
+async def test_an_idle_app_has_no_timer_and_a_covered_sessions_news_still_reaches_its_row(tmp_path, monkeypatch):
+    """Each wake of an idle process costs (20 idle sessions, a laptop on battery, a slow VM): the app looks at its
+    sessions' rows and the collector only while something happens, and sets no repeating timer. What a covered
+    session received still reaches its row in the sidebar ("+N new"); once quiet, no look is pending; a key brings
+    one."""
+    from textual.app import App
+
+    from kandev_tui.sources import ReplaySource
+
+    from .app_helpers import FIXTURES, replay_app
+
+    recordings = FIXTURES / "recordings"
+    app = replay_app(tmp_path, recordings / "claude-real.jsonl")
+    for name in ("codex-real.jsonl", "gemini-real.jsonl"):
+        app.open_session(lambda on_items, on_state, name=name: ReplaySource(recordings / name, on_items, on_state))
+    repeating: list = []
+    monkeypatch.setattr(app, "set_interval", lambda *a, **k: repeating.append(a) or App.set_interval(app, *a, **k))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: all(s.last_state == "replayed" for s in app.sessions))
+        covered = app.sessions[1]
+        await until(pilot, lambda: covered.model.unshown() > 0)
+        await until(pilot, lambda: f"+{covered.model.unshown()} new" in screen_text(app))  # its row, in the sidebar
+        await until(pilot, lambda: app._look is None)  # all is quiet: nothing is looked at
+        assert repeating == []
+        await pilot.press("ctrl+b")  # an input: a look follows it
+        assert app._look is not None
+
+
 async def test_a_burst_of_state_changes_shows_the_rows_once(tmp_path, monkeypatch):
     """Three sessions change state at once (their turns start together): the sidebar is given its rows once for
     them all, and then shows each one running."""

@@ -82,6 +82,10 @@ class SessionUI(Protocol):
     def notice(self, text: str) -> None:
         """Something the user should know that changes nothing else."""
 
+    def held_while_covered(self) -> None:
+        """Items arrived while another screen covers the transcript: they wait until it is shown again, and what
+        the sessions list says of it (how much arrived) may have changed."""
+
     def holding(self) -> float:
         """Seconds the user's last input still holds the agent's output back (0: it need not)."""
 
@@ -180,6 +184,7 @@ class SessionModel:
         wait = self.batch.wait(holding=ui.holding(), covered=ui.covered(), settling=ui.settling(),
                                streaming=self.source.streaming, final=self._turn_over)
         if wait == UNTIL_SHOWN:  # the UI says when it shows the session again (look_now): no timer polls meanwhile
+            ui.held_while_covered()
             return
         if wait > 0:
             self._timer = self._loop.call_later(wait, self._flush)
