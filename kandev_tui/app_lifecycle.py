@@ -33,6 +33,7 @@ class Lifecycle(AppParts):
 
     def on_mount(self) -> None:
         note_input_at_driver(self, INPUT_EVENTS, self.user_input.note)
+        self.gc_policy.start()  # full collections wait for quiet moments from the first frame (kandev_tui/gcpolicy.py)
         # a hang-up, a kill or SIGINT from outside quits as ctrl+q does (kandev_tui/shutdown.py)
         self._signals = EndingSignals(asyncio.get_running_loop(), self._end_for_signal)
         self._signals.install()

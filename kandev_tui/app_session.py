@@ -131,7 +131,6 @@ class AppSession(SessionLogin, SessionPrompts):
             log.exception("source failed")
             self.model.receive_state(SessionState.ERROR, f"{type(exc).__name__}: {exc}")
             return
-        self.app.gc_policy.start()  # full collections wait for quiet moments (kandev_tui/gcpolicy.py)
         if turn is not None:
             self.app.run_worker(self._turn(turn), name="turn", group=f"turn-{self.number}")
         elif self.initial_prompt:  # not sent: the agent waits for a login (it goes once the session is ready), or

@@ -6,7 +6,8 @@ loop for hundreds of milliseconds, several times a minute while an agent streams
 repaints wait for it. The app keeps that pass for quiet moments:
 
 - what was loaded at start-up lives as long as the app, so it is frozen out of the collector's
-  walks (``gc.freeze``);
+  walks (``gc.freeze``, at the app's first frame: the agents' start, with the ACP SDK's import,
+  comes after it and is no quiet moment);
 - automatic full passes are off. Young garbage is still collected as usual by generations 0
   and 1, and :meth:`GcPolicy.tick` runs the full pass when the user, the agent and the screen
   have been quiet for a moment, or at the latest every ``FULL_AT_LEAST_EVERY`` seconds, so
@@ -38,12 +39,15 @@ class GcPolicy:
         self.worked_at = time.monotonic()
 
     def start(self) -> None:
-        """Freeze what is loaded now and take over the full passes."""
-        if self.saved is None:
-            self.saved = gc.get_threshold()
-            gc.freeze()
-            gc.set_threshold(self.saved[0], self.saved[1], NO_AUTOMATIC_FULL)
-            self.last_full = time.monotonic()
+        """Freeze what is loaded now and take over the full passes (from the app's first frame)."""
+        if self.saved is not None:
+            return
+        self.saved = gc.get_threshold()
+        gc.freeze()
+        gc.set_threshold(self.saved[0], self.saved[1], NO_AUTOMATIC_FULL)
+        # the start is work too: the agents start, the first frames come and the user's first keys with them. An
+        # automatic full pass while eight agents started (70-100 ms, sessions.py 8) held an F1 back for 100-200 ms
+        self.last_full = self.worked_at = time.monotonic()
 
     @property
     def due(self) -> bool:

@@ -22,6 +22,8 @@ def test_full_collections_wait_for_a_quiet_moment_but_not_for_ever():
         while gc.get_count()[2] < before[2]:  # as many young passes as would trigger a full one
             gc.collect(1)
         now = time.monotonic()
+        assert not policy.tick(last_activity=now - 10)  # just started (agents start, the first keys): not now
+        policy.worked_at -= 10
         assert not policy.tick(last_activity=now)  # the agent is streaming: not now
         assert policy.tick(last_activity=now - 10) and policy.full_passes == 1  # quiet: now
         assert gc.get_count()[2] == 0
@@ -452,3 +454,23 @@ async def test_new_messages_are_drawn_ahead_of_their_frame(tmp_path, monkeypatch
         widths = {w.content_region.width for w in app.view.widgets.values() if type(w).__name__ == "AgentMessage"}
         assert {width for _, width in drawn} == widths  # at the width the frame then gave them
         assert stats.COUNTERS["predraw_turns"] - turns_before >= 10  # one per turn of the event loop
+
+
+async def test_the_app_takes_the_full_collections_over_from_its_first_frame(tmp_path):
+    """Before any session has started (here none is open: the bare kandev-tui's list). An automatic full pass while
+    eight agents started (70-100 ms, benchmarks/sessions.py 8) held the user's first keys back for 100-200 ms."""
+    from kandev_tui.app_home import HomeApp
+    from kandev_tui.launch import Launcher
+    from kandev_tui.transcript import Store
+
+    from .app_helpers import settings_at
+
+    before = gc.get_threshold()
+    store = Store(tmp_path / "s.db")
+    settings = settings_at(tmp_path)
+    app = HomeApp(Launcher(store, settings), settings_store=settings)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.screen.is_mounted)
+        assert not app.sessions and gc.get_threshold()[2] == NO_AUTOMATIC_FULL
+    assert gc.get_threshold() == before
+    store.close()
