@@ -497,6 +497,21 @@ def test_calls_are_matched_and_prepared_on_the_sources_thread_and_only_placed_on
     assert {ident for _, ident, _ in calls} == {thread.ident}  # none on the UI's thread
 
 
+def test_calls_that_arrive_on_the_uis_thread_are_matched_as_placed_and_not_prepared():
+    """A stored session is handed over on the UI's loop: preparing there only adds to its first paint the cards it
+    will never show (a card parses its call when it is built)."""
+    from kandev_tui.renderers.registry import Renderer
+
+    prepared: list[str] = []
+    registry = Registry([Renderer(id="deploy", widget=lambda item: None, matches=lambda call: call["name"] == "deploy",
+                                  prepare=lambda item: prepared.append(item.key))])
+    model, ui, loop = session_model(Clock(), registry)
+    model.receive_items([tool_item("a", name="deploy"), tool_item("b", name="read")])  # on this (the UI's) thread
+    loop.run()
+    loop.run(FLUSH_SECONDS)
+    assert [e.kind for e in model.transcript.entries] == ["card", "group"] and prepared == []
+
+
 def test_a_rich_output_calls_presentation_is_validated_where_it_arrives():
     """The built-in rich-output renderer prepares the card's presentation (re-validated, its snapshot merged) on the
     source's thread: the card, drawn on the UI's, finds it parsed."""
