@@ -631,3 +631,19 @@ def test_a_change_set_updates_only_entries_that_keep_their_widget():
     changes = model.apply([fleet_item("p", "ping_service", {"ok": True}), fleet_item("d", "fleet_digest", demo.STEPS[14][3])])
     assert [entry.key for _, entry in changes.rebuilt] == ["tool:d"] and changes.new_entries == 1
     assert changes.updated == {}
+
+
+def test_a_version_cache_works_each_version_out_once_and_stays_bounded():
+    from kandev_tui.session.parsed import VersionCache
+
+    worked: list[tuple[str, int]] = []
+    cache = VersionCache(lambda item: worked.append((item.key, item.version)) or item.payload["text"], size=8)
+    first = message_item(1, "one")
+    assert cache(first) == "one" and cache(first) == "one" and worked == [("message:1", first.version)]
+    newer = message_item(1, "one, more")  # a new version of the same key: worked out anew
+    assert cache(newer) == "one, more" and len(worked) == 2 and first in cache and newer in cache
+    items = [message_item(n, f"m{n}") for n in range(2, 40)]
+    assert [cache(item) for item in items] == [f"m{n}" for n in range(2, 40)]
+    assert len(cache._kept) <= 8 + 8 // 4  # bounded (a quarter more at most between two clear-outs)
+    assert items[-1] in cache and first not in cache  # the newest kept, the oldest pushed out
+    assert cache(first) == "one" and len(worked) == 2 + 38 + 1  # worked out again when asked
