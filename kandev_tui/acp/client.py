@@ -12,7 +12,6 @@ The SDK is imported lazily, when an agent is started.
 from __future__ import annotations
 
 import asyncio
-import importlib
 from typing import TYPE_CHECKING, Any, Callable
 
 from kandev_tui import __version__
@@ -23,6 +22,7 @@ from .options import (AUTH_REQUIRED, AgentError, AgentOptions, ElicitationHandle
                       PermissionHandler, headless_permission_policy, kandev_mcp_server, login_method,
                       mcp_capabilities, mcp_servers_for, parse_mcp_config, request_error_text)
 from .process import _end_agent, _signal_name
+from .sdk import import_sdk
 from .serving import AgentRequests
 from .session_ops import SessionOps
 
@@ -138,7 +138,7 @@ class AgentClient(SessionOps, AgentRequests):
         self._watcher = asyncio.ensure_future(self._watch_exit(self.process))
         # the SDK takes 0.4-1 s to import: off the event loop, while the agent starts (an interpreter, node: it
         # answers initialize no sooner), not before it is spawned; what it says meanwhile waits in the pipe
-        sdk = asyncio.ensure_future(asyncio.to_thread(importlib.import_module, "acp.connection"))
+        sdk = asyncio.ensure_future(asyncio.to_thread(import_sdk))  # its models built without their source (sdk.py)
         self._hub = await self._start_hub()
         await sdk
         from acp.connection import Connection

@@ -34,8 +34,12 @@ import sys
 from pathlib import Path
 from typing import Any, cast
 
-from acp import helpers, run_agent, schema
-from acp.schema import (
+from kandev_tui.acp.sdk import skip_sdk_docstrings
+
+skip_sdk_docstrings()  # the SDK's models built without reading their source: the agent answers sooner (sdk.py)
+
+from acp import helpers, run_agent, schema  # noqa: E402
+from acp.schema import (  # noqa: E402
     AgentCapabilities,
     Implementation,
     InitializeResponse,
@@ -46,7 +50,7 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from kandev_tui import __version__
+from kandev_tui import __version__  # noqa: E402
 
 DELAY = float(os.environ.get("KANDEV_DEMO_DELAY", "0.02"))
 TOOL = "show_rich_output_kandev"
