@@ -647,3 +647,37 @@ def test_a_version_cache_works_each_version_out_once_and_stays_bounded():
     assert len(cache._kept) <= 8 + 8 // 4  # bounded (a quarter more at most between two clear-outs)
     assert items[-1] in cache and first not in cache  # the newest kept, the oldest pushed out
     assert cache(first) == "one" and len(worked) == 2 + 38 + 1  # worked out again when asked
+
+
+def test_a_covered_sessions_news_is_counted_as_it_grows_and_anew_once_taken():
+    """What arrived off screen ("+N new" in its row): new keys only (a newer version of a waiting item or of one on
+    screen is no news, the session's usage neither), counted from where the last count ended while nothing was
+    taken, from the start once a batch is taken."""
+    from kandev_tui.transcript.items import Item
+
+    clock = Clock()
+    model, ui, loop = session_model(clock)
+    model.receive_items([message_item(1, "shown")])
+    loop.run(FLUSH_SECONDS)
+    assert [c.keys for c in ui.applied] == [["message:1"]] and model.unshown() == 0
+    ui.cover = True
+
+    def naive() -> int:
+        known = model.transcript.entry_of
+        return sum(1 for i in model.batch.waiting if i.key not in known and i.kind != "usage")
+
+    arrivals = [[message_item(1, "shown, and more"), message_item(2, "a")],  # on screen already, then news
+                [message_item(2, "a, longer"), tool_item("c1")],  # a newer version: no more news
+                [Item("usage", "usage", 1, {"used": 5}), message_item(3, "b")]]  # usage: not news
+    for items, expected in zip(arrivals, (1, 2, 3)):
+        model.receive_items(items)
+        loop.run(FLUSH_SECONDS)
+        assert model.unshown() == naive() == expected
+    assert not ui.applied[1:]  # all waits while covered
+    ui.cover = False
+    model.look_now()
+    assert model.unshown() == 0
+    ui.cover = True
+    model.receive_items([message_item(4, "c")])
+    loop.run(FLUSH_SECONDS)
+    assert model.unshown() == naive() == 1

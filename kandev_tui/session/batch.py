@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import threading
 import time
+from itertools import islice
 from typing import Callable
 
 # FLUSH_SECONDS: item updates are drawn in batches, at most this often; UI_SHARE: while updates stream, the UI's thread
@@ -50,6 +51,8 @@ class Batcher:
         self.received_at = float("-inf")  # when items last arrived
         self.taken_at = float("-inf")  # when the last batch was handed over
         self._taken_ui = 0.0  # the UI thread's processor time then
+        self.emptied = 0  # how many times what waited was taken or dropped (a count of items from the start holds
+        # until this changes: keys are only added in between)
 
     def add(self, items: list[Item]) -> None:
         with self._lock:
@@ -64,6 +67,7 @@ class Batcher:
             self.received_at = self.clock()
             self._reset = True
             self._pending.clear()
+            self.emptied += 1
 
     @property
     def keys(self) -> list[str]:
@@ -76,6 +80,11 @@ class Batcher:
         """The items waiting (newest versions), in the order their keys first arrived."""
         with self._lock:
             return list(self._pending.values())
+
+    def waiting_after(self, count: int) -> list[Item]:
+        """The items waiting whose keys arrived after the first ``count`` (as :attr:`waiting`)."""
+        with self._lock:
+            return list(islice(self._pending.values(), count, None))
 
     def __bool__(self) -> bool:
         return bool(self._pending) or self._reset
@@ -119,10 +128,12 @@ class Batcher:
             self._taken_ui = self.ui_time()
             batch = list(self._pending.values())
             self._pending.clear()
+            self.emptied += 1
             self._reset = False
             return batch
 
     def clear(self) -> None:
         with self._lock:
             self._pending.clear()
+            self.emptied += 1
             self._reset = False
