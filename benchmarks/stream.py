@@ -13,7 +13,9 @@ kandev-tui takes it), and how far the screen is behind the agent at 10% and at 9
 per chunk as it grows shows in both (target: the last 10% no slower than the first). The first tenth goes by before
 the screen shows the message's first batch (the UI's thread takes no share of the machine yet): the tenths after it
 say whether the time per chunk grows with the message (with 400,000 chunks, ``long 400000``, the first tenth is long
-enough for the screen to take part in it too). Then how long until every block of the message is drawn
+enough for the screen to take part in it too). It also prints kandev-tui's own CPU per chunk in each tenth, apart:
+its reading threads and the store (the cost of a chunk as the message grows), and the UI's thread (which takes a
+share of the time, not of the chunks, and none while the help covers the transcript). Then how long until every block of the message is drawn
 (those above the screen are drawn a slice at a time once the flood pauses), and the CPU that takes.
 
     .venv/bin/python benchmarks/stream.py [CASE] [CHUNKS] [TOOLS]    (CASE: mixed, long or both)
@@ -69,12 +71,15 @@ async def main(case: str, chunks: int, tools: int) -> None:
             await asyncio.sleep(0.001)  # the turn has started (or, if tiny, already ended)
         lags: list[float] = []
         shown: list[tuple[float, int]] = []  # (wall-clock time, characters of the message on screen)
+        cpu: list[tuple[float, float, float]] = []  # (wall-clock time, the process's CPU, the UI thread's CPU)
 
         async def watch_loop() -> None:  # how long the event loop goes without running anything else
             while True:
                 before = time.perf_counter()
                 await asyncio.sleep(0.005)
                 lags.append(time.perf_counter() - before - 0.005)
+                usage = resource.getrusage(resource.RUSAGE_SELF)
+                cpu.append((time.time(), usage.ru_utime + usage.ru_stime, time.thread_time()))  # (on the UI thread)
                 message = next((w for w in app.view.widgets.values() if isinstance(w, AgentMessage)), None)
                 if message is not None:
                     shown.append((time.time(), len(message.item.payload.get("text", "")) - message.backlog))
@@ -127,6 +132,15 @@ async def main(case: str, chunks: int, tools: int) -> None:
         sent = [(later - earlier) / tenth * 1e6 for earlier, later in zip(stamps, stamps[1:])]
         print(f"per chunk as the agent could send them: first 10% {sent[0]:.0f} µs, last 10% {sent[-1]:.0f} µs; "
               f"each tenth: {', '.join(f'{us:.0f}' for us in sent)} µs")
+
+        def cpu_at(at: float) -> tuple[float, float]:  # (the process's, the UI thread's) CPU when the agent was there
+            return next(((total, ui) for t, total, ui in cpu if t >= at), cpu[-1][1:] if cpu else (0.0, 0.0))
+
+        marks = [cpu_at(stamp) for stamp in stamps]
+        spent = [((b[0] - a[0]) - (b[1] - a[1]), b[1] - a[1]) for a, b in zip(marks, marks[1:])]
+        print("kandev-tui's CPU per chunk in each tenth: its readers and the store (every thread but the UI's) "
+              + ", ".join(f"{other / tenth * 1e6:.1f}" for other, _ in spent) + " µs; the UI's thread "
+              + ", ".join(f"{ui / tenth * 1e6:.1f}" for _, ui in spent) + " µs")
 
         def shown_at(share: float) -> float:  # when the screen first held this share of the message
             return next((t for t, n in shown if n >= share * len(text)), drained_at)
