@@ -79,7 +79,7 @@ class TranscriptModel:
         if not self.registry.discovered:
             return
         calls = [item for item in items if item.kind == K.TOOL]
-        # a stored session's or a reset's thousands of calls: only the newest are drawn soon (the window opens at
+        # a reset's or a loaded history's thousands of calls: only the newest are drawn soon (the window opens at
         # the end); the others are matched as they are placed and prepared when a card shows them. Preparing all
         # 5,000 charts of a 50,000-item session held its first paint back 0.7-0.9 s (benchmarks/open_session.py)
         for item in calls[-PREPARED_AT_MOST:]:

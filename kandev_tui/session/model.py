@@ -150,18 +150,22 @@ class SessionModel:
         UI's thread (a stored session, read in a thread and handed over on the loop) are not prepared: a card parses
         its call when it is built, and most calls of a history are never shown (preparing the newest 256 of a
         50,000-item session, 64 charts, took 0.17 s of its first paint, for the six or so the screen showed)."""
-        if not self._on_ui_thread():
-            self.transcript.prepare(items)
+        self._prepare(items)
         self.transcript.place(items)
         self.batch.add(items)
         self._wake()
 
     def receive_reset(self, items: list[Item]) -> None:
         """The source's ``on_reset`` (any thread): every item again, in order, ahead of what comes after."""
-        self.transcript.prepare(items)
+        self._prepare(items)
         self.transcript.place_all(items)
         self.batch.reset()
         self._wake()
+
+    def _prepare(self, items: list[Item]) -> None:
+        """The cards' work done where items arrive, if that is not the UI's thread (see :meth:`receive_items`)."""
+        if not self._on_ui_thread():
+            self.transcript.prepare(items)
 
     def _wake(self) -> None:
         if self._loop is None:
