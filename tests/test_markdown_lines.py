@@ -254,6 +254,28 @@ async def test_while_the_session_floods_only_the_blocks_in_view_are_drawn(tmp_pa
         await until(pilot, lambda: message.size.height == 2 * 600 - 1, rounds=2400)  # every block drawn
 
 
+async def test_a_following_view_draws_the_end_of_a_flooding_message_whatever_its_scroll_says(tmp_path, monkeypatch):
+    """A view that follows is at its end, or on its way there: a slice drawn before the frame that scrolls it there
+    (a loaded machine: the CI run that found it) drew the top of the message, which nobody was going to see. Here
+    the view is moved to its top by the program (it still follows: only the user stops that) and a slice is drawn."""
+    from .app_helpers import until
+
+    drawn = counting_draws(monkeypatch)
+    app = stored_app(tmp_path, [message_item(0, "Before.")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.view.draw_context.flooding = lambda: True
+        text = "".join(f"Paragraph {index} of a flood.\n\n" for index in range(600))
+        apply_now(app, [Item("message:1", "agent_message", 1, {"text": text}, final=False)])
+        await until(pilot, lambda: any("Paragraph 598 " in piece for piece in drawn))  # the end, in view
+        message = app.view.widgets["message:1"]
+        app.view.scroll_to(y=0, animate=False, immediate=True)
+        assert app.view.following and app.view.scroll_y == 0
+        drawn.clear()
+        message.draw_more()
+        assert not any("Paragraph 0 " in piece or "Paragraph 1 " in piece for piece in drawn)
+
+
 def _unwrap(pieces, hang):
 
     return [p.plain if i == 0 else p.plain[hang:] for i, p in enumerate(pieces)]

@@ -122,6 +122,12 @@ class AgentMessage(EntryWidget):
         parent = self.parent
         if not isinstance(parent, Widget):
             return range(0)
+        if getattr(parent, "following", False) and self._drawn is not None:
+            # a view that follows is at its end, or on its way there: the rows in view are the message's last, not
+            # those scroll_y says before the frame that scrolls (under load, a flood's draw came first and drew the
+            # top of the message, which nobody was going to see)
+            total = len(self._drawn[1])
+            return range(max(0, total - parent.size.height), total)
         top = int(parent.scroll_y) - self.virtual_region.y - self.styles.gutter.top
         return range(max(0, top), max(0, top + parent.size.height))
 
