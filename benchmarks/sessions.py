@@ -8,7 +8,9 @@ latency, as benchmarks/stream.py measures it), and every second the next session
 once through the other sessions the same way (each shows what it held back while covered). Prints the worst key latency
 (target ≤ 50 ms), the switch latency (median; target ≤ 100 ms), the app's peak RSS (run it with 1 session and with 8:
 target one session's + 15 MB per added session), the time until every session is drained against the slowest
-agent's own send time (looked at every 5 ms; target ≤ 1.5x), and, once idle, the app's CPU over 10 s (target under 1%):
+agent's own send time (looked at every 5 ms; target ≤ 1.5x) and where the time after the agents' last frames went
+(each session's turn end, as its source says it, after its agent's last frame: what kandev-tui had read ahead of
+its work; then the screen settling), and, once idle, the app's CPU over 10 s (target under 1%):
 the 10 s from 10 s after the last key, once the prompt's cursor has stopped blinking (pacing.CURSOR_BLINKS_FOR), and
 the 10 s before.
 
@@ -43,11 +45,20 @@ async def main(sessions: int, chunks: int, tools: int, rich: int) -> None:
     tmp = Path(tempfile.mkdtemp())
     store = Store(tmp / "s.db")
 
+    turn_ended: dict[int, float] = {}  # each session's turn end, as its source says it (on its own thread)
+
     def factory(n: int):
+        def said(on_state):
+            def on_state_timed(state, detail):
+                if state == "idle":
+                    turn_ended[n] = time.time()
+                on_state(state, detail)
+            return on_state_timed
+
         agent = AgentOptions(command=[sys.executable, str(ROOT / "tests" / "agents" / "fault_agent.py"), "burst",
                                       str(chunks), str(tools), str(rich), str(tmp / f"stamp-{n}")], workspace=tmp,
                              inject_guidance=False)
-        return lambda on_items, on_state: LiveSource(agent, store, on_items, on_state)
+        return lambda on_items, on_state: LiveSource(agent, store, on_items, said(on_state))
 
     app = KandevApp(factory(1), settings_store=settings_at(tmp, chart_animation=False), initial_prompt="go")
     for n in range(2, sessions + 1):
@@ -147,6 +158,11 @@ async def main(sessions: int, chunks: int, tools: int, rich: int) -> None:
           f"frame: {(drained_at - first) / max(slowest, 1e-9):.2f}x (target <= 1.5x)")
     print(f"  the agents' first frames {max(s[0] for s in stamps) - first:.2f} s apart (each starts its interpreter "
           f"first); drained {drained_at - max(s[1] for s in stamps):.2f} s after the last agent's last frame")
+    behind = sorted((turn_ended[n] - stamps[n - 1][1], n) for n in turn_ended)
+    if len(behind) == sessions:  # where the time after the agents' last frames goes: kandev-tui's reading, then the screen
+        print(f"  each session's turn ended {statistics.median(b for b, _ in behind):.2f} s (median) after its agent's "
+              f"last frame, {behind[-1][0]:.2f} s at worst (session {behind[-1][1]}: what it had read ahead, and its "
+              f"turn's end); the screen settled {drained_at - max(turn_ended.values()):.2f} s after the last turn ended")
     if latencies:
         print(f"key latency while streaming ({len(latencies)} presses): median {statistics.median(latencies) * 1000:.0f} ms, "
               f"worst {max(latencies) * 1000:.0f} ms (target worst <= 50 ms)" + (f"; {lost} never drawn" if lost else ""))
