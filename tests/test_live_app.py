@@ -294,7 +294,11 @@ async def test_a_pending_edit_shows_its_diff_once_where_the_answer_is_given(tmp_
     app, store = live_app(tmp_path)
     async with app.run_test(size=(100, 60)) as pilot:
         await send_when_idle(pilot, app, "Check the build")
-        await until(pilot, lambda: any(w.answerable for w in app.view.query(PermissionRequest)))
+        # the edit's card and the request can come in one batch: the request is answerable as it is mounted, the card
+        # makes its EditCard as it composes, and the pilot's pause waits only for widgets whose message loop runs
+        # (not for a card just mounted): both are waited for (CI, both cores busy: no EditCard yet)
+        await until(pilot, lambda: any(w.answerable for w in app.view.query(PermissionRequest))
+                    and bool(app.view.query(EditCard)))
         card = app.view.query_one(EditCard)
         assert card.item.payload.get("asking") is True
         await until(pilot, lambda: "its diff is in the permission request below" in screen_text(app))
