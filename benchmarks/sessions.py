@@ -14,14 +14,20 @@ its work; then the screen settling), and, once idle, the app's CPU over 10 s (ta
 the 10 s from 10 s after the last key, once the prompt's cursor has stopped blinking (pacing.CURSOR_BLINKS_FOR), and
 the 10 s before.
 
-    .venv/bin/python benchmarks/sessions.py [SESSIONS] [CHUNKS] [TOOLS] [RICH]
+    .venv/bin/python benchmarks/sessions.py [SESSIONS] [CHUNKS] [TOOLS] [RICH] [RUNS] [IDLE]
+
+With RUNS over 1, each run is a process of its own (a new app, new agents), and the drain's ratio is summed up over
+the runs at the end (its median, best and worst, and in how many runs it was over 1.5x); the idle CPU is measured
+after the last run only (IDLE 0: not at all).
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -32,7 +38,29 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
-async def main(sessions: int, chunks: int, tools: int, rich: int) -> None:
+def main(sessions: int, chunks: int, tools: int, rich: int, runs: int, idle: bool) -> None:
+    """RUNS runs, each in a process of its own (a new app, new agents, its own peak RSS), the idle CPU measured after
+    the last; with several, the drain's spread across them: a busy machine's scheduling moves it from run to run."""
+    if runs == 1:
+        asyncio.run(one_run(sessions, chunks, tools, rich, last=idle))
+        return
+    ratios = []
+    for run in range(1, runs + 1):
+        print(f"-- run {run} of {runs}", flush=True)
+        command = [sys.executable, __file__, *map(str, (sessions, chunks, tools, rich, 1, int(run == runs)))]
+        out = subprocess.run(command, capture_output=True, text=True, check=False)
+        print(out.stdout + out.stderr, end="", flush=True)
+        found = re.search(r"after the first frame: ([0-9.]+)x", out.stdout)
+        if out.returncode or found is None:
+            sys.exit(f"sessions.py: run {run} failed (exit status {out.returncode})")
+        ratios.append(float(found.group(1)))
+    over = sum(ratio > 1.5 for ratio in ratios)
+    print(f"drained / the slowest agent's send time over {runs} runs: median {statistics.median(ratios):.2f}x, "
+          f"best {min(ratios):.2f}x, worst {max(ratios):.2f}x; over 1.5x in {over} of {runs}")
+
+
+async def one_run(sessions: int, chunks: int, tools: int, rich: int, last: bool) -> float:
+    """One run, its figures printed; the drain's ratio. ``last``: the idle CPU is measured after it."""
     from keytimer import KeyTimer
 
     from kandev_tui.acp import AgentOptions
@@ -44,6 +72,7 @@ async def main(sessions: int, chunks: int, tools: int, rich: int) -> None:
 
     tmp = Path(tempfile.mkdtemp())
     store = Store(tmp / "s.db")
+    agents_before = resource.getrusage(resource.RUSAGE_CHILDREN)
 
     turn_ended: dict[int, float] = {}  # each session's turn end, as its source says it (on its own thread)
 
@@ -140,7 +169,7 @@ async def main(sessions: int, chunks: int, tools: int, rich: int) -> None:
             await asyncio.sleep(0.01)
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         idle_cpu = []  # the first 10 s after the last key (the prompt's cursor blinks), then the next 10 s (it is still)
-        for _ in range(2):
+        for _ in range(2 if last else 0):
             before = resource.getrusage(resource.RUSAGE_SELF)
             idle_from = time.perf_counter()
             await asyncio.sleep(10)
@@ -173,15 +202,22 @@ async def main(sessions: int, chunks: int, tools: int, rich: int) -> None:
               f"{statistics.median(switches) * 1000:.0f} ms, worst {max(switches) * 1000:.0f} ms (target median <= 100 ms)")
     used = drained_cpu[0].ru_utime + drained_cpu[0].ru_stime - started_cpu.ru_utime - started_cpu.ru_stime
     agents = resource.getrusage(resource.RUSAGE_CHILDREN)
+    agents_cpu = agents.ru_utime + agents.ru_stime - agents_before.ru_utime - agents_before.ru_stime
     print(f"CPU until drained: kandev-tui {used:.2f} s (all its threads) over {elapsed:.2f} s; the agents "
-          f"{agents.ru_utime + agents.ru_stime:.2f} s in all (2 cores: {2 * elapsed:.2f} s)")
-    print(f"peak RSS {rss:.0f} MB; idle CPU over 10 s: {idle_cpu[1] * 100:.2f}% (target < 1%), "
-          f"{idle_cpu[0] * 100:.2f}% in the 10 s before, while the cursor still blinks after the last key")
+          f"{agents_cpu:.2f} s in all (2 cores: {2 * elapsed:.2f} s)")
+    if idle_cpu:
+        print(f"peak RSS {rss:.0f} MB; idle CPU over 10 s: {idle_cpu[1] * 100:.2f}% (target < 1%), "
+              f"{idle_cpu[0] * 100:.2f}% in the 10 s before, while the cursor still blinks after the last key")
+    return (drained_at - first) / max(slowest, 1e-9)
 
 
 if __name__ == "__main__":
     from benchargs import arguments
 
     ARGS = arguments(__doc__, ("sessions", int, 8, "sessions at once"), ("chunks", int, 5_000, "chunks each"),
-                     ("tools", int, 200, "tool calls each"), ("rich", int, 50, "rich-output charts each"))
-    asyncio.run(main(ARGS.sessions, ARGS.chunks, ARGS.tools, ARGS.rich))
+                     ("tools", int, 200, "tool calls each"), ("rich", int, 50, "rich-output charts each"),
+                     ("runs", int, 1, "runs, each in a process of its own"),
+                     ("idle", int, 1, "1: measure the idle CPU after the (last) run, 0: not"))
+    if ARGS.runs < 1:
+        sys.exit("sessions.py: RUNS must be at least 1")
+    main(ARGS.sessions, ARGS.chunks, ARGS.tools, ARGS.rich, ARGS.runs, bool(ARGS.idle))
