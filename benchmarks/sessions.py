@@ -75,11 +75,15 @@ async def one_run(sessions: int, chunks: int, tools: int, rich: int, last: bool)
     agents_before = resource.getrusage(resource.RUSAGE_CHILDREN)
 
     turn_ended: dict[int, float] = {}  # each session's turn end, as its source says it (on its own thread)
+    ran: set[int] = set()  # the sessions whose turn has begun (said on the source's thread: a short turn is over
+    # before the app's loop looks at the source's state again)
 
     def factory(n: int):
         def said(on_state):
             def on_state_timed(state, detail):
-                if state == "idle":
+                if state == "running":
+                    ran.add(n)
+                elif state == "idle":
                     turn_ended[n] = time.time()
                 on_state(state, detail)
             return on_state_timed
@@ -109,7 +113,7 @@ async def one_run(sessions: int, chunks: int, tools: int, rich: int, last: bool)
     lost = 0
     async with app.run_test(size=(120, 40)):
         start = time.perf_counter()
-        while not any(s.source.state == "running" for s in app.sessions):
+        while not ran:
             await asyncio.sleep(0.005)
 
         def busy() -> bool:  # a turn runs (its end stores what came), or the session on screen is drawing it
