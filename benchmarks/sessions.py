@@ -47,7 +47,7 @@ def main(sessions: int, chunks: int, tools: int, rich: int, runs: int, idle: boo
     ratios = []
     for run in range(1, runs + 1):
         print(f"-- run {run} of {runs}", flush=True)
-        command = [sys.executable, __file__, *map(str, (sessions, chunks, tools, rich, 1, int(run == runs)))]
+        command = [sys.executable, __file__, *map(str, (sessions, chunks, tools, rich, 1, int(idle and run == runs)))]
         out = subprocess.run(command, capture_output=True, text=True, check=False)
         print(out.stdout + out.stderr, end="", flush=True)
         found = re.search(r"after the first frame: ([0-9.]+)x", out.stdout)
@@ -209,9 +209,9 @@ async def one_run(sessions: int, chunks: int, tools: int, rich: int, last: bool)
     agents_cpu = agents.ru_utime + agents.ru_stime - agents_before.ru_utime - agents_before.ru_stime
     print(f"CPU until drained: kandev-tui {used:.2f} s (all its threads) over {elapsed:.2f} s; the agents "
           f"{agents_cpu:.2f} s in all (2 cores: {2 * elapsed:.2f} s)")
-    if idle_cpu:
-        print(f"peak RSS {rss:.0f} MB; idle CPU over 10 s: {idle_cpu[1] * 100:.2f}% (target < 1%), "
-              f"{idle_cpu[0] * 100:.2f}% in the 10 s before, while the cursor still blinks after the last key")
+    print(f"peak RSS {rss:.0f} MB" + (f"; idle CPU over 10 s: {idle_cpu[1] * 100:.2f}% (target < 1%), "
+                                       f"{idle_cpu[0] * 100:.2f}% in the 10 s before, while the cursor still blinks "
+                                       "after the last key" if idle_cpu else ""))
     return (drained_at - first) / max(slowest, 1e-9)
 
 
