@@ -7,6 +7,8 @@ import weakref
 from pathlib import Path
 from typing import Any, Iterable
 
+from textual.widget import Widget
+
 from kandev_tui.app import KandevApp
 from kandev_tui.renderers import Registry
 from kandev_tui.settings import SettingsStore
@@ -80,6 +82,7 @@ async def until(pilot, condition, rounds: int = 1200, *, fail: bool = True) -> b
     applied = items_applied(pilot.app)
     while rounds > 0:
         if condition():
+            await composed(pilot)
             return True
         applied.clear()
         try:
@@ -90,6 +93,18 @@ async def until(pilot, condition, rounds: int = 1200, *, fail: bool = True) -> b
     if fail:
         assert condition()
     return condition()
+
+
+async def composed(pilot, rounds: int = 200) -> None:
+    """Every widget of the screen on top composed and mounted (0.01 s pauses, ``rounds`` at most). A widget put in
+    the DOM is composed by its own message loop, and ``Pilot.pause()`` waits only for loops already running: a card
+    mounted in the batch a test waited for had not made its parts yet (a fresh-clone CI run looked for a ToolCard's
+    EditCard a moment too soon). :func:`until` waits for this before it says its condition holds."""
+    screen = pilot.app.screen
+    for _ in range(rounds):
+        if all(node.is_mounted for node in screen.walk_children(Widget)):
+            return
+        await pilot.pause(0.01)
 
 
 async def scroll_to_top_until(pilot, view, done, *, rounds: int = 400, pause: float = 0.03, each=None) -> None:

@@ -8,7 +8,7 @@ from textual.widgets import Static
 from kandev_tui.screens.help import HelpScreen
 from kandev_tui.textual_hooks import screen_text, send_as_terminal, watch_frames
 
-from .app_helpers import apply_now, message_item, settle, stored_app
+from .app_helpers import apply_now, message_item, settle, stored_app, until
 
 
 class Two(App[None]):
@@ -24,6 +24,26 @@ async def test_screen_text_is_what_the_screen_shows():
         text = screen_text(app)
     lines = text.splitlines()
     assert len(lines) == 5 and lines[0].rstrip() == "first line of the screen" and lines[1].rstrip() == "second line"
+
+
+class _Part(Static):
+    pass
+
+
+class _Card(Static):
+    def compose(self) -> ComposeResult:
+        yield _Part("made when the card composes")
+
+
+async def test_the_suites_wait_returns_once_what_was_just_mounted_has_made_its_parts():
+    """A card mounted and not awaited is in the DOM at once, and composed later by its own loop (Pilot.pause() does
+    not wait for a loop that is not running yet): the suite's wait (app_helpers.until) says its condition holds only
+    once the card has made its parts."""
+    app = Two()
+    async with app.run_test(size=(40, 5)) as pilot:
+        app.mount(_Card())
+        await until(pilot, lambda: bool(app.query(_Card)))
+        assert app.query_one(_Card).query(_Part)
 
 
 # -- nothing outside kandev_tui/textual_hooks.py names a private attribute of Textual ---------------------------
