@@ -128,13 +128,17 @@ class AgentRequests(ClientParts):
         return response if isinstance(response, dict) and response.get("action") else {"action": "cancel"}
 
     def _before_edit(self, msg: dict[str, Any]) -> None:
-        method = msg.get("method")
-        if method not in ("session/update", "session/request_permission"):
-            return
-        params = of_type(msg, "params", dict, {})
-        call = params.get("update") if method == "session/update" else params.get("toolCall")
-        if not isinstance(call, dict) or (method == "session/update" and call.get("sessionUpdate") not in (
-                "tool_call", "tool_call_update")):
+        method = msg.get("method")  # every frame comes here: the text chunks of a flood leave at the third look
+        if method == "session/update":
+            params = msg.get("params")
+            call = params.get("update") if isinstance(params, dict) else None
+            if not isinstance(call, dict) or call.get("sessionUpdate") not in ("tool_call", "tool_call_update"):
+                return
+        elif method == "session/request_permission":
+            call = of_type(of_type(msg, "params", dict, {}), "toolCall", dict, None)
+            if call is None:
+                return
+        else:
             return
         call_id = call.get("toolCallId")
         if not isinstance(call_id, str) or call.get("status") in ("completed", "failed"):

@@ -94,9 +94,13 @@ class LineTransport:
                 self._turn_started = time.perf_counter()
                 self._turn_frames = 0
             self._turn_frames += 1
-            line, size = await self._read_line()
-            if line is None:
-                return None
+            if self._lines:  # read already: no coroutine for it (a flood's every frame but one a read)
+                line, size = self._lines.popleft()
+            else:
+                read, size = await self._read_line()
+                if read is None:
+                    return None
+                line = read
             text = line.decode("utf-8", "replace").strip()
             if self._scrub is not None:
                 text = self._scrub(text)

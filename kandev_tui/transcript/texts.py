@@ -40,13 +40,18 @@ class OpenTexts:
     def add(self, name: str, text: str, message_id: Any, turn: int) -> list[Item]:
         """``text`` came for the open text ``name`` (opened here when it is not): the versions made (the others
         closed, this one when it opens)."""
-        changed = self.close(but=name)
         current = self._open.get(name)
+        # the others closed (a flood's every chunk comes here: no list made when this one is all that is open)
+        changed = self.close(but=name) if len(self._open) > (current is not None) else []
         if current is not None and isinstance(message_id, str) and current.payload.get("message_id") != message_id:
             changed.append(self._close(name))
             current = None
         if current is not None:  # it goes on: kept as a part until the pipeline flushes (settle)
-            self._parts.setdefault(name, []).append(text)
+            parts = self._parts.get(name)
+            if parts is None:
+                self._parts[name] = [text]
+            else:
+                parts.append(text)
             return changed
         payload: dict[str, Any] = {"text": text}
         if isinstance(message_id, str):

@@ -195,17 +195,20 @@ class Normalizer(ToolCalls, Requests, LocalEvents, SessionState):
 
     def _incoming(self, msg: dict[str, Any]) -> list[Item]:
         method = msg.get("method")
-        if method == "session/update":
+        if method == "session/update":  # a flood's every frame: looked at with as few steps as it takes
             params = of_type(msg, "params", dict, {})
             update = of_type(params, "update", dict, {})
             session: Any = params.get("sessionId")  # the agent's word: is_child() checks it
-            if update.get("sessionUpdate") == "subagent_update":  # on the parent's session (a child's: nested)
+            kind = update.get("sessionUpdate")
+            if kind == "subagent_update":  # on the parent's session (a child's: nested)
                 if self._replaying is not None:
                     return []
                 return self._close_text() + self._subagents.announce(session, update, self.turn, self._running_call())
             if self._subagents.is_child(session):  # a child's own update: its item, not this transcript
                 return [] if self._replaying is not None else self._subagents.child_update(session, update)
-            if update.get("sessionUpdate") in ("session_message", "session_message_chunk"):
+            if kind == "agent_message_chunk" and self._replaying is None:
+                return self._chunk(update, "message")
+            if kind in ("session_message", "session_message_chunk"):
                 return []  # between sessions, on this one: its child's words are in the child's item
             return self._update(update)
         if method == "session/request_permission" and "id" in msg:
