@@ -26,13 +26,16 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
+# the turn's prompt: asked of the agent, and the pipeline's first frame (a turn opened, as in the app)
+PROMPT = {"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
+          "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "go"}]}}
+
+
 def agent_output(folder: Path, chunks: int, tools: int, rich: int) -> tuple[bytes, int]:
     """The burst agent's session/update lines, as it writes them, and how many."""
-    prompt = {"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
-              "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "go"}]}}
     asked = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
              {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": str(folder), "mcpServers": []}},
-             prompt]
+             PROMPT]
     out = subprocess.run([sys.executable, str(ROOT / "tests" / "agents" / "fault_agent.py"), "burst", str(chunks),
                           str(tools), str(rich), str(folder / "stamp")], input="".join(json.dumps(m) + "\n" for m in asked),
                          capture_output=True, text=True, timeout=120, check=True).stdout
@@ -51,8 +54,7 @@ async def one_run(folder: Path, data: bytes, frames: int) -> float:
     store = Store(folder / f"run-{time.time_ns()}.db")
     session = store.create_session(title="reader", agent_command=["burst"], workspace=str(folder))
     pipeline = Pipeline(store, session, listener=lambda items: None)
-    pipeline.feed(Frame.now(OUT, {"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
-                                  "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "go"}]}}))
+    pipeline.feed(Frame.now(OUT, PROMPT))
     client = AgentClient(AgentOptions(command=["burst"], workspace=folder), pipeline.feed, None, None)
     reader = asyncio.StreamReader(limit=len(data) + 1)
     reader.feed_data(data)

@@ -59,8 +59,9 @@ def main(sessions: int, chunks: int, tools: int, rich: int, runs: int, idle: boo
           f"best {min(ratios):.2f}x, worst {max(ratios):.2f}x; over 1.5x in {over} of {runs}")
 
 
-async def one_run(sessions: int, chunks: int, tools: int, rich: int, last: bool) -> float:
-    """One run, its figures printed; the drain's ratio. ``last``: the idle CPU is measured after it."""
+async def one_run(sessions: int, chunks: int, tools: int, rich: int, last: bool) -> None:
+    """One run, its figures printed (main reads the drain's ratio from them). ``last``: the idle CPU is measured
+    after it."""
     from keytimer import KeyTimer
 
     from kandev_tui.acp import AgentOptions
@@ -212,7 +213,6 @@ async def one_run(sessions: int, chunks: int, tools: int, rich: int, last: bool)
     print(f"peak RSS {rss:.0f} MB" + (f"; idle CPU over 10 s: {idle_cpu[1] * 100:.2f}% (target < 1%), "
                                        f"{idle_cpu[0] * 100:.2f}% in the 10 s before, while the cursor still blinks "
                                        "after the last key" if idle_cpu else ""))
-    return (drained_at - first) / max(slowest, 1e-9)
 
 
 if __name__ == "__main__":
