@@ -20,6 +20,7 @@ from textual.signal import Signal
 
 from kandev_tui.gcpolicy import GcPolicy
 from kandev_tui.user_input import UserInput
+from kandev_tui.key_order import KeyOrder
 from kandev_tui.renderers import Registry
 from kandev_tui.app_actions import UserActions
 from kandev_tui.app_attention import Attention
@@ -88,6 +89,7 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
         self.starter = SessionStarter(self)  # new sessions, and stored ones from the list
         read_alt_enter()  # alt+enter from a real terminal is alt+enter (a new line), not enter (send)
         self.user_input = UserInput()  # the terminal's last input: the agents' output waits a moment after it
+        self.key_order = KeyOrder(self, super().on_event)  # keys typed behind one that moves the focus follow it
         self.settings_store = settings_store or SettingsStore()
         self.registry = registry or Registry.from_entry_points(now=False)  # read after the first frame
         if not self.settings_store.settings.edits_inline:  # edits fold into the tool group, as other calls do
@@ -233,7 +235,7 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
 
     async def on_event(self, event: events.Event) -> None:
         try:
-            await super().on_event(event)
+            await self.key_order.on_event(event)  # the terminal's keys each to the focus its turn finds, in order
         finally:
             if isinstance(event, INPUT_EVENTS):
                 self.user_input.served()  # dispatched: the transcript's frames go on (pacing.py)

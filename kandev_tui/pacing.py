@@ -64,6 +64,10 @@ constant                      value       mechanism (where)                     
 ``CHART_SLICE``               4 ms        charts coming into view are plotted this     plotext takes 10-30 ms a chart: an escape back to
                                           much at a time, one at least, the rest       a flooding transcript waited for the charts that
                                           DRAW_AGAIN later (``transcript_view/``)      came into view meanwhile (49 ms, sessions.py)
+``KEY_HELD_AT_MOST``          1 s         the terminal's keys wait behind a key on     a key's flight takes a few turns of the event loop
+                                          its way through the focused widget and its   (tens of ms on a busy machine); this only keeps a
+                                          ancestors this long at most                  handler that hangs from freezing the keyboard
+                                          (``key_order.py``)                           (not measured)
 ``INPUT_DRAWN_WITHIN``        0.2 s       after an input, its screen draws at its      Textual's 60 Hz update timer made closing the help
                                           first idle moment (``textual_hooks.py``)     wait 12-20 ms (0662916)
 ``CURSOR_BLINKS_FOR``         10 s        the prompt's cursor blinks this long after   GTK's cursor-blink-timeout: a blink redraws the
@@ -113,6 +117,8 @@ DRAW_AGAIN_FLOODING = 0.05
 CHART_SLICE = 0.004
 # Textual's frame loop (textual_hooks.py)
 INPUT_DRAWN_WITHIN = 0.2
+# keys in the order they were typed (key_order.py)
+KEY_HELD_AT_MOST = 1.0
 # the prompt (widgets/prompt_input.py)
 CURSOR_BLINKS_FOR = 10.0
 # the sessions' rows (app_lists.py)

@@ -1,0 +1,111 @@
+"""Keys typed in one burst reach the widget that has the focus when their turn comes: a key that moves the focus
+(tab, an answer) moves it before the keys behind it are handed out (``kandev_tui/key_order.py``)."""
+
+from __future__ import annotations
+
+from textual import events
+
+from kandev_tui.app import KandevApp
+from kandev_tui.key_order import KeyOrder
+from kandev_tui.textual_hooks import send_as_terminal
+from kandev_tui.transcript import Item
+from kandev_tui.widgets.permission import PermissionRequest
+
+from .app_helpers import ScriptedSource, message_item, settings_at, until
+
+OPTIONS = [{"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+           {"optionId": "reject", "name": "Reject", "kind": "reject_once"}]
+
+
+def asking(tmp_path) -> KandevApp:
+    """A session whose turn waits for a permission (a scripted source: no agent process)."""
+    tool_call = {"toolCallId": "t1", "title": "Write hello.py", "kind": "edit"}
+    items = [message_item(1, "Writing it."),
+             Item("permission:1", "permission", 1, {"tool_call": tool_call, "options": OPTIONS}, status="pending")]
+    app = KandevApp(lambda on_items, on_state: ScriptedSource(on_items, on_state, items, state="waiting",
+                                                              detail="asks", waiting=("permission:1",)),
+                    settings_store=settings_at(tmp_path, chart_animation=False))
+    app.animation_level = "none"
+    return app
+
+
+def burst(app: KandevApp, keys: list[str]) -> None:
+    """The keys as one read of the terminal delivers them: all handed to the app before it handles the first."""
+    for key in keys:
+        character = {"tab": "\t", "enter": "\r", "space": " "}.get(key, key if len(key) == 1 else None)
+        send_as_terminal(app, events.Key(key, character))
+
+
+async def test_text_typed_right_after_tab_goes_where_tab_moved_the_focus(tmp_path):
+    """The real Claude test's flake (CI of e37618d): tab from the waiting request, the message and enter in one
+    burst. The text went to the request (which ignores letters), tab then moved to the prompt, and enter sent an
+    empty prompt: the message was lost."""
+    app = asking(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.view.query(PermissionRequest) and app.view.query_one(PermissionRequest).has_focus)
+        prompt = app.transcript_screen.prompt
+        flights = app.key_order.flights
+        burst(app, ["tab", *"and the queued one", "enter"])
+        await until(pilot, lambda: app.current.queue == ["and the queued one"])
+        assert prompt.has_focus and prompt.text == ""
+        assert app.key_order.flights == flights + 2 and app.key_order.held is None  # tab and enter; the text none
+
+
+async def test_text_typed_before_tab_stays_in_the_prompt_and_tab_after_it_leaves(tmp_path):
+    """The other order: the text typed first is the prompt's (and starts no flight: typing is not slowed), tab and
+    shift+tab come back to it, and the text after them joins it."""
+    app = asking(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.view.query(PermissionRequest) and app.view.query_one(PermissionRequest).has_focus)
+        prompt = app.transcript_screen.prompt
+        prompt.focus()
+        await until(pilot, lambda: prompt.has_focus)
+        flights = app.key_order.flights
+        burst(app, [*"draft", "tab", "shift+tab", *" more"])
+        await until(pilot, lambda: prompt.text == "draft more" and prompt.has_focus)
+        assert app.current.queue == [] and app.key_order.flights == flights + 2
+
+
+async def test_a_key_whose_handler_hangs_holds_the_keys_behind_it_a_moment_only():
+    """An ancestor's handler that does not return keeps its key in flight: the text typed behind it still reaches the
+    focused box, KEY_HELD_AT_MOST later, in its order (the keyboard is not frozen by a handler that hangs)."""
+    import asyncio
+
+    from textual.app import App, ComposeResult
+    from textual.containers import Vertical
+    from textual.widgets import Input
+
+    hang = asyncio.Event()
+
+    class Stuck(Vertical):
+        async def on_key(self, event: events.Key) -> None:
+            if event.key == "f5":
+                await hang.wait()
+
+    class Boxed(App[None]):
+        def __init__(self) -> None:
+            super().__init__()
+            self.key_order = KeyOrder(self, super().on_event)
+
+        def compose(self) -> ComposeResult:
+            with Stuck():
+                yield Input()
+
+        async def on_event(self, event: events.Event) -> None:
+            await self.key_order.on_event(event)
+
+    app = Boxed()
+    async with app.run_test() as pilot:
+        box = app.query_one(Input)
+        box.focus()
+        await until(pilot, lambda: box.has_focus)
+        burst(app, ["f5", *"after"])  # f5: the box lets it climb to the container, whose handler hangs
+        try:
+            # not the pilot's waits: they wait for every widget's queue, the stuck one's too
+            for _ in range(3000):
+                if box.value == "after":
+                    break
+                await asyncio.sleep(0.01)
+            assert box.value == "after" and app.key_order.held is None
+        finally:
+            hang.set()  # the app can close
