@@ -109,3 +109,23 @@ async def test_a_key_whose_handler_hangs_holds_the_keys_behind_it_a_moment_only(
             assert box.value == "after" and app.key_order.held is None
         finally:
             hang.set()  # the app can close
+
+
+async def test_the_message_typed_right_after_an_answer_goes_to_the_prompt(tmp_path):
+    """"1" answers the request and the message follows in the same burst: the request, answered, binds no letter,
+    so they go to the prompt (which takes the focus), not nowhere; a digit is still the request's."""
+    app = asking(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.view.query(PermissionRequest) and app.view.query_one(PermissionRequest).has_focus)
+        request = app.view.query_one(PermissionRequest)
+        prompt = app.transcript_screen.prompt
+        answered = []
+        app.answer_permission = lambda key, option_id: answered.append((key, option_id))  # what the source is told
+        burst(app, ["1", *"hello there"])
+        await until(pilot, lambda: prompt.text == "hello there" and prompt.has_focus)
+        assert answered == [("permission:1", "allow")]
+        request.focus()
+        await until(pilot, lambda: request.has_focus)
+        burst(app, ["2", "x"])
+        await until(pilot, lambda: prompt.text == "hello therex")
+        assert answered == [("permission:1", "allow"), ("permission:1", "reject")]  # the digit stayed the request's

@@ -16,6 +16,7 @@ from kandev_tui.textual_hooks import DrawsInputAtOnce
 KEYS = [
     ("Everywhere", [("ctrl+q", "quit (or ctrl+c twice)"), ("F1", "this help (F1 again closes it)"), ("F2", "settings"),
                     ("ctrl+p", "command palette"), ("tab / shift+tab", "move between the prompt and transcript items"),
+                    ("typing", "goes to the prompt, wherever the focus is (but the keys below)"),
                     ("ctrl+f", "search the whole session (enter or F3: next hit, escape: close)"),
                     ("escape", "cancel the running turn"),
                     ("ctrl+o", "the agent's modes, models and options"), ("ctrl+l", "log in, when the agent waits for it")]),

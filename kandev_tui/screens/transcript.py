@@ -6,6 +6,7 @@ import asyncio
 from typing import Callable
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
@@ -119,6 +120,17 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         self.prompt.disabled = not enabled
         self.prompt.set_reason(reason)
         self.prompt.border_title = ("Read-only" if read_only else "Message the agent · enter sends · ctrl+j newline")
+
+    def on_key(self, event: events.Key) -> None:
+        """A character typed while the focus is in the transcript (an answered request, a card, the sidebar) and bound
+        to nothing there goes to the prompt, which takes the focus: nothing typed is lost, and the message after an
+        answer needs no tab first. (A key climbs here before the bindings are looked at, so they are asked first.)"""
+        prompt = self.prompt
+        if (event.is_printable and event.character and self.focused is not prompt and prompt.focusable
+                and not prompt.read_only and event.key not in self.active_bindings):
+            event.stop()
+            prompt.focus()
+            prompt.insert(event.character)
 
     def on_transcript_view_follow_changed(self, event: TranscriptView.FollowChanged) -> None:
         self.badge.display = not event.following
