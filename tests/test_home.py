@@ -177,3 +177,32 @@ async def test_the_terminal_coming_back_into_focus_on_the_home_with_no_session_i
         await pilot.pause()
         await until(pilot, lambda: app.app_focus)
         assert app.screen is app.home and not app.sessions and app.return_code is None
+
+
+async def test_the_highlighted_row_stays_on_its_session_when_rows_come_before_it(tmp_path):
+    """The list is drawn again at each change (a session opened, a subagent's row): the highlight stays on the
+    session it was on, not on the row that now stands at its place (enter opened another session than the one seen
+    highlighted)."""
+    from .app_helpers import ScriptedSource, message_item
+
+    store = Store(tmp_path / "s.db")
+    for title in ("older task", "newer task"):
+        store.create_session(title=title, agent_command=["gone-agent"], workspace=str(tmp_path), state="ended")
+    app = HomeApp(Launcher(store, settings_at(tmp_path, chart_animation=False)),
+                  settings_store=settings_at(tmp_path, chart_animation=False))
+    scripted = lambda on_items, on_state: ScriptedSource(on_items, on_state, [message_item(1, "Here.")])  # noqa: E731
+    async with app.run_test(size=(80, 24)) as pilot:
+        home = app.home
+        await until(pilot, lambda: app.screen is home and len(home.stored) == 2)
+        options = home.options
+        options.highlighted = next(i for i in range(options.option_count)
+                                   if options.get_option_at_index(i).id == "stored:1")
+        chosen = home.stored[1]["id"]
+        for n in (1, 2):  # the first takes the place of "No live session"; the second is a row more above
+            app.open_session(scripted)
+            await until(pilot, lambda n=n: sum(1 for i in range(options.option_count)
+                                               if (options.get_option_at_index(i).id or "").startswith("live:")) == n)
+        assert options.get_option_at_index(options.highlighted).id == "stored:1"
+        await pilot.press("enter")
+        await until(pilot, lambda: len(app.sessions) == 3 and app.current is app.sessions[2])
+        assert app.current.source.session_id == chosen

@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from kandev_tui.sanitize import visible
 from kandev_tui.session.row import SessionRow
@@ -138,9 +138,11 @@ class SessionsScreen(Screen["Choice | None"]):
         self.show_rows(self.rows)
 
     def show_rows(self, rows: list[SessionRow]) -> None:
-        """The rows again (a session's state changed), the highlight kept where it was."""
+        """The rows again (a session's state changed), the highlight kept on the session it was on (rows may have come
+        before it: a session opened, a subagent's row), else at its place."""
         self.rows = rows
         highlighted = self.options.highlighted
+        was = self.options.get_option_at_index(highlighted).id if highlighted is not None else None
         width = (self.size.width or self.app.size.width) - 4
         self.options.clear_options()
         options: list[Option | None] = []
@@ -162,7 +164,10 @@ class SessionsScreen(Screen["Choice | None"]):
                         for index, entry in enumerate(self.remote)]
         self.options.add_options(options)
         count = self.options.option_count
-        if highlighted is not None and count and not self.options.get_option_at_index(min(highlighted, count - 1)).disabled:
+        at = self._index_of(was)
+        if at is not None:
+            self.options.highlighted = at
+        elif highlighted is not None and count and not self.options.get_option_at_index(min(highlighted, count - 1)).disabled:
             self.options.highlighted = min(highlighted, count - 1)
         else:  # the first session that can be picked (none live: the newest stored one)
             self.options.highlighted = next((i for i in range(count)
@@ -176,6 +181,14 @@ class SessionsScreen(Screen["Choice | None"]):
             heading.append("  · ctrl+n new", style="dim")
         self.heading.update(heading)
         self.refresh_bindings()
+
+    def _index_of(self, option_id: str | None) -> int | None:
+        if option_id is None:
+            return None
+        try:
+            return self.options.get_option_index(option_id)
+        except OptionDoesNotExist:
+            return None
 
     def _highlighted_stored(self) -> dict[str, Any] | None:
         index = self.options.highlighted
