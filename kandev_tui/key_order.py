@@ -13,6 +13,9 @@ lands and moves no focus, so typing runs as fast as it did. A flight ends when a
 the widget, then at each ancestor in turn, has run (so the key's handlers and bindings have run wherever it went), or
 after :data:`~kandev_tui.pacing.KEY_HELD_AT_MOST` (a handler that takes that long must not freeze the keyboard).
 Only public Textual API: the app's ``on_event``, ``Message.is_forwarded``, ``call_later``.
+
+A widget that kept keys for another not mounted yet (the transcript, for a request: ``ctrl+g`` and ``1`` at once)
+gives them back with :func:`type_again`: they go first, to the focus then.
 """
 
 from __future__ import annotations
@@ -87,6 +90,15 @@ class KeyOrder:
             at += 1  # that one is gone (closed): nothing of the key is left to wait for there
         await self._land(flight)
 
+    def type_again(self, keys: list[events.Key]) -> None:
+        """Keys a widget kept and gives back (for a request mounted since): they go before any key held now, and
+        nothing goes before them, each to the focus its turn finds."""
+        if self.held is None:
+            self.held = deque()
+            self._flight += 1
+            self.app.call_later(self._land, self._flight)
+        self.held.extendleft(reversed(keys))
+
     async def _land(self, flight: int) -> None:
         """The key's flight is over: the input held behind it goes, in order, until one starts a flight again."""
         if flight != self._flight or self.held is None:
@@ -100,3 +112,15 @@ class KeyOrder:
             if self.held is not None:
                 self.held.extend(held)
                 return
+
+
+def type_again(app: Any, keys: list[tuple[str, str | None]]) -> None:
+    """``keys`` (key, character) typed again into ``app``, as its terminal sends them, ahead of the keys held behind
+    a flight (an app without a :class:`KeyOrder`: at the end of its queue)."""
+    typed = [events.Key(key, character).set_sender(app) for key, character in keys]  # from the app, as the driver's
+    order = getattr(app, "key_order", None)
+    if isinstance(order, KeyOrder):
+        order.type_again(typed)
+    else:
+        for key in typed:
+            app.post_message(key)

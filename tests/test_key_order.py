@@ -17,14 +17,17 @@ OPTIONS = [{"optionId": "allow", "name": "Allow", "kind": "allow_once"},
            {"optionId": "reject", "name": "Reject", "kind": "reject_once"}]
 
 
-def asking(tmp_path) -> KandevApp:
+def asking_source():
     """A session whose turn waits for a permission (a scripted source: no agent process)."""
     tool_call = {"toolCallId": "t1", "title": "Write hello.py", "kind": "edit"}
     items = [message_item(1, "Writing it."),
              Item("permission:1", "permission", 1, {"tool_call": tool_call, "options": OPTIONS}, status="pending")]
-    app = KandevApp(lambda on_items, on_state: ScriptedSource(on_items, on_state, items, state="waiting",
-                                                              detail="asks", waiting=("permission:1",)),
-                    settings_store=settings_at(tmp_path, chart_animation=False))
+    return lambda on_items, on_state: ScriptedSource(on_items, on_state, items, state="waiting", detail="asks",
+                                                     waiting=("permission:1",))
+
+
+def asking(tmp_path) -> KandevApp:
+    app = KandevApp(asking_source(), settings_store=settings_at(tmp_path, chart_animation=False))
     app.animation_level = "none"
     return app
 
@@ -129,3 +132,23 @@ async def test_the_message_typed_right_after_an_answer_goes_to_the_prompt(tmp_pa
         burst(app, ["2", "x"])
         await until(pilot, lambda: prompt.text == "hello therex")
         assert answered == [("permission:1", "allow"), ("permission:1", "reject")]  # the digit stayed the request's
+
+
+async def test_ctrl_g_then_a_digit_in_one_burst_answers_the_request_it_reached(tmp_path):
+    """From another session, ctrl+g and the answer typed at once: the digit goes to the waiting session's request,
+    not to the session left, nor lost, nor typed into the prompt (the request is mounted only once its session is
+    shown: the transcript keeps the keys for it until then); the letters after it go to the prompt."""
+    app = KandevApp(lambda on_items, on_state: ScriptedSource(on_items, on_state, [message_item(1, "Elsewhere.")]),
+                    settings_store=settings_at(tmp_path, chart_animation=False))
+    app.animation_level = "none"
+    app.open_session(asking_source())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.sessions[1].waiting_since is not None and app.current is app.sessions[0])
+        answered = []
+        app.answer_permission = lambda key, option_id: answered.append((key, option_id))
+        burst(app, ["ctrl+g", "2", *"ok"])  # the request is mounted once its session is shown: the keys wait for it
+        await until(pilot, lambda: answered == [("permission:1", "reject")], fail=False)
+        assert answered == [("permission:1", "reject")], (app.focused, app.transcript_screen.prompt.text,
+                                                          app.view._kept_for_request, app.current.number)
+        await until(pilot, lambda: app.transcript_screen.prompt.text == "ok")  # the rest, after the answer
+        assert app.current is app.sessions[1]

@@ -99,7 +99,14 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         self.queued.display = bool(self.prompt.queued)  # messages may be queued before it is shown (offered again)
         self.badge.display = False
         self.search_box.display = False
-        self.prompt.focus()
+        self.app.call_later(self._first_focus)  # when its widgets are mounted, as Widget.focus() waits for them
+
+    def _first_focus(self) -> None:
+        """The prompt has the keys at first, unless something took them before this screen was mounted (a session
+        mounted late, shown by ctrl+g while its request waits: the keys are the request's; given to the prompt here
+        they typed the answer's digit into it)."""
+        if self.focused is None:
+            self.set_focus(self.prompt)
 
     def show_queue(self, texts: list[str], offered: bool = False) -> None:
         """The messages queued while the turn runs, under the transcript: how many, the next one, the keys.

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual import events
 from textual.widget import Widget
+
+from kandev_tui.key_order import type_again
 
 from .lazy import made_entries
 
@@ -64,6 +67,23 @@ class Requests(ViewParts):
         target = pending[-1] if pending else self
         if self.is_mounted and not any(w.has_focus_within for w in pending):
             self.screen.set_focus(target, scroll_visible=False)  # now, not after the messages already queued
+            if target is self:
+                self._kept_for_request = []  # what is typed until then is the request's (ctrl+g and 1 at once)
+
+    _kept_for_request: list[tuple[str, str | None]] | None = None
+
+    def on_key(self, event: events.Key) -> None:
+        """Characters typed while the transcript holds the keys for a request not mounted yet are kept for it."""
+        if self._kept_for_request is not None and event.is_printable:
+            event.stop()
+            self._kept_for_request.append((event.key, event.character))
+
+    def on_blur(self) -> None:
+        """The focus moved on (to the request, now mounted, or where the user took it): what was kept for the request
+        is typed again, as the terminal sends keys, and goes where the focus is now, in its order."""
+        kept, self._kept_for_request = self._kept_for_request, None
+        if kept:
+            type_again(self.app, kept)
 
     def refresh_theme(self) -> None:
         """The theme changed: what draws with the theme's colours itself (charts, a diff's shades) draws again."""
