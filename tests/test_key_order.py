@@ -152,3 +152,25 @@ async def test_ctrl_g_then_a_digit_in_one_burst_answers_the_request_it_reached(t
                                                           app.view._kept_for_request, app.current.number)
         await until(pilot, lambda: app.transcript_screen.prompt.text == "ok")  # the rest, after the answer
         assert app.current is app.sessions[1]
+
+
+async def test_keys_kept_for_a_request_that_is_answered_elsewhere_go_to_the_prompt(tmp_path):
+    """The transcript keeps the keys for a request not on screen yet; answered elsewhere instead (another client of
+    the session), nothing waits any more: what was typed meanwhile goes on, to the prompt, not kept for ever."""
+    app = KandevApp(lambda on_items, on_state: ScriptedSource(on_items, on_state, [message_item(1, "Elsewhere.")]),
+                    settings_store=settings_at(tmp_path, chart_animation=False))
+    app.animation_level = "none"
+    waits = ["permission:9"]  # its request, not in its transcript: it never mounts
+    app.open_session(lambda on_items, on_state: ScriptedSource(on_items, on_state, [message_item(1, "Asking.")],
+                                                               state="waiting", detail="asks", waiting=waits))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.sessions[1].waiting_since is not None and app.current is app.sessions[0])
+        burst(app, ["ctrl+g", *"hi"])
+        await until(pilot, lambda: app.current is app.sessions[1] and app.view.has_focus)
+        await until(pilot, lambda: app.view._kept_for_request == [("h", "h"), ("i", "i")])
+        assert app.transcript_screen.prompt.text == ""
+        waits.clear()  # answered elsewhere: nothing waits, the turn goes on
+        app.sessions[1].source._set_state("running", "")
+        await until(pilot, lambda: app.transcript_screen.prompt.text == "hi", fail=False)
+        assert app.transcript_screen.prompt.text == "hi", (app.focused, app.view._kept_for_request,
+                                                           app.sessions[1].last_state, app.transcript_screen.prompt.disabled)

@@ -79,8 +79,9 @@ class Requests(ViewParts):
             self._kept_for_request.append((event.key, event.character))
 
     def on_blur(self) -> None:
-        """The focus moved on (to the request, now mounted, or where the user took it): what was kept for the request
-        is typed again, as the terminal sends keys, and goes where the focus is now, in its order."""
+        """The focus moved on (to the request, now mounted; to the prompt, once nothing waits; where the user took it):
+        what was kept for the request is typed again, as the terminal sends keys, and goes where the focus is now, in
+        its order."""
         kept, self._kept_for_request = self._kept_for_request, None
         if kept:
             type_again(self.app, kept)
