@@ -136,7 +136,7 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         if (event.is_printable and event.character and self.focused is not prompt and prompt.focusable
                 and not prompt.read_only and event.key not in self.active_bindings):
             event.stop()
-            prompt.focus()
+            self.set_focus(prompt)  # now: the keys held behind this one go there
             prompt.insert(event.character)
 
     def on_transcript_view_follow_changed(self, event: TranscriptView.FollowChanged) -> None:
