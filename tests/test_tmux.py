@@ -35,15 +35,19 @@ def test_demo_in_a_real_terminal(tmp_path, size):
         tmux.wait_for("end of turn")
         end = tmux.stable_screen()
         history = seen_while_scrolling(tmux, pages=16)
+        seen = end + history  # the last screen and those above it (at 40 rows the last one holds the metric group)
         # the invalid presentation's card: on the last screen or just above it, depending on how far
         # the closing message pushed it up
-        assert "Visual output failed" in end + history or "3 values for 4 labels" in end + history
-        assert "Test results by area" in history  # a chart card
-        assert "┤" in history and "api" in history  # axes with tick values
-        assert "Passed" in history and "412" in history  # the metric group
-        assert "4 tools + 1 card" in history  # the tool group (the edit is a card of its own)
+        assert "Visual output failed" in seen or "3 values for 4 labels" in seen
+        assert "Test results by area" in seen  # a chart card
+        assert "┤" in seen and "api" in seen  # axes with tick values
+        assert "Passed" in seen and "412" in seen  # the metric group
+        assert "4 tools + 1 card" in seen  # the tool group (the edit is a card of its own)
         for line in (end + history).splitlines():
             assert len(line) <= size[0]  # nothing wider than the screen
+        # drawn at the pane's size, not at a size the environment names (COLUMNS, LINES): the prompt box spans it
+        box = next(line.rstrip() for line in end.splitlines() if "Message the agent" in line)
+        assert box.endswith("╮") and len(box) >= size[0] - 2, end
         tmux.quit()
     finally:
         tmux.close()

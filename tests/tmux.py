@@ -17,8 +17,11 @@ class Tmux:
     def __init__(self, width: int, height: int, command: str, env: dict[str, str]) -> None:
         self.socket = f"kandev-test-{uuid.uuid4().hex[:8]}"
         exports = " ".join(f"{k}={v}" for k, v in env.items())
+        # without COLUMNS and LINES: pytest imports readline, which exports the size of no terminal (80x24) into the
+        # environment every child inherits, and an app that finds them there (shutil.get_terminal_size) takes them
+        # over the pane's own size
         self._run("new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height),
-                  f"env {exports} {command}; sleep 30")
+                  f"env -u COLUMNS -u LINES {exports} {command}; sleep 30")
         self.socket_path = self._run("display-message", "-p", "-t", "t", "#{socket_path}").strip()
 
     def _run(self, *args: str) -> str:
