@@ -481,3 +481,16 @@ async def test_ctrl_g_to_a_request_never_gives_the_prompt_the_keys_first(tmp_pat
         assert asking.screen.prompt.text == ""
         await app.action_quit()
     store.close()
+
+
+def test_a_rows_branch_comes_before_its_folder_which_is_cut_first():
+    """A worktree's folder is long (under kandev-tui's data directory): the branch that says which one it is shows
+    before it, and what does not fit is the folder's end."""
+    from kandev_tui.session.row import SessionRow
+    from kandev_tui.widgets.sessions_sidebar import row_text
+
+    folder = "/home/me/.local/share/kandev-tui/worktrees/app-dc64e811/kandev-demo-2"
+    row = SessionRow(2, "demo agent", "fix it", folder, "kandev/demo-2", SessionState.IDLE, "idle", "", None, 0, "",
+                     False)
+    second = row_text(row, 32).plain.splitlines()[1]
+    assert second == "    fix it  kandev/demo-2 · /ho…"

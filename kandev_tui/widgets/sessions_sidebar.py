@@ -22,7 +22,7 @@ ACTIVITY_STYLE = {"waiting for you": ("?", "bold yellow"), "working": ("●", "y
 
 def row_text(row: SessionRow, width: int) -> Text:
     """One session in two lines, every part made inert: its state, number, agent and what is new (first, so that
-    it shows at 45 columns), then its title, workspace and what it waits for or why it failed."""
+    it shows at 45 columns), then its title, what it waits for or why it failed, its branch and its folder."""
     mark, style = ACTIVITY_STYLE.get(row.activity, ("·", ""))
     text = Text.assemble((f"{mark} ", style), (f"{row.number} ", "bold"), (row.activity, style))
     extra = [f"+{row.unseen} new" if row.unseen else "", row.cost, "on screen" if row.current else ""]
@@ -36,8 +36,8 @@ def row_text(row: SessionRow, width: int) -> Text:
         second.append(safe_text(row.title, keep_newlines=False), style="italic")
         second.append("  ")
     where = safe_text(row.workspace, keep_newlines=False)
-    if row.branch:
-        where = f"{where} ({safe_text(row.branch, keep_newlines=False)})"
+    if row.branch:  # before the folder, whose end is cut first (a worktree's folder is long: the branch says it)
+        where = f"{safe_text(row.branch, keep_newlines=False)} · {where}"
     if row.detail and row.activity in ("failed", "waiting for you"):
         where = f"{safe_text(row.detail, keep_newlines=False)}  {where}"
     second.append(where, style="dim")
