@@ -98,6 +98,7 @@ class AppSession(SessionLogin, SessionPrompts):
 
     def start(self) -> None:
         self.started = True
+        self.app.starter.started(self)
         self.app.run_worker(self._start_source(), name=f"source-{self.number}", exclusive=True,
                             group=f"source-{self.number}")
         status = self.status

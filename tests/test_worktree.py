@@ -226,3 +226,110 @@ async def test_a_dialog_closed_while_its_worktree_is_made_leaves_nothing_behind(
         assert not [p for p in (tmp_path / "worktrees").rglob("*") if p.is_dir() and (p / ".git").exists()]
         await app.action_quit()
     store.close()
+
+
+async def test_sessions_that_share_a_folder_are_told_so_once_and_a_worktree_session_is_not(repo, tmp_path,
+                                                                                          monkeypatch):
+    """Two demo agents started together in one folder: one notice names both; one in another folder is not named; a
+    fourth opened later in the first folder is named with them; a session in a worktree of its own never is."""
+    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
+    from kandev_tui.demo import agent_command
+    from kandev_tui.worktree import create
+
+    store = Store(tmp_path / "s.db")
+    settings = settings_at(tmp_path, chart_animation=False)
+    launcher = Launcher(store, settings)
+    other = tmp_path / "other"
+    other.mkdir()
+    app = KandevApp(launcher.factory(agent_command(), Workspace(repo)), settings_store=settings, launcher=launcher)
+    app.open_session(launcher.factory(agent_command(), Workspace(other)))
+    app.open_session(launcher.factory(agent_command(), Workspace(repo)))
+    app.animation_level = "none"
+
+    def notices() -> list[str]:
+        return [str(toast.render()) for toast in app.screen.query("Toast") if "one folder" in str(toast.render())]
+
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await until(pilot, lambda: all(s.last_state == SessionState.IDLE for s in app.sessions))
+        await until(pilot, lambda: len(notices()) == 1)
+        assert f"Sessions 1 and 3 work in one folder, {repo.resolve()}:" in notices()[0]
+        tree = create(repo, "kandev/apart")
+        app.open_session(launcher.factory(agent_command(), Workspace(tree.workspace)), worktree=tree)
+        app.open_session(launcher.factory(agent_command(), Workspace(repo)))
+        await until(pilot, lambda: len(app.sessions) == 5 and all(s.last_state == SessionState.IDLE
+                                                                   for s in app.sessions))
+        await until(pilot, lambda: len(notices()) == 2)
+        assert "Sessions 1, 3 and 5 work in one folder" in notices()[1]
+        assert not any("4" in n.split("work in")[0] for n in notices())
+        await app.action_quit()
+    store.close()
+
+
+def test_run_worktree_bad_input_is_one_line_and_leaves_nothing_behind(repo, tmp_path):
+    """--worktree with --headless or --resume is refused; in a folder outside any repository it is said in one line
+    before the app opens; when the second preset's worktree cannot be made, the first one made is removed again."""
+    import subprocess as sp
+    import sys
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    config = tmp_path / "config.toml"
+    config.write_text(f'[presets.here]\ncommand = ["python", "-m", "kandev_tui.demo.agent"]\nworkspace = "{repo}"\n'
+                      f'[presets.plain]\ncommand = ["python", "-m", "kandev_tui.demo.agent"]\nworkspace = "{plain}"\n')
+    env = {**os.environ, "KANDEV_TUI_CONFIG": str(config), "KANDEV_TUI_DB": str(tmp_path / "s.db"),
+           "KANDEV_TUI_FORCE_APP": "1"}  # as in a terminal: the worktrees are made before the app would open
+
+    def run(*args: str) -> sp.CompletedProcess:
+        return sp.run([sys.executable, "-m", "kandev_tui", "run", *args], capture_output=True, text=True, env=env,
+                      timeout=60, stdin=sp.DEVNULL)
+
+    headless = run("--worktree", "--headless", "--prompt", "hi", "--preset", "demo")
+    assert headless.returncode == 2 and "--worktree starts sessions in the app, not with --headless" in headless.stderr
+    resume = run("--worktree", "--resume", "--preset", "demo")
+    assert resume.returncode == 2 and "not in a new --worktree" in resume.stderr
+    outside = run("--worktree", "--preset", "demo", "--workspace", str(plain))
+    assert outside.returncode == 2 and "Traceback" not in outside.stderr
+    assert outside.stderr.strip() == (f"kandev-tui run: --worktree: {plain} is not in a git repository (a worktree "
+                                      "needs one: start without a worktree, or git init it first)")
+    second = run("--worktree", "--preset", "here", "--preset", "plain")
+    assert second.returncode == 2 and f"{plain} is not in a git repository" in second.stderr
+    assert git("worktree", "list", cwd=repo).count("\n") == 0  # the first one's worktree was removed again
+    assert git("branch", "--list", "kandev/*", cwd=repo) == ""
+    assert not list((tmp_path / "worktrees").rglob("*.py"))
+
+
+@pytest.mark.system
+def test_run_worktree_starts_each_preset_in_a_worktree_of_its_own_and_quitting_removes_them(repo, tmp_path):
+    """In tmux: two demo agents given one prompt, each in its own worktree on its own branch (the rows say which), the
+    user's checkout untouched; quitting removes both worktrees and their branches (nothing was changed in them) and
+    says so."""
+    import sys
+
+    from .tmux import Tmux
+
+    kandev = str(Path(sys.executable).with_name("kandev-tui"))
+    env = {"KANDEV_TUI_DB": str(tmp_path / "s.db"), "KANDEV_TUI_CONFIG": str(tmp_path / "c.toml"),
+           "TERM": "xterm-256color", "KANDEV_DEMO_DELAY": "0", "KANDEV_TUI_WORKTREES": str(tmp_path / "worktrees"),
+           **{k: v for k, v in os.environ.items() if k.startswith("GIT_")}}
+    tmux = Tmux(120, 40, f"{kandev} run --worktree --preset demo --preset demo --workspace {repo} --prompt hello",
+                env)
+    try:
+        tmux.wait_for("2 Reject", 60)  # the first session's first turn asks to write a file: rejected
+        tmux.keys("2")
+        tmux.wait_for("^g Next waiting", 30)
+        tmux.keys("C-g")  # the second one's, the same
+        tmux.wait_for("2 Reject", 30)
+        tmux.keys("2")
+        tmux.wait_for("kandev/demo-2 · ", 60)  # idle, the rows say their branches before their folders
+        screen = tmux.wait_for("kandev/demo-1 · ", 30)
+        assert "one folder" not in screen, tmux.show("#{window_width}")
+        trees = git("worktree", "list", "--porcelain", cwd=repo)
+        assert "branch refs/heads/kandev/demo-1" in trees and "branch refs/heads/kandev/demo-2" in trees
+        tmux.quit()
+        screen = tmux.wait_for("session 2: worktree", 30)
+    finally:
+        tmux.close()
+    lines = " ".join(screen.split())  # the notes as the terminal wrapped them
+    assert "session 1: worktree" in lines and lines.count("removed (nothing was changed in it)") == 2
+    assert git("worktree", "list", cwd=repo).count("\n") == 0 and git("branch", "--list", "kandev/*", cwd=repo) == ""
+    assert git("status", "--porcelain", cwd=repo) == "?? notes.txt"

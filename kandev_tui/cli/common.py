@@ -169,9 +169,10 @@ def _resumable(store: Any, command: list[str], wanted: str) -> dict[str, Any]:
 
 
 def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt: str | None = None,
-             settings: Any = None, launcher: Any = None, kandev: Any = None) -> int:
+             settings: Any = None, launcher: Any = None, kandev: Any = None, worktrees: list[Any] | None = None) -> int:
     """Open the app on a source (or a list of them: a session each, the first on screen, each sent
-    ``initial_prompt``) over ``store`` (the caller's, open until the app ends)."""
+    ``initial_prompt``) over ``store`` (the caller's, open until the app ends). ``worktrees``: one per source (or
+    None), made for its session and closed with it."""
     problem = _no_terminal()
     if problem:
         return _fail(problem, EXIT_USAGE)
@@ -188,7 +189,16 @@ def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt:
                     kandev=kandev, stats_path=Path(args.stats).expanduser() if args.stats else None)
     for more in factories[1:]:
         app.open_session(more, initial_prompt)
-    app.run()
+    for session, tree in zip(app.sessions, worktrees or []):
+        session.worktree = tree
+    try:
+        app.run()
+    finally:
+        for session in app.sessions:  # not closed by the app (it failed before its sessions ended): closed here
+            if session.worktree is not None and not session.closing_note:
+                from kandev_tui.worktree import close as close_worktree
+
+                session.closing_note = close_worktree(session.worktree)
     return app_exit_status(app)
 
 

@@ -23,8 +23,9 @@ examples:
       the built-in demo agent (offline, no API key)
   kandev-tui run -- npx -y @agentclientprotocol/claude-agent-acp
       Claude Code (or any ACP agent) in the app
-  kandev-tui run --preset claude --preset codex --prompt "fix the test"
-      two agents side by side on one task (ctrl+s lists them, ctrl+n adds one)
+  kandev-tui run --preset claude --preset codex --worktree --prompt "fix it"
+      two agents side by side on one task, each in a git worktree of its own
+      (ctrl+s lists them, ctrl+n adds one)
   kandev-tui run --headless --prompt "check the build" -- codex-acp
       one turn without a screen, items as JSON lines
   kandev-tui attach

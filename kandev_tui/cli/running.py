@@ -27,6 +27,12 @@ def cmd_run(args: argparse.Namespace) -> int:
                      EXIT_USAGE)
     if args.headless and not args.prompt:
         return _fail("kandev-tui run: --headless needs --prompt TEXT", EXIT_USAGE)
+    if args.worktree and args.headless:
+        return _fail("kandev-tui run: --worktree starts sessions in the app, not with --headless (give a worktree's "
+                     "folder as --workspace)", EXIT_USAGE)
+    if args.worktree and (args.resume is not None or args.pick):
+        return _fail("kandev-tui run: --resume and --pick continue a session where it ran, not in a new --worktree",
+                     EXIT_USAGE)
     agents = _preset_agents(args, settings) if args.preset else [(command, None, None)]
     if isinstance(agents, str):
         return _fail(agents, EXIT_USAGE)
@@ -73,18 +79,43 @@ def _run_with(args: argparse.Namespace, settings: Any, agents: list[Any], comman
                         asked=_asked_choices(args))
     record = Path(args.record).expanduser().absolute() if args.record else None  # stored: found from anywhere
     if not args.headless:
-        factories = [launcher.factory(command, workspace, agents[0][1], record=record, continuing=continuing,
+        places = [workspace, *(workspace if where is None else _workspace_at(where, args) for _c, _e, where in agents[1:])]
+        worktrees = _worktrees(args, places) if args.worktree else [None] * len(agents)
+        places = [place if tree is None else _workspace_at(str(tree.workspace), args)
+                  for place, tree in zip(places, worktrees)]
+        factories = [launcher.factory(command, places[0], agents[0][1], record=record, continuing=continuing,
                                       pick=args.pick)]
-        for agent_command, env, where in agents[1:]:
-            place = workspace if where is None else _workspace_at(where, args)
+        for (agent_command, env, _where), place in zip(agents[1:], places[1:]):
             factories.append(launcher.factory(agent_command, place, env))
-        return _run_app(args, store, factories, initial_prompt=args.prompt, settings=settings, launcher=launcher)
+        return _run_app(args, store, factories, initial_prompt=args.prompt, settings=settings, launcher=launcher,
+                        worktrees=worktrees)
     options, choices = launcher.options(command, workspace, agents[0][1], continuing=continuing)
     code, reason, _session = run_headless(options, args.prompt, store, record=record, permission=args.permission,
                                           choices=choices, continuing=continuing, asked=frozenset(_asked_choices(args)))
     if code:
         return _fail(f"kandev-tui run: {reason}", code)
     return EXIT_OK
+
+
+def _worktrees(args: argparse.Namespace, places: list[Any]) -> list[Any]:
+    """--worktree: a new worktree for each session, on a branch named after its preset (kandev/demo-1,
+    kandev/demo-2…), made once the app can open; none is left behind when one of them cannot be made (UsageError:
+    why, in one line)."""
+    from kandev_tui.worktree import WorktreeError, close, create, repository_root, suggest_branch
+
+    problem = _no_terminal()
+    if problem:  # said by the app's start, before anything is made
+        return [None] * len(places)
+    names = args.preset or ["agent"]
+    made: list[Any] = []
+    try:
+        for place, name in zip(places, names):
+            made.append(create(place.root, suggest_branch(repository_root(place.root), name)))
+    except WorktreeError as exc:
+        for tree in made:
+            close(tree)
+        raise UsageError(f"kandev-tui run: --worktree: {exc}") from None
+    return made
 
 
 def _asked_choices(args: argparse.Namespace) -> dict[str, str]:
@@ -188,6 +219,11 @@ def add_arguments(commands: Any) -> None:
                      help="start the agent of a preset instead of a command after --: demo, claude, codex, gemini, "
                           "opencode, or one of the settings file's [presets.NAME] tables (command, env, workspace). "
                           "Repeat it for several sessions in one app (the first is on screen; ctrl+s lists them)")
+    run.add_argument("--worktree", action="store_true",
+                     help="start each session in a new git worktree of the workspace's repository, on a new branch "
+                          "(kandev/PRESET-N), so that agents given one task never edit each other's files; closing "
+                          "a session removes its worktree unless something in it is uncommitted (then it is kept "
+                          "and said where)")
     _add_workspace_options(run, "the agent's working directory and the MCP server's workspace (default: .)")
     run.add_argument("--permission", choices=["reject", "allow-once"], default="reject",
                      help="headless answer to permission requests (default: reject)")
