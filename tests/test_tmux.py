@@ -306,3 +306,30 @@ def test_the_demo_starts_in_the_mode_last_chosen_for_it(tmp_path):
         assert "Allow once" not in screen
     finally:
         tmux.close()
+
+
+def test_the_app_takes_its_size_from_the_terminal_not_from_columns_and_lines(tmp_path):
+    """A program that started kandev-tui exported COLUMNS=80 and LINES=24 (readline does): the app still draws at the
+    pane's 100x30, and at 120x40 once the pane grows (the variables would have pinned it to 80x24)."""
+    env = {"KANDEV_TUI_DB": str(tmp_path / "s.db"), "KANDEV_TUI_CONFIG": str(tmp_path / "c.toml"),
+           "TERM": "xterm-256color", "COLUMNS": "80", "LINES": "24"}
+    tmux = Tmux(100, 30, KANDEV, env)  # the bare kandev-tui: the sessions list, a frame around the whole screen
+
+    def frame() -> tuple[int, int]:
+        lines = [line.rstrip() for line in tmux.stable_screen().splitlines()]
+        rows = [n for n, line in enumerate(lines) if line.endswith("▎")]
+        return (max(len(line) for line in lines), len(rows) and rows[-1] - rows[0] + 1)
+
+    try:
+        tmux.wait_for("ctrl+n starts one")
+        width, height = frame()
+        assert width == 100 and height > 24, tmux.screen()
+        tmux.resize(120, 40)
+        deadline = time.monotonic() + 30
+        while frame()[0] != 120 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        width, height = frame()
+        assert width == 120 and height > 30, tmux.screen()
+        tmux.quit()
+    finally:
+        tmux.close()

@@ -30,6 +30,10 @@ class Tmux:
     def keys(self, *keys: str) -> None:
         self._run("send-keys", "-t", "t", *keys)
 
+    def resize(self, width: int, height: int) -> None:
+        """The window resized, as a user drags a terminal's corner (the app gets SIGWINCH)."""
+        self._run("resize-window", "-t", "t", "-x", str(width), "-y", str(height))
+
     def screen(self) -> str:
         return self._run("capture-pane", "-p", "-t", "t")
 

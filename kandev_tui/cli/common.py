@@ -184,6 +184,7 @@ def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt:
     # next to the sessions (a replay without a store logs where the default store lives, never in the cwd)
     _log_to_file(Path(getattr(store, "path", None) or default_db_path()).parent / "logs" / "kandev-tui.log")
     settings = settings or SettingsStore()
+    size_from_the_terminal()
     factories = factory if isinstance(factory, list) else [factory]
     app = KandevApp(factories[0], settings_store=settings, initial_prompt=initial_prompt, launcher=launcher,
                     kandev=kandev, stats_path=Path(args.stats).expanduser() if args.stats else None)
@@ -200,6 +201,17 @@ def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt:
 
                 session.closing_note = close_worktree(session.worktree)
     return app_exit_status(app)
+
+
+def size_from_the_terminal() -> None:
+    """The app on a terminal takes its size from the terminal, not from ``COLUMNS`` and ``LINES``: Textual reads its
+    size (at the start and at each resize) with ``shutil.get_terminal_size``, which prefers those variables, and a
+    program that started kandev-tui may have exported them once (readline does; so do some container and notebook
+    terminals): the app was then pinned to that size, through resizes too. The agents do not inherit them either.
+    Served in a browser (not a terminal), the variables are how textual-serve gives the page's size: kept."""
+    if sys.stdout.isatty():
+        for name in ("COLUMNS", "LINES"):
+            os.environ.pop(name, None)
 
 
 def _no_terminal() -> str | None:

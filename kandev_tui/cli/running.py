@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, _fail, _log_to_file, _no_terminal, open_store, read_json, BadJson, Unreadable, UsageError, _resumable, _run_app, _workspace, _workspace_at, app_exit_status
+from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, _fail, _log_to_file, _no_terminal, open_store, read_json, BadJson, Unreadable, UsageError, _resumable, _run_app, _workspace, _workspace_at, app_exit_status, size_from_the_terminal
 from kandev_tui.cli.options import Checked, _add_app_options, _add_workspace_options, agent_option, output_file, positive_number
 
 
@@ -159,6 +159,7 @@ def cmd_home(args: argparse.Namespace) -> int:
     settings = SettingsStore()
     with open_store(args) as store:
         _log_to_file(Path(store.path).parent / "logs" / "kandev-tui.log")
+        size_from_the_terminal()
         app = HomeApp(Launcher(store, settings, inject_guidance=settings.settings.inject_guidance),
                       settings_store=settings)
         app.run()
