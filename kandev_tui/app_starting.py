@@ -50,10 +50,10 @@ class SessionStarter:
                 continue
             numbers = [str(s.number) for s in sharing]
             both = f"{', '.join(numbers[:-1])} and {numbers[-1]}"
-            self.app.notify(f"Sessions {both} work in one folder, {visible(str(folder), keep_newlines=False)}: their "
-                            "agents can edit the same files (each turn's changes card says when turns overlapped). A "
-                            "git worktree of its own keeps a session apart: ctrl+n, or run --worktree.",
-                            title="One folder, several agents", severity="warning", timeout=12, markup=False)
+            # short, and soon gone: the toast stands over the transcript's lower right, where a request waits
+            self.app.notify(f"Sessions {both} share a folder, {visible(folder.name or str(folder), keep_newlines=False)}"
+                            ": their agents can edit the same files. ctrl+n or run --worktree gives one a worktree of "
+                            "its own.", timeout=8, markup=False)
 
     def stored_reader(self) -> Callable[[], list[dict[str, Any]]] | None:
         """What reads the stored sessions for the list (in a thread), those open here left out; None without a

@@ -247,20 +247,20 @@ async def test_sessions_that_share_a_folder_are_told_so_once_and_a_worktree_sess
     app.animation_level = "none"
 
     def notices() -> list[str]:
-        return [str(toast.render()) for toast in app.screen.query("Toast") if "one folder" in str(toast.render())]
+        return [str(toast.render()) for toast in app.screen.query("Toast") if "share a folder" in str(toast.render())]
 
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await until(pilot, lambda: all(s.last_state == SessionState.IDLE for s in app.sessions))
         await until(pilot, lambda: len(notices()) == 1)
-        assert f"Sessions 1 and 3 work in one folder, {repo.resolve()}:" in notices()[0]
+        assert f"Sessions 1 and 3 share a folder, {repo.name}: their agents can edit the same files" in notices()[0]
         tree = create(repo, "kandev/apart")
         app.open_session(launcher.factory(agent_command(), Workspace(tree.workspace)), worktree=tree)
         app.open_session(launcher.factory(agent_command(), Workspace(repo)))
         await until(pilot, lambda: len(app.sessions) == 5 and all(s.last_state == SessionState.IDLE
                                                                    for s in app.sessions))
         await until(pilot, lambda: len(notices()) == 2)
-        assert "Sessions 1, 3 and 5 work in one folder" in notices()[1]
-        assert not any("4" in n.split("work in")[0] for n in notices())
+        assert "Sessions 1, 3 and 5 share a folder" in notices()[1]
+        assert not any("4" in n.split("share")[0] for n in notices())
         await app.action_quit()
     store.close()
 
@@ -322,7 +322,7 @@ def test_run_worktree_starts_each_preset_in_a_worktree_of_its_own_and_quitting_r
         tmux.keys("2")
         tmux.wait_for("kandev/demo-2 · ", 60)  # idle, the rows say their branches before their folders
         screen = tmux.wait_for("kandev/demo-1 · ", 30)
-        assert "one folder" not in screen, tmux.show("#{window_width}")
+        assert "share a folder" not in screen
         trees = git("worktree", "list", "--porcelain", cwd=repo)
         assert "branch refs/heads/kandev/demo-1" in trees and "branch refs/heads/kandev/demo-2" in trees
         tmux.quit()
