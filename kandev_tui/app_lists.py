@@ -30,7 +30,13 @@ class SessionLists:
         self._soon: Timer | None = None  # show_soon() asked, not done yet
 
     def rows(self) -> list[SessionRow]:
-        return [session.row() for session in self.app.sessions]
+        """Each session's row; a session whose agent edits the folder of another one says which (in the row, not in a
+        notice over the transcript, where a request may wait)."""
+        sessions = self.app.sessions
+        folders = [session.edits_folder for session in sessions]
+        return [session.row(tuple(other.number for other, theirs in zip(sessions, folders)
+                                  if other is not session and mine is not None and theirs == mine))
+                for session, mine in zip(sessions, folders)]
 
     @property
     def screen(self) -> SessionsScreen | None:

@@ -80,6 +80,7 @@ class AppSession(SessionLogin, SessionPrompts):
         self.cost = ""
         self.children: dict[str, tuple[str, str, str]] = {}  # its subagents: item key → (key, title, state)
         self._workspace: Workspace | None = None
+        self._folder: Path | None = None  # its workspace, resolved once (edits_folder)
         self.worktree: Worktree | None = None  # made for it (ctrl+n): removed on close when nothing is uncommitted
         self.branch = ""  # the git branch of its workspace, once read (off the UI's thread)
         self.closing_note = ""  # what closing did with its worktree
@@ -339,8 +340,18 @@ class AppSession(SessionLogin, SessionPrompts):
             self._workspace = Workspace(status.workspace, dict(status.repos))
         return self._workspace
 
-    def row(self) -> SessionRow:
-        """What the sessions list shows of this session now."""
+    @property
+    def edits_folder(self) -> Path | None:
+        """The folder its agent works in (resolved), while the agent runs and may edit files there: None for a session
+        opened read-only, or whose agent has stopped."""
+        if self.closed or not self.status.can_prompt or self.last_state in (SessionState.ENDED, SessionState.ERROR):
+            return None
+        if self._folder is None and self.status.workspace is not None:
+            self._folder = Path(self.status.workspace).resolve()
+        return self._folder
+
+    def row(self, shares_with: tuple[int, ...] = ()) -> SessionRow:
+        """What the sessions list shows of this session now (``shares_with``: the other sessions editing its folder)."""
         status = self.status
         state = self.last_state
         return SessionRow(self.number, visible(status.agent or "agent", keep_newlines=False),
@@ -349,7 +360,7 @@ class AppSession(SessionLogin, SessionPrompts):
                           visible(self.branch, keep_newlines=False), state, activity(state),
                           visible(self.detail, keep_newlines=False), self.waiting_since,
                           0 if self.on_screen else self.model.unshown(), self.cost, self.on_screen,
-                          tuple(self.children.values()))
+                          tuple(self.children.values()), shares_with)
 
 
 def _shows_subagent_of(screen: Any, session: AppSession) -> TypeGuard[SubagentScreen]:

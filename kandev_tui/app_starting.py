@@ -18,42 +18,25 @@ class SessionStarter:
 
     def __init__(self, app: KandevApp) -> None:
         self.app = app
-        self._starting: list[AppSession] = []  # sessions whose agents start now, looked at together (one notice)
+        self._starting: list[AppSession] = []  # sessions whose agents start now, looked at together
 
     def started(self, session: AppSession) -> None:
-        """A session's agent starts: the user is told where, when it is not plain: the worktree made for it, or a
-        folder another live session of the app works in too (once for the sessions that start together: ``run
-        --preset a --preset b`` gives one notice)."""
+        """A session's agent starts: the user is told where when it is not plain, the worktree made for it (the
+        sessions that start together are looked at together). Sessions editing one folder say so in their rows
+        (:meth:`~kandev_tui.app_lists.SessionLists.rows`)."""
         self._starting.append(session)
         if len(self._starting) == 1:
             self.app.call_later(self._say_where)
 
     def _say_where(self) -> None:
-        """Where the sessions starting now work: a worktree made for one, a folder shared with another."""
+        """Where the sessions starting now work, when in a worktree made for them."""
         from kandev_tui.sanitize import visible
-        from kandev_tui.session import SessionState
 
         starting, self._starting = self._starting, []
         for session in starting:
             if session.worktree is not None:
                 self.app.notify(f"Session {session.number} works in {visible(str(session.worktree.path))} on branch "
                                 f"{visible(session.worktree.branch)}.", timeout=6, markup=False)
-        by_folder: dict[Path, list[AppSession]] = {}
-        for session in self.app.sessions:
-            workspace = session.status.workspace
-            if workspace is None or session.closed or not session.status.can_prompt or session.last_state in (
-                    SessionState.ENDED, SessionState.ERROR):
-                continue  # a session opened read-only, or whose agent has stopped, edits nothing
-            by_folder.setdefault(Path(workspace).resolve(), []).append(session)
-        for folder, sharing in by_folder.items():
-            if len(sharing) < 2 or not any(s in starting for s in sharing):
-                continue
-            numbers = [str(s.number) for s in sharing]
-            both = f"{', '.join(numbers[:-1])} and {numbers[-1]}"
-            # short, and soon gone: the toast stands over the transcript's lower right, where a request waits
-            self.app.notify(f"Sessions {both} share a folder, {visible(folder.name or str(folder), keep_newlines=False)}"
-                            ": their agents can edit the same files. ctrl+n or run --worktree gives one a worktree of "
-                            "its own.", timeout=8, markup=False)
 
     def stored_reader(self) -> Callable[[], list[dict[str, Any]]] | None:
         """What reads the stored sessions for the list (in a thread), those open here left out; None without a

@@ -228,10 +228,11 @@ async def test_a_dialog_closed_while_its_worktree_is_made_leaves_nothing_behind(
     store.close()
 
 
-async def test_sessions_that_share_a_folder_are_told_so_once_and_a_worktree_session_is_not(repo, tmp_path,
-                                                                                          monkeypatch):
-    """Two demo agents started together in one folder: one notice names both; one in another folder is not named; a
-    fourth opened later in the first folder is named with them; a session in a worktree of its own never is."""
+async def test_sessions_editing_one_folder_say_so_in_their_rows_and_a_worktree_session_does_not(repo, tmp_path,
+                                                                                                monkeypatch):
+    """Demo agents 1 and 3 in one folder, 2 in another: rows 1 and 3 name each other, in the sidebar too; then 4 in a
+    worktree of that folder's repository and 5 in the folder itself: 5 joins 1 and 3, 4 shares with none; once 3
+    is closed, the others no longer name it. No notice stands over the transcript for it."""
     monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
     from kandev_tui.demo import agent_command
     from kandev_tui.worktree import create
@@ -246,21 +247,24 @@ async def test_sessions_that_share_a_folder_are_told_so_once_and_a_worktree_sess
     app.open_session(launcher.factory(agent_command(), Workspace(repo)))
     app.animation_level = "none"
 
-    def notices() -> list[str]:
-        return [str(toast.render()) for toast in app.screen.query("Toast") if "share a folder" in str(toast.render())]
+    def shared() -> list[tuple[int, ...]]:
+        return [row.shares_with for row in app.lists.rows()]
 
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await until(pilot, lambda: all(s.last_state == SessionState.IDLE for s in app.sessions))
-        await until(pilot, lambda: len(notices()) == 1)
-        assert f"Sessions 1 and 3 share a folder, {repo.name}: their agents can edit the same files" in notices()[0]
+        assert shared() == [(3,), (), (1,)]
+        sidebar = app.current.screen.sidebar
+        await until(pilot, lambda: "same folder as 3" in str(sidebar.get_option_at_index(0).prompt))
         tree = create(repo, "kandev/apart")
         app.open_session(launcher.factory(agent_command(), Workspace(tree.workspace)), worktree=tree)
         app.open_session(launcher.factory(agent_command(), Workspace(repo)))
         await until(pilot, lambda: len(app.sessions) == 5 and all(s.last_state == SessionState.IDLE
                                                                    for s in app.sessions))
-        await until(pilot, lambda: len(notices()) == 2)
-        assert "Sessions 1, 3 and 5 share a folder" in notices()[1]
-        assert not any("4" in n.split("share")[0] for n in notices())
+        assert shared() == [(3, 5), (), (1, 5), (), (1, 3)]
+        await until(pilot, lambda: "same folder as 3 and 5" in str(sidebar.get_option_at_index(0).prompt))
+        await app.sessions[2].close()
+        assert shared() == [(5,), (), (), (), (1,)]
+        assert not any("share" in str(toast.render()) for toast in app.screen.query("Toast"))
         await app.action_quit()
     store.close()
 
@@ -322,7 +326,7 @@ def test_run_worktree_starts_each_preset_in_a_worktree_of_its_own_and_quitting_r
         tmux.keys("2")
         tmux.wait_for("kandev/demo-2 · ", 60)  # idle, the rows say their branches before their folders
         screen = tmux.wait_for("kandev/demo-1 · ", 30)
-        assert "share a folder" not in screen
+        assert "same folder as" not in screen
         trees = git("worktree", "list", "--porcelain", cwd=repo)
         assert "branch refs/heads/kandev/demo-1" in trees and "branch refs/heads/kandev/demo-2" in trees
         tmux.quit()

@@ -27,6 +27,8 @@ class SessionRow:
     cost: str  # what the agent reports it cost, when it does
     current: bool
     children: tuple[tuple[str, str, str], ...] = ()  # its subagents: (item key, title, state), in the order they came
+    shares_with: tuple[int, ...] = ()  # the other live sessions whose agents work in its folder (they can edit the
+    # same files; a worktree of its own keeps a session apart)
 
 
 def activity(state: SessionState) -> str:

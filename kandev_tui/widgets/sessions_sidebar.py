@@ -22,7 +22,8 @@ ACTIVITY_STYLE = {"waiting for you": ("?", "bold yellow"), "working": ("●", "y
 
 def row_text(row: SessionRow, width: int) -> Text:
     """One session in two lines, every part made inert: its state, number, agent and what is new (first, so that
-    it shows at 45 columns), then its title, what it waits for or why it failed, its branch and its folder."""
+    it shows at 45 columns), then the other sessions editing its folder, its title, what it waits for or why it
+    failed, its branch and its folder."""
     mark, style = ACTIVITY_STYLE.get(row.activity, ("·", ""))
     text = Text.assemble((f"{mark} ", style), (f"{row.number} ", "bold"), (row.activity, style))
     extra = [f"+{row.unseen} new" if row.unseen else "", row.cost, "on screen" if row.current else ""]
@@ -32,6 +33,11 @@ def row_text(row: SessionRow, width: int) -> Text:
     text.append(safe_text(row.agent, keep_newlines=False), style="bold")
     text.truncate(max(10, width), overflow="ellipsis")
     second = Text("    ")
+    if row.shares_with:  # their agents can edit the same files: first, where the sidebar's 34 columns still show it
+        others = [str(n) for n in row.shares_with]
+        second.append(f"same folder as {', '.join(others[:-1]) + ' and ' if len(others) > 1 else ''}{others[-1]}",
+                      style="yellow")
+        second.append("  ")
     if row.title:
         second.append(safe_text(row.title, keep_newlines=False), style="italic")
         second.append("  ")
