@@ -18,25 +18,15 @@ class SessionStarter:
 
     def __init__(self, app: KandevApp) -> None:
         self.app = app
-        self._starting: list[AppSession] = []  # sessions whose agents start now, looked at together
 
     def started(self, session: AppSession) -> None:
-        """A session's agent starts: the user is told where when it is not plain, the worktree made for it (the
-        sessions that start together are looked at together). Sessions editing one folder say so in their rows
-        (:meth:`~kandev_tui.app_lists.SessionLists.rows`)."""
-        self._starting.append(session)
-        if len(self._starting) == 1:
-            self.app.call_later(self._say_where)
+        """A session's agent starts: in a worktree made for it, the user is told where (sessions editing one folder
+        say so in their rows instead: :meth:`~kandev_tui.app_lists.SessionLists.rows`)."""
+        if session.worktree is not None:
+            from kandev_tui.sanitize import visible
 
-    def _say_where(self) -> None:
-        """Where the sessions starting now work, when in a worktree made for them."""
-        from kandev_tui.sanitize import visible
-
-        starting, self._starting = self._starting, []
-        for session in starting:
-            if session.worktree is not None:
-                self.app.notify(f"Session {session.number} works in {visible(str(session.worktree.path))} on branch "
-                                f"{visible(session.worktree.branch)}.", timeout=6, markup=False)
+            self.app.notify(f"Session {session.number} works in {visible(str(session.worktree.path))} on branch "
+                            f"{visible(session.worktree.branch)}.", timeout=6, markup=False)
 
     def stored_reader(self) -> Callable[[], list[dict[str, Any]]] | None:
         """What reads the stored sessions for the list (in a thread), those open here left out; None without a
