@@ -32,7 +32,7 @@ from kandev_tui.app_switching import Switching
 from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.settings import SettingsStore
 from kandev_tui.shutdown import EndingSignals
-from kandev_tui.textual_hooks import draw_after_batch, mount_screen_ahead, read_alt_enter
+from kandev_tui.textual_hooks import draw_after_batch, mend_textual, mount_screen_ahead
 from kandev_tui.session import SessionState
 from kandev_tui.session.controls import Controls
 from kandev_tui.session.model import SessionModel, SourceFactory
@@ -87,7 +87,7 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
         self.launcher = launcher  # how the command line starts agents: ctrl+n starts more the same way
         self.kandev = kandev  # the Kandev backend attached to: its task sessions are in the list
         self.starter = SessionStarter(self)  # new sessions, and stored ones from the list
-        read_alt_enter()  # alt+enter from a real terminal is alt+enter (a new line), not enter (send)
+        mend_textual()  # alt+enter read as alt+enter; nothing that left the screen stays on the terminal
         self.user_input = UserInput()  # the terminal's last input: the agents' output waits a moment after it
         self.key_order = KeyOrder(self, super().on_event)  # keys typed behind one that moves the focus follow it
         self.settings_store = settings_store or SettingsStore()

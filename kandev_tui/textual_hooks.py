@@ -18,12 +18,15 @@ that too).
 - :func:`set_terminal_title`: the terminal's window title (OSC 2); :func:`notify_desktop`: a desktop notification
   (OSC 777 and OSC 9, through tmux's passthrough);
 - :func:`read_alt_enter`: ``ESC CR`` read as alt+enter (as terminals send it), not as enter;
+- :func:`repaint_what_a_rebuilt_map_moved`: what left the screen while the compositor's full map was out of date
+  (a toast gone after a scroll) painted over, not left on the terminal; :func:`mend_textual` installs both;
 - for tests and benchmarks: :func:`watch_frames` (each frame written to the terminal) and :func:`send_as_terminal`
   (input delivered as the terminal's driver delivers it).
 
 (Upstream, these are Textual behaviours worth a public API: a pre-dispatch input hook, a public "prepare screen",
-an "update now" for a screen, a screen's update lost when it goes idle during an open batch, and a focus change
-that restyles a container's whole subtree when no rule depends on it.)
+an "update now" for a screen, a screen's update lost when it goes idle during an open batch, a focus change that
+restyles a container's whole subtree when no rule depends on it, and a full map rebuilt lazily that forgets what
+moved.)
 """
 
 from __future__ import annotations
@@ -197,6 +200,54 @@ def read_alt_enter() -> None:
 
     XTermParser._sequence_to_key_events = with_alt_enter  # type: ignore[method-assign]
     _alt_enter_read = True
+
+
+_rebuilt_map_repainted = False
+
+
+def repaint_what_a_rebuilt_map_moved() -> None:
+    """Have the compositor paint over what moved on the screen when it rebuilds its full map lazily.
+
+    Textual 8.2's compositor finds what to paint after a layout by comparing the new map with its last full map
+    (``Compositor.reflow``). A scroll lays out only what shows (``reflow_visible``) and marks the full map out of
+    date; the next look-up of a widget that is not on screen (``Widget.region``, which any refresh of such a widget
+    reads) rebuilds the full map from the widgets as they are *now* (the ``full_map`` property), without marking
+    anything to paint. Whatever changed in between, a widget removed or moved, is then in neither comparison: the
+    next layout finds nothing changed, and the terminal keeps showing it. Seen in a real terminal: the worktree
+    notices' toasts, expired while a transcript scrolled, stayed over the permission request below them for as
+    long as the screen was not drawn whole (tests/test_textual_hooks.py, and a tmux test of a plain Textual app).
+
+    Here the rebuild marks what moved between what showed before it (the map of what shows, or the full map) and
+    what shows after it: only the widgets on screen are compared, so a rebuild costs a screenful more. Once per
+    process.
+    """
+    global _rebuilt_map_repainted
+    if _rebuilt_map_repainted:
+        return
+    from textual._compositor import Compositor
+
+    rebuild = Compositor.__dict__["full_map"].fget  # the property's getter (mypy sees the property as its value)
+
+    def full_map(self: Any) -> Any:
+        if self.root is None or not self._full_map_invalidated:
+            return rebuild(self)
+        before = dict(self.visible_widgets)  # what shows: from the map of what shows, or the last full map
+        rebuilt = rebuild(self)
+        after = self.visible_widgets  # from the rebuilt map
+        if self.size.region not in self._dirty_regions:
+            moved = {region.intersection(clip) for _widget, (region, clip) in before.items() ^ after.items()}
+            self._dirty_regions.update(region for region in moved if region)
+        return rebuilt
+
+    Compositor.full_map = property(full_map)  # type: ignore[method-assign,assignment]
+    _rebuilt_map_repainted = True
+
+
+def mend_textual() -> None:
+    """What every app of kandev-tui mends in Textual, once per process: :func:`read_alt_enter` and
+    :func:`repaint_what_a_rebuilt_map_moved`."""
+    read_alt_enter()
+    repaint_what_a_rebuilt_map_moved()
 
 
 def watch_frames(app: Any, on_frame: Callable[[Any], None]) -> None:

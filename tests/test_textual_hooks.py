@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
@@ -445,3 +449,25 @@ async def test_a_screen_mounted_ahead_is_shown_without_restyling_the_app():
         await app.switch_mode("two")
         await pilot.pause()
         assert restyled
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.parametrize("hooked", [False, True], ids=["textual", "repaired"])
+def test_what_left_the_screen_while_the_full_map_was_out_of_date_is_painted_over(hooked):
+    """repaint_what_a_rebuilt_map_moved, in a real terminal: a plain Textual app scrolls a list, then hides a box over
+    it and looks up a line scrolled off (the full map rebuilt), then says DONE. With the repair the box is painted
+    over; Textual 8.2 alone leaves it on the terminal. When Textual alone paints it over, this test fails for
+    "textual": the hook can go."""
+    import sys
+
+    from .tmux import Tmux
+
+    app = Path(__file__).with_name("stale_region_app.py")
+    tmux = Tmux(40, 12, f"{sys.executable} {app}{' --hook' if hooked else ''}", {"TERM": "xterm-256color"})
+    try:
+        screen = tmux.wait_for("DONE", 30)
+    finally:
+        tmux.close()
+    assert "line 150" in screen and "line 160" in screen  # scrolled
+    assert ("THE BOX" in screen) is not hooked
+    assert ("line 157" in screen) is hooked  # what the box stood over
