@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from textual.geometry import Region
 
 from kandev_tui import stats
 from kandev_tui.renderers import Registry, Renderer
@@ -36,6 +37,23 @@ async def test_replayed_demo_renders_every_kind(tmp_path):
         group = view.query_one(ToolGroup)
         assert group.summary == "4 tools + 1 card"  # the edit, a card of its own in the run
         assert app.transcript_screen.prompt.disabled  # a replay is read-only
+
+
+async def test_a_notice_stands_at_the_top_not_over_the_newest_lines_where_a_request_waits(tmp_path):
+    """A toast stands at the top right, under the status line: Textual's place for it, the bottom right, is where the
+    newest lines are, and a permission request's answers (a loaded CI run saw two notices hide "2 Reject")."""
+    app = replay_app(tmp_path)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:  # (off in run_test unless asked)
+        await settle(pilot)
+        app.notify("Session 2 works in /a/long/path/of/a/worktree/made/for/it/kandev-demo-2 on branch kandev/demo-2.")
+        app.notify("Session 3 works in /another/folder.")
+        await until(pilot, lambda: len(app.screen.query("Toast")) == 2)
+        toasts = [toast.region for toast in app.screen.query("Toast")]
+        view = app.view.region
+        lower_half = Region(view.x, view.y + view.height // 2, view.width, view.height - view.height // 2)
+        assert min(region.y for region in toasts) <= 3 and max(region.right for region in toasts) >= app.size.width - 3
+        assert not any(region.overlaps(lower_half) for region in toasts)
+        assert not any(region.overlaps(app.transcript_screen.prompt.region) for region in toasts)
 
 
 async def test_each_batch_in_the_transcript_is_published_with_its_keys(tmp_path):
