@@ -375,7 +375,11 @@ def test_codex_model_from_the_command_line_reaches_the_model_server(tmp_path):
     run = real("codex", [[{"text": "Hello back."}]], tmp_path, "hello", extra=["--model", "gpt-5.5"])
     assert run.code == 0, run.stderr
     posts = [r["body"] for r in run.requests if r["method"] == "POST" and r["path"].rstrip("/").endswith("/responses")]
-    assert posts and all(body.get("model") == "gpt-5.5" for body in posts), [b.get("model") for b in posts]
+    models = [body.get("model") for body in posts]
+    # the turn's request (the first) asks gpt-5.5, and none asks the configured model (gpt-5.1-codex-max): the option
+    # was dropped nowhere. Codex may also ask a model of its own choosing in the background (gpt-5.6-luna in the
+    # pinned Codex, as in the plan-mode test above), sent when the run lasts long enough: a loaded CI run saw it
+    assert models and models[0] == "gpt-5.5" and "gpt-5.1-codex-max" not in models, models
 
 
 def test_a_claude_session_resumed_sends_its_history_and_shows_nothing_twice(tmp_path):
