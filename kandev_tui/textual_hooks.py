@@ -229,14 +229,12 @@ def repaint_what_a_rebuilt_map_moved() -> None:
     rebuild = Compositor.__dict__["full_map"].fget  # the property's getter (mypy sees the property as its value)
 
     def full_map(self: Any) -> Any:
-        if self.root is None or not self._full_map_invalidated:
-            return rebuild(self)
+        if self.root is None or not self._full_map_invalidated or self.size.region in self._dirty_regions:
+            return rebuild(self)  # (the whole screen is to be painted already: nothing to compare)
         before = dict(self.visible_widgets)  # what shows: from the map of what shows, or the last full map
         rebuilt = rebuild(self)
-        after = self.visible_widgets  # from the rebuilt map
-        if self.size.region not in self._dirty_regions:
-            moved = {region.intersection(clip) for _widget, (region, clip) in before.items() ^ after.items()}
-            self._dirty_regions.update(region for region in moved if region)
+        moved = {region.intersection(clip) for _widget, (region, clip) in before.items() ^ self.visible_widgets.items()}
+        self._dirty_regions.update(region for region in moved if region)
         return rebuilt
 
     Compositor.full_map = property(full_map)  # type: ignore[method-assign,assignment]
