@@ -215,8 +215,9 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
             return len(self.sessions) > 1
         if action == "toggle_sidebar":
             return len(self.sessions) > 1 and self.size.width >= SIDEBAR_FROM
-        if action == "next_waiting":  # offered while another session waits for the user
-            return any(s.waiting_since is not None and not s.on_screen for s in self.sessions)
+        if action == "next_waiting":  # offered while another session waits for the user, or this one's request
+            return any(s.waiting_since is not None and not s.on_screen for s in self.sessions) or \
+                self.current.request_without_keys()  # waits without the keys
         return True
 
     # (a handler declared with @on stays here: Textual registers those of its message pumps' classes only)

@@ -147,8 +147,12 @@ class SessionLists:
             set_terminal_title(app, f"kandev-tui · {visible(session.status.title, keep_newlines=False)}")
 
     def next_waiting(self) -> None:
-        """ctrl+g: the session that has waited longest for the user (a permission, a login), other than this one."""
+        """ctrl+g: the session that has waited longest for the user (a permission, a login), other than this one; but
+        first this one's own request, when it waits while the user typed in the prompt (where 1 would be typed)."""
         app = self.app
+        if app.sessions and app.screen is app.current.screen and app.current.request_without_keys():
+            app.current.view.take_keys_for_request()
+            return
         waiting = sorted((s for s in app.sessions if s.waiting_since is not None and not s.on_screen),
                          key=lambda s: s.waiting_since or 0.0)
         if not waiting:

@@ -218,6 +218,11 @@ class AppSession(SessionLogin, SessionPrompts):
     def settling(self) -> bool:
         return self.view.settling
 
+    def request_without_keys(self) -> bool:
+        """On screen, a request of this session waits for the user's answer without the keys: the user typed in the
+        prompt meanwhile (ctrl+g gives them back; the state is looked at first, the transcript only then)."""
+        return self.last_state == SessionState.WAITING and self.on_screen and self.view.request_without_keys()
+
     def gives_way(self) -> bool:  # (any thread)
         return self.app.user_input.gives_way()
 

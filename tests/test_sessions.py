@@ -362,6 +362,37 @@ async def test_a_message_sent_during_a_turn_is_queued_and_reaches_the_agent_when
     store.close()
 
 
+@pytest.mark.system
+async def test_a_request_left_waiting_while_the_user_typed_says_ctrl_g_and_ctrl_g_gives_it_the_keys(tmp_path, monkeypatch):
+    """The demo's turn asks for permission and its request has the keys; the user types a message (the letters go on
+    to the prompt) and queues it: the prompt keeps the keys (↑ takes the message back), so a digit would be typed there.
+    The request says so (ctrl+g first) and the footer offers ctrl+g; ctrl+g gives the request the keys, and 1 answers
+    it: its turn ends and the queued message goes (the store says so)."""
+    store, app = demo_asking(tmp_path, monkeypatch)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.source.state == SessionState.WAITING and app.view.query(PermissionRequest))
+        request = app.view.query_one(PermissionRequest)
+        await until(pilot, lambda: request.has_focus and "1-9 or click to answer" in screen_text(app))
+        assert "Next waiting" not in screen_text(app)
+        prompt = app.transcript_screen.prompt
+        await pilot.press(*"Plot my words")
+        await until(pilot, lambda: prompt.text == "Plot my words" and prompt.has_focus)
+        await pilot.press("enter")
+        await until(pilot, lambda: app.current.queue == ["Plot my words"])
+        await until(pilot, lambda: "ctrl+g then 1-9, or click, to answer" in screen_text(app))
+        assert prompt.has_focus and "Next waiting" in screen_text(app)
+        await pilot.press("ctrl+g")
+        await until(pilot, lambda: request.has_focus and "1-9 or click to answer" in screen_text(app))
+        await pilot.press("1")
+        await until(pilot, lambda: app.source.state == SessionState.IDLE and not app.current.queue and len(
+            [i for i in store.items(app.source.session_id) if i.kind == "turn_end"]) == 2)
+        await app.action_quit()
+    sent = [i.payload["text"] for i in store.items(app.source.session_id) if i.kind == "user_message"]
+    assert sent == ["Check the build", "Plot my words"]
+    assert not [i for i in store.items(app.source.session_id) if i.kind == "user_message" and "1" in i.payload["text"]]
+    store.close()
+
+
 def test_messages_queued_when_the_app_quits_are_said_on_stderr(tmp_path):
     """A real terminal (tmux): while the demo's turn runs two messages are queued, ctrl+q quits before it ends: both
     are printed in the terminal once the app's screen is gone, nothing typed is lost."""

@@ -133,13 +133,28 @@ class PermissionRequest(EntryWidget):
             chosen = answer.get("name") or ("cancelled" if answer.get("outcome") == "cancelled" else answer.get("option_id"))
             self._answer.update(Text.assemble(("↳ ", "dim"), (safe_text(str(chosen), keep_newlines=False), "bold")))
             return
+        self._show_hint()
+
+    def _show_hint(self, focused: bool | None = None) -> None:
+        """How to answer: the digits while the request has the keys; while the user types elsewhere (in the prompt:
+        their digits go there), the key that gives it the keys back first. ``focused``: said by a focus event, which
+        comes here before Textual's own handler sets ``has_focus``."""
+        if self._item.payload.get("answer"):
+            return
         if self.answerable:
-            hint = "1-9 or click to answer"
+            has_keys = self.has_focus if focused is None else focused
+            hint = "1-9 or click to answer" if has_keys else "ctrl+g then 1-9, or click, to answer"
         elif self.elsewhere:
             hint = f"(read-only here: answer it in {self.elsewhere})"
         else:
             hint = "(read-only: nobody can answer this request now)"
         self._answer.update(Text(hint, style="dim"))
+
+    def on_focus(self) -> None:
+        self._show_hint(focused=True)
+
+    def on_blur(self) -> None:
+        self._show_hint(focused=False)
 
     def refresh_theme(self) -> None:
         self.update_item(self._item)  # the diff's shades are the theme's

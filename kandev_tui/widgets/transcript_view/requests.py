@@ -58,6 +58,12 @@ class Requests(ViewParts):
         if request.has_focus and not self.can_view_entire(request):
             self.scroll_to_center(request, animate=False, origin_visible=True, immediate=True)
 
+    def request_without_keys(self) -> bool:
+        """A request waits for the user's answer and none has the keys (the user went on typing in the prompt)."""
+        E = made_entries()
+        pending = [w for w in self.query(E.REQUEST_SELECTOR) if w.answerable] if E is not None else []
+        return bool(pending) and not any(w.has_focus_within for w in pending)
+
     def take_keys_for_request(self) -> None:
         """The session is shown while a request waits for the user's answer: the newest one takes the keys, or, while
         it is not mounted yet, the transcript (it takes them from there as it mounts): never the prompt, where a
