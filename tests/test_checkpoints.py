@@ -144,6 +144,19 @@ def test_ten_thousand_changed_files_and_paths_with_newlines_and_escapes(tmp_path
     assert "\x1b" not in drawn and "\x07" not in drawn and "\n  A evil" in drawn  # inert, on its one line
 
 
+def test_a_turn_another_session_overlapped_says_so_and_never_of_changes_it_does_not_have():
+    from kandev_tui.transcript.items import Item
+    from kandev_tui.widgets.changes_card import changes_text
+
+    changed = changes_text(Item("changes:1", "changes", 1, {"state": "ready", "count": 1, "added": 1, "removed": 0,
+                                                            "overlapped": True, "files": [
+                                                                {"path": "a.py", "status": "added", "added": 1}]}))
+    assert changed.plain.endswith("meanwhile: some of these changes may be its.")
+    none = changes_text(Item("changes:2", "changes", 2, {"state": "none", "overlapped": True})).plain
+    assert none == ("No files changed in this turn.\n⚠ Another session's turn ran in this repository meanwhile: "
+                    "between them, nothing changed.")
+
+
 def test_what_cannot_be_tracked_says_why(tmp_path, monkeypatch):
     plain = tmp_path / "plain"
     plain.mkdir()

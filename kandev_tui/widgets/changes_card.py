@@ -50,9 +50,10 @@ def changes_text(item: Item, shown: int = SHOWN_FILES) -> Text:
                         style="dim")
         if count > min(len(files), shown):
             text.append(f"\n  … and {count - min(len(files), shown)} more", style="dim")
-    if payload.get("overlapped"):
-        text.append("\n⚠ Another session's turn ran in this repository meanwhile: some of these changes may be its.",
-                    style="yellow")
+    if payload.get("overlapped"):  # the repository is compared as a whole: the other turn's changes count too
+        text.append("\n⚠ Another session's turn ran in this repository meanwhile: " + (
+            "between them, nothing changed." if state == "none" else "some of these changes may be its."),
+            style="yellow")
     if payload.get("skipped"):
         skipped = payload["skipped"]
         text.append(f"\n{skipped} large file{'s' if skipped != 1 else ''} not compared.", style="dim")
