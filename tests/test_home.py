@@ -71,6 +71,24 @@ async def test_the_home_lists_stored_sessions_opens_one_and_continues_another(tm
     store.close()
 
 
+async def test_c_on_a_stored_session_its_agent_cannot_continue_says_why(tmp_path):
+    store = Store(tmp_path / "s.db")
+    store.create_session(title="an old session", agent_command=["gone-agent"], workspace=str(tmp_path), state="ended")
+    app = HomeApp(Launcher(store, settings_at(tmp_path, chart_animation=False)),
+                  settings_store=settings_at(tmp_path, chart_animation=False))
+    async with app.run_test(size=(100, 24), notifications=True) as pilot:
+        home = app.home
+        await until(pilot, lambda: app.screen is home and len(home.stored) == 1)
+        home.options.highlighted = next(i for i in range(home.options.option_count)
+                                        if (home.options.get_option_at_index(i).id or "").startswith("stored:"))
+        await pilot.press("c")
+        await until(pilot, lambda: "Not continued: session " in screen_text(app))
+        assert "its agent never" in screen_text(app)
+        assert not app.sessions and app.screen is home
+        await app.action_quit()
+    store.close()
+
+
 def test_the_bare_command_without_a_terminal_prints_its_help():
     done = subprocess.run([KANDEV], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert done.returncode == 0 and "usage: kandev-tui" in done.stdout and "the sessions list" in done.stdout

@@ -23,7 +23,7 @@ from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from kandev_tui.sanitize import visible
 from kandev_tui.session.row import SessionRow
-from kandev_tui.transcript.continuing import can_continue  # a stored session its agent can continue now
+from kandev_tui.transcript.continuing import can_continue, why_not  # a stored session its agent can continue now
 from kandev_tui.widgets.base import safe_text
 from kandev_tui.widgets.key_footer import KeyFooter
 from kandev_tui.widgets.sessions_sidebar import child_text, row_text
@@ -222,6 +222,15 @@ class SessionsScreen(Screen["Choice | None"]):
             self._choose(("open", self.stored[int(value)]))
         elif kind == "kandev":
             self._choose(("kandev", (self.remote or [])[int(value)]))
+
+    def on_key(self, event) -> None:
+        """``c`` on a stored session that cannot be continued (the key is not offered then): why not, rather than
+        nothing."""
+        row = self._highlighted_stored() if event.key == "c" else None
+        if row is not None and not can_continue(row):
+            event.stop()
+            self.app.notify(f"Not continued: {visible(why_not(row), keep_newlines=False)}.", severity="warning",
+                            timeout=6, markup=False)
 
     def action_continue_stored(self) -> None:
         row = self._highlighted_stored()
