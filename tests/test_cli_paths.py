@@ -186,6 +186,9 @@ def test_sessions_show_the_agent_and_the_recording_in_full(tmp_path):
     assert agent_display_name(["npx", "-y", "@agentclientprotocol/claude-agent-acp"]) == "claude-agent-acp"
     assert agent_display_name([sys.executable, "-m", "kandev_tui.demo.agent"]) == "kandev_tui.demo.agent"
     assert agent_display_name(["gemini", "--experimental-acp"]) == "gemini"
+    assert agent_display_name(["python3", "-c", "import sys; sys.exit(3)"]) == "python3 -c"  # code is no name
+    assert agent_display_name(["node", "-e", "require('./agent.js')"]) == "node -e"
+    assert agent_display_name(["npx", "-p", "@scope/pkg", "pkg-acp"]) == "pkg"  # npx -p: a package, not code
     work = tmp_path / "work"
     work.mkdir()
     result = run("run", "--headless", "--prompt", "hi", "--db", str(tmp_path / "s.db"), "--record", "rec.jsonl",

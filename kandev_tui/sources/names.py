@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 LAUNCHERS = ("python", "python3", "node", "npx", "uvx", "bunx", "pnpm", "deno")
+# an interpreter's option whose value is the program itself, written out: the name is the interpreter's, with it
+INLINE = {"python": ("-c",), "node": ("-e", "--eval", "-p", "--print"), "deno": ("eval",), "bun": ("-e", "--eval")}
 
 
 def agent_display_name(command: list[str]) -> str:
@@ -12,13 +14,17 @@ def agent_display_name(command: list[str]) -> str:
 
     ``claude-code-acp`` for ``[".../claude-code-acp"]``; ``opencode acp`` for ``["opencode", "acp"]`` (a
     subcommand is part of the name); for launchers (``npx -y @scope/pkg``, ``python -m mod``) the package or
-    module, options skipped.
+    module, options skipped; a program given inline (``python3 -c CODE``, ``node -e CODE``) as ``python3 -c``.
     """
     if not command:
         return "agent"
     first = Path(command[0]).name
     rest = command[1:]
     if first.startswith(LAUNCHERS) and rest:
+        inline = next((flags for name, flags in INLINE.items() if first.startswith(name)), ())
+        flag = next((word for word in rest if word in inline), None)
+        if flag is not None:  # python3 -c "import …": the code is no name
+            return f"{first} {flag}"
         words = [word for word in rest if not word.startswith("-")]
         return Path(words[0]).name if words else first
     if rest and not rest[0].startswith("-") and "/" not in rest[0] and len(rest[0]) <= 20:
