@@ -166,12 +166,10 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
         return next((s.model.exit_code for s in self.sessions if s.model.exit_code), 0)
 
     @property
-    def failure(self) -> str:
-        """Why a session failed, said on stderr after the app closes (the screen is gone by then)."""
-        for s in self.sessions:
-            if s.model.failure:
-                return s.model.failure if len(self.sessions) == 1 else f"session {s.number}: {s.model.failure}"
-        return ""
+    def failures(self) -> list[str]:
+        """Why each session that failed failed, said on stderr after the app closes (the screen is gone by then)."""
+        return [s.model.failure if len(self.sessions) == 1 else f"session {s.number}: {s.model.failure}"
+                for s in self.sessions if s.model.failure]
 
     def closing_notes(self) -> list[str]:
         """What closing did with the sessions' worktrees (removed, or kept and where): said on stderr at the end."""

@@ -92,7 +92,7 @@ async def test_agent_that_cannot_start_shows_an_error(tmp_path):
         texts = [getattr(w, "searchable_text", "") for w in app.view.children]
         assert any("Could not start the agent" in t for t in texts)
         await app.action_quit()
-    assert app.return_code == 1 and "Could not start the agent" in app.failure  # the command exits 1, says why
+    assert app.return_code == 1 and "Could not start the agent" in app.failures[0]  # the command exits 1, says why
 
 
 async def test_a_crash_in_the_app_never_exits_0(tmp_path, capsys):

@@ -251,7 +251,7 @@ async def test_escape_leaves_the_login_for_later_and_ctrl_l_brings_it_back(tmp_p
         await until(pilot, lambda: isinstance(app.screen, LoginScreen))
         await app.action_quit()
     # quit before logging in: the agent never started a session, and the command says so
-    assert app.session.exit_code == 1 and app.failure == "The agent needs a login: Authentication required (not logged in)"
+    assert app.session.exit_code == 1 and app.failures == ["The agent needs a login: Authentication required (not logged in)"]
 
 
 def test_headless_lists_the_ways_to_log_in_one_per_line_and_exits_1(tmp_path):

@@ -118,15 +118,18 @@ async def test_a_session_whose_agent_cannot_start_fails_and_the_others_go_on(tmp
                     settings_store=settings_at(tmp_path, chart_animation=False))
     app.animation_level = "none"
     broken = app.open_session(source(store, AgentOptions(command=["no-such-agent-anywhere"], workspace=tmp_path)))
+    also = app.open_session(source(store, AgentOptions(command=[sys.executable, "-c", "raise SystemExit(3)"],
+                                                       workspace=tmp_path)))
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: broken.last_state == SessionState.ERROR and app.sessions[0].last_state == "idle")
+        await until(pilot, lambda: broken.last_state == SessionState.ERROR and also.last_state == SessionState.ERROR
+                    and app.sessions[0].last_state == "idle")
         row = broken.row()
         assert row.activity == "failed" and "no-such-agent-anywhere" in row.detail
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, SessionsScreen))
         assert "✖ 2 failed" in screen_text(app)
         await app.action_quit()
-    assert app.exit_code == 1 and app.failure.startswith("session 2: ")
+    assert app.exit_code == 1 and [f[:11] for f in app.failures] == ["session 2: ", "session 3: "]  # each said
     store.close()
 
 

@@ -233,8 +233,8 @@ def app_exit_status(app: Any) -> int:
     """The status the command exits with once the app has closed: the app's return code (1 after a crash, or once
     the session failed, e.g. an agent that never started, whose reason is then said on stderr); never 0 for an
     app that did not exit normally."""
-    if app.failure:
-        _fail(f"kandev-tui: {app.failure}")
+    for failure in app.failures:  # each session that failed, in order
+        _fail(f"kandev-tui: {failure}")
     for number, text in app.unsent():  # queued or typed ahead, never sent: not lost
         print(f"kandev-tui: not sent (the app closed first), session {number}:\n{text}", file=sys.stderr)
     for note in app.closing_notes():  # where a worktree with uncommitted work was kept
