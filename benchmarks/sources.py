@@ -1,0 +1,101 @@
+"""The sessions of benchmarks/sessions.py without the app: SESSIONS real burst agents (tests/agents/fault_agent.py, mode
+``burst``: CHUNKS chunks, TOOLS tool calls and RICH rich-output charts each) read by SESSIONS real LiveSources (the
+ACP transport, the agent's client, the pipeline, one shared SQLite store), each on its own thread as in the app, with
+no screen: what the sources' work alone costs, and how fast the agents send when nothing else runs.
+
+Prints, per run: kandev-tui's CPU from the first prompt until every turn has ended, the time from the agents' first
+frame until then, the slowest agent's own send time, and the ratio of the two (sessions.py's drain ratio, without a
+screen to draw); then the medians over the runs.
+
+    .venv/bin/python benchmarks/sources.py [SESSIONS] [CHUNKS] [TOOLS] [RICH] [RUNS]
+
+No target of its own: it tells the sources' share of sessions.py's figures from the screen's, and how far apart the
+agents start (eight interpreters starting on the machine's cores), which the ratio counts from the first agent's first
+frame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import resource
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+
+async def one_run(sessions: int, chunks: int, tools: int, rich: int) -> tuple[float, float, float, float]:
+    """kandev-tui's CPU, the drain after the first frame, the slowest agent's send time and how far apart the agents'
+    first frames were, in seconds."""
+    from kandev_tui.acp import AgentOptions
+    from kandev_tui.acp.sdk import import_sdk
+    from kandev_tui.sources import LiveSource
+    from kandev_tui.transcript import Store
+
+    import_sdk()  # as the app has before its agents start: not counted
+    tmp = Path(tempfile.mkdtemp())
+    store = Store(tmp / "s.db")
+    ended: set[int] = set()
+    lock = threading.Lock()
+    all_ended = threading.Event()
+
+    def source(n: int) -> LiveSource:
+        def on_state(state: str, _detail: str) -> None:  # on the source's thread
+            if state == "idle" and (tmp / f"stamp-{n}").exists():  # the turn's end (the stamp is written before it)
+                with lock:
+                    ended.add(n)
+                    if len(ended) == sessions:
+                        all_ended.set()
+
+        options = AgentOptions(command=[sys.executable, str(ROOT / "tests" / "agents" / "fault_agent.py"), "burst",
+                                        str(chunks), str(tools), str(rich), str(tmp / f"stamp-{n}")],
+                               workspace=tmp, inject_guidance=False)
+        return LiveSource(options, store, lambda items: None, on_state)
+
+    sources = [source(n) for n in range(1, sessions + 1)]  # their agents started all at once, as the app does
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    try:
+        await asyncio.gather(*(each.start_with("go") for each in sources))
+        while not all_ended.is_set():
+            await asyncio.sleep(0.005)
+        done = time.time()
+        after = resource.getrusage(resource.RUSAGE_SELF)
+    finally:
+        for each in sources:
+            await each.close()
+        store.close()
+    stamps = [tuple(float(t) for t in (tmp / f"stamp-{n}").read_text().split()) for n in range(1, sessions + 1)]
+    first = min(began for began, _last in stamps)
+    slowest = max(last - began for began, last in stamps)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return cpu, done - first, slowest, max(began for began, _last in stamps) - first
+
+
+def main(sessions: int, chunks: int, tools: int, rich: int, runs: int) -> None:
+    figures = []
+    for run in range(1, runs + 1):
+        cpu, drained, slowest, apart = asyncio.run(one_run(sessions, chunks, tools, rich))
+        figures.append((cpu, drained, slowest))
+        print(f"run {run}: kandev-tui's CPU {cpu:.2f} s; every turn ended {drained:.2f} s after the first frame (the "
+              f"agents' first frames {apart:.2f} s apart); the slowest agent sent its frames in {slowest:.2f} s: "
+              f"{drained / max(slowest, 1e-9):.1f}x", flush=True)
+    cpu, drained, slowest = (statistics.median(f[i] for f in figures) for i in range(3))
+    print(f"{sessions} sources × ({chunks:,} chunks + {tools:,} tools + {rich} rich outputs), no screen, {runs} runs: "
+          f"median CPU {cpu:.2f} s, ended {drained:.2f} s after the first frame, slowest send {slowest:.2f} s")
+
+
+if __name__ == "__main__":
+    from benchargs import arguments
+
+    ARGS = arguments(__doc__, ("sessions", int, 8, "sources at once"), ("chunks", int, 5_000, "chunks each"),
+                     ("tools", int, 200, "tool calls each"), ("rich", int, 50, "rich-output charts each"),
+                     ("runs", int, 3, "runs"))
+    if ARGS.runs < 1 or ARGS.sessions < 1:
+        sys.exit("sources.py: SESSIONS and RUNS must be at least 1")
+    main(ARGS.sessions, ARGS.chunks, ARGS.tools, ARGS.rich, ARGS.runs)
