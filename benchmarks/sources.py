@@ -84,7 +84,7 @@ def main(sessions: int, chunks: int, tools: int, rich: int, runs: int) -> None:
         figures.append((cpu, drained, slowest))
         print(f"run {run}: kandev-tui's CPU {cpu:.2f} s; every turn ended {drained:.2f} s after the first frame (the "
               f"agents' first frames {apart:.2f} s apart); the slowest agent sent its frames in {slowest:.2f} s: "
-              f"{drained / max(slowest, 1e-9):.1f}x", flush=True)
+              f"{drained / max(slowest, 1e-9):.2f}x", flush=True)
     cpu, drained, slowest = (statistics.median(f[i] for f in figures) for i in range(3))
     print(f"{sessions} sources × ({chunks:,} chunks + {tools:,} tools + {rich} rich outputs), no screen, {runs} runs: "
           f"median CPU {cpu:.2f} s, ended {drained:.2f} s after the first frame, slowest send {slowest:.2f} s")
