@@ -188,6 +188,7 @@ def test_sessions_show_the_agent_and_the_recording_in_full(tmp_path):
     assert agent_display_name(["gemini", "--experimental-acp"]) == "gemini"
     assert agent_display_name(["python3", "-c", "import sys; sys.exit(3)"]) == "python3 -c"  # code is no name
     assert agent_display_name(["node", "-e", "require('./agent.js')"]) == "node -e"
+    assert agent_display_name(["python3", "agent.py", "-c", "agent.toml"]) == "agent.py"  # the program's own -c
     assert agent_display_name(["npx", "-p", "@scope/pkg", "pkg-acp"]) == "pkg"  # npx -p: a package, not code
     work = tmp_path / "work"
     work.mkdir()

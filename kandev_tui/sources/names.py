@@ -6,7 +6,7 @@ from pathlib import Path
 
 LAUNCHERS = ("python", "python3", "node", "npx", "uvx", "bunx", "pnpm", "deno")
 # an interpreter's option whose value is the program itself, written out: the name is the interpreter's, with it
-INLINE = {"python": ("-c",), "node": ("-e", "--eval", "-p", "--print"), "deno": ("eval",), "bun": ("-e", "--eval")}
+INLINE = {"python": ("-c",), "node": ("-e", "--eval", "-p", "--print"), "deno": ("eval",)}
 
 
 def agent_display_name(command: list[str]) -> str:
@@ -22,9 +22,11 @@ def agent_display_name(command: list[str]) -> str:
     rest = command[1:]
     if first.startswith(LAUNCHERS) and rest:
         inline = next((flags for name, flags in INLINE.items() if first.startswith(name)), ())
-        flag = next((word for word in rest if word in inline), None)
-        if flag is not None:  # python3 -c "import …": the code is no name
-            return f"{first} {flag}"
+        for word in rest:  # the interpreter's own options, up to its program (whose own options are not its)
+            if word in inline:  # python3 -c "import …": the code is no name
+                return f"{first} {word}"
+            if not word.startswith("-"):
+                break
         words = [word for word in rest if not word.startswith("-")]
         return Path(words[0]).name if words else first
     if rest and not rest[0].startswith("-") and "/" not in rest[0] and len(rest[0]) <= 20:
