@@ -525,13 +525,17 @@ def test_codex_subagent_entered_full_screen_in_a_real_terminal_follows_it_live(t
     tmux, _ = in_tmux(tmp_path, "codex", helper_script(gate), ["--prompt", "Review with a helper"], mode="workspace-write")
     try:
         tmux.wait_for("↳ CHILD-TASK: check that a.py is fine · running", 90)
-        for _ in range(12):  # shift+tab through the transcript's items to the subagent's row (its keys in the footer)
-            before = tmux.screen()
+
+        def footer() -> str:  # the keys of what has the focus (the row redraws the rest while the helper runs)
+            return tmux.screen().rstrip("\n").splitlines()[-1]
+
+        for _ in range(12):  # shift+tab through the transcript's items to the subagent's row (its keys in the footer),
+            before = footer()  # one at a time: a second shift+tab sent before the first was drawn passed the row
             if "Open subagent" in before:
                 break
             tmux.keys("BTab")
-            for _ in range(200):  # the focus moved: the screen is drawn again
-                if tmux.screen() != before:
+            for _ in range(200):  # the focus moved: its keys are drawn (items alike in keys: 10 s, then on)
+                if footer() != before:
                     break
                 time.sleep(0.05)
         tmux.wait_for("Open subagent", 10)
