@@ -58,18 +58,21 @@ class Requests(ViewParts):
         if request.has_focus and not self.can_view_entire(request):
             self.scroll_to_center(request, animate=False, origin_visible=True, immediate=True)
 
+    def _answerable_requests(self) -> list[Widget]:
+        """The requests waiting for the user's answer here, oldest first (none before any entry is made)."""
+        E = made_entries()
+        return [w for w in self.query(E.REQUEST_SELECTOR) if w.answerable] if E is not None else []
+
     def request_without_keys(self) -> bool:
         """A request waits for the user's answer and none has the keys (the user went on typing in the prompt)."""
-        E = made_entries()
-        pending = [w for w in self.query(E.REQUEST_SELECTOR) if w.answerable] if E is not None else []
+        pending = self._answerable_requests()
         return bool(pending) and not any(w.has_focus_within for w in pending)
 
     def take_keys_for_request(self) -> None:
         """The session is shown while a request waits for the user's answer: the newest one takes the keys, or, while
         it is not mounted yet, the transcript (it takes them from there as it mounts): never the prompt, where a
         digit meant for the request would be typed."""
-        E = made_entries()
-        pending = [w for w in self.query(E.REQUEST_SELECTOR) if w.answerable] if E is not None else []
+        pending = self._answerable_requests()
         target = pending[-1] if pending else self
         if self.is_mounted and not any(w.has_focus_within for w in pending):
             self.screen.set_focus(target, scroll_visible=False)  # now, not after the messages already queued
