@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from kandev_tui.transcript.continuing import folder_gone
+
 if TYPE_CHECKING:
     from kandev_tui.app import KandevApp
     from kandev_tui.app_session import AppSession
@@ -37,7 +39,10 @@ class SessionStarter:
 
         def read() -> list[dict[str, Any]]:
             here = {s.status.session_id for s in self.app.sessions}
-            return [row for row in store.sessions() if row["id"] not in here]
+            rows = [row for row in store.sessions() if row["id"] not in here]
+            for row in rows:  # a worktree removed on close: its session can only be opened read-only
+                row["folder_gone"] = bool(folder_gone(row))
+            return rows
 
         return read
 
@@ -87,9 +92,9 @@ class SessionStarter:
             from kandev_tui.workspace import Workspace
 
             folder = Path(value.get("workspace") or Path.cwd())
-            if not folder.is_dir():
-                self.app.notify(f"Session {value['id']} ran in {folder}, which is gone: it can only be opened "
-                                "read-only.", severity="warning", timeout=8, markup=False)
+            if gone := folder_gone(value):
+                self.app.notify(f"{gone[0].upper()}{gone[1:]}: it can only be opened read-only.", severity="warning",
+                                timeout=8, markup=False)
                 return
             session = self.app.open_session(self.app.launcher.factory(list(value["agent_command"]), Workspace(folder),
                                                                       continuing=value))

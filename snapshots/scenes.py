@@ -484,8 +484,8 @@ def home_app(tmp_path: Path):
     os.environ["TZ"] = "UTC"
     time.tzset()
     store = Store(tmp_path / "home.db")
-    rows = [("Fix the flaky login test", ["npx", "-y", "@agentclientprotocol/claude-agent-acp"], "/home/me/src/app",
-             "ended", "C1", "resume"),
+    rows = [("Fix the flaky login test", ["npx", "-y", "@agentclientprotocol/claude-agent-acp"], "/tmp",  # a folder
+             "ended", "C1", "resume"),  # that is there (else the row says it is gone, not "c continues")
             ("Migrate the orders table", ["codex-acp"], "/home/me/src/shop", "interrupted", None, None),
             ("\x1b]2;pwned\x07Review \x1b[31mred\x1b[0m\u202e title", ["opencode", "acp"], "/home/me/src/site", "failed",
              None, None)]

@@ -12,7 +12,7 @@ from kandev_tui.app_home import HomeApp
 from kandev_tui.launch import Launcher
 from kandev_tui.session import SessionState
 from kandev_tui.textual_hooks import screen_text
-from kandev_tui.transcript import Store
+from kandev_tui.transcript import Item, Store
 
 from .app_helpers import settings_at, until
 
@@ -84,6 +84,41 @@ async def test_c_on_a_stored_session_its_agent_cannot_continue_says_why(tmp_path
         await pilot.press("c")
         await until(pilot, lambda: "Not continued: session " in screen_text(app))
         assert "its agent never" in screen_text(app)
+        assert not app.sessions and app.screen is home
+        await app.action_quit()
+    store.close()
+
+
+async def test_a_stored_session_whose_folder_is_gone_says_so_in_its_row_and_when_c_is_pressed(tmp_path):
+    """A worktree removed on close takes the session's folder with it: the row says "folder gone" where it said
+    "c continues", and c says the session can only be opened read-only."""
+    folder = tmp_path / "worktree"
+    folder.mkdir()
+    agent = [*LOADING_AGENT, str(tmp_path / "agent-sessions.json")]
+    ran = subprocess.run([KANDEV, "run", "--headless", "--db", str(tmp_path / "s.db"), "--workspace", str(folder),
+                          "--prompt", "first question", "--", *agent], capture_output=True, text=True, timeout=180)
+    assert ran.returncode == 0, ran.stderr
+    store = Store(tmp_path / "s.db")
+    one = store.create_session(title="one", agent_command=["gone-agent"], workspace=str(tmp_path), state="ended")
+    store.upsert_items(one, [Item("user:1", "user_message", 1, {"text": "hello"}, final=True)])
+    folder.rmdir()
+    app = HomeApp(Launcher(store, settings_at(tmp_path, chart_animation=False)),
+                  settings_store=settings_at(tmp_path, chart_animation=False))
+    async with app.run_test(size=(100, 24), notifications=True) as pilot:
+        home = app.home
+        await until(pilot, lambda: app.screen is home and len(home.stored) == 2)
+        text = screen_text(app)
+        assert "folder gone" in text and "c continues" not in text
+        assert "  1 item  " in text and "  5 items  " in text
+        home.options.highlighted = next(i for i in range(home.options.option_count)
+                                        if home.options.get_option_at_index(i).id == "stored:"
+                                        f"{[r['title'] for r in home.stored].index('first question')}")
+        assert not app.screen.check_action("continue_stored", ())  # c is not offered on it, and says why
+        await pilot.press("c")
+        await until(pilot, lambda: "Not continued: session " in screen_text(app))
+        notice = " ".join(line.split("▌", 1)[1].split("▎")[0].strip() for line in screen_text(app).splitlines()
+                          if "▌" in line)
+        assert "which is gone: it can only be opened read-only." in notice  # (the notice's lines joined again)
         assert not app.sessions and app.screen is home
         await app.action_quit()
     store.close()

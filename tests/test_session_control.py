@@ -329,6 +329,27 @@ def test_a_session_the_agent_no_longer_knows_says_so_and_exits_1(tmp_path):
     assert "could not continue session L1: Resource not found: no session L1 (it may no longer know it)" in again.stderr
 
 
+def test_resume_of_a_session_whose_folder_is_gone_says_what_to_do(tmp_path):
+    """The folder a session ran in was removed (a worktree closed): --resume without --workspace says so and how to
+    open or continue it, exit 2; with --workspace it is continued there."""
+    folder = tmp_path / "worktree"
+    folder.mkdir()
+    agent = [*LOADING_AGENT, str(tmp_path / "agent-sessions.json")]
+    base = [KANDEV, "run", "--headless", "--db", str(tmp_path / "s.db")]
+    first = subprocess.run([*base, "--workspace", str(folder), "--prompt", "hi", "--", *agent], capture_output=True,
+                           text=True, timeout=180)
+    assert first.returncode == 0, first.stderr
+    folder.rmdir()
+    session = Store(tmp_path / "s.db").sessions()[0]["id"]
+    gone = subprocess.run([*base, "--resume", "--prompt", "again", "--", *agent], capture_output=True, text=True,
+                          timeout=180, cwd=tmp_path)
+    assert gone.returncode == 2 and gone.stderr.count("\n") == 1, gone.stderr
+    assert f"session {session} ran in {folder}, which is gone: open it read-only with kandev-tui open {session}, or " \
+           "continue it in another folder with --workspace DIR" in gone.stderr
+    elsewhere = headless(tmp_path, "--resume", "--prompt", "again", "--", *agent)
+    assert elsewhere.returncode == 0, elsewhere.stderr
+
+
 def test_resume_says_why_a_session_cannot_be_continued(tmp_path):
     """No stored session of that agent that can be continued; an agent that never started one; one that cannot."""
     agent = [*LOADING_AGENT, str(tmp_path / "agent-sessions.json")]

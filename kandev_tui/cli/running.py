@@ -70,6 +70,11 @@ def _run_with(args: argparse.Namespace, settings: Any, agents: list[Any], comman
     if args.resume is not None:
         continuing = _resumable(store, command, args.resume)
         if args.workspace is None and continuing.get("workspace"):  # where the session ran, unless told otherwise
+            from kandev_tui.transcript.continuing import folder_gone
+
+            if gone := folder_gone(continuing):  # a worktree removed on close
+                raise UsageError(f"kandev-tui run: {gone}: open it read-only with kandev-tui open "
+                                 f"{continuing['id']}, or continue it in another folder with --workspace DIR")
             workspace = _workspace_at(continuing["workspace"], args)
 
     from kandev_tui.launch import Launcher

@@ -23,7 +23,7 @@ from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from kandev_tui.sanitize import visible
 from kandev_tui.session.row import SessionRow
-from kandev_tui.transcript.continuing import can_continue, why_not  # a stored session its agent can continue now
+from kandev_tui.transcript.continuing import can_continue, folder_gone, why_not  # a stored session its agent can continue now
 from kandev_tui.widgets.base import safe_text
 from kandev_tui.widgets.key_footer import KeyFooter
 from kandev_tui.widgets.sessions_sidebar import child_text, row_text
@@ -40,9 +40,10 @@ def stored_text(row: dict[str, Any], width: int) -> Text:
 
     when = datetime.fromtimestamp(row.get("updated") or row.get("created") or 0).strftime("%Y-%m-%d %H:%M")
     text = Text.assemble(("■ ", "dim"), (when, "bold"), (f"  {visible(str(row.get('state') or ''), keep_newlines=False)}",
-                                                         "dim"), (f"  {row.get('items', 0)} items", "dim"))
-    if can_continue(row):
-        text.append("  c continues", style="green")
+                                                         "dim"), (f"  {_items(row)}", "dim"))
+    if can_continue(row):  # its folder gone (a worktree removed on close), it can only be opened: c says so
+        gone = row.get("folder_gone", False)  # looked at where the rows are read, off the UI's thread
+        text.append("  folder gone" if gone else "  c continues", style="dim" if gone else "green")
     text.append("  ")
     text.append(safe_text(agent_display_name(row.get("agent_command") or []), keep_newlines=False), style="bold")
     text.truncate(max(10, width), overflow="ellipsis")
@@ -54,6 +55,11 @@ def stored_text(row: dict[str, Any], width: int) -> Text:
     text.append("\n")
     text.append_text(second)
     return text
+
+
+def _items(row: dict[str, Any]) -> str:
+    count = row.get("items", 0)
+    return f"{count} item{'s' if count != 1 else ''}"
 
 
 def remote_text(entry: Any, width: int) -> Text:
@@ -203,7 +209,7 @@ class SessionsScreen(Screen["Choice | None"]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "continue_stored":
             row = self._highlighted_stored()
-            return row is not None and can_continue(row)
+            return row is not None and can_continue(row) and not row.get("folder_gone")
         if action == "delete_stored":  # a stored session no other kandev-tui runs
             row = self._highlighted_stored()
             return row is not None and not row.get("running_elsewhere")
@@ -227,9 +233,10 @@ class SessionsScreen(Screen["Choice | None"]):
         """``c`` on a stored session that cannot be continued (the key is not offered then): why not, rather than
         nothing."""
         row = self._highlighted_stored() if event.key == "c" else None
-        if row is not None and not can_continue(row):
+        if row is not None and (not can_continue(row) or row.get("folder_gone")):
             event.stop()
-            self.app.notify(f"Not continued: {visible(why_not(row), keep_newlines=False)}.", severity="warning",
+            why = why_not(row) or f"{folder_gone(row)}: it can only be opened read-only"
+            self.app.notify(f"Not continued: {visible(why, keep_newlines=False)}.", severity="warning",
                             timeout=6, markup=False)
 
     def action_continue_stored(self) -> None:
@@ -246,7 +253,7 @@ class SessionsScreen(Screen["Choice | None"]):
         if row is None or row.get("running_elsewhere"):
             return
         title = visible(str(row.get("title") or "untitled"), keep_newlines=False)[:80]
-        question = (f"Delete the stored session “{title}” ({row.get('items', 0)} items)? Its transcript is gone for "
+        question = (f"Delete the stored session “{title}” ({_items(row)})? Its transcript is gone for "
                     "good; its agent is asked to delete its own copy where it can.")
 
         def answered(yes: bool | None) -> None:

@@ -4,6 +4,7 @@ sessions`). Headless."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Iterable
 
 
@@ -30,6 +31,16 @@ def why_not(row: dict[str, Any]) -> str:
     if row.get("running_elsewhere"):
         return f"session {row['id']} is running in another kandev-tui (pid {row['running_elsewhere']})"
     return ""
+
+
+def folder_gone(row: dict[str, Any]) -> str:
+    """Why the stored session cannot be continued although its agent could: the folder it ran in is gone (a worktree
+    removed on close), as the start of a sentence that says what to do; "" when it is there (or none is stored: the
+    current folder is used)."""
+    folder = row.get("workspace")
+    if not folder or Path(folder).is_dir():
+        return ""
+    return f"session {row['id']} ran in {folder}, which is gone"
 
 
 def can_continue(row: dict[str, Any]) -> bool:
