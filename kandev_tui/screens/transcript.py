@@ -74,10 +74,13 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         kandev-tui's start beyond a bare Textual app's (benchmarks/startup.py). Until then they can be changed (shown,
         given rows) but not queried; a key that focuses one waits for it (:meth:`focus_when_mounted`). Not Textual's
         ``Lazy``: a screen closed before it was first shown (the app quitting) runs its pending callbacks unmounted,
-        where ``Lazy`` raised MountError; here nothing is mounted then."""
-        if not self.is_mounted:
+        where ``Lazy`` raised MountError; here nothing is mounted then, nor once the app exits (a session's screen
+        mounted ahead, its first refresh still to come: quitting with six sessions open raised MountError)."""
+        if not (self.is_mounted and self.is_attached):  # attached: not once the app exits (a screen mounted ahead)
             return
         await self.mount(self.sidebar, before=self.status)
+        if not self.is_attached:  # the app began to exit meanwhile
+            return
         await self.mount_all([self.search_box, self.command_menu], after=self.badge)
 
     def frame_hold(self) -> str | None:
