@@ -77,6 +77,10 @@ constant                      value       mechanism (where)                     
 ``LISTS_AT_MOST_EVERY``       50 ms       the sessions' rows (sidebar, list, "+2 ·      each showing redrew the sidebar and looked at every
                                           1 waiting ^g") follow state changes at most  key: 1.8 ms, 61 times in sessions.py 8 (40 of them
                                           this often (``app_lists.py``)                state changes while the agents start and stream)
+``CALL_OUT_EVERY``            2 s         the user is called (a notice, the bell, the  30 demo sessions, each asking for a permission at
+                                          title, a desktop notification) at once, then once: 29 notices stacked over the transcript, 29
+                                          at most this often: what comes meanwhile is  bells and 29 desktop notifications
+                                          said in one call (``app_attention.py``)
 ``LOOK_EVERY``                1 s         while something happens (an input, items),   the rows' "+N new" within a second; idle, two 1 s
                                           the app looks this often at the sessions'    timers cost sessions.py 8 5.3-5.7% CPU on a VM
                                           rows and a due full collection; idle, it     whose wakes are slow (3-7 ms for a 72-call look);
@@ -123,6 +127,8 @@ KEY_HELD_AT_MOST = 1.0
 CURSOR_BLINKS_FOR = 10.0
 # the sessions' rows (app_lists.py)
 LISTS_AT_MOST_EVERY = 0.05
+# calling the user (app_attention.py)
+CALL_OUT_EVERY = 2.0
 # the app's look at its sessions' rows and the collector, while something happens (app_lifecycle.py)
 LOOK_EVERY = 1.0
 # garbage collection (gcpolicy.py)

@@ -333,6 +333,57 @@ async def test_thirty_sessions_at_once_are_listed_and_reached(tmp_path):
         assert len({id(s.screen) for s in app.sessions}) == 30
 
 
+async def test_sessions_that_start_waiting_together_call_the_user_once_then_once_for_the_rest(tmp_path, monkeypatch):
+    """Five sessions off screen start waiting at once (one needs a login): the first is called at once (a notice, the
+    bell, the title, a desktop notification); the others in one call at the end of that call's time, without the one
+    that no longer waits by then. Thirty sessions asking at once stacked 29 notices over the transcript."""
+    import re
+
+    from kandev_tui import app_attention, pacing
+
+    from .app_helpers import ScriptedSource, message_item
+
+    monkeypatch.setattr(pacing, "CALL_OUT_EVERY", 600, raising=False)  # the gathered call goes when the test says
+    titles: list[str] = []
+    desktop: list[tuple[str, str]] = []
+    notices: list[str] = []
+    bells: list[int] = []
+    monkeypatch.setattr(app_attention, "set_terminal_title", lambda app, text: titles.append(text) or True)
+    monkeypatch.setattr(app_attention, "notify_desktop", lambda app, title, body: desktop.append((title, body)) or True)
+
+    def scripted(n: int, state: str = "idle"):
+        return lambda on_items, on_state: ScriptedSource(on_items, on_state, [message_item(1, f"Session {n} here.")],
+                                                         state=state, agent=f"agent-{n}")
+
+    app = KandevApp(scripted(1), settings_store=settings_at(tmp_path, chart_animation=False))
+    app.animation_level = "none"
+    for n, state in ((2, "waiting"), (3, "waiting"), (4, "waiting"), (5, "waiting"), (6, "login")):
+        app.open_session(scripted(n, state))
+    app.bell = lambda: bells.append(1)  # type: ignore[method-assign]
+    notify = app.notify
+    app.notify = lambda message, **options: notices.append(message) or notify(message, **options)  # type: ignore
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: all(s.last_state in ("waiting", "login") for s in app.sessions[1:]))
+        assert len(notices) == len(bells) == len(titles) == len(desktop) == 1
+        called = re.fullmatch(r"Session (\d) \(agent-\d\) (is waiting for you|needs a login): ctrl\+g goes there\.",
+                              notices[0])
+        assert called is not None, notices[0]
+        first = int(called.group(1))
+        waiting = [s for s in app.sessions[1:5] if s.number != first]
+        await waiting[0].source.send("an answer from elsewhere")  # it no longer waits: not called
+        await until(pilot, lambda: waiting[0].last_state == "running")
+        assert app.attention._next is not None  # the call's time runs: nothing more was said
+        app.attention._next.stop()
+        app.attention._call_gathered()  # its end
+        assert len(notices) == len(bells) == len(titles) == len(desktop) == 2
+        named = {int(n) for n in re.findall(r"\d+", notices[1])}
+        assert named == {2, 3, 4, 5, 6} - {first, waiting[0].number}, notices[1]
+        assert notices[1].endswith(": ctrl+g goes to each, the one waiting longest first.")
+        assert ("are waiting for you" in notices[1]) and (("session 6 needs a login" in notices[1]) == (first != 6))
+        assert titles[1].startswith("kandev-tui: ") and " · sessions " in titles[1]
+        await app.action_quit()
+
+
 @pytest.mark.system
 async def test_a_message_sent_during_a_turn_is_queued_and_reaches_the_agent_when_it_ends(tmp_path, monkeypatch):
     """The demo's turn asks for permission; meanwhile the prompt takes two messages: queued, shown under the
