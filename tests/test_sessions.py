@@ -574,6 +574,23 @@ async def test_ctrl_g_to_a_request_never_gives_the_prompt_the_keys_first(tmp_pat
     store.close()
 
 
+def test_a_call_names_the_sessions_that_need_the_user_in_one_sentence():
+    from types import SimpleNamespace
+
+    from kandev_tui.app_attention import Attention, Call
+
+    def call(number: int, state: SessionState, what: str) -> Call:
+        session = SimpleNamespace(number=number, status=SimpleNamespace(agent=f"agent \x1b[31m{number}"))
+        return Call(session, what, state)  # type: ignore[arg-type]
+
+    login = call(6, SessionState.LOGIN, "needs a login")
+    assert Attention._notice([login]) == "Session 6 (agent ␛[31m6) needs a login: ctrl+g goes there."  # inert
+    waiting = [call(n, SessionState.WAITING, "waiting for you") for n in (30, 2, 9, 7, 15, 13, 4)]
+    assert Attention._notice(waiting[:2] + [login]) == ("Sessions 2 and 30 are waiting for you; session 6 needs a login: "
+                                                        "ctrl+g goes to each, the one waiting longest first.")
+    assert Attention._notice(waiting).startswith("Sessions 2, 4, 7, 9, 13 and 2 more are waiting for you: ")
+
+
 def test_a_rows_branch_comes_before_its_folder_which_is_cut_first():
     """A worktree's folder is long (under kandev-tui's data directory): the branch that says which one it is shows
     before it, and what does not fit is the folder's end."""
