@@ -178,7 +178,7 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
     def unsent(self) -> list[tuple[int, str]]:
         """The messages the user sent that never reached an agent (queued, or typed ahead of its start), by session:
         said on stderr once the app has closed, so that nothing typed is lost."""
-        return [(s.number, text) for s in self.sessions for text in ([s.held] if s.held else []) + s.queue]
+        return [(s.number, text) for s in self.sessions for text in s.unsent()]
 
     def get_default_screen(self) -> Screen:
         return self.sessions[0].screen

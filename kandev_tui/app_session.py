@@ -70,6 +70,7 @@ class AppSession(SessionLogin, SessionPrompts):
         self.held: str | None = None  # a message sent while the agent starts: sent once it is ready (type-ahead)
         self.queue: list[str] = []  # messages sent while a turn runs: the next one goes when it ends
         self.queue_offered = False  # the queue came back from the last run: not sent until the user says so
+        self.given_back: list[str] = []  # held or queued when the agent stopped: put back in the prompt box
         self.started_turns = 0  # turns sent to the agent
         self.login_screen: LoginScreen | None = None
         self.last_state = SessionState.STARTING

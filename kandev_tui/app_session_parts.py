@@ -29,6 +29,7 @@ class SessionParts:
     held: str | None
     queue: list[str]
     queue_offered: bool
+    given_back: list[str]
     started_turns: int
     login_screen: LoginScreen | None
     last_state: SessionState

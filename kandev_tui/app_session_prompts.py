@@ -87,6 +87,12 @@ class SessionPrompts(SessionParts):
             self.app.refresh_bindings()  # ctrl+r and ctrl+t are offered while messages are queued
         self.model.keep_queued(self.queue)  # stored with the session: never lost if the app ends first
 
+    def unsent(self) -> list[str]:
+        """The messages the user sent that never reached the agent: queued, typed ahead of its start, or given back to
+        the prompt box when it stopped and still there (said on stderr once the app has closed: nothing is lost)."""
+        given_back = [text for text in self.given_back if text in self.screen.prompt.text]
+        return ([self.held] if self.held else []) + self.queue + given_back
+
     def _send_held(self, state: str, read_only: bool) -> None:
         """The message held while the agent started: sent once the session is idle; given back to the prompt box
         (never lost) when the session ends or fails before."""
@@ -108,7 +114,7 @@ class SessionPrompts(SessionParts):
             self.app.run_worker(self.send(text), name="turn", group=f"turn-{self.number}")
         elif read_only or state in (SessionState.ERROR, SessionState.ENDED):
             texts = ([self.held] if self.held is not None else []) + self.queue
-            self.held, self.queue = None, []
+            self.held, self.queue, self.given_back = None, [], texts
             self.screen.show_queue([])
             prompt = self.screen.prompt
             prompt.text = "\n\n".join(texts) + (f"\n\n{prompt.text}" if prompt.text.strip() else "")

@@ -423,6 +423,29 @@ async def test_a_message_sent_during_a_turn_is_queued_and_reaches_the_agent_when
 
 
 @pytest.mark.system
+async def test_a_message_queued_when_the_agent_dies_is_given_back_and_said_at_the_exit(tmp_path, monkeypatch):
+    """The agent dies (SIGKILL) while a message waits in the queue: the message is put back in the prompt box, and
+    when the app quits without it being sent it is among the messages said on stderr (it was lost there)."""
+    import signal
+
+    store, app = demo_asking(tmp_path, monkeypatch)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.source.state == SessionState.WAITING)
+        app.current.submit("Also check the docs")
+        await until(pilot, lambda: app.current.queue == ["Also check the docs"])
+        os.kill(app.source.client.process.pid, signal.SIGKILL)
+        prompt = app.transcript_screen.prompt
+        await until(pilot, lambda: app.current.last_state == SessionState.ERROR and "Also check the docs" in prompt.text)
+        assert not app.current.queue and app.unsent() == [(1, "Also check the docs")]
+        prompt.text = ""  # taken out by the user: not said
+        assert app.unsent() == []
+        prompt.text = "Also check the docs"
+        await app.action_quit()
+    assert app.unsent() == [(1, "Also check the docs")]
+    store.close()
+
+
+@pytest.mark.system
 async def test_a_request_left_waiting_while_the_user_typed_says_ctrl_g_and_ctrl_g_gives_it_the_keys(tmp_path, monkeypatch):
     """The demo's turn asks for permission and its request has the keys; the user types a message (the letters go on
     to the prompt) and queues it: the prompt keeps the keys (↑ takes the message back), so a digit would be typed there.
@@ -474,7 +497,7 @@ def test_messages_queued_when_the_app_quits_are_said_on_stderr(tmp_path):
     finally:
         tmux.close()
     lines = [line.rstrip() for line in screen.splitlines()]
-    said = lines.index("kandev-tui: not sent (the app closed first), session 1:")
+    said = lines.index("kandev-tui: never sent to its agent, session 1:")
     assert lines[said + 1] == "first queued" and lines[said + 3] == "second queued"
 
 

@@ -236,7 +236,7 @@ def app_exit_status(app: Any) -> int:
     for failure in app.failures:  # each session that failed, in order
         _fail(f"kandev-tui: {failure}")
     for number, text in app.unsent():  # queued or typed ahead, never sent: not lost
-        print(f"kandev-tui: not sent (the app closed first), session {number}:\n{text}", file=sys.stderr)
+        print(f"kandev-tui: never sent to its agent, session {number}:\n{text}", file=sys.stderr)
     for note in app.closing_notes():  # where a worktree with uncommitted work was kept
         print(f"kandev-tui: {note}", file=sys.stderr)
     code = app.return_code
