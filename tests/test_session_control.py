@@ -469,6 +469,21 @@ async def test_attention_rings_and_titles_only_when_the_terminal_is_elsewhere_an
         await app.action_quit()
 
 
+def test_the_demos_terminal_login_says_why_it_cannot_keep_a_login(tmp_path):
+    """Without KANDEV_DEMO_LOGIN_FILE the demo's terminal login says so before it asks (it asked, and said "Not
+    logged in." after a yes); with it, a yes is kept there."""
+    import os
+
+    login = [sys.executable, "-m", "kandev_tui.demo.agent", "--needs-login", "--login-in-terminal"]
+    env = {k: v for k, v in os.environ.items() if k != "KANDEV_DEMO_LOGIN_FILE"}
+    refused = subprocess.run(login, input="yes\n", capture_output=True, text=True, timeout=60, env=env)
+    assert refused.returncode == 1 and "type yes" not in refused.stdout
+    assert "set KANDEV_DEMO_LOGIN_FILE" in refused.stdout
+    kept = subprocess.run(login, input="yes\n", capture_output=True, text=True, timeout=60,
+                          env={**env, "KANDEV_DEMO_LOGIN_FILE": str(tmp_path / "login")})
+    assert kept.returncode == 0 and (tmp_path / "login").exists()
+
+
 async def test_a_terminal_login_where_the_terminal_cannot_be_handed_over_says_what_to_run(tmp_path, monkeypatch):
     """In a test's headless app (as under a web browser) Textual cannot suspend: the screen says which command to run
     by hand, and the session keeps waiting for a login."""
