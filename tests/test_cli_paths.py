@@ -259,6 +259,24 @@ async def test_a_replay_of_a_recording_cut_mid_line_says_so_in_the_app(tmp_path)
     assert any("cut.jsonl: it ends mid-line" in message for message in said)
 
 
+def test_db_before_a_command_is_its_db(tmp_path, stored, capsys, monkeypatch):
+    """kandev-tui --db PATH sessions reads PATH (the --db before the command was ignored: the default database was
+    read, and said missing); two different ones, or one for a command without a database, are refused."""
+    from kandev_tui.cli import main
+
+    db, session = stored
+    monkeypatch.setenv("KANDEV_TUI_DB", str(tmp_path / "elsewhere.db"))
+    assert main(["--db", str(db), "sessions"]) == 0
+    assert session in capsys.readouterr().out
+    assert main(["--db", str(db), "sessions", "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main(["--db", str(db), "sessions", "--db", str(tmp_path / "other.db")]) == 2
+    assert "two session databases given" in capsys.readouterr().err
+    assert main(["--db", str(db), "guidance"]) == 2
+    assert capsys.readouterr().err == "kandev-tui guidance: --db: this command uses no session database\n"
+    assert not (tmp_path / "elsewhere.db").exists()
+
+
 def test_a_failure_is_one_line_and_its_status_in_process(tmp_path, capsys):
     """The commands raise UsageError (status 2) or Failure (status 1); main() says it in one line (run in-process:
     no interpreter started)."""

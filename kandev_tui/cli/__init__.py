@@ -38,6 +38,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_home(args)
         except Failure as exc:
             return _fail(str(exc), exc.code)
+    if args.home_db:  # kandev-tui --db PATH COMMAND: the command's own --db, unless it was given too
+        if not hasattr(args, "db"):
+            return _fail(f"kandev-tui {args.command}: --db: this command uses no session database", EXIT_USAGE)
+        if args.db and args.db != args.home_db:
+            return _fail(f"kandev-tui {args.command}: two session databases given (--db {args.home_db} before the "
+                         f"command, --db {args.db} after it): give one", EXIT_USAGE)
+        args.db = args.home_db
     try:
         args.top_parser = parser  # (serve checks the command its browser tabs will run with it)
         return int(args.run(args))

@@ -64,8 +64,9 @@ def build_parser() -> _Parser:
         epilog=EPILOG,
     )
     parser.add_argument("--version", action="version", version=f"kandev-tui {__version__}")
-    parser.add_argument("--db", dest="home_db", metavar="PATH", help="with no command: the session database the "
-                        "sessions list reads (default: $KANDEV_TUI_DB, else the platform data directory)")
+    parser.add_argument("--db", dest="home_db", metavar="PATH", help="the session database: with no command, the "
+                        "one the sessions list reads; before a command, its --db (default: $KANDEV_TUI_DB, else the "
+                        "platform data directory)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module in (running, stored, checkpoints, attach, serve, contract):
         module.add_arguments(commands)
