@@ -85,15 +85,16 @@ def test_a_stored_session_by_its_id(tmp_path):
 
 @pytest.mark.parametrize("args,code,words", [
     (["nothing-like-this"], 1, "nor is 'nothing-like-this' a recording file"),
+    (["typo.jsonl", "--db", "missing.db"], 2, "does not exist; nor is 'typo.jsonl' a recording file (no such file)"),
     (["--size", "10x5"], 2, "too small"),
     (["--size", "big"], 2, "WIDTHxHEIGHT"),
     (["--at", "middle"], 2, "top, end or a row number"),
     (["--theme", "neon"], 2, "is not one of"),
-], ids=["no-source", "tiny", "size-words", "at-words", "theme"])
+], ids=["no-source", "no-database", "tiny", "size-words", "at-words", "theme"])
 def test_bad_input_is_one_line(tmp_path, args, code, words):
-    source = [] if args[0] == "nothing-like-this" else [str(CLAUDE)]
-    result = snap(*source, *args, "-o", str(tmp_path / "x.svg"), "--db", str(tmp_path / "none.db")) \
-        if args[0] != "nothing-like-this" else snap(*args, "-o", str(tmp_path / "x.svg"))
+    named = args[0] in ("nothing-like-this", "typo.jsonl")  # a source that is neither a file nor a stored session
+    result = snap(*args, "-o", str(tmp_path / "x.svg"), cwd=tmp_path) if named else \
+        snap(str(CLAUDE), *args, "-o", str(tmp_path / "x.svg"), "--db", str(tmp_path / "none.db"))
     assert result.returncode == code and words in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
     assert not (tmp_path / "x.svg").exists()

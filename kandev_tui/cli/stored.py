@@ -137,8 +137,8 @@ def _snapshot_source(args: argparse.Namespace, recording: Path, stack: ExitStack
         return replayed
     try:
         store, session = stack.enter_context(stored_session("snapshot", args, args.source))
-    except UsageError:
-        raise
+    except UsageError as exc:  # no database to look in (a recording's name mistyped, as often as a session's id)
+        raise UsageError(f"{exc}; nor is {args.source!r} a recording file (no such file)") from None
     except Failure as exc:
         raise Failure(f"{exc}; nor is {args.source!r} a recording file") from None
     from kandev_tui.sources import StoredSource
