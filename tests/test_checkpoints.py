@@ -407,3 +407,5 @@ def test_the_checkpoints_command_says_in_one_line_why_there_are_none(tmp_path, c
     assert capsys.readouterr().out.strip() == f"No checkpoints in {root}."
     assert main(["checkpoints", "--db", str(tmp_path / "s.db"), "nope"]) == 1
     assert "no session 'nope'" in capsys.readouterr().err
+    assert main(["checkpoints", "--workspace", str(tmp_path / "gone")]) == 2  # as every --workspace says it
+    assert capsys.readouterr().err == f"kandev-tui checkpoints: --workspace {tmp_path / 'gone'}: no such directory\n"

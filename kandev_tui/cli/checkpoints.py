@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from kandev_tui.cli.common import EXIT_OK, Failure, open_store, stored_session
+from kandev_tui.cli.common import EXIT_OK, Failure, UsageError, open_store, stored_session
 from kandev_tui.cli.options import _add_db_option
 
 RESTORE_HINT = ("restore a file or the workspace from the review screen (enter on a turn's changes card, then r), "
@@ -93,10 +93,13 @@ def run(args: argparse.Namespace) -> int:
             raise Failure(f"kandev-tui checkpoints: session {session['id']}'s workspace "
                           f"{visible(str(workspace), keep_newlines=False)[:200]!r} is not here any more")
     else:
+        from kandev_tui.userpaths import not_a_directory
+
         workspace, session_id = Path(args.workspace).expanduser(), None
-        if not workspace.is_dir():
-            raise Failure(f"kandev-tui checkpoints: --workspace {visible(str(workspace), keep_newlines=False)[:200]}:"
-                          " not a directory")
+        problem = not_a_directory(workspace)
+        if problem:  # as every command says of its --workspace: a usage error
+            raise UsageError(f"kandev-tui checkpoints: --workspace "
+                             f"{visible(str(workspace), keep_newlines=False)[:200]}: {problem}")
     try:
         root = checkpoints.repository(workspace)
         found = rows(root, session_id)
