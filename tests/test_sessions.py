@@ -614,6 +614,32 @@ def test_a_call_names_the_sessions_that_need_the_user_in_one_sentence():
     assert Attention._notice(waiting).startswith("Sessions 2, 4, 7, 9, 13 and 2 more are waiting for you: ")
 
 
+def test_a_kandev_task_sessions_row_says_its_time_and_state_as_the_picker_does(monkeypatch):
+    """The sessions list's Kandev rows said the backend's raw time and state ("2026-12-06T01:38:46.230257633Z
+    waiting_for_input"); they say them as the attach picker does, the time in local time as the stored sessions'."""
+    import time
+
+    from kandev_tui.kandev.catalog import SessionEntry
+    from kandev_tui.screens.session_picker import when
+    from kandev_tui.screens.sessions import remote_text
+
+    entry = SessionEntry(workspace_id="w", workspace="Default Workspace", task_id="t", task="Fix the flaky test",
+                         session_id="s1", state="WAITING_FOR_INPUT", updated_at="2026-12-06T01:38:46.230257633Z",
+                         agent="mock-fast")
+    try:
+        monkeypatch.setenv("TZ", "Europe/Paris")
+        time.tzset()
+        assert remote_text(entry, 100).plain.splitlines()[0] == "◇ 2026-12-06 02:38  waiting for input  mock-fast"
+        assert when("2026-12-06 01:38") == "2026-12-06 01:38"  # no zone: as it is
+        assert when("yesterday\x1b[31m, late") == "yesterday␛[31m, "  # unread: cut, inert
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    odd = SessionEntry(workspace_id="w", workspace="", task_id="t", task="t", session_id="s2", state="PAUSED_\x1b[2J",
+                       updated_at="", agent="a")
+    assert remote_text(odd, 100).plain.splitlines()[0] == "◇   paused ␛[2j  a"
+
+
 def test_a_rows_branch_comes_before_its_folder_which_is_cut_first():
     """A worktree's folder is long (under kandev-tui's data directory): the branch that says which one it is shows
     before it, and what does not fit is the folder's end."""

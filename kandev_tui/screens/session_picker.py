@@ -4,6 +4,7 @@ The source says what to list (:meth:`kandev_tui.sources.Source.sessions`) and ho
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from rich.console import Group
@@ -14,19 +15,36 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from kandev_tui.sanitize import visible
 from kandev_tui.widgets.base import safe_text
 from kandev_tui.widgets.key_footer import KeyFooter
 
-STATE_LABELS = {"WAITING_FOR_INPUT": ("○ waiting for input", "green"), "RUNNING": ("● running", "yellow"),
-                "STARTING": ("◌ starting", "yellow"), "FAILED": ("✖ failed", "red"), "COMPLETED": ("■ completed", "dim"),
-                "CANCELLED": ("■ cancelled", "dim"),
-                # a stored session's last state (kandev_tui.sources), as kandev-tui sessions says it
-                "IDLE": ("■ ended", "dim"), "ENDED": ("■ ended", "dim"), "ERROR": ("✖ failed", "red"),
-                "INTERRUPTED": ("◌ interrupted", "yellow")}
+STATES = {"WAITING_FOR_INPUT": ("○", "waiting for input", "green"), "RUNNING": ("●", "running", "yellow"),
+          "STARTING": ("◌", "starting", "yellow"), "FAILED": ("✖", "failed", "red"), "COMPLETED": ("■", "completed", "dim"),
+          "CANCELLED": ("■", "cancelled", "dim"),
+          # a stored session's last state (kandev_tui.sources), as kandev-tui sessions says it
+          "IDLE": ("■", "ended", "dim"), "ENDED": ("■", "ended", "dim"), "ERROR": ("✖", "failed", "red"),
+          "INTERRUPTED": ("◌", "interrupted", "yellow")}
 
 
-def _when(stamp: str) -> str:
-    return stamp[:16].replace("T", " ") if stamp else ""
+def state_words(state: str) -> tuple[str, str, str]:
+    """A session's state as the lists say it: (mark, words, style); a state not known here, in words, inert."""
+    known = STATES.get(state)
+    if known is not None:
+        return known
+    return "·", visible(state.lower().replace("_", " "), keep_newlines=False) or "unknown", ""
+
+
+def when(stamp: str) -> str:
+    """An ISO 8601 time as the lists say it, in local time to the minute (as the stored sessions'); a time without a
+    zone as it is; one that cannot be read, its first 16 characters."""
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return visible(stamp[:16].replace("T", " "), keep_newlines=False)
+    if moment.tzinfo is not None:
+        moment = moment.astimezone()
+    return moment.strftime("%Y-%m-%d %H:%M")
 
 
 class SessionPickerScreen(Screen[str | None]):
@@ -87,12 +105,13 @@ class SessionPickerScreen(Screen[str | None]):
         self.status.update(f"{count} session{'s' if count != 1 else ''}, newest first · enter opens · r reloads")
         options = []
         for entry in self.entries:
-            label, style = STATE_LABELS.get(entry.state, (entry.state.lower().replace("_", " ") or "unknown", ""))
+            mark, words, style = state_words(entry.state)
+            label = f"{mark} {words}"
             # two lines, each cut short with an ellipsis where the width ends (they wrapped into four at 80 columns):
             # the state first, then the title
             first = Text.assemble((label, style), "  ", (safe_text(entry.task, keep_newlines=False), "bold"),
                                   no_wrap=True, overflow="ellipsis")
-            second = Text(f"  {_when(entry.updated_at)} · {safe_text(entry.agent, keep_newlines=False) or 'agent'} · "
+            second = Text(f"  {when(entry.updated_at) if entry.updated_at else ''} · {safe_text(entry.agent, keep_newlines=False) or 'agent'} · "
                           f"{entry.session_id[:8]}" + (f" · {entry.items} item{'s' if entry.items != 1 else ''}"
                                                       if entry.items is not None else "")
                           + f" · {safe_text(entry.workspace, keep_newlines=False)}", style="dim", no_wrap=True,

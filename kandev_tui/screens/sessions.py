@@ -64,8 +64,11 @@ def _items(row: dict[str, Any]) -> str:
 
 def remote_text(entry: Any, width: int) -> Text:
     """A Kandev task session in two lines, every part inert: when, state, agent; then the task and its workspace."""
-    text = Text.assemble(("◇ ", "cyan"), (safe_text(str(entry.updated_at or ""), keep_newlines=False), "bold"),
-                         (f"  {visible(str(entry.state or '').lower(), keep_newlines=False)}", "dim"), "  ")
+    from kandev_tui.screens.session_picker import state_words, when
+
+    _mark, words, style = state_words(str(entry.state or ""))
+    text = Text.assemble(("◇ ", "cyan"), (when(str(entry.updated_at)) if entry.updated_at else "", "bold"),
+                         (f"  {words}", style or "dim"), "  ")
     text.append(safe_text(str(entry.agent or "kandev"), keep_newlines=False), style="bold")
     text.truncate(max(10, width), overflow="ellipsis")
     second = Text("    ")
