@@ -76,7 +76,7 @@ class SessionStarter:
         if kind == "kandev":  # a task session of the attached backend: attached as a session of its own
             here = next((s for s in self.app.sessions if s.status.session_id == value.session_id), None)
             if here is None and self.app.kandev is not None:
-                here = self.app.open_session(self.app.kandev.factory(value.session_id))
+                here = self.app.open_session(self.app.kandev.factory(value.session_id, value.task))
             if here is not None:
                 self.app.lists.switch_to(here)
             return

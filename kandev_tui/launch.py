@@ -169,12 +169,12 @@ class KandevBackend:
 
         return asyncio.run(backend_sessions(self.url, self.token))
 
-    def factory(self, session_id: str) -> SourceFactory:
-        """The task session ``session_id``, attached."""
+    def factory(self, session_id: str, title: str = "") -> SourceFactory:
+        """The task session ``session_id``, attached; ``title``: its task's, as the backend lists it."""
         def source(on_items: Any, on_state: Any) -> Any:
             from kandev_tui.sources import KandevSource
 
             return KandevSource(self.url, session_id, on_items, on_state, token=self.token, store=self.store,
-                                page_size=self.page_size)
+                                page_size=self.page_size, title=title)
 
         return source

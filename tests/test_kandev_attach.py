@@ -377,6 +377,7 @@ async def test_the_backends_other_task_sessions_are_in_the_list_and_attach_besid
         await until(pilot, lambda: len(app.sessions) == 2 and app.current is app.sessions[1]
                     and app.current.status.session_id == second_id and app.current.last_state == "idle")
         assert app.sessions[0].status.session_id == first_id and not app.sessions[0].closed
+        assert app.current.status.title == "another task"  # its task's, as listed (it said "Kandev session")
         await pilot.press("ctrl+s")  # both are the app's own now: neither is offered again
         await until(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.remote is not None)
         assert len(app.screen.rows) == 2

@@ -26,7 +26,7 @@ class KandevSource(RunsInBackground, Source):
     picker_empty = "Kandev has no sessions yet: start a task in Kandev, then press r."
 
     def __init__(self, url: str, session_id: str | None, on_items: ItemsCallback, on_state: StateCallback, *,
-                 token: str | None = None, store: Store | None = None, page_size: int = 100) -> None:
+                 token: str | None = None, store: Store | None = None, page_size: int = 100, title: str = "") -> None:
         super().__init__(on_items, on_state)
         from kandev_tui.kandev import backend_key
 
@@ -37,7 +37,7 @@ class KandevSource(RunsInBackground, Source):
         self.page_size = page_size
         self.session_id = session_id
         self.agent_name = f"kandev {backend_key(url)}"
-        self.title = "Kandev session"
+        self.title = title or "Kandev session"  # its task's title, when the list it was picked from says it
         self.state = SessionState.CONNECTING  # until start() has attached
         self.attachment: Any = None
         self._runner: asyncio.Task[None] | None = None
