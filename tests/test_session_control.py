@@ -387,10 +387,14 @@ async def test_a_continued_session_shows_its_history_then_takes_a_prompt(tmp_pat
     assert len(store.sessions()) == 1
 
 
-async def test_pick_lists_the_agents_own_sessions_and_loads_the_chosen_one_with_its_history(tmp_path):
-    """run --pick: the agent's sessions (session/list) to choose from; the chosen one is loaded, and its replayed
-    history is the transcript (kandev-tui has none of it stored)."""
+async def test_pick_lists_the_agents_own_sessions_and_loads_the_chosen_one_with_its_history(tmp_path, monkeypatch):
+    """run --pick: the agent's sessions (session/list) to choose from, each's time in local time (the agent says
+    it in UTC); the chosen one is loaded, and its replayed history is the transcript (kandev-tui has none of it
+    stored)."""
+    import time
+
     from kandev_tui.screens.session_picker import SessionPickerScreen
+    from kandev_tui.textual_hooks import screen_text
 
     agent = [*LOADING_AGENT, str(tmp_path / "agent-sessions.json")]
     assert headless(tmp_path, "--prompt", "older work", "--db", str(tmp_path / "other.db"), "--", *agent).returncode == 0
@@ -401,6 +405,14 @@ async def test_pick_lists_the_agents_own_sessions_and_loads_the_chosen_one_with_
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, SessionPickerScreen) and app.screen.entries)
         assert [e.task for e in app.screen.entries] == ["older work"]
+        monkeypatch.setenv("TZ", "America/New_York")  # the agent's 2026-12-02T10:00:00Z is 05:00 there
+        time.tzset()
+        try:
+            await pilot.press("r")  # listed again, in that zone
+            await until(pilot, lambda: "2026-12-02 05:00 · " in screen_text(app))
+        finally:
+            monkeypatch.undo()
+            time.tzset()
         await pilot.press("enter")
         await until(pilot, lambda: app.source.state == "idle" and app.session.settled)
         texts = [i.payload["text"] for i in app.view.model.items.values() if i.kind == "user_message"]

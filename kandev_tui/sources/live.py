@@ -86,7 +86,7 @@ class LiveSource(RunsInBackground, Source):
         return [SessionEntry(workspace_id="", workspace=str(s.get("cwd") or ""), task_id="",
                              task=ours.get(s["sessionId"]) or _without_guidance(s.get("title")),
                              session_id=s["sessionId"], state="",
-                             updated_at=str(s.get("updatedAt") or "")[:16].replace("T", " "), agent=self.agent_name)
+                             updated_at=str(s.get("updatedAt") or ""), agent=self.agent_name)  # (the picker says it)
                 for s in listed]
 
     async def start(self) -> None:
