@@ -277,6 +277,29 @@ def test_db_before_a_command_is_its_db(tmp_path, stored, capsys, monkeypatch):
     assert not (tmp_path / "elsewhere.db").exists()
 
 
+def test_a_presets_own_problems_are_said_as_the_presets(tmp_path, capsys, monkeypatch):
+    """A preset whose workspace is not there was said as "--workspace DIR: no such directory" (no --workspace was
+    given); one whose table cannot be used as "no such preset" (it is in the file)."""
+    from kandev_tui.cli import main
+
+    config = tmp_path / "c.toml"
+    config.write_text('[presets.far]\ncommand = ["agent"]\nworkspace = "' + str(tmp_path / "nowhere") + '"\n'
+                      '[presets.bad]\ncommand = "agent --acp"\n')
+    monkeypatch.setenv("KANDEV_TUI_CONFIG", str(config))
+    db = str(tmp_path / "s.db")
+    assert main(["run", "--headless", "--prompt", "x", "--db", db, "--preset", "far"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (f"kandev-tui run: --preset far: its workspace "
+                                                        f"{tmp_path / 'nowhere'}: no such directory (in {config})")
+    assert main(["run", "--headless", "--prompt", "x", "--db", db, "--preset", "bad"]) == 2
+    warning, error = capsys.readouterr().err.splitlines()
+    assert warning.startswith("kandev-tui: warning: ") and "[presets.'bad'] needs command" in warning
+    assert error == f"kandev-tui run: --preset bad: its [presets.bad] table in {config} cannot be used (see the " \
+                    "warning above)"
+    config.write_text("presets = 3\n")  # not a table of tables: no preset of the file
+    assert main(["run", "--headless", "--prompt", "x", "--db", db, "--preset", "bad"]) == 2
+    assert "--preset bad: no such preset" in capsys.readouterr().err
+
+
 def test_a_failure_is_one_line_and_its_status_in_process(tmp_path, capsys):
     """The commands raise UsageError (status 2) or Failure (status 1); main() says it in one line (run in-process:
     no interpreter started)."""

@@ -133,10 +133,16 @@ def _asked_choices(args: argparse.Namespace) -> dict[str, str]:
 
 def _preset_agents(args: argparse.Namespace, settings: Any) -> list[tuple[list[str], dict[str, str] | None, str | None]] | str:
     """The agents the --preset options name: (command, environment added, workspace) each, or why not."""
+    from kandev_tui.userpaths import not_a_directory
+
     known, warnings = settings.presets()
     for warning in warnings:
         print(f"kandev-tui: warning: {warning}", file=sys.stderr)
     for name in args.preset:
+        if name not in known and isinstance(settings.preset_table, dict) and name in settings.preset_table:  # in the
+            # file, but left out (the warning says why)
+            return f"kandev-tui run: --preset {name}: its [presets.{name}] table in {settings.path} cannot be used " \
+                   "(see the warning above)"
         if name not in known:
             return (f"kandev-tui run: --preset {name}: no such preset (there are: {', '.join(sorted(known))}; add one "
                     f"as [presets.NAME] with command = [...] in {settings.path})")
@@ -150,6 +156,9 @@ def _preset_agents(args: argparse.Namespace, settings: Any) -> list[tuple[list[s
         where = None
         if args.workspace is None and preset.workspace:
             where = str(Path(preset.workspace).expanduser())
+            problem = not_a_directory(Path(where))
+            if problem:  # said as the preset's (no --workspace was given)
+                return f"kandev-tui run: --preset {name}: its workspace {where}: {problem} (in {settings.path})"
         agents.append((list(preset.command), dict(preset.env) or None, where))
     return agents
 
