@@ -216,6 +216,39 @@ async def test_from_the_home_ctrl_g_reaches_the_session_waiting_for_you(tmp_path
     store.close()
 
 
+async def test_the_new_session_dialogs_folder_follows_the_preset_chosen_until_the_user_types_one(tmp_path):
+    """A preset's own workspace (its table's ``workspace``) fills the folder field when it is chosen (the dialog
+    ignored it: the agent ran in the current folder); another preset puts the default back; a folder the user typed
+    stays."""
+    from textual.widgets import Select
+
+    from kandev_tui.screens.new_session import NewSessionScreen
+    from kandev_tui.settings import SettingsStore
+
+    own = tmp_path / "far"
+    own.mkdir()
+    config = tmp_path / "c.toml"
+    config.write_text(f'chart_animation = false\n[presets.far]\ncommand = ["agent"]\nworkspace = "{own}"\n')
+    settings = SettingsStore(config)
+    app = HomeApp(Launcher(Store(tmp_path / "s.db"), settings), settings_store=settings)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: isinstance(app.screen, NewSessionScreen))
+        dialog = app.screen
+        folder, preset = dialog.query_one("#workspace"), dialog.query_one("#preset", Select)
+        default = folder.value
+        assert default != str(own)
+        preset.value = "far"
+        await until(pilot, lambda: folder.value == str(own))
+        preset.value = "demo"
+        await until(pilot, lambda: folder.value == default)
+        folder.value = str(tmp_path)  # typed
+        preset.value = "far"
+        await pilot.pause()  # (waits until the dialog's widgets have handled what was posted to them)
+        assert folder.value == str(tmp_path)
+        await app.action_quit()
+
+
 async def test_the_terminal_coming_back_into_focus_on_the_home_with_no_session_is_no_crash(tmp_path):
     """A terminal that reports focus sends FocusIn when the user comes back to it; on the home, before any session
     is open, the app has no transcript to look at (it asked the first session's view, and there is none)."""

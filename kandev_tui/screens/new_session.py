@@ -60,6 +60,7 @@ class NewSessionScreen(ModalScreen["NewSession | None"]):
         self.presets = presets
         self.default_workspace = workspace
         self.default_preset = preset if preset in presets else next(iter(presets), None)
+        self._filled = str(workspace)  # what the folder field was last given (not typed)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
@@ -86,6 +87,22 @@ class NewSessionScreen(ModalScreen["NewSession | None"]):
 
     def on_mount(self) -> None:
         self.query_one("#prompt", Input).focus() if self.default_preset else self.query_one("#preset").focus()
+        self._workspace_of(self.default_preset)
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        self._workspace_of(event.value if isinstance(event.value, str) else None)
+
+    def _workspace_of(self, name: str | None) -> None:
+        """The folder field follows the preset chosen: its own ``workspace`` where it has one, else the default; not
+        once the user has typed in it."""
+        field = self.query_one("#workspace", Input)
+        if field.value.strip() != self._filled:
+            return
+        preset = self.presets.get(name) if name else None
+        self._filled = str(Path(preset.workspace).expanduser()) if preset is not None and preset.workspace else \
+            str(self.default_workspace)
+        field.value = self._filled
 
     def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
         self.set_class(event.value, "-worktree")
