@@ -93,7 +93,23 @@ def test_agent_command_not_found(tmp_path):
                              str(tmp_path / "s.db"), "--", "no-such-agent-binary"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 1
     assert_clean(result)
-    assert "Could not start the agent (no-such-agent-binary): command not found" in result.stderr
+    assert "Could not start the agent (no-such-agent-binary): command not found (is no-such-agent-binary installed, " \
+           "and on PATH?)" in result.stderr
+
+
+async def test_an_agent_whose_workspace_went_away_says_so_not_command_not_found(tmp_path):
+    """The folder removed between the check and the start (a worktree closed meanwhile): the program is there, and
+    the reason says the folder (it said "command not found")."""
+    from kandev_tui.acp import AgentError, AgentOptions
+    from kandev_tui.acp.client import AgentClient
+
+    gone = tmp_path / "gone"
+    client = AgentClient(AgentOptions(command=[sys.executable, "-c", "pass"], workspace=gone), lambda frame: None)
+    try:
+        await client.connect()
+        raise AssertionError("the agent started in a folder that is not there")
+    except AgentError as exc:
+        assert str(exc) == f"Could not start the agent ({sys.executable} -c pass): its workspace {gone} is not there"
 
 
 @pytest.mark.reliability("Store faults", "SIGKILL of kandev-tui mid-stream", cases=1,

@@ -128,8 +128,11 @@ class AgentClient(SessionOps, AgentRequests):
                 limit=1 << 20,
             )
         except (OSError, ValueError) as exc:
-            reason = "command not found" if isinstance(exc, FileNotFoundError) else (
-                getattr(exc, "strerror", None) or str(exc))
+            reason = getattr(exc, "strerror", None) or str(exc)
+            if isinstance(exc, FileNotFoundError) and exc.filename == str(options.workspace):
+                reason = f"its workspace {options.workspace} is not there"
+            elif isinstance(exc, FileNotFoundError):
+                reason = f"command not found (is {options.command[0][:80]} installed, and on PATH?)"
             message = f"Could not start the agent ({' '.join(options.command)[:200]}): {reason}"
             self._local(message, ends_turn=True)
             raise AgentError(message) from None
