@@ -535,7 +535,7 @@ class DemoAgent:
                                             "drawn by kandev-tui from a tool call, like any real result.\n\n")
         chart = {"version": 1, "title": "Your message", "blocks": [{
             "type": "chart", "chart_type": "bar", "title": "Letters per word",
-            "summary": f"{len(words)} word{'s' if len(words) != 1 else ''}, longest first in your reading order.",
+            "summary": f"{len(words)} word{'s' if len(words) != 1 else ''}, in the order you wrote them.",
             "labels": [f"{i + 1}. {w}"[:120] for i, w in enumerate(words)],
             "series": [{"label": "Letters", "values": [len(w) for w in words]}]}]}
         state.setdefault("extra", 0)
