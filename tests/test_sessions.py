@@ -190,6 +190,20 @@ async def test_beside_the_transcript_at_120_columns_the_sidebar_switches_session
         await until(pilot, lambda: not app.transcript_screen.sidebar.display)
         await pilot.press("ctrl+b")
         await until(pilot, lambda: app.transcript_screen.sidebar.display)
+        sidebar = app.transcript_screen.sidebar
+        await pilot.click(sidebar, offset=(4, 3))  # the second line of the second row: that session, shown
+        await until(pilot, lambda: app.current is app.sessions[1] and app.screen is app.sessions[1].screen)
+        sidebar = app.transcript_screen.sidebar
+        await until(pilot, lambda: sidebar.highlighted == 1)
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: sidebar.has_focus)
+        await pilot.press("home", "enter")  # the keys of a list
+        await until(pilot, lambda: app.current is app.sessions[0] and app.screen is app.sessions[0].screen)
+        sidebar = app.transcript_screen.sidebar
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: sidebar.has_focus)
+        await pilot.press("end", "pageup", "pagedown", "up", "enter")
+        await until(pilot, lambda: app.current is app.sessions[1] and app.screen is app.sessions[1].screen)
         await pilot.resize_terminal(100, 30)
         await until(pilot, lambda: not app.transcript_screen.sidebar.display)
         await pilot.press("ctrl+s")

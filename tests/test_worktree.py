@@ -15,6 +15,7 @@ from kandev_tui.launch import Launcher
 from kandev_tui.screens.new_session import NewSessionScreen
 from kandev_tui.session import SessionState
 from kandev_tui.settings import SettingsStore
+from kandev_tui.textual_hooks import screen_text
 from kandev_tui.transcript import Store
 from kandev_tui.widgets.permission import PermissionRequest
 from kandev_tui.workspace import Workspace
@@ -254,14 +255,15 @@ async def test_sessions_editing_one_folder_say_so_in_their_rows_and_a_worktree_s
         await until(pilot, lambda: all(s.last_state == SessionState.IDLE for s in app.sessions))
         assert shared() == [(3,), (), (1,)]
         sidebar = app.current.screen.sidebar
-        await until(pilot, lambda: "same folder as 3" in str(sidebar.get_option_at_index(0).prompt))
+        beside = lambda: "\n".join(line[:34] for line in screen_text(app).splitlines()[:2])  # noqa: E731 (row 1)
+        await until(pilot, lambda: sidebar.display and "same folder as 3" in beside())
         tree = create(repo, "kandev/apart")
         app.open_session(launcher.factory(agent_command(), Workspace(tree.workspace)), worktree=tree)
         app.open_session(launcher.factory(agent_command(), Workspace(repo)))
         await until(pilot, lambda: len(app.sessions) == 5 and all(s.last_state == SessionState.IDLE
                                                                    for s in app.sessions))
         assert shared() == [(3, 5), (), (1, 5), (), (1, 3)]
-        await until(pilot, lambda: "same folder as 3 and 5" in str(sidebar.get_option_at_index(0).prompt))
+        await until(pilot, lambda: "same folder as 3 and 5" in beside())
         await app.sessions[2].close()
         assert shared() == [(5,), (), (), (), (1,)]
         assert not any("share" in str(toast.render()) for toast in app.screen.query("Toast"))
