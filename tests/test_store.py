@@ -265,6 +265,10 @@ def test_markdown_export_keeps_a_failed_calls_error_text():
     text = session_markdown(session, [shell_failed, content_failed])
     assert "make: *** [all] Error 2" in text and "[exit code 2]" in text and "building" in text
     assert "String not found" in text
+    assert "- started: 1970-01-01 00:00 UTC\n\n" in text  # the head's list, then a blank line, then the body
+    changed = Item("changes:1", "changes", 1, {"state": "ready", "count": 1, "added": 2, "removed": 0,
+                                               "files": [{"path": "a.py", "status": "modified", "added": 2}]}, final=True)
+    assert "**1 file changed** +2 −0" in session_markdown(session, [changed])
 
 
 def test_call_output_takes_stored_payloads_of_any_shape():

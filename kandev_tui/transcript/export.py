@@ -153,7 +153,7 @@ def session_markdown(session: dict[str, Any], items: Iterable[Item]) -> str:
             f"- session: `{session['id']}`", f"- agent: `{_md_cell(' '.join(session.get('agent_command') or []))}`",
             f"- workspace: `{_md_cell(session.get('workspace', ''))}`", f"- started: {started}", ""]
     body = [text for text in (item_markdown(item) for item in items) if text]
-    return "\n".join(head) + "\n\n".join(body) + "\n"
+    return "\n".join(head) + "\n" + "\n\n".join(body) + "\n"  # (a blank line between the head's list and the body)
 
 
 def changes_markdown(payload: dict[str, Any]) -> str:
@@ -163,7 +163,8 @@ def changes_markdown(payload: dict[str, Any]) -> str:
         return f"- Changes not tracked: {_md_cell(payload.get('reason', ''))}"
     if state != "ready":
         return "- No files changed" if state == "none" else "- Changes: still being computed"
-    said = f"- **{payload.get('count', 0)} files changed** +{payload.get('added', 0)} −{payload.get('removed', 0)}"
+    count = payload.get("count", 0)
+    said = f"- **{count} file{'s' if count != 1 else ''} changed** +{payload.get('added', 0)} −{payload.get('removed', 0)}"
     if payload.get("overlapped"):
         said += " (another session's turn ran in this repository meanwhile)"
     rows = ["| file | change | + | − |", "|---|---|---|---|"]
