@@ -177,6 +177,8 @@ def test_content_blocks_and_locations():
                {"type": "content", "content": {"type": "image", "mimeType": "image/png", "data": "A" * 4000}}]
     text = plain(content_parts(content))
     assert "Verdict: safe to run" in text and "file:///w/a.py" in text and "[image image/png, 2.9 KB]" in text
+    one = [{"type": "content", "content": {"type": "image", "mimeType": "image/png", "data": "QQ=="}}]  # one byte
+    assert "[image image/png, 1 byte]" in plain(content_parts(one))
     assert plain([locations_line([{"path": "a.py", "line": 3}, {"path": "b.py"}])]).strip() == "at a.py:3, b.py"
     # Claude's Bash: the console copy of the output is not shown twice, the description is
     bash = {"title": "ls", "kind": "execute", "shell": {"stdout": "x"}, "input": {"raw_input": {"command": "ls"}},

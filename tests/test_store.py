@@ -269,6 +269,9 @@ def test_markdown_export_keeps_a_failed_calls_error_text():
     changed = Item("changes:1", "changes", 1, {"state": "ready", "count": 1, "added": 2, "removed": 0,
                                                "files": [{"path": "a.py", "status": "modified", "added": 2}]}, final=True)
     assert "**1 file changed** +2 −0" in session_markdown(session, [changed])
+    helper = Item("subagent:1", "subagent", 1, {"title": "Explore", "state": "done", "tools": [{"title": "Read"}]},
+                  final=True)
+    assert "- Subagent **Explore** (done, 1 call)" in session_markdown(session, [helper])
 
 
 def test_call_output_takes_stored_payloads_of_any_shape():

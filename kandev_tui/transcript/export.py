@@ -104,7 +104,7 @@ def item_markdown(item: Item) -> str | None:
     if item.kind == K.SUBAGENT:
         calls = payload.get("tools") or []
         said = (f"- Subagent **{_md_cell(payload.get('title') or payload.get('description') or 'a subagent')}** "
-                f"({_md_cell(payload.get('state', 'running'))}, {len(calls)} calls)")
+                f"({_md_cell(payload.get('state', 'running'))}, {len(calls)} call{'s' if len(calls) != 1 else ''})")
         words = payload.get("text") or ""
         return said + (f"\n\n> {_md_cell(words[-2000:])}" if words else "")
     if item.kind == K.AGENT_NOTICE:

@@ -21,7 +21,7 @@ def _size(data: Any) -> str:
         size = len(base64.b64decode(data, validate=False))
     except (ValueError, TypeError):
         pass
-    return f"{size / 1024:.1f} KB" if size >= 1024 else f"{size} bytes"
+    return f"{size / 1024:.1f} KB" if size >= 1024 else f"{size} byte{'s' if size != 1 else ''}"
 
 
 def block_part(block: dict[str, Any]) -> Any | None:
