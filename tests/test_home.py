@@ -124,6 +124,21 @@ async def test_a_stored_session_whose_folder_is_gone_says_so_in_its_row_and_when
     store.close()
 
 
+async def test_past_two_hundred_stored_sessions_the_list_says_it_shows_the_newest(tmp_path):
+    """The list shows the newest 200 stored sessions; its heading said "Stored sessions (200)" of 205."""
+    store = Store(tmp_path / "s.db")
+    for n in range(205):
+        store.create_session(title=f"task {n}", agent_command=["gone-agent"], workspace=str(tmp_path), state="ended")
+    app = HomeApp(Launcher(store, settings_at(tmp_path, chart_animation=False)),
+                  settings_store=settings_at(tmp_path, chart_animation=False))
+    async with app.run_test(size=(120, 24)) as pilot:
+        home = app.home
+        await until(pilot, lambda: app.screen is home and len(home.stored) == 200)
+        assert "Stored sessions (the newest 200 of 205; kandev-tui sessions lists them all)" in screen_text(app)
+        await app.action_quit()
+    store.close()
+
+
 def test_the_bare_command_without_a_terminal_prints_its_help():
     done = subprocess.run([KANDEV], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert done.returncode == 0 and "usage: kandev-tui" in done.stdout and "the sessions list" in done.stdout

@@ -98,6 +98,7 @@ class SessionsScreen(Screen["Choice | None"]):
         self.rows = rows
         self.stored_reader = stored  # reads the stored sessions (in a thread): None when there is no store
         self.stored: list[dict[str, Any]] = []
+        self.stored_total = 0  # how many there are (the newest STORED_SHOWN are listed)
         self.remote_reader = remote  # reads an attached Kandev backend's task sessions (in a thread)
         self.remote_title = remote_title
         self.remote: list[Any] | None = None  # None until read
@@ -123,12 +124,12 @@ class SessionsScreen(Screen["Choice | None"]):
         the network take a moment), then shown."""
         if self.stored_reader is not None:
             try:
-                rows = self.stored_reader()[:STORED_SHOWN]
+                every = self.stored_reader()
             except Exception as exc:  # noqa: BLE001 - a damaged store: said in the list, the live sessions stay
                 self.app.call_from_thread(self.app.notify, f"The stored sessions cannot be read: {exc}",
                                           severity="warning", markup=False)
             else:
-                self.app.call_from_thread(self._show_stored, rows)
+                self.app.call_from_thread(self._show_stored, every[:STORED_SHOWN], len(every))
         if self.remote_reader is not None:
             try:
                 entries = self.remote_reader()[:STORED_SHOWN]
@@ -138,8 +139,8 @@ class SessionsScreen(Screen["Choice | None"]):
             else:
                 self.app.call_from_thread(self._show_remote, entries)
 
-    def _show_stored(self, rows: list[dict[str, Any]]) -> None:
-        self.stored = rows
+    def _show_stored(self, rows: list[dict[str, Any]], total: int) -> None:
+        self.stored, self.stored_total = rows, total
         self.show_rows(self.rows)
 
     def _show_remote(self, entries: list[Any]) -> None:
@@ -162,8 +163,10 @@ class SessionsScreen(Screen["Choice | None"]):
         if not rows:
             options.append(Option(Text("No live session: ctrl+n starts one.", style="dim"), disabled=True))
         if self.stored:
-            options += [None, Option(Text(f"Stored sessions ({len(self.stored)}): enter opens read-only",
-                                          style="bold"), disabled=True)]
+            listed = f"the newest {len(self.stored)} of {self.stored_total}; kandev-tui sessions lists them all" \
+                if self.stored_total > len(self.stored) else str(len(self.stored))
+            options += [None, Option(Text(f"Stored sessions ({listed}): enter opens read-only", style="bold"),
+                                     disabled=True)]
             options += [Option(stored_text(row, width), id=f"stored:{index}") for index, row in enumerate(self.stored)]
         if self.remote:
             options += [None, Option(Text(f"Kandev task sessions ({len(self.remote)}) at "
