@@ -398,6 +398,31 @@ async def test_sessions_that_start_waiting_together_call_the_user_once_then_once
         await app.action_quit()
 
 
+async def test_beside_thirty_sessions_the_one_on_screen_is_in_view_whole(tmp_path):
+    """Thirty sessions at 120x40: shown from the sidebar, the last one's row is in the sidebar of its screen, both its
+    lines: its screen's sidebar got its rows while hidden, and did not scroll to it; and the footer lay over the
+    sidebar's last line, where its second line was."""
+    from .app_helpers import ScriptedSource, message_item
+
+    def scripted(n: int):
+        return lambda on_items, on_state: ScriptedSource(on_items, on_state, [message_item(1, f"Session {n} here.")],
+                                                         agent=f"agent-{n}")
+
+    app = KandevApp(scripted(1), settings_store=settings_at(tmp_path, chart_animation=False))
+    for n in range(2, 31):
+        app.open_session(scripted(n))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: all(s.last_state == "idle" for s in app.sessions))
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: app.transcript_screen.sidebar.has_focus)
+        await pilot.press("end", "enter")
+        await until(pilot, lambda: app.current is app.sessions[29] and app.screen is app.sessions[29].screen)
+        lines = lambda: [line[:33] for line in screen_text(app).splitlines()]  # noqa: E731 (the sidebar's)
+        await until(pilot, lambda: "30 idle  on screen" in lines()[-3])
+        assert lines()[-2].startswith("    Fix the flaky test")  # its second line, above the footer
+        await app.action_quit()
+
+
 @pytest.mark.system
 async def test_a_message_sent_during_a_turn_is_queued_and_reaches_the_agent_when_it_ends(tmp_path, monkeypatch):
     """The demo's turn asks for permission; meanwhile the prompt takes two messages: queued, shown under the

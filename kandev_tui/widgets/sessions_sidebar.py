@@ -76,7 +76,7 @@ class SessionsSidebar(ScrollView):
 
     DEFAULT_CSS = """
     SessionsSidebar { dock: left; width: 34; height: 1fr; border: none; border-right: vkey $foreground 15%;
-                      padding: 0; background: $surface; overflow-x: hidden; }
+                      padding: 0 0 1 0; background: $surface; overflow-x: hidden; }
     SessionsSidebar > .sessions-sidebar--highlighted { color: $block-cursor-blurred-foreground;
                                                        background: $block-cursor-blurred-background; }
     SessionsSidebar:focus > .sessions-sidebar--highlighted { color: $block-cursor-foreground;
@@ -88,6 +88,8 @@ class SessionsSidebar(ScrollView):
                 Binding("home", "move_to(0)", show=False), Binding("end", "move_to(-1)", show=False),
                 Binding("pageup", "page(-1)", show=False), Binding("pagedown", "page(1)", show=False),
                 Binding("enter", "pick", "Show", show=False)]
+
+    # (its last line is padding: the footer, docked too, lies over it, and it hid the last row's second line)
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -120,8 +122,13 @@ class SessionsSidebar(ScrollView):
             if row is not None:
                 self.refresh_lines(ROW_LINES * row, ROW_LINES)
         self._highlighted = index
-        if index is not None:
-            self.scroll_to_region(Region(0, ROW_LINES * index, 1, ROW_LINES), animate=False, immediate=True)
+        self._show_highlighted()
+
+    def _show_highlighted(self) -> None:
+        """The highlighted row scrolled into view (once the sidebar has its size: it may get its rows while hidden)."""
+        if self._highlighted is not None and self.size.height:
+            self.scroll_to_region(Region(0, ROW_LINES * self._highlighted, 1, ROW_LINES), animate=False,
+                                  immediate=True)
 
     def show_rows(self, rows: list[SessionRow]) -> None:
         """The rows again: only those that changed are drawn again (nothing when none did); the highlight stays where
@@ -149,6 +156,7 @@ class SessionsSidebar(ScrollView):
     def on_resize(self) -> None:
         self._drawn.clear()
         self.virtual_size = Size(self.scrollable_content_region.width, ROW_LINES * len(self.rows))
+        self.call_after_refresh(self._show_highlighted)  # shown: where the highlight is (the session on screen)
 
     def on_focus(self) -> None:
         self._drawn.pop(self._highlighted, None) if self._highlighted is not None else None
