@@ -137,7 +137,8 @@ class SessionsSidebar(ScrollView):
             return
         before, self.rows = self.rows, list(rows)
         if len(before) != len(rows):
-            self.virtual_size = Size(self.scrollable_content_region.width, ROW_LINES * len(rows))
+            self._drawn.clear()
+            self._fit_rows()
             self.refresh()
         else:
             for index, (old, new) in enumerate(zip(before, rows)):
@@ -153,14 +154,16 @@ class SessionsSidebar(ScrollView):
         self._drawn.clear()  # (a theme, the focus: the highlight's colours)
         super().notify_style_update()
 
+    def _fit_rows(self) -> None:
+        self.virtual_size = Size(self.scrollable_content_region.width, ROW_LINES * len(self.rows))
+
     def on_resize(self) -> None:
         self._drawn.clear()
-        self.virtual_size = Size(self.scrollable_content_region.width, ROW_LINES * len(self.rows))
+        self._fit_rows()
         self.call_after_refresh(self._show_highlighted)  # shown: where the highlight is (the session on screen)
 
     def on_focus(self) -> None:
-        self._drawn.pop(self._highlighted, None) if self._highlighted is not None else None
-        self.refresh()
+        self.refresh()  # the highlight's colours follow the focus (a row's drawn lines say which they were drawn for)
 
     def on_blur(self) -> None:
         self.refresh()
