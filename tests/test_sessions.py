@@ -168,7 +168,8 @@ def test_presets_from_the_settings_file_and_what_is_wrong_with_them(tmp_path):
 
 async def test_beside_the_transcript_at_120_columns_the_sidebar_switches_sessions(tmp_path):
     """Three replayed sessions at 120x40: the sidebar stands beside the transcript, ctrl+s focuses it, enter on a row
-    shows that session; ctrl+b hides it; at 100 columns there is none (ctrl+s opens the list screen instead)."""
+    shows that session, as a click does (the row under the mouse is marked); ctrl+b hides it; at 100 columns there is
+    none (ctrl+s opens the list screen instead)."""
     from kandev_tui.sources import ReplaySource
 
     from .app_helpers import FIXTURES, replay_app
@@ -195,6 +196,23 @@ async def test_beside_the_transcript_at_120_columns_the_sidebar_switches_session
         await until(pilot, lambda: app.current is app.sessions[1] and app.screen is app.sessions[1].screen)
         sidebar = app.transcript_screen.sidebar
         await until(pilot, lambda: sidebar.highlighted == 1)
+        hover = sidebar.get_component_rich_style("sessions-sidebar--hover").bgcolor
+
+        def background(y: int):
+            return list(sidebar.render_line(y))[0].style.bgcolor
+
+        assert hover is not None and background(4) != hover
+        await pilot.hover(sidebar, offset=(4, 4))  # the mouse over the third row: it is marked, the others not
+        await until(pilot, lambda: background(4) == background(5) == hover)
+        assert background(0) != hover and background(2) != hover
+        from textual.color import Color
+        marked = [segment.style for segment in sidebar.render_line(4) if segment.text.strip()][1]  # its number
+        assert abs(Color.from_rich_color(marked.color).brightness  # still readable (a partial style's tint
+                   - Color.from_rich_color(marked.bgcolor).brightness) > 0.4  # was white under light grey)
+        await pilot.hover(sidebar, offset=(4, 0))  # then over the first
+        await until(pilot, lambda: background(0) == hover and background(4) != hover)
+        await pilot.hover(app.transcript_screen.prompt)  # and away from the list
+        await until(pilot, lambda: background(0) != hover)
         await pilot.press("ctrl+s")
         await until(pilot, lambda: sidebar.has_focus)
         await pilot.press("home", "enter")  # the keys of a list

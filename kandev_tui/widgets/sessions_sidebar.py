@@ -79,11 +79,12 @@ class SessionsSidebar(ScrollView):
                       padding: 0 0 1 0; background: $surface; overflow-x: hidden; }
     SessionsSidebar > .sessions-sidebar--highlighted { color: $block-cursor-blurred-foreground;
                                                        background: $block-cursor-blurred-background; }
+    SessionsSidebar > .sessions-sidebar--hover { background: $block-hover-background; }
     SessionsSidebar:focus > .sessions-sidebar--highlighted { color: $block-cursor-foreground;
                                                              background: $block-cursor-background;
                                                              text-style: $block-cursor-text-style; }
     """
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"sessions-sidebar--highlighted"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"sessions-sidebar--highlighted", "sessions-sidebar--hover"}
     BINDINGS = [Binding("up", "move(-1)", "Up", show=False), Binding("down", "move(1)", "Down", show=False),
                 Binding("home", "move_to(0)", show=False), Binding("end", "move_to(-1)", show=False),
                 Binding("pageup", "page(-1)", show=False), Binding("pagedown", "page(1)", show=False),
@@ -97,6 +98,7 @@ class SessionsSidebar(ScrollView):
         # makes it focusable when it shows it)
         self.rows: list[SessionRow] = []
         self._highlighted: int | None = None
+        self._hover: int | None = None  # the row under the mouse
         self._drawn: dict[int, tuple[tuple[Any, ...], list[Strip]]] = {}  # each row's lines, and what they show
 
     class Picked(Message):
@@ -177,12 +179,13 @@ class SessionsSidebar(ScrollView):
 
     def _lines_of(self, index: int, width: int) -> list[Strip]:
         """Row ``index``'s lines, drawn again only when what they show changed."""
-        highlighted = index == self._highlighted
-        shows = (self.rows[index], width, highlighted, self.has_focus)
+        highlighted, hover = index == self._highlighted, index == self._hover
+        shows = (self.rows[index], width, highlighted, hover, self.has_focus)
         drawn = self._drawn.get(index)
         if drawn is not None and drawn[0] == shows:
             return drawn[1]
-        base = self.get_component_rich_style("sessions-sidebar--highlighted") if highlighted else self.rich_style
+        base = self.get_component_rich_style("sessions-sidebar--highlighted" if highlighted else
+                                             "sessions-sidebar--hover") if highlighted or hover else self.rich_style
         console = self.app.console
         lines = [Strip(list(line.render(console)), line.cell_len).crop_extend(0, width, base).apply_style(base)
                  for line in row_text(self.rows[index], width - 1).split("\n")[:ROW_LINES]]
@@ -190,12 +193,29 @@ class SessionsSidebar(ScrollView):
         self._drawn[index] = (shows, lines)
         return lines
 
-    def on_click(self, event: events.Click) -> None:
+    def _row_at(self, event: events.MouseEvent) -> int | None:
         offset = event.get_content_offset(self)
         if offset is None:
-            return
+            return None
         index = (self.scroll_offset.y + offset.y) // ROW_LINES
-        if 0 <= index < len(self.rows):
+        return index if 0 <= index < len(self.rows) else None
+
+    def _set_hover(self, index: int | None) -> None:
+        if index != self._hover:
+            for row in (self._hover, index):
+                if row is not None:
+                    self.refresh_lines(ROW_LINES * row, ROW_LINES)
+            self._hover = index
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        self._set_hover(self._row_at(event))
+
+    def on_leave(self) -> None:
+        self._set_hover(None)
+
+    def on_click(self, event: events.Click) -> None:
+        index = self._row_at(event)
+        if index is not None:
             self.highlighted = index
             self.action_pick()
 
