@@ -9,9 +9,9 @@ screen to draw); then the medians over the runs.
 
     .venv/bin/python benchmarks/sources.py [SESSIONS] [CHUNKS] [TOOLS] [RICH] [RUNS]
 
-No target of its own: it tells the sources' share of sessions.py's figures from the screen's, and how far apart the
-agents start (eight interpreters starting on the machine's cores), which the ratio counts from the first agent's first
-frame.
+No target of its own: it tells the sources' share of sessions.py's figures from the screen's. As there, the agents
+send their first frame together, at a gate opened once every one has its prompt (eight interpreters start up to
+0.3 s apart on two cores, and the ratio counts from the first agent's first frame).
 """
 
 from __future__ import annotations
@@ -41,12 +41,16 @@ async def one_run(sessions: int, chunks: int, tools: int, rich: int) -> tuple[fl
     import_sdk()  # as the app has before its agents start: not counted
     tmp = Path(tempfile.mkdtemp())
     store = Store(tmp / "s.db")
+    gate = tmp / "go"  # made once every agent has its prompt: they send their frames together
     ended: set[int] = set()
+    began: set[int] = set()
     lock = threading.Lock()
     all_ended = threading.Event()
 
     def source(n: int) -> LiveSource:
         def on_state(state: str, _detail: str) -> None:  # on the source's thread
+            if state == "running":
+                began.add(n)
             if state == "idle" and (tmp / f"stamp-{n}").exists():  # the turn's end (the stamp is written before it)
                 with lock:
                     ended.add(n)
@@ -54,7 +58,7 @@ async def one_run(sessions: int, chunks: int, tools: int, rich: int) -> tuple[fl
                         all_ended.set()
 
         options = AgentOptions(command=[sys.executable, str(ROOT / "tests" / "agents" / "fault_agent.py"), "burst",
-                                        str(chunks), str(tools), str(rich), str(tmp / f"stamp-{n}")],
+                                        str(chunks), str(tools), str(rich), str(tmp / f"stamp-{n}"), str(gate)],
                                workspace=tmp, inject_guidance=False)
         return LiveSource(options, store, lambda items: None, on_state)
 
@@ -62,6 +66,9 @@ async def one_run(sessions: int, chunks: int, tools: int, rich: int) -> tuple[fl
     before = resource.getrusage(resource.RUSAGE_SELF)
     try:
         await asyncio.gather(*(each.start_with("go") for each in sources))
+        while len(began) < sessions:
+            await asyncio.sleep(0.005)
+        gate.touch()
         while not all_ended.is_set():
             await asyncio.sleep(0.005)
         done = time.time()

@@ -3,8 +3,10 @@
 usage: python fault_agent.py MODE
 modes: exit-mid-turn, garbage, no-init, huge-line, ignore-cancel, slow-stream [N], flood [N [RELEASE]], hang-tool,
        mixed CHUNKS TOOLS (benchmarks/stream.py: chunks with tool calls spread among them),
-       burst CHUNKS TOOLS RICH STAMP (benchmarks/terminal.py: the same with RICH rich-output charts among them,
-       then a last chunk "END-OF-STREAM"; the wall-clock times of its first and last frames go to the file STAMP),
+       burst CHUNKS TOOLS RICH STAMP [GATE] (benchmarks/terminal.py: the same with RICH rich-output charts among
+       them, then a last chunk "END-OF-STREAM"; the wall-clock times of its first and last frames go to the file
+       STAMP; with GATE, a file's path, it sends its first frame once that file exists: several agents start
+       together),
        long CHUNKS BYTES STAMP (benchmarks/stream.py: one Markdown message of BYTES in CHUNKS chunks; the times of its
        first frame, of the first frame of each next tenth of the chunks, and of its last frame go to STAMP)
 """
@@ -133,6 +135,8 @@ def main():
                             "rawOutput": "x = 1\n" * 20}}})
             if MODE == "burst":
                 chunks, tools, rich, stamp = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+                while len(sys.argv) > 6 and not os.path.exists(sys.argv[6]):
+                    time.sleep(0.001)
                 began = time.time()
                 every = max(1, chunks // max(1, tools))
                 every_rich = max(1, chunks // max(1, rich))
