@@ -211,7 +211,7 @@ def remove(root: Path, names: list[str]) -> None:
 
 def restore(root: Path, source: str, paths: list[str] | None, ref: str) -> Checkpoint:
     """The work tree's files (``paths``, or every file that differs) made as they are in checkpoint ``source``: a
-    file it does not have is deleted, the others written back. The index and HEAD are not touched. The state
+    file it does not have is deleted (and the folders it leaves empty), the others written back. The index and HEAD are not touched. The state
     before is recorded first, under ``ref``: a restore can itself be undone (restore from that checkpoint). The
     checkpoint of the state before is returned."""
     now = take(root, ref)
@@ -225,6 +225,7 @@ def restore(root: Path, source: str, paths: list[str] | None, ref: str) -> Check
             target = root / entry.path
             if target.is_file() or target.is_symlink():
                 target.unlink()
+                _remove_emptied(root, target.parent)
         if entry.status == "renamed":
             back.append(entry.old_path)
         elif entry.status not in ("added", "copied"):
@@ -232,6 +233,17 @@ def restore(root: Path, source: str, paths: list[str] | None, ref: str) -> Check
     if back:
         _git(root, "--literal-pathspecs", "restore", f"--source={source}", "--worktree", "--", *back)
     return now
+
+
+def _remove_emptied(root: Path, folder: Path) -> None:
+    """The folders a deleted file leaves empty removed, up to ``root`` (as git does when it deletes a file: the turn
+    made them for its new file; a folder holding anything else, an ignored file too, stays)."""
+    while folder != root and root in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
 
 
 def prune(root: Path, days: int, keep_session: str, now: float | None = None) -> int:

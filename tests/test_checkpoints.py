@@ -78,6 +78,26 @@ def test_a_turn_is_recorded_without_touching_the_users_index_head_or_stash(tmp_p
     assert checkpoints.refs(root) == []
 
 
+def test_restoring_a_turn_deletes_its_new_files_and_the_folders_they_alone_filled(tmp_path):
+    """The turn wrote reports/2026/summary.md into a new folder and src/new.py beside a file: restoring the state
+    before it removes both files, and the folders left empty (no reports/ left behind), never a folder that still
+    holds something (src/, logs/ with an ignored file)."""
+    root = repo(tmp_path / "r", {"a.txt": "one\n", "src/old.py": "x = 1\n", ".gitignore": "*.log\n"})
+    (root / "logs").mkdir()
+    (root / "logs" / "run.log").write_text("ignored\n")
+    before = checkpoints.take(root, "refs/kandev-tui/test/t-start")
+    (root / "reports" / "2026").mkdir(parents=True)
+    (root / "reports" / "2026" / "summary.md").write_text("# Summary\n")
+    (root / "src" / "new.py").write_text("y = 2\n")
+    (root / "logs" / "notes.txt").write_text("n\n")
+    (root / "a.txt").write_text("two\n")
+    checkpoints.restore(root, before.commit, None, "refs/kandev-tui/test/t-undo")
+    assert not (root / "reports").exists()
+    assert sorted(p.name for p in (root / "src").iterdir()) == ["old.py"]
+    assert sorted(p.name for p in (root / "logs").iterdir()) == ["run.log"]
+    assert (root / "a.txt").read_text() == "one\n"
+
+
 def test_a_merge_in_progress_a_detached_head_and_a_submodule(tmp_path):
     root = repo(tmp_path / "r", {"a.txt": "base\n"})
     git(root, "checkout", "-q", "-b", "other")
