@@ -71,6 +71,8 @@ async def test_each_batch_in_the_transcript_is_published_with_its_keys(tmp_path)
 
 
 async def test_following_and_unfollowing(tmp_path):
+    """The user scrolls up: the view stops following, and the badge says there is more below, then that new output
+    came (it said "new output below" of a stored session, where nothing comes); ctrl+end follows again."""
     messages = []
     app = replay_app(tmp_path)
     async with app.run_test(size=(80, 24), message_hook=messages.append) as pilot:
@@ -79,12 +81,15 @@ async def test_following_and_unfollowing(tmp_path):
         assert view.following and view.scroll_y >= view.max_scroll_y - 1
         view.action_scroll_home()  # the user's home key (the view's own moves never stop the following)
         await pilot.pause()
-        assert not view.following and app.transcript_screen.badge.display
+        badge = app.transcript_screen.badge
+        assert not view.following and badge.display
         assert any(isinstance(m, TranscriptView.FollowChanged) and not m.following for m in messages)
+        assert "more below" in str(badge.render())  # nothing new came: it does not say so
         new = Item("message:999", "agent_message", 2, {"text": "late output"})
         app.session.receive_items([new])
         await settle(pilot)
         assert view.scroll_y < 5  # not dragged down while the user reads
+        assert "new output below" in str(badge.render())
         await pilot.press("ctrl+end")
         await pilot.pause()
         assert view.following and not app.transcript_screen.badge.display

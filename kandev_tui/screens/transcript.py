@@ -50,7 +50,7 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         self.view = view
         self._shown = shown
         self.status = StatusLine()
-        self.badge = Static(Text("↓ new output below · ctrl+end to follow", style="bold"), id="latest-badge")
+        self.badge = Static(id="latest-badge")  # shown while the view does not follow the end
         self.command_menu = CommandMenu()
         self.prompt = PromptInput(self.command_menu, id="prompt")
         self.search_box = Input(placeholder="search the whole session · enter: next hit · escape: close", id="search")
@@ -144,6 +144,11 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
 
     def on_transcript_view_follow_changed(self, event: TranscriptView.FollowChanged) -> None:
         self.badge.display = not event.following
+        if not event.following:
+            self.badge.update(Text("↓ more below · ctrl+end goes to the end", style="bold"))
+
+    def on_transcript_view_new_below(self) -> None:
+        self.badge.update(Text("↓ new output below · ctrl+end to follow", style="bold"))
 
     def on_click(self, event) -> None:
         if event.widget is self.badge:

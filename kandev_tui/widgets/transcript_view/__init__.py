@@ -59,6 +59,9 @@ class TranscriptView(MountedWindow, Predraw, Following, Finding, ChartsInView, R
             super().__init__()
             self.following = following
 
+    class NewBelow(Message):
+        """Output came below while the view does not follow (said once each time it stops following)."""
+
     class OlderWanted(Message):
         """The view is at the very top and the source has older items (a Kandev session's earlier pages)."""
 
@@ -75,6 +78,7 @@ class TranscriptView(MountedWindow, Predraw, Following, Finding, ChartsInView, R
         self.model = model
         self.widgets: dict[str, EntryWidget] = {}  # entry key → widget
         self.following = True
+        self.new_below = False  # output came since the view stopped following
         self.permissions_answerable = False
         self.permissions_elsewhere = ""
         self.requests_take_focus = True  # a request mounted answerable takes the keys (not while the user types)
@@ -130,6 +134,9 @@ class TranscriptView(MountedWindow, Predraw, Following, Finding, ChartsInView, R
                 cast("ToolGroup", group).set_summary(summary)
         if self.following:
             self.call_after_refresh(self._follow)
+        elif not self.new_below and (changes.new_entries or changes.updated or changes.rebuilt):
+            self.new_below = True
+            self.post_message(self.NewBelow())
         self.call_after_refresh(self.check_charts)
 
     def pre_layout(self, layout) -> None:

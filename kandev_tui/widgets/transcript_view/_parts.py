@@ -30,6 +30,7 @@ class ViewParts(VerticalScroll):
     model: TranscriptModel
     widgets: dict[str, EntryWidget]  # entry key → its mounted widget
     following: bool
+    new_below: bool
     permissions_answerable: bool
     permissions_elsewhere: str
     requests_take_focus: bool

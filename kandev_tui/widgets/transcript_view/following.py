@@ -107,7 +107,7 @@ class Following(ViewParts):
     def set_following(self, following: bool) -> None:
         """Follow the latest output (or stop following) without moving: the view scrolls when output comes."""
         if following != self.following:
-            self.following = following
+            self.following, self.new_below = following, False
             self.post_message(self.FollowChanged(following))
 
     def jump_to_latest(self) -> None:
