@@ -435,7 +435,7 @@ async def test_a_commands_output_is_fetched_when_it_is_opened_and_kept(backend, 
         await pilot.press("enter")  # the group opened: its commands are shown, and their output fetched
         await until(pilot, lambda: all("shell" in items[f"kandev:{rid}"].payload for rid in commands))
         shells = [items[f"kandev:{rid}"].payload["shell"] for rid in commands]
-        assert {"stdout": "412 passed, 3 failed, 7 skipped in 26.90s\n", "exit_code": 0} in shells
+        assert {"stdout": "412 passed, 3 failed, 7 skipped in 26.90s\n", "exit_code": 1} in shells
         assert any("No rule to make target 'lint'" in s.get("stderr", "") and s["exit_code"] == 2 for s in shells)
         await until(pilot, lambda: "412 passed, 3 failed" in "\n".join(
             w.render_line(y).text for w in group.query("ToolCallView") for y in range(w.size.height)))

@@ -416,7 +416,8 @@ class DemoAgent:
                          "\n".join(hits) or "no matches")
         await self._plan(session_id, 2)
         await self._tool(session_id, "exec-1", "pytest -q", "execute", {"command": "pytest -q", "cwd": str(cwd)},
-                         {"stdout": "412 passed, 3 failed, 7 skipped in 26.90s\n", "stderr": "", "exit_code": 0})
+                         {"stdout": "412 passed, 3 failed, 7 skipped in 26.90s\n", "stderr": "", "exit_code": 1},
+                         status="failed")  # pytest exits 1 when a test fails
         await self._tool(session_id, "exec-2", "make lint", "execute", {"command": "make lint"},
                          {"stdout": "", "stderr": "make: *** No rule to make target 'lint'.  Stop.\n", "exit_code": 2},
                          status="failed")
