@@ -70,7 +70,7 @@ def test_agent_never_answers_initialize(tmp_path):
     assert time.monotonic() - started < 30
     assert result.returncode == 1
     assert_clean(result)
-    assert "did not answer initialize within 2 s" in result.stderr
+    assert "did not answer initialize within 2 s; --init-timeout SECONDS waits longer" in result.stderr  # what to do
     assert items[0]["kind"] == "error"
 
 

@@ -42,6 +42,8 @@ PROTOCOL_VERSION = 1
 # notifications whose frame is all kandev-tui needs (the normaliser reads it): never dispatched through the SDK
 OBSERVED_ONLY = frozenset({"session/update"})
 SESSION_CLOSE_WAIT = 2.0  # seconds an agent that offers session/close has to answer it before it is ended
+# what the user can do when the agent takes longer than kandev-tui waits (a first `npx -y` downloads the agent)
+WAIT_LONGER = "; --init-timeout SECONDS waits longer (an agent's first start may download it)."
 
 
 class AgentClient(SessionOps, AgentRequests):
@@ -167,7 +169,7 @@ class AgentClient(SessionOps, AgentRequests):
                 "clientInfo": {"name": "kandev-tui", "title": "kandev-tui", "version": __version__},
             }), timeout=options.init_timeout)
         except asyncio.TimeoutError:
-            await self._fail(f"The agent did not answer initialize within {options.init_timeout:g} s.")
+            await self._fail(f"The agent did not answer initialize within {options.init_timeout:g} s{WAIT_LONGER}")
         except Exception as exc:  # noqa: BLE001 - ConnectionError, RequestError
             if self._echoed:
                 await self._fail(f"{' '.join(options.command)[:200]} does not speak ACP: it sent kandev-tui's own "
@@ -244,7 +246,7 @@ class AgentClient(SessionOps, AgentRequests):
         try:
             session = await self._ask(method, params, options.init_timeout)
         except asyncio.TimeoutError:
-            await self._fail(f"The agent did not answer {method} within {options.init_timeout:g} s.")
+            await self._fail(f"The agent did not answer {method} within {options.init_timeout:g} s{WAIT_LONGER}")
         except Exception as exc:  # noqa: BLE001
             if type(exc).__name__ == "RequestError" and (getattr(exc, "code", None) == AUTH_REQUIRED
                                                           or self.auth_methods) and method == "session/new":
