@@ -218,6 +218,36 @@ async def test_the_footer_fits_and_offers_what_the_keys_do_now(tmp_path, monkeyp
 
 
 @pytest.mark.system
+async def test_at_80_columns_a_turn_with_queued_messages_shows_only_whole_keys(tmp_path, monkeypatch):
+    """A running turn waiting for an answer, with two messages queued and another session waiting, offers more keys
+    than 80 columns hold: the footer shows whole keys only, none under the command palette's key (the last ran under it: "^g Nex" cut, and
+    one letter of the next key left at the right edge)."""
+    from kandev_tui.widgets.key_footer import KeyFooter
+
+    monkeypatch.setenv(DELAY_ENV, "0")
+    app, store = live_app(tmp_path)
+    other = AgentOptions(command=agent_command(), workspace=prepare_workspace(tmp_path / "ws2"))
+    app.open_session(lambda on_items, on_state: LiveSource(other, store, on_items, on_state), "Check the build")
+    async with app.run_test(size=(80, 24)) as pilot:  # the second session waits too, covered: ctrl+g is offered
+        await send_when_idle(pilot, app, "Check the build")
+        await until(pilot, lambda: all(s.waiting_since is not None for s in app.sessions))
+        app.transcript_screen.prompt.focus()  # its keys (send, newline) are offered too
+        await pilot.press(*"first", "enter", *"second", "enter")
+        await until(pilot, lambda: len(app.current.queue) == 2)
+        footer = app.transcript_screen.query_one(KeyFooter)
+
+        def fits() -> bool:
+            keys = [key for key in footer.children if hasattr(key, "key_display")]
+            palette = [key.region for key in keys if key.has_class("-command-palette")]
+            edge = palette[0].x if palette else footer.region.right
+            return bool(keys) and all(key.region.right <= edge for key in keys if not key.has_class("-command-palette"))
+
+        await until(pilot, lambda: "Cancel turn" in [d for _, d, _ in footer_keys(app)] and fits())
+        assert "Quit" in [d for _, d, _ in footer_keys(app)]
+        await app.action_quit()
+
+
+@pytest.mark.system
 async def test_the_help_over_a_running_turn_does_not_rebuild_the_footer_beneath(tmp_path, monkeypatch):
     """Under the help, escape cancels nothing, so the transcript's keys differ there; its footer, covered, is not
     rebuilt for them, and back on the transcript its keys are the same as before: no rebuild either (it cost a

@@ -25,7 +25,9 @@ class KeyFooter(Footer):
 
     It shows only keys that fit: compact below :attr:`ROOMY_FROM` columns, the command palette's key only from
     :attr:`PALETTE_FROM` (docked on the right, it covered the last keys), and below that the keys of
-    :data:`DROP_FIRST` give way until the rest fit (Textual's footer cut them off at the edge).
+    :data:`DROP_FIRST` give way until the rest fit (Textual's footer cut them off at the edge), then the palette's
+    key, then whole keys from the end, quit's kept (at 80 columns a running turn with queued messages has eight
+    keys: the last ran under the palette's key, "^g Nex" cut and one letter of the next key left at the edge).
 
     When the keys it shows do change (escape cancels a turn only while one runs: a key comes at the turn's start and
     goes at its end), only the keys that differ are removed and mounted (:meth:`recompose`): rebuilding them all took
@@ -47,10 +49,18 @@ class KeyFooter(Footer):
     def compose(self):
         keys = list(super().compose())
         width = self.size.width
-        for action in DROP_FIRST:
-            if not width or _needed(keys, self.compact) <= width:
-                break
-            keys = [key for key in keys if getattr(key, "action", None) != action]
+        if width:
+            for action in DROP_FIRST:
+                if _needed(keys, self.compact) <= width:
+                    break
+                keys = [key for key in keys if getattr(key, "action", None) != action]
+            if _needed(keys, self.compact) > width:  # the palette's key next (ctrl+p still opens it)
+                keys = [key for key in keys if not key.has_class("-command-palette")]
+            while _needed(keys, self.compact) > width:  # then whole keys from the end, quit's kept: none is cut
+                gone = [i for i, key in enumerate(keys) if getattr(key, "action", None) != "quit"]  # off at the edge
+                if not gone:  # (a queue's keys, say: the queue's line says them too)
+                    break
+                keys.pop(gone[-1])
         yield from keys
 
     def bindings_changed(self, screen: Screen) -> None:
