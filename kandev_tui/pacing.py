@@ -81,6 +81,10 @@ constant                      value       mechanism (where)                     
                                           title, a desktop notification) at once, then once: 29 notices stacked over the transcript, 29
                                           at most this often: what comes meanwhile is  bells and 29 desktop notifications
                                           said in one call (``app_attention.py``)
+``SAY_WHY_AGAIN_AFTER``       5 s         keys typed where the prompt takes nothing    typed into a read-only session, keys went nowhere
+                                          (read-only, a login) say why once a notice   and the reason, cut at the prompt's border at 80
+                                          this often (``screens/transcript.py``)       columns, never showed whole; one notice per key
+                                                                                       would stack a word's worth
 ``LOOK_EVERY``                1 s         while something happens (an input, items),   the rows' "+N new" within a second; idle, two 1 s
                                           the app looks this often at the sessions'    timers cost sessions.py 8 5.3-5.7% CPU on a VM
                                           rows and a due full collection; idle, it     whose wakes are slow (3-7 ms for a 72-call look);
@@ -129,6 +133,8 @@ CURSOR_BLINKS_FOR = 10.0
 LISTS_AT_MOST_EVERY = 0.05
 # calling the user (app_attention.py)
 CALL_OUT_EVERY = 2.0
+# a key typed where the prompt takes nothing (screens/transcript.py)
+SAY_WHY_AGAIN_AFTER = 5.0
 # the app's look at its sessions' rows and the collector, while something happens (app_lifecycle.py)
 LOOK_EVERY = 1.0
 # garbage collection (gcpolicy.py)

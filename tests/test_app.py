@@ -199,6 +199,27 @@ def _broken_pack(root):
     (root / "broken_pack_renderer.py").write_text("raise ImportError('this pack needs a newer kandev-tui')\n")
 
 
+async def test_typing_into_a_read_only_session_says_why_once(tmp_path):
+    """Keys typed where the prompt takes nothing (a stored session) went nowhere, and the reason under the prompt is
+    cut at 80 columns and less: the first key says it whole in a notice; the next ones, within a few seconds, do
+    not stack more."""
+    app = stored_app(tmp_path, [message_item(1, "Done.")])
+    async with app.run_test(size=(45, 30), notifications=True) as pilot:
+        await settle(pilot)
+        assert app.transcript_screen.prompt.disabled
+        app.view.focus()
+        await pilot.press("x")
+
+        def said() -> list[str]:
+            return [" ".join(str(toast.render()).split()) for toast in app.screen.query("Toast")]
+
+        await until(pilot, lambda: len(said()) == 1)
+        assert said() == ["Read-only: a stored session is read-only; start a new one with kandev-tui run"]
+        await pilot.press(*"yz")
+        await pilot.pause(0.1)
+        assert len(said()) == 1
+
+
 async def test_a_broken_renderer_pack_is_said_after_the_first_frame_and_the_rest_still_draw(tmp_path, monkeypatch):
     site = tmp_path / "site"
     site.mkdir()

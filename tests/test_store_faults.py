@@ -284,8 +284,8 @@ async def test_a_session_another_kandev_tui_runs_says_where_to_answer(tmp_path):
                 screen = app.export_screenshot()
                 assert f"answer it in the kandev-tui that runs it (pid {owner.pid})" in screen.replace("&#160;", " ")
                 assert app.transcript_screen.prompt.disabled
-                assert f"running in another kandev-tui (pid {owner.pid})" in str(app.transcript_screen.prompt.border_subtitle
-                                                                                  or "") + screen.replace("&#160;", " ")
+                assert f"runs in another kandev-tui (pid {owner.pid}): prompt and answer there" in str(
+                    app.transcript_screen.prompt.border_subtitle or "") + screen.replace("&#160;", " ")
         finally:
             store.close()
     finally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Callable
 
 from rich.text import Text
@@ -14,6 +15,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
+from kandev_tui import pacing
 from kandev_tui.user_input import user_input
 from kandev_tui.textual_hooks import DrawsInputAtOnce, covered
 from kandev_tui.widgets.command_menu import CommandMenu
@@ -58,6 +60,8 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         self.queued = Static(id="queued")  # the messages queued while a turn runs
         self.hits: list[tuple[int, str]] = []  # (entry index, item key) of each hit
         self.hit = -1
+        self._why_disabled = ""  # why the prompt takes nothing, said when the user types anyway
+        self._said_why_at = -pacing.SAY_WHY_AGAIN_AFTER
         self._searched: tuple[str, int] | None = None  # the needle and entry count the hits are for
 
     def compose(self) -> ComposeResult:
@@ -129,6 +133,7 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
     def set_prompt_enabled(self, enabled: bool, reason: str = "", read_only: bool = False) -> None:
         self.prompt.disabled = not enabled
         self.prompt.set_reason(reason)
+        self._why_disabled = f"{'Read-only' if read_only else 'The prompt takes nothing now'}: {reason}"
         self.prompt.border_title = ("Read-only" if read_only else "Message the agent · enter sends · ctrl+j newline")
 
     def on_key(self, event: events.Key) -> None:
@@ -136,11 +141,18 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         to nothing there goes to the prompt, which takes the focus: nothing typed is lost, and the message after an
         answer needs no tab first. (A key climbs here before the bindings are looked at, so they are asked first.)"""
         prompt = self.prompt
-        if (event.is_printable and event.character and self.focused is not prompt and prompt.focusable
-                and not prompt.read_only and event.key not in self.active_bindings):
+        if not (event.is_printable and event.character and self.focused is not prompt
+                and event.key not in self.active_bindings):
+            return
+        if prompt.focusable and not prompt.read_only:
             event.stop()
             self.set_focus(prompt)  # now: the keys held behind this one go there
             prompt.insert(event.character)
+        elif prompt.disabled and not isinstance(self.focused, Input) and \
+                time.monotonic() - self._said_why_at >= pacing.SAY_WHY_AGAIN_AFTER:
+            # typed where nothing takes it: the reason, cut at the prompt's border (at 80 columns and less), said whole
+            self._said_why_at = time.monotonic()
+            self.notify(self._why_disabled, severity="warning", timeout=5, markup=False)
 
     def on_transcript_view_follow_changed(self, event: TranscriptView.FollowChanged) -> None:
         self.badge.display = not event.following

@@ -43,8 +43,8 @@ class StoredSource(Source):
 
             self.runs_elsewhere = f"the kandev-tui that runs it (pid {session['running_elsewhere']})"
             as_of = datetime.fromtimestamp(session.get("updated") or session.get("created") or 0).strftime("%H:%M:%S")
-            self.read_only_reason = (f"running in another kandev-tui (pid {session['running_elsewhere']}); shown as "
-                                     f"stored at {as_of}: prompt and answer there")
+            self.read_only_reason = (f"runs in another kandev-tui (pid {session['running_elsewhere']}): prompt and "
+                                     f"answer there; shown as stored at {as_of}")
         self.title = session.get("title") or "session"
         self.agent_name = agent_display_name(session.get("agent_command") or [])
         self.workspace = Path(session["workspace"]) if session.get("workspace") else None
