@@ -96,6 +96,25 @@ async def test_following_and_unfollowing(tmp_path):
         assert view.scroll_y >= view.max_scroll_y - 1
 
 
+async def test_a_view_that_does_not_follow_is_not_made_to_by_its_size(tmp_path):
+    """The user stopped following at the end (ctrl+home, whose scroll to the top comes after the next frame); the
+    view made taller meanwhile moves up to its new end, which is no scroll of the user's: it still does not follow,
+    and new output does not pull it away (the snapshot command's --at top picture came out either way)."""
+    app = replay_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        view = app.view
+        await until(pilot, lambda: view.following and view.scroll_y >= view.max_scroll_y - 1 > 0)
+        view.set_following(False)
+        await pilot.resize_terminal(80, 30)
+        await until(pilot, lambda: view.size.height > 18 and view.scroll_y <= view.max_scroll_y)
+        await pilot.pause()
+        assert not view.following
+        view.focus()
+        await pilot.press("end")  # the user asks for the end, where it is: following again
+        await until(pilot, lambda: view.following)
+
+
 async def test_group_expand_and_collapse(tmp_path):
     messages = []
     app = replay_app(tmp_path)

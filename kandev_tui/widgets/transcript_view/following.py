@@ -75,6 +75,28 @@ class Following(ViewParts):
         self.scroll_page_up(animate=False)
         self._more_above()
 
+    # ... and a move down follows again once at the end, even one that moves nothing there (the view made taller
+    # left it at its end, not following)
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        self._follow_at_end()
+
+    def action_scroll_down(self) -> None:
+        super().action_scroll_down()
+        self._follow_at_end()
+
+    def action_page_down(self) -> None:
+        super().action_page_down()
+        self._follow_at_end()
+
+    def action_scroll_end(self) -> None:
+        super().action_scroll_end()
+        self._follow_at_end()
+
+    def _follow_at_end(self) -> None:
+        if self.scroll_y >= self.max_scroll_y - 1 and self.hi == len(self.entries):
+            self.set_following(True)
+
     def _more_above(self) -> None:
         """At the very top (not following, nothing loading): mount the entries above the window, else ask the source
         for older ones. Scrolling to the top asks; so does every step that may leave the view at the top without a
@@ -90,8 +112,9 @@ class Following(ViewParts):
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
         at_bottom = new >= self.max_scroll_y - 1
-        if at_bottom and self.hi == len(self.entries):
-            self.set_following(True)
+        if at_bottom and new > old and self.hi == len(self.entries):  # moved down to the end: not a view made
+            self.set_following(True)  # taller (or its content shorter), which moves it up (ctrl+home, then the
+            # badge's line, pulled the view back to following: the next output scrolled it away from the top)
         if not self._loading and not self.following:  # at the top only because the view moved: nothing to load
             if new <= 1 and (self.lo > 0 or self.more_at_source):
                 self._more_above()
