@@ -96,6 +96,21 @@ async def test_following_and_unfollowing(tmp_path):
         assert view.scroll_y >= view.max_scroll_y - 1
 
 
+async def test_a_transcript_that_fits_in_view_keeps_following_and_shows_no_badge(tmp_path):
+    """ctrl+home or an up key over a transcript that fits has nothing to leave: no "more below" badge (nothing is
+    below), and what comes next shows as it comes."""
+    app = stored_app(tmp_path, [message_item(1, "Done.")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        view = app.view
+        assert view.max_scroll_y == 0
+        await pilot.press("ctrl+home")
+        view.focus()
+        await pilot.press("up", "pageup")
+        await pilot.pause()
+        assert view.following and not app.transcript_screen.badge.display
+
+
 async def test_a_view_that_does_not_follow_is_not_made_to_by_its_size(tmp_path):
     """The user stopped following at the end (ctrl+home, whose scroll to the top comes after the next frame); the
     view made taller meanwhile moves up to its new end, which is no scroll of the user's: it still does not follow,

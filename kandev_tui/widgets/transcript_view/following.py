@@ -128,7 +128,11 @@ class Following(ViewParts):
         self._follow()
 
     def set_following(self, following: bool) -> None:
-        """Follow the latest output (or stop following) without moving: the view scrolls when output comes."""
+        """Follow the latest output (or stop following) without moving: the view scrolls when output comes. A view
+        that shows the whole transcript has nothing to leave: it keeps following (its badge said "more below" of a
+        transcript that fits, after ctrl+home or an up key)."""
+        if not following and self.lo == 0 and self.hi == len(self.entries) and self.max_scroll_y <= 0:
+            return
         if following != self.following:
             self.following, self.new_below = following, False
             self.post_message(self.FollowChanged(following))
