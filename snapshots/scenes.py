@@ -70,7 +70,8 @@ async def park(pilot, widget) -> None:
         view.scroll_to_widget(widget, animate=False, top=True, immediate=True)
         view.check_charts(at_once=True)
         await pilot.pause(0.02)
-        now = (widget.virtual_region, view.scroll_y, view.max_scroll_y)
+        now = (widget.virtual_region, view.scroll_y, view.max_scroll_y, view.virtual_size, view.lo, view.hi,
+               app.transcript_screen.badge.display)  # (the scrollbar's thumb: everything mounted below counts)
         if app.session.settled and now == last:
             break
         last = now
