@@ -133,7 +133,8 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
     def set_prompt_enabled(self, enabled: bool, reason: str = "", read_only: bool = False) -> None:
         self.prompt.disabled = not enabled
         self.prompt.set_reason(reason)
-        self._why_disabled = f"{'Read-only' if read_only else 'The prompt takes nothing now'}: {reason}"
+        self._why_disabled = f"{'Read-only' if read_only else 'The prompt takes nothing now'}: {reason}" if reason \
+            else ""
         self.prompt.border_title = ("Read-only" if read_only else "Message the agent · enter sends · ctrl+j newline")
 
     def on_key(self, event: events.Key) -> None:
@@ -148,7 +149,7 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
             event.stop()
             self.set_focus(prompt)  # now: the keys held behind this one go there
             prompt.insert(event.character)
-        elif prompt.disabled and not isinstance(self.focused, Input) and \
+        elif prompt.disabled and self._why_disabled and not isinstance(self.focused, Input) and \
                 time.monotonic() - self._said_why_at >= pacing.SAY_WHY_AGAIN_AFTER:
             # typed where nothing takes it: the reason, cut at the prompt's border (at 80 columns and less), said whole
             self._said_why_at = time.monotonic()
