@@ -211,9 +211,9 @@ def remove(root: Path, names: list[str]) -> None:
 
 def restore(root: Path, source: str, paths: list[str] | None, ref: str) -> Checkpoint:
     """The work tree's files (``paths``, or every file that differs) made as they are in checkpoint ``source``: a
-    file it does not have is deleted (and the folders it leaves empty), the others written back. The index and HEAD are not touched. The state
-    before is recorded first, under ``ref``: a restore can itself be undone (restore from that checkpoint). The
-    checkpoint of the state before is returned."""
+    file it does not have is deleted (and the folders it leaves empty), the others written back. The index and
+    HEAD are not touched. The state before is recorded first, under ``ref``: a restore can itself be undone (restore
+    from that checkpoint). The checkpoint of the state before is returned."""
     now = take(root, ref)
     differing = changes(root, source, now.commit, limit=1_000_000).files
     wanted = None if paths is None else set(paths)

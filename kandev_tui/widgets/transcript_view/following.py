@@ -112,9 +112,9 @@ class Following(ViewParts):
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
         at_bottom = new >= self.max_scroll_y - 1
-        if at_bottom and new > old and self.hi == len(self.entries):  # moved down to the end: not a view made
-            self.set_following(True)  # taller (or its content shorter), which moves it up (ctrl+home, then the
-            # badge's line, pulled the view back to following: the next output scrolled it away from the top)
+        if new > old:  # moved down (to the end?): not a view made taller or its content shorter, which moves it up
+            self._follow_at_end()  # (ctrl+home, then the badge's line, pulled the view back to following: the next
+            # output scrolled it away from the top)
         if not self._loading and not self.following:  # at the top only because the view moved: nothing to load
             if new <= 1 and (self.lo > 0 or self.more_at_source):
                 self._more_above()
