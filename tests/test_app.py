@@ -83,7 +83,7 @@ async def test_following_and_unfollowing(tmp_path):
         await pilot.pause()
         badge = app.transcript_screen.badge
         assert not view.following and badge.display
-        assert any(isinstance(m, TranscriptView.FollowChanged) and not m.following for m in messages)
+        assert any(isinstance(m, TranscriptView.Below) and m.below == "more" for m in messages)
         assert "more below" in str(badge.render())  # nothing new came: it does not say so
         new = Item("message:999", "agent_message", 2, {"text": "late output"})
         app.session.receive_items([new])
@@ -114,17 +114,25 @@ async def test_a_transcript_that_fits_in_view_keeps_following_and_shows_no_badge
 async def test_a_view_that_does_not_follow_is_not_made_to_by_its_size(tmp_path):
     """The user stopped following at the end (ctrl+home, whose scroll to the top comes after the next frame); the
     view made taller meanwhile moves up to its new end, which is no scroll of the user's: it still does not follow,
-    and new output does not pull it away (the snapshot command's --at top picture came out either way)."""
+    and new output does not pull it away (the snapshot command's --at top picture came out either way). Standing at
+    the very end, it says nothing is below (it said "more below"), until output comes there."""
     app = replay_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         view = app.view
+        badge = app.transcript_screen.badge
         await until(pilot, lambda: view.following and view.scroll_y >= view.max_scroll_y - 1 > 0)
         view.set_following(False)
         await pilot.resize_terminal(80, 30)
         await until(pilot, lambda: view.size.height > 18 and view.scroll_y <= view.max_scroll_y)
         await pilot.pause()
         assert not view.following
+        assert view.scroll_y == view.max_scroll_y and not badge.display
+        at = view.scroll_y
+        app.session.receive_items([Item("message:999", "agent_message", 2, {"text": "late output"})])
+        await until(pilot, lambda: badge.display)
+        await settle(pilot)
+        assert "new output below" in str(badge.render()) and view.scroll_y == at and not view.following
         view.focus()
         await pilot.press("end")  # the user asks for the end, where it is: following again
         await until(pilot, lambda: view.following)

@@ -155,13 +155,12 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
             self._said_why_at = time.monotonic()
             self.notify(self._why_disabled, severity="warning", timeout=5, markup=False)
 
-    def on_transcript_view_follow_changed(self, event: TranscriptView.FollowChanged) -> None:
-        self.badge.display = not event.following
-        if not event.following:
+    def on_transcript_view_below(self, event: TranscriptView.Below) -> None:
+        self.badge.display = event.below is not None
+        if event.below == "new":
+            self.badge.update(Text("↓ new output below · ctrl+end to follow", style="bold"))
+        elif event.below == "more":
             self.badge.update(Text("↓ more below · ctrl+end goes to the end", style="bold"))
-
-    def on_transcript_view_new_below(self) -> None:
-        self.badge.update(Text("↓ new output below · ctrl+end to follow", style="bold"))
 
     def on_click(self, event) -> None:
         if event.widget is self.badge:

@@ -54,13 +54,13 @@ class TranscriptView(MountedWindow, Predraw, Following, Finding, ChartsInView, R
                      scrollbar-gutter: stable; }
     """
 
-    class FollowChanged(Message):
-        def __init__(self, following: bool) -> None:
-            super().__init__()
-            self.following = following
+    class Below(Message):
+        """What lies below the view changed: ``None`` (it follows the end, or stands at the transcript's very end),
+        ``"more"`` (the user scrolled up) or ``"new"`` (output came below since it stopped following)."""
 
-    class NewBelow(Message):
-        """Output came below while the view does not follow (said once each time it stops following)."""
+        def __init__(self, below: str | None) -> None:
+            super().__init__()
+            self.below = below
 
     class OlderWanted(Message):
         """The view is at the very top and the source has older items (a Kandev session's earlier pages)."""
@@ -136,7 +136,7 @@ class TranscriptView(MountedWindow, Predraw, Following, Finding, ChartsInView, R
             self.call_after_refresh(self._follow)
         elif not self.new_below and (changes.new_entries or changes.updated or changes.rebuilt):
             self.new_below = True
-            self.post_message(self.NewBelow())
+            self._say_below()
         self.call_after_refresh(self.check_charts)
 
     def pre_layout(self, layout) -> None:

@@ -48,7 +48,7 @@ class ViewParts(VerticalScroll):
     _asked_older: bool
     _hit_widget: Widget | None
 
-    FollowChanged: ClassVar[type[TranscriptView.FollowChanged]]
+    Below: ClassVar[type[TranscriptView.Below]]
     OlderWanted: ClassVar[type[TranscriptView.OlderWanted]]
 
     @property
@@ -72,6 +72,7 @@ class ViewParts(VerticalScroll):
     def _follow(self) -> None: ...
     def _more_above(self) -> None: ...
     def set_following(self, following: bool) -> None: ...
+    def _say_below(self) -> None: ...
     # the charts'
     def check_charts(self, at_once: bool = False) -> None: ...
     # the requests'

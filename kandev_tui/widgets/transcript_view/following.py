@@ -120,12 +120,35 @@ class Following(ViewParts):
                 self._more_above()
             elif at_bottom and self.hi < len(self.entries):
                 self.load_later()
+        self._say_below()
         self.check_charts()
 
     def watch_virtual_size(self, size) -> None:
         """Content grew (entries mounted, a streamed block, a chart plotted): a following view goes to its end now,
         as the layout that measured it says (the next frame shows the end, not one after it)."""
         self._follow()
+        self._say_below()
+
+    def on_resize(self) -> None:
+        self._say_below()
+
+    _below: str | None = None
+
+    def _say_below(self) -> None:
+        """What lies below, said (:class:`Below`) when it changes: nothing while the view follows, nor at the very
+        end of the transcript; "new" once output came below, else "more". (The terminal made taller after ctrl+home
+        leaves the view at its end, not following: "more below" was said there, with nothing below.)"""
+        if self.following:
+            below = None
+        elif self.new_below:
+            below = "new"
+        elif self.hi == len(self.entries) and self.scroll_y >= self.max_scroll_y:
+            below = None
+        else:
+            below = "more"
+        if below != self._below:
+            self._below = below
+            self.post_message(self.Below(below))
 
     def set_following(self, following: bool) -> None:
         """Follow the latest output (or stop following) without moving: the view scrolls when output comes. A view
@@ -135,7 +158,7 @@ class Following(ViewParts):
             return
         if following != self.following:
             self.following, self.new_below = following, False
-            self.post_message(self.FollowChanged(following))
+            self._say_below()
 
     def jump_to_latest(self) -> None:
         if self.hi < len(self.entries):  # the window moves to the end
