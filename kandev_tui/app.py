@@ -68,14 +68,15 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
         Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True),
         Binding("f1", "help", "Help", priority=True),  # at once, however busy the transcript is
         Binding("f2", "settings", "Settings"),
-        Binding("ctrl+o", "choices", "Mode"),  # the agent's modes and models (shown when it offers any)
+        # what waits for the user before the rest: a narrow footer keeps the first keys (kandev_tui/widgets/key_footer.py)
         Binding("ctrl+l", "log_in", "Log in"),  # shown while the agent waits for a login
-        Binding("ctrl+s", "sessions", "Sessions"),  # shown when there are several
         Binding("ctrl+g", "next_waiting", "Next waiting", priority=True),  # shown when another session waits
-        Binding("ctrl+w", "close_session", "Close session", show=False, priority=True),  # with several
-        Binding("ctrl+n", "new_session", "New session", show=False),  # a preset, a folder, maybe a worktree
         Binding("ctrl+r", "send_queued_now", "Send queued now"),  # shown while messages are queued
         Binding("ctrl+t", "remove_queued", "Unqueue"),
+        Binding("ctrl+o", "choices", "Mode"),  # the agent's modes and models (shown when it offers any)
+        Binding("ctrl+s", "sessions", "Sessions"),  # shown when there are several
+        Binding("ctrl+w", "close_session", "Close session", show=False, priority=True),  # with several
+        Binding("ctrl+n", "new_session", "New session", show=False),  # a preset, a folder, maybe a worktree
         Binding("ctrl+b", "toggle_sidebar", "Sidebar", show=False),  # the sessions beside the transcript (≥120 cols)
     ]
 
