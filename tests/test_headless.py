@@ -167,6 +167,23 @@ def test_reject_policy(tmp_path):
 
 
 @pytest.mark.system
+def test_the_demo_started_in_a_folder_of_the_users_says_so_before_its_files_are_found_missing(tmp_path, demo_run):
+    """ctrl+n and run --preset demo start the demo in the folder asked for (the current one by default), not on a copy
+    of its sample project: it says so first (its report and CSV chart were found missing there with no word why), and
+    that the one file it writes is asked for; the sample's copy hears none of it."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    result = kandev("run", "--headless", "--prompt", "hi", "--workspace", str(folder), "--db", str(tmp_path / "s.db"),
+                    "--preset", "demo")
+    assert result.returncode == 0, result.stderr
+    said = [i["payload"]["text"] for i in items_of(result.stdout) if i["kind"] == "agent_message"]
+    assert said[0].startswith("*This folder is not demo-service") and "reject it to leave this folder" in said[0]
+    assert list(folder.iterdir()) == []  # the write was asked for and rejected (--permission's default)
+    sample = [i["payload"]["text"] for i in demo_run["items"] if i["kind"] == "agent_message"]
+    assert not any("not demo-service" in text for text in sample)
+
+
+@pytest.mark.system
 def test_usage_errors(tmp_path):
     assert kandev("run", "--headless", "--prompt", "x").returncode == 2  # no agent command
     assert kandev("run", "--headless", "--", "agent").returncode == 2  # no prompt

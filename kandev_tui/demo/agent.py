@@ -66,6 +66,13 @@ pytest -q --json-report --json-report-file=reports/build.json
 
 """
 
+# started in a folder of the user's (ctrl+n, run --preset demo) rather than on a copy of the sample project
+ELSEWHERE = """*This folder is not demo-service, the sample project that `kandev-tui demo` starts me on: its build
+report and build-time CSV are missing here, so two steps below show how kandev-tui says a file is not there. I ask
+before I write the one file I write, `reports/summary.md`: reject it to leave this folder as it is.*
+
+"""
+
 FINDINGS = """### What I found
 
 - **3 failing tests**, all in billing and auth; the billing ones come from JPY having no minor unit.
@@ -401,6 +408,8 @@ class DemoAgent:
         await self._stream(session_id, "The user wants a build health check. I should read the report first, "
                                         "then confirm with a test run before charting anything.", thought=True)
         await self._plan(session_id, 0)
+        if not (cwd / "reports" / "build-times.csv").is_file():
+            await self._stream(session_id, ELSEWHERE)
         await self._stream(session_id, INTRO)
         report = (cwd / "reports" / "build.json")
         report_text = report.read_text() if report.is_file() else "reports/build.json: no such file"
