@@ -217,3 +217,11 @@ def ready(app) -> bool:
     """The session is idle and the app shows it: the prompt takes text. (The source's state changes on its own thread
     first; the screen follows a moment later, and keys typed in between would go to a disabled prompt.)"""
     return app.source.state == "idle" and not app.transcript_screen.prompt.disabled
+
+
+def footer_keys(app) -> list[tuple[str, str, int]]:
+    """(key, description, right edge) of each key the footer of the screen shows."""
+    from kandev_tui.widgets.key_footer import KeyFooter
+
+    footer = app.screen.query_one(KeyFooter)
+    return [(key.key_display, key.description, key.region.right) for key in footer.children if hasattr(key, "key_display")]

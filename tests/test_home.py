@@ -14,7 +14,7 @@ from kandev_tui.session import SessionState
 from kandev_tui.textual_hooks import screen_text
 from kandev_tui.transcript import Item, Store
 
-from .app_helpers import settings_at, until
+from .app_helpers import DEMO_RECORDING, footer_keys, replay_app, settings_at, until
 
 KANDEV = str(Path(sys.executable).parent / "kandev-tui")
 LOADING_AGENT = [sys.executable, str(Path(__file__).parent / "agents" / "loading_agent.py")]
@@ -87,6 +87,36 @@ async def test_c_on_a_stored_session_its_agent_cannot_continue_says_why(tmp_path
         assert not app.sessions and app.screen is home
         await app.action_quit()
     store.close()
+
+
+async def test_the_lists_footer_offers_enter_and_ctrl_n_where_agents_start(tmp_path):
+    """The list's footer says what enter does (an option list hides its key) and, where agents can be started, ctrl+n
+    (the app's key, hidden elsewhere: the list said it only in its heading); the sidebar's rows say enter too. A replay
+    starts no agent: no ctrl+n."""
+    store = Store(tmp_path / "s.db")
+    store.create_session(title="an old session", agent_command=["gone-agent"], workspace=str(tmp_path), state="ended")
+    app = HomeApp(Launcher(store, settings_at(tmp_path, chart_animation=False)),
+                  settings_store=settings_at(tmp_path, chart_animation=False))
+    async with app.run_test(size=(100, 24)) as pilot:
+        await until(pilot, lambda: app.screen is app.home and len(app.home.stored) == 1)
+        await until(pilot, lambda: {"Open", "New session"} <= {d for _, d, _ in footer_keys(app)})
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: type(app.screen).__name__ == "NewSessionScreen")
+        await app.action_quit()
+    store.close()
+    from kandev_tui.sources import ReplaySource
+
+    replay = replay_app(tmp_path)
+    replay.open_session(lambda on_items, on_state: ReplaySource(DEMO_RECORDING, on_items, on_state))
+    async with replay.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: replay.current.screen.sidebar.display)
+        await pilot.press("ctrl+s")  # two sessions at 120 columns: the sidebar beside the transcript takes the focus
+        await until(pilot, lambda: "Show" in {d for _, d, _ in footer_keys(replay)})
+        await pilot.press("ctrl+b", "ctrl+s")  # the sidebar hidden: the list, full screen
+        await until(pilot, lambda: type(replay.screen).__name__ == "SessionsScreen")
+        await until(pilot, lambda: "Open" in {d for _, d, _ in footer_keys(replay)})
+        assert "New session" not in {d for _, d, _ in footer_keys(replay)}
+        await replay.action_quit()
 
 
 async def test_a_stored_session_whose_folder_is_gone_says_so_in_its_row_and_when_c_is_pressed(tmp_path):

@@ -12,7 +12,7 @@ from kandev_tui.transcript import Store
 from kandev_tui.widgets.permission import PermissionRequest
 from kandev_tui.widgets.prompt_input import PromptInput
 
-from .app_helpers import ready, settings_at, until
+from .app_helpers import footer_keys, ready, settings_at, until
 
 DELAY_ENV = "KANDEV_DEMO_DELAY"
 
@@ -168,14 +168,6 @@ async def test_escape_at_a_permission_prompt_cancels_the_turn_and_the_request(tm
     permission = next(i for i in items if i.kind == "permission")
     assert permission.status == "cancelled" and permission.payload["answer"]["outcome"] == "cancelled"
     assert items[-1].kind == "turn_end" and items[-1].payload["stop_reason"] == "cancelled"
-
-
-def footer_keys(app) -> list[tuple[str, str, int]]:
-    """(key, description, right edge) of each key the footer of the screen shows."""
-    from kandev_tui.widgets.key_footer import KeyFooter
-
-    footer = app.screen.query_one(KeyFooter)
-    return [(key.key_display, key.description, key.region.right) for key in footer.children if hasattr(key, "key_display")]
 
 
 @pytest.mark.system

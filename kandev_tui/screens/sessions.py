@@ -81,6 +81,12 @@ def remote_text(entry: Any, width: int) -> Text:
     return text
 
 
+class SessionsOptions(OptionList):
+    """The list's rows, whose enter the footer offers (an option list's is hidden)."""
+
+    BINDINGS = [Binding("enter", "select", "Open")]
+
+
 class SessionsScreen(Screen["Choice | None"]):
     """Lists the app's sessions, then the stored ones (see the module docstring)."""
 
@@ -90,7 +96,8 @@ class SessionsScreen(Screen["Choice | None"]):
     SessionsScreen OptionList { height: 1fr; border: none; padding: 0 1; }
     """
     BINDINGS = [Binding("escape", "back", "Back"), Binding("c", "continue_stored", "Continue"),
-                Binding("d", "delete_stored", "Delete")]
+                Binding("d", "delete_stored", "Delete"),
+                Binding("ctrl+n", "new_session", "New session")]  # the app's, offered here (hidden elsewhere)
 
     def __init__(self, rows: list[SessionRow], stored: Callable[[], list[dict[str, Any]]] | None = None, *,
                  home: bool = False, remote: Callable[[], list[Any]] | None = None, remote_title: str = "") -> None:
@@ -103,7 +110,7 @@ class SessionsScreen(Screen["Choice | None"]):
         self.remote_title = remote_title
         self.remote: list[Any] | None = None  # None until read
         self.home = home  # the bare kandev-tui's first screen: nothing to go back to
-        self.options = OptionList(id="sessions-list")
+        self.options = SessionsOptions(id="sessions-list")
         self.heading = Static(id="sessions-title")
 
     def compose(self) -> ComposeResult:
@@ -221,7 +228,12 @@ class SessionsScreen(Screen["Choice | None"]):
             return row is not None and not row.get("running_elsewhere")
         if action == "back":
             return not self.home
+        if action == "new_session":  # where agents can be started
+            return self.app.launcher is not None  # type: ignore[attr-defined]
         return True
+
+    def action_new_session(self) -> None:
+        self.app.action_new_session()  # type: ignore[attr-defined]
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         kind, _, value = (event.option.id or "").partition(":")

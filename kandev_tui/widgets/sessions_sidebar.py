@@ -88,7 +88,7 @@ class SessionsSidebar(ScrollView):
     BINDINGS = [Binding("up", "move(-1)", "Up", show=False), Binding("down", "move(1)", "Down", show=False),
                 Binding("home", "move_to(0)", show=False), Binding("end", "move_to(-1)", show=False),
                 Binding("pageup", "page(-1)", show=False), Binding("pagedown", "page(1)", show=False),
-                Binding("enter", "pick", "Show", show=False)]
+                Binding("enter", "pick", "Show")]
 
     # (its last line is padding: the footer, docked too, lies over it, and it hid the last row's second line)
 
