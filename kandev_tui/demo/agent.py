@@ -68,8 +68,8 @@ pytest -q --json-report --json-report-file=reports/build.json
 
 # started in a folder of the user's (ctrl+n, run --preset demo) rather than on a copy of the sample project
 ELSEWHERE = """*This folder is not demo-service, the sample project that `kandev-tui demo` starts me on: its build
-report and build-time CSV are missing here, so two steps below show how kandev-tui says a file is not there. I ask
-before I write the one file I write, `reports/summary.md`: reject it to leave this folder as it is.*
+report and build-time CSV are missing here, so two steps below show how kandev-tui says a file is not there. I write
+one file, `reports/summary.md`, and ask before I do: reject it to leave this folder as it is.*
 
 """
 
