@@ -202,6 +202,44 @@ async def test_a_preset_that_cannot_start_or_a_missing_folder_is_said_in_the_dia
     store.close()
 
 
+async def test_the_dialog_names_the_branch_an_empty_field_gives_or_why_the_folder_takes_no_worktree(repo, tmp_path):
+    """Ticked, the box's empty branch field names the branch Start would make (it said "kandev/PRESET-N"); a folder
+    outside git says why at once, where Start would say it, and the word goes when the folder or the box changes (a
+    folder still being typed, not there yet, gets none: Start says so if it still is not there)."""
+    from textual.widgets import Input
+
+    from kandev_tui.app_home import HomeApp
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    store = Store(tmp_path / "s.db")
+    settings = settings_at(tmp_path, chart_animation=False)
+    app = HomeApp(Launcher(store, settings), settings_store=settings)
+    async with app.run_test(size=(100, 34)) as pilot:
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: isinstance(app.screen, NewSessionScreen))
+        dialog = app.screen
+        branch = dialog.query_one("#branch", Input)
+        error = lambda: str(dialog.query_one("#new-session-error").render())  # noqa: E731
+        dialog.query_one("#workspace").value = str(repo)
+        dialog.query_one("#preset").value = "demo"
+        dialog.query_one("#worktree").value = True
+        await until(pilot, lambda: branch.placeholder == "branch (empty: kandev/demo-1)")
+        git("branch", "kandev/demo-1", cwd=repo)  # taken meanwhile: the next look names the next one
+        dialog.query_one("#workspace").value = str(plain)
+        await until(pilot, lambda: "is not in a git repository" in error() and branch.placeholder == "branch")
+        dialog.query_one("#workspace").value = str(tmp_path / "pla")  # a folder being typed: not one yet, no word
+        await until(pilot, lambda: not error())
+        dialog.query_one("#workspace").value = str(repo)
+        await until(pilot, lambda: branch.placeholder == "branch (empty: kandev/demo-2)" and not error())
+        dialog.query_one("#workspace").value = str(plain)
+        await until(pilot, lambda: "is not in a git repository" in error())
+        dialog.query_one("#worktree").value = False
+        await until(pilot, lambda: not error())
+        await app.action_quit()
+    store.close()
+
+
 async def test_a_dialog_closed_while_its_worktree_is_made_leaves_nothing_behind(repo, tmp_path, monkeypatch):
     """Escape right after Start: the check goes on off the UI's thread and makes the worktree, finds the dialog
     gone, and removes it (and its branch) again; the app goes on, no session opened."""

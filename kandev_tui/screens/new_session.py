@@ -1,10 +1,11 @@
 """A new session (ctrl+n): which agent preset, in which workspace folder (the session on screen's by default), whether
 in a new git worktree (on a new branch, named or suggested), and an optional first prompt.
 
-Start (enter in a field, or the button) checks it all off the UI's thread: the folder exists, the preset's program is
-found, and, for a worktree, the folder is in a git repository with a commit and the branch is new and valid; the
-worktree is made then. What is wrong is said under the fields, and the dialog stays open with everything typed.
-Dismissed with a :class:`NewSession`, or None (escape).
+Once the worktree box is ticked, the empty branch field names the branch Start would make, and a folder outside git
+is said at once (both looked up off the UI's thread). Start (enter in a field, or the button) checks it all off the
+UI's thread: the folder exists, the preset's program is found, and, for a worktree, the folder is in a git repository
+with a commit and the branch is new and valid; the worktree is made then. What is wrong is said under the fields, and
+the dialog stays open with everything typed. Dismissed with a :class:`NewSession`, or None (escape).
 """
 
 from __future__ import annotations
@@ -92,6 +93,7 @@ class NewSessionScreen(ModalScreen["NewSession | None"]):
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
         self._workspace_of(event.value if isinstance(event.value, str) else None)
+        self._hint_branch()
 
     def _workspace_of(self, name: str | None) -> None:
         """The folder field follows the preset chosen: its own ``workspace`` where it has one, else the default; not
@@ -106,6 +108,51 @@ class NewSessionScreen(ModalScreen["NewSession | None"]):
 
     def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
         self.set_class(event.value, "-worktree")
+        self._hint_branch()
+        if not event.value and self._hint_said:  # no worktree: nothing to say about one
+            self._show_branch_hint(self._hints, "branch", "")
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "workspace":
+            self._hint_branch()
+
+    def _hint_branch(self) -> None:
+        """The branch an empty field gives (the first free kandev/PRESET-N of the folder's repository), or why the
+        folder takes no worktree, under the box once it is ticked: looked up off the UI's thread (git)."""
+        if not self.query_one("#worktree", Checkbox).value:
+            return
+        name = self.query_one("#preset", Select).value
+        folder = self.query_one("#workspace", Input).value.strip() or str(self.default_workspace)
+        self._hints += 1
+        # the app held: the dialog may be closed (detached from the app) before git answers
+        self.run_worker(partial(self._branch_hint, self.app, self._hints, name if isinstance(name, str) else "session",
+                                folder), thread=True, group="branch-hint")
+
+    _hints = 0  # hints asked for: only the last one asked is shown (a folder typed a key at a time)
+
+    def _branch_hint(self, app: Any, asked: int, name: str, folder: str) -> None:
+        where = Path(folder).expanduser()
+        if not where.is_absolute():
+            where = self.default_workspace / where
+        hint, problem = "branch", ""
+        if where.is_dir():  # (a folder being typed is no folder yet: Start says so, if it still is not)
+            try:
+                hint = f"branch (empty: {suggest_branch(repository_root(where), name)})"
+            except WorktreeError as exc:
+                problem = str(exc)
+        app.call_from_thread(self._show_branch_hint, asked, hint, problem)
+
+    _hint_said = False  # the line of problems holds the hint's (the next hint clears it; Start's own words stay)
+
+    def _show_branch_hint(self, asked: int, hint: str, problem: str) -> None:
+        """The hint in the empty branch field; why the folder takes no worktree where problems are said (the field is
+        too narrow for it), as Start would say it."""
+        if not self.is_attached or asked != self._hints:
+            return
+        self.query_one("#branch", Input).placeholder = visible(hint, keep_newlines=False)
+        if problem or self._hint_said:
+            self.query_one("#new-session-error", Static).update(visible(problem, keep_newlines=False))
+            self._hint_said = bool(problem)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -122,6 +169,7 @@ class NewSessionScreen(ModalScreen["NewSession | None"]):
         if not self.is_attached:  # closed meanwhile
             return
         self.query_one("#new-session-error", Static).update(visible(problem, keep_newlines=False))
+        self._hint_said = False
         self.query_one("#start", Button).disabled = False
 
     def start(self) -> None:
@@ -135,6 +183,7 @@ class NewSessionScreen(ModalScreen["NewSession | None"]):
         prompt = self.query_one("#prompt", Input).value.strip() or None
         self.query_one("#start", Button).disabled = True
         self.query_one("#new-session-error", Static).update("Starting…")
+        self._hint_said = False
         # the app's worker, not the dialog's: closing the dialog does not leave a worktree half made (see _done)
         app = self.app  # held: the dialog may be closed (detached from the app) before the check ends
         app.run_worker(partial(self._check, app, self.presets[name], folder, branch, prompt), thread=True,
