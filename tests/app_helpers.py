@@ -27,6 +27,26 @@ def settings_at(tmp_path: Path, **values) -> SettingsStore:
     return SettingsStore(path)
 
 
+def home_app(tmp_path: Path) -> tuple[Any, Store]:
+    """The bare kandev-tui (its sessions list, agents started from presets) over a new store in ``tmp_path``, charts
+    not animated; and the store, for the test to close."""
+    from kandev_tui.app_home import HomeApp
+    from kandev_tui.launch import Launcher
+
+    store = Store(tmp_path / "s.db")
+    settings = settings_at(tmp_path, chart_animation=False)
+    return HomeApp(Launcher(store, settings), settings_store=settings), store
+
+
+async def new_session_dialog(pilot) -> Any:
+    """ctrl+n, and its dialog once it is on screen."""
+    from kandev_tui.screens.new_session import NewSessionScreen
+
+    await pilot.press("ctrl+n")
+    await until(pilot, lambda: isinstance(pilot.app.screen, NewSessionScreen))
+    return pilot.app.screen
+
+
 def replay_app(tmp_path: Path, recording: Path = DEMO_RECORDING, *, registry: Registry | None = None,
                animation: bool = False, theme: str = "textual-dark", stats_path: Path | None = None, **settings) -> KandevApp:
     config = settings_at(tmp_path, chart_animation=animation, theme=theme, **settings).path

@@ -14,7 +14,7 @@ from kandev_tui.session import SessionState
 from kandev_tui.textual_hooks import screen_text
 from kandev_tui.transcript import Item, Store
 
-from .app_helpers import DEMO_RECORDING, footer_keys, replay_app, settings_at, until
+from .app_helpers import DEMO_RECORDING, footer_keys, home_app, new_session_dialog, replay_app, settings_at, until
 
 KANDEV = str(Path(sys.executable).parent / "kandev-tui")
 LOADING_AGENT = [sys.executable, str(Path(__file__).parent / "agents" / "loading_agent.py")]
@@ -93,15 +93,12 @@ async def test_the_lists_footer_offers_enter_and_ctrl_n_where_agents_start(tmp_p
     """The list's footer says what enter does (an option list hides its key) and, where agents can be started, ctrl+n
     (the app's key, hidden elsewhere: the list said it only in its heading); the sidebar's rows say enter too. A replay
     starts no agent: no ctrl+n."""
-    store = Store(tmp_path / "s.db")
+    app, store = home_app(tmp_path)
     store.create_session(title="an old session", agent_command=["gone-agent"], workspace=str(tmp_path), state="ended")
-    app = HomeApp(Launcher(store, settings_at(tmp_path, chart_animation=False)),
-                  settings_store=settings_at(tmp_path, chart_animation=False))
     async with app.run_test(size=(100, 24)) as pilot:
         await until(pilot, lambda: app.screen is app.home and len(app.home.stored) == 1)
         await until(pilot, lambda: {"Open", "New session"} <= {d for _, d, _ in footer_keys(app)})
-        await pilot.press("ctrl+n")
-        await until(pilot, lambda: type(app.screen).__name__ == "NewSessionScreen")
+        await new_session_dialog(pilot)
         await app.action_quit()
     store.close()
     from kandev_tui.sources import ReplaySource
@@ -237,16 +234,12 @@ async def test_the_palette_offers_the_sessions_keys_a_browser_keeps_for_itself(t
 
 
 async def test_from_the_home_ctrl_g_reaches_the_session_waiting_for_you(tmp_path, monkeypatch):
-    from kandev_tui.screens.new_session import NewSessionScreen
     from kandev_tui.widgets.permission import PermissionRequest
 
     monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
-    store = Store(tmp_path / "s.db")
-    settings = settings_at(tmp_path, chart_animation=False)
-    app = HomeApp(Launcher(store, settings), settings_store=settings)
+    app, store = home_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("ctrl+n")
-        await until(pilot, lambda: isinstance(app.screen, NewSessionScreen))
+        await new_session_dialog(pilot)
         app.screen.query_one("#workspace").value = str(tmp_path)
         app.screen.query_one("#prompt").value = "Check the build"  # the demo's turn asks for a permission
         app.screen.query_one("#prompt").focus()

@@ -21,7 +21,7 @@ from kandev_tui.widgets.permission import PermissionRequest
 from kandev_tui.workspace import Workspace
 from kandev_tui.worktree import WorktreeError, close, create, current_branch, suggest_branch
 
-from .app_helpers import settings_at, until
+from .app_helpers import home_app, new_session_dialog, settings_at, until
 
 
 def git(*args: str, cwd: Path) -> str:
@@ -208,17 +208,11 @@ async def test_the_dialog_names_the_branch_an_empty_field_gives_or_why_the_folde
     folder still being typed, not there yet, gets none: Start says so if it still is not there)."""
     from textual.widgets import Input
 
-    from kandev_tui.app_home import HomeApp
-
     plain = tmp_path / "plain"
     plain.mkdir()
-    store = Store(tmp_path / "s.db")
-    settings = settings_at(tmp_path, chart_animation=False)
-    app = HomeApp(Launcher(store, settings), settings_store=settings)
+    app, store = home_app(tmp_path)
     async with app.run_test(size=(100, 34)) as pilot:
-        await pilot.press("ctrl+n")
-        await until(pilot, lambda: isinstance(app.screen, NewSessionScreen))
-        dialog = app.screen
+        dialog = await new_session_dialog(pilot)
         branch = dialog.query_one("#branch", Input)
         error = lambda: str(dialog.query_one("#new-session-error").render())  # noqa: E731
         dialog.query_one("#workspace").value = str(repo)
@@ -243,16 +237,9 @@ async def test_the_dialog_names_the_branch_an_empty_field_gives_or_why_the_folde
 async def test_a_dialog_closed_while_its_worktree_is_made_leaves_nothing_behind(repo, tmp_path, monkeypatch):
     """Escape right after Start: the check goes on off the UI's thread and makes the worktree, finds the dialog
     gone, and removes it (and its branch) again; the app goes on, no session opened."""
-    store = Store(tmp_path / "s.db")
-    settings = settings_at(tmp_path, chart_animation=False)
-    launcher = Launcher(store, settings)
-    from kandev_tui.app_home import HomeApp
-
-    app = HomeApp(launcher, settings_store=settings)
+    app, store = home_app(tmp_path)
     async with app.run_test(size=(100, 34)) as pilot:
-        await pilot.press("ctrl+n")
-        await until(pilot, lambda: isinstance(app.screen, NewSessionScreen))
-        dialog = app.screen
+        dialog = await new_session_dialog(pilot)
         dialog.query_one("#workspace").value = str(repo)
         dialog.query_one("#worktree").value = True
         dialog.query_one("#branch").value = "kandev/left"

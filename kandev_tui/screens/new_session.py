@@ -109,7 +109,8 @@ class NewSessionScreen(ModalScreen["NewSession | None"]):
     def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
         self.set_class(event.value, "-worktree")
         self._hint_branch()
-        if not event.value and self._hint_said:  # no worktree: nothing to say about one
+        if not event.value:  # no worktree: nothing to say about one (a look on its way is dropped)
+            self._hints += 1
             self._show_branch_hint(self._hints, "branch", "")
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -122,7 +123,7 @@ class NewSessionScreen(ModalScreen["NewSession | None"]):
         if not self.query_one("#worktree", Checkbox).value:
             return
         name = self.query_one("#preset", Select).value
-        folder = self.query_one("#workspace", Input).value.strip() or str(self.default_workspace)
+        folder = self._folder()
         self._hints += 1
         # the app held: the dialog may be closed (detached from the app) before git answers
         self.run_worker(partial(self._branch_hint, self.app, self._hints, name if isinstance(name, str) else "session",
@@ -130,10 +131,12 @@ class NewSessionScreen(ModalScreen["NewSession | None"]):
 
     _hints = 0  # hints asked for: only the last one asked is shown (a folder typed a key at a time)
 
-    def _branch_hint(self, app: Any, asked: int, name: str, folder: str) -> None:
-        where = Path(folder).expanduser()
-        if not where.is_absolute():
-            where = self.default_workspace / where
+    def _folder(self) -> Path:
+        """The folder asked for: the field's (``~`` expanded, relative to the default), else the default."""
+        where = Path(self.query_one("#workspace", Input).value.strip() or self.default_workspace).expanduser()
+        return where if where.is_absolute() else self.default_workspace / where
+
+    def _branch_hint(self, app: Any, asked: int, name: str, where: Path) -> None:
         hint, problem = "branch", ""
         if where.is_dir():  # (a folder being typed is no folder yet: Start says so, if it still is not)
             try:
@@ -177,7 +180,7 @@ class NewSessionScreen(ModalScreen["NewSession | None"]):
         if not isinstance(name, str) or name not in self.presets:
             self.say("Choose an agent preset.")
             return
-        folder = self.query_one("#workspace", Input).value.strip() or str(self.default_workspace)
+        folder = self._folder()
         branch = self.query_one("#branch", Input).value.strip() if self.query_one("#worktree", Checkbox).value \
             else None
         prompt = self.query_one("#prompt", Input).value.strip() or None
@@ -189,11 +192,8 @@ class NewSessionScreen(ModalScreen["NewSession | None"]):
         app.run_worker(partial(self._check, app, self.presets[name], folder, branch, prompt), thread=True,
                        name="new-session", group="new-session")
 
-    def _check(self, app: Any, preset: Preset, folder: str, branch: str | None, prompt: str | None) -> None:
+    def _check(self, app: Any, preset: Preset, where: Path, branch: str | None, prompt: str | None) -> None:
         """Off the UI's thread: git and the file system may be slow."""
-        where = Path(folder).expanduser()
-        if not where.is_absolute():
-            where = (self.default_workspace / where)
         worktree = None
         problem = not_a_directory(where)
         if problem:
