@@ -708,3 +708,25 @@ def test_a_rows_branch_comes_before_its_folder_which_is_cut_first():
                      False)
     second = row_text(row, 32).plain.splitlines()[1]
     assert second == "    fix it  kandev/demo-2 · /ho…"
+
+
+def test_in_the_sidebars_columns_a_rows_agent_is_kept_over_its_words_and_in_the_list_all_of_them_show():
+    """The sidebar is 33 columns: there, a waiting session's row cut "waiting for you +6 new · on screen" after its
+    state and never named its agent, which is what tells one session from the next. The agent is kept: the cost,
+    "on screen" and the state's long word give way first. In the list's 80 columns every part shows."""
+    from kandev_tui.session.row import SessionRow
+    from kandev_tui.widgets.sessions_sidebar import row_text
+
+    def first(agent: str, activity: str, state: SessionState, unseen: int, cost: str, current: bool, width: int):
+        row = SessionRow(1, agent, "t", "/w", "", state, activity, "", None, unseen, cost, current)
+        return row_text(row, width).plain.splitlines()[0]
+
+    waiting = ("Codex", "waiting for you", SessionState.WAITING, 6, "$0.12", False)
+    assert first(*waiting, 78) == "? 1 waiting for you  +6 new · $0.12  Codex"
+    assert first(*waiting, 32) == "? 1 waiting  +6  Codex"
+    assert first("kandev-tui demo agent", "waiting for you", SessionState.WAITING, 10, "", False, 32) \
+        == "? 1 waiting  +10  kandev-tui de…"
+    on_screen = ("Claude Agent", "idle", SessionState.IDLE, 0, "$0.00", True)
+    assert first(*on_screen, 78) == "○ 1 idle  $0.00 · on screen  Claude Agent"
+    assert first(*on_screen, 32) == "○ 1 idle  Claude Agent"
+    assert first(*on_screen, 10) == "○ 1 idle …"  # the narrowest a row is drawn: cut, never wider

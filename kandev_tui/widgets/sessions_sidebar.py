@@ -30,14 +30,7 @@ def row_text(row: SessionRow, width: int) -> Text:
     """One session in two lines, every part made inert: its state, number, agent and what is new (first, so that
     it shows at 45 columns), then the other sessions editing its folder, its title, what it waits for or why it
     failed, its branch and its folder."""
-    mark, style = ACTIVITY_STYLE.get(row.activity, ("·", ""))
-    text = Text.assemble((f"{mark} ", style), (f"{row.number} ", "bold"), (row.activity, style))
-    extra = [f"+{row.unseen} new" if row.unseen else "", row.cost, "on screen" if row.current else ""]
-    if any(extra):
-        text.append("  " + " · ".join(e for e in extra if e), style="dim")
-    text.append("  ")
-    text.append(safe_text(row.agent, keep_newlines=False), style="bold")
-    text.truncate(max(10, width), overflow="ellipsis")
+    text = _first_line(row, max(10, width))
     second = Text("    ")
     if row.shares_with:  # their agents can edit the same files: first, where the sidebar's 34 columns still show it
         others = [str(n) for n in row.shares_with]
@@ -57,6 +50,31 @@ def row_text(row: SessionRow, width: int) -> Text:
     text.append("\n")
     text.append_text(second)
     return text
+
+def _first_line(row: SessionRow, width: int) -> Text:
+    """Its state, number, what is new and its agent, in ``width`` columns. Where that is too long (the sidebar's 33
+    columns), the agent, which tells the sessions apart, is kept over the rest: its cost goes first, then "on
+    screen" (the highlight says it), then the state's word is made its first ("waiting"; the mark and its colour say
+    the state too) and "+N new" a "+N"; only then is the agent's name cut."""
+    mark, style = ACTIVITY_STYLE.get(row.activity, ("·", ""))
+    agent = safe_text(row.agent, keep_newlines=False)
+    state, new = row.activity, f"+{row.unseen} new" if row.unseen else ""
+    cost, on_screen = row.cost, "on screen" if row.current else ""
+    for step in range(4):
+        if step == 1:
+            cost = ""
+        elif step == 2:
+            on_screen = ""
+        elif step == 3:
+            state, new = state.split()[0], new.removesuffix(" new")
+        extra = " · ".join(e for e in (new, cost, on_screen) if e)
+        text = Text.assemble((f"{mark} ", style), (f"{row.number} ", "bold"), (state, style),
+                             ("  " + extra if extra else "", "dim"), "  ", (agent, "bold"))
+        if text.cell_len <= width:
+            break
+    text.truncate(width, overflow="ellipsis")
+    return text
+
 
 def child_text(title: str, state: str, width: int) -> Text:
     """A subagent of a session, under its row: its title and state, inert."""
