@@ -138,6 +138,23 @@ async def test_a_view_that_does_not_follow_is_not_made_to_by_its_size(tmp_path):
         await until(pilot, lambda: view.following)
 
 
+@pytest.mark.parametrize("size", [(120, 24), (60, 24)])
+async def test_a_following_view_made_smaller_stays_at_its_end(tmp_path, size):
+    """Made shorter or narrower (a terminal window resized, the sidebar gone below 120 columns), a view that follows
+    the output still shows its end: it stood where it was, the transcript's last lines under the prompt, and no badge
+    said so."""
+    app = replay_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        view = app.view
+        await until(pilot, lambda: view.following and view.scroll_y >= view.max_scroll_y > 0)
+        await pilot.resize_terminal(*size)
+        await until(pilot, lambda: view.size.width < 110 or view.size.height < 20)
+        await settle(pilot)
+        assert view.following and view.scroll_y == view.max_scroll_y
+        assert not app.transcript_screen.badge.display
+
+
 async def test_group_expand_and_collapse(tmp_path):
     messages = []
     app = replay_app(tmp_path)

@@ -130,6 +130,9 @@ class Following(ViewParts):
         self._say_below()
 
     def on_resize(self) -> None:
+        """Made shorter (a terminal resized, a row added under it) with content of the same height: no new virtual
+        size follows, and a following view kept its scroll, its last lines hidden below."""
+        self._follow()
         self._say_below()
 
     _below: str | None = None
