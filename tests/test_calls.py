@@ -10,6 +10,7 @@ from rich.console import Console
 
 from kandev_tui.ansi import ansi_text, strip_ansi
 from kandev_tui.transcript import IN, OUT, Frame
+from kandev_tui.transcript.frames import read_recording
 from kandev_tui.transcript.diffs import diff_summary, file_diff
 from kandev_tui.transcript.replay import items_from_frames
 from kandev_tui.transcript.tools import OUTPUT_TAIL
@@ -242,6 +243,36 @@ async def test_a_waiting_edit_request_shows_the_change_and_every_option_at_45_co
         for button in request.query(Button):
             assert button.region.right <= 45 and button.region.width > 0  # nothing pushed off the screen
         assert "rest of this session" in drawn  # the long label wraps, whole
+
+
+@pytest.mark.parametrize("recording, title, detail", [
+    ("claude-real.jsonl", "The agent asks to show rich output: Probe results", "2 metrics · bar chart: Tests by module"),
+    ("gemini-real.jsonl", "The agent asks to show rich output: show_rich_output_kandev (kandev MCP Server)", None)])
+async def test_a_request_to_show_rich_output_names_the_presentation_and_what_it_holds(tmp_path, recording, title,
+                                                                                     detail):
+    """Claude asks before each call of an MCP tool: its request for kandev's own tool said "asks to use:
+    mcp__kandev__show_rich_output_kandev", not what would be shown. It now names the presentation and its blocks,
+    from the arguments the request carries; a request without them (Gemini's) names the tool."""
+    from textual.widgets import Static
+
+    from kandev_tui.transcript import Item
+    from kandev_tui.widgets.permission import PermissionRequest
+
+    from .app_helpers import stored_app
+
+    asked = [i for i in items_from_frames(read_recording(FIXTURES / "recordings" / recording)) if i.kind == "permission"
+             and "show_rich_output_kandev" in i.payload["tool_call"]["title"]]
+    assert len(asked) == 1
+    pending = Item(asked[0].key, "permission", 1, {k: v for k, v in asked[0].payload.items() if k != "answer"},
+                   status="pending")
+    app = stored_app(tmp_path, [pending])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        request = app.view.query_one(PermissionRequest)
+        drawn = [w.render_line(y).text.strip() for w in request.query(Static) if w.display and w.size.area
+                 for y in range(w.size.height)]
+        assert drawn[0] == f"? {title}"
+        assert drawn[1] == (detail or "(read-only: nobody can answer this request now)")  # (a stored one)
 
 
 async def test_codex_commands_show_their_output_in_colour_and_their_exit_codes(tmp_path):

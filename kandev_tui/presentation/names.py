@@ -61,3 +61,31 @@ def extract_arguments(input_: Any) -> Any:
             arguments = raw.get("arguments")
             return arguments if isinstance(arguments, dict) else raw
     return input_
+
+
+def outline(arguments: Any) -> str:
+    """What a presentation's arguments hold, in a few words (``2 metrics · bar chart: Tests by module``), for the
+    user asked to let an agent show it; "" when they hold no blocks. Read as they came (not validated yet): what is
+    not a block is left out."""
+    blocks = arguments.get("blocks") if isinstance(arguments, dict) else None
+    if not isinstance(blocks, list):
+        return ""
+    parts = []
+    for block in blocks[:4]:  # (a presentation holds 1-4)
+        if not isinstance(block, dict):
+            continue
+        kind, title = block.get("type"), block.get("title")
+        title = title.strip() if isinstance(title, str) else ""
+        if kind == "metrics":
+            count = len(block["items"]) if isinstance(block.get("items"), list) else 0
+            parts.append(f"{count} metric{'' if count == 1 else 's'}" if count else "metrics")
+        elif kind == "chart":
+            chart = block.get("chart_type") if block.get("chart_type") in ("line", "bar") else ""
+            source = " from a CSV file" if isinstance(block.get("csv"), dict) else ""
+            parts.append(f"{chart} chart{source}".strip() + (f": {title}" if title else ""))
+        elif kind == "file":
+            path = block.get("path")
+            parts.append(f"file {path}" if isinstance(path, str) and path.strip() else "a file")
+    if len(blocks) > 4:
+        parts.append(f"{len(blocks) - 4} more")
+    return " · ".join(parts)

@@ -10,7 +10,9 @@ from textual.message import Message
 from textual.widgets import Button, Static
 from textual.widgets.button import ButtonVariant
 
+from kandev_tui.presentation.names import extract_arguments, outline
 from kandev_tui.transcript.items import Item
+from kandev_tui.transcript.rich_calls import names_our_tool
 from kandev_tui.transcript.tools import summarize
 
 from .base import EntryWidget, safe_text
@@ -26,6 +28,9 @@ def request_detail(tool_call: dict, look: Look = DARK_LOOK) -> list:
     payload = {"content": tool_call.get("content"), "locations": tool_call.get("locations"),
                "kind": tool_call.get("kind"), "input": {"kind": tool_call.get("kind"),
                                                        "raw_input": tool_call.get("rawInput")}}
+    if names_our_tool(tool_call.get("title")):  # kandev's own: what it would show
+        said = outline(extract_arguments(payload["input"]))
+        return [Text(safe_text(said, keep_newlines=False), style="dim")] if said else []
     diff = diff_parts(payload["content"], True, payload["locations"], look=look)
     if diff:
         return diff
@@ -34,6 +39,13 @@ def request_detail(tool_call: dict, look: Look = DARK_LOOK) -> list:
     if isinstance(command, str) and command:
         parts.append(Text.assemble(("$ ", "dim"), (safe_text(command), "bold")))
     return parts + content_parts(payload["content"], skip_terminal=True)
+
+
+def _presentation_title(raw_input) -> str:
+    """The title of the presentation a request for kandev's own tool would show ("" when it has none)."""
+    arguments = extract_arguments({"raw_input": raw_input})
+    title = arguments.get("title") if isinstance(arguments, dict) else None
+    return safe_text(title.strip(), keep_newlines=False)[:120] if isinstance(title, str) else ""
 
 
 KIND_VARIANT: dict[str, ButtonVariant] = {"allow_once": "success", "allow_always": "primary", "reject_once": "error", "reject_always": "error"}
@@ -114,8 +126,10 @@ class PermissionRequest(EntryWidget):
         self._item = item
         tool = item.payload.get("tool_call") or {}
         title = safe_text(tool.get("title") or "a tool call", keep_newlines=False)
-        self._text = f"Permission: {title}"
         verb = ASKS_TO.get(str(tool.get("kind")), "use")
+        if names_our_tool(tool.get("title")):  # kandev's own rich output: named by the presentation's title
+            verb, title = "show rich output", _presentation_title(tool.get("rawInput")) or title
+        self._text = f"Permission: {title}"
         who = "The agent"
         if item.payload.get("asked_by"):  # one of its subagents
             who = f"Its subagent {safe_text(str(item.payload['asked_by']), keep_newlines=False)[:80]}"
