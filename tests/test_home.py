@@ -92,13 +92,17 @@ async def test_c_on_a_stored_session_its_agent_cannot_continue_says_why(tmp_path
 async def test_the_lists_footer_offers_enter_and_ctrl_n_where_agents_start(tmp_path):
     """The list's footer says what enter does (an option list hides its key) and, where agents can be started, ctrl+n
     (the app's key, hidden elsewhere: the list said it only in its heading); the sidebar's rows say enter too. A replay
-    starts no agent: no ctrl+n."""
+    starts no agent: no ctrl+n. The new-session dialog's footer says its own keys."""
     app, store = home_app(tmp_path)
     store.create_session(title="an old session", agent_command=["gone-agent"], workspace=str(tmp_path), state="ended")
     async with app.run_test(size=(100, 24)) as pilot:
         await until(pilot, lambda: app.screen is app.home and len(app.home.stored) == 1)
         await until(pilot, lambda: {"Open", "New session"} <= {d for _, d, _ in footer_keys(app)})
         await new_session_dialog(pilot)
+        # the dialog's own keys, not the list's beneath it ("⏎ Open ^n New session" was shown under the dialog)
+        await until(pilot, lambda: [d for _, d, _ in footer_keys(app)] == ["Start", "Next field", "Cancel"])
+        await pilot.press("tab")  # from the prompt field to Cancel: enter presses it, so no "Start" is said
+        await until(pilot, lambda: [d for _, d, _ in footer_keys(app)] == ["Next field", "Cancel"])
         await app.action_quit()
     store.close()
     from kandev_tui.sources import ReplaySource

@@ -25,6 +25,7 @@ from kandev_tui.launch import command_problem
 from kandev_tui.presets import Preset
 from kandev_tui.sanitize import visible
 from kandev_tui.userpaths import not_a_directory
+from kandev_tui.widgets.key_footer import KeyFooter
 from kandev_tui.worktree import Worktree, WorktreeError, close, create, repository_root, suggest_branch
 
 
@@ -38,10 +39,16 @@ class NewSession:
     prompt: str | None
 
 
+class _Field(Input):
+    """A field of the dialog, whose enter starts the session (the footer says so while one has the focus)."""
+
+    BINDINGS = [Binding("enter", "submit", "Start")]
+
+
 class NewSessionScreen(ModalScreen["NewSession | None"]):
     """See the module docstring."""
 
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel"), Binding("tab", "app.focus_next", "Next field")]
     DEFAULT_CSS = """
     NewSessionScreen { align: center middle; }
     NewSessionScreen > VerticalScroll { width: 100%; max-width: 80; height: auto; max-height: 100%;
@@ -71,15 +78,16 @@ class NewSessionScreen(ModalScreen["NewSession | None"]):
                          value=self.default_preset if self.default_preset else Select.BLANK, allow_blank=False,
                          compact=True)
             yield Label("Workspace folder")
-            yield Input(str(self.default_workspace), id="workspace", compact=True)
+            yield _Field(str(self.default_workspace), id="workspace", compact=True)
             yield Checkbox("In a new git worktree and branch", id="worktree", compact=True)
-            yield Input(placeholder="branch (empty: kandev/PRESET-N)", id="branch", compact=True)
+            yield _Field(placeholder="branch (empty: kandev/PRESET-N)", id="branch", compact=True)
             yield Label("First prompt (optional)")
-            yield Input(placeholder="sent once the agent is ready", id="prompt", compact=True)
+            yield _Field(placeholder="sent once the agent is ready", id="prompt", compact=True)
             yield Static("", id="new-session-error", markup=False)
             with Horizontal():
                 yield Button("Cancel", id="cancel", compact=True)
                 yield Button("Start", id="start", variant="primary", compact=True)
+        yield KeyFooter()  # over the list's or the transcript's: this dialog's keys, not those of the screen below
 
     @staticmethod
     def _preset_label(preset: Preset) -> str:
