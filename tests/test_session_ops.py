@@ -64,7 +64,7 @@ async def delete_from_the_home(tmp_path, monkeypatch, answer: str, **dialect) ->
     from kandev_tui.textual_hooks import screen_text
     from kandev_tui.transcript import Store
 
-    from .app_helpers import settings_at
+    from .app_helpers import footer_keys, settings_at
 
     monkeypatch.setenv("DIALECT", json.dumps(dialect))
     store = Store(tmp_path / "s.db")
@@ -80,6 +80,8 @@ async def delete_from_the_home(tmp_path, monkeypatch, answer: str, **dialect) ->
         await pilot.press("d")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         assert "Delete the stored session “remember this”" in screen_text(app)
+        # its own keys in the footer, not the list's ("d Delete" beneath it)
+        await until(pilot, lambda: [d for _, d, _ in footer_keys(app)] == ["Yes", "No"])
         await pilot.press(answer)
         if answer == "y":
             await until(pilot, lambda: app.screen is home and not home.stored and said)

@@ -9,13 +9,13 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-
+from kandev_tui.widgets.key_footer import KeyFooter
 
 class ConfirmScreen(ModalScreen[bool]):
     """``question`` (plain text, shown inert) with ``yes`` and ``No``: dismissed with True only for yes (``y``, or
     the button); ``n``, escape and the other button say no. The safe answer has the focus."""
 
-    BINDINGS = [Binding("y", "answer(True)", "Yes", show=False), Binding("n", "answer(False)", "No", show=False),
+    BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n", "answer(False)", "No"),
                 Binding("escape", "answer(False)", "Keep", show=False)]
 
     DEFAULT_CSS = """
@@ -37,6 +37,7 @@ class ConfirmScreen(ModalScreen[bool]):
             with Horizontal():
                 yield Button(Text(f"{self.yes} (y)"), id="yes", variant="error", compact=True)
                 yield Button("Keep it (n)", id="no", compact=True)
+        yield KeyFooter()  # its keys, not those of the list beneath (whose "d Delete" asked this)
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
