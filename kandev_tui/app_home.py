@@ -13,10 +13,11 @@ if TYPE_CHECKING:
 class HomeApp(KandevApp):
     """The bare ``kandev-tui``: it opens on the sessions list (no session yet, the stored ones listed); ctrl+n starts
     one from a preset, enter opens a stored one, ``c`` continues one. ctrl+s (or closing the last live session)
-    comes back to the list."""
+    comes back to the list; from ctrl+s, escape goes back to the session it was pressed in."""
 
     DEFAULT_MODE = "home"  # the list's own screen stack, under the sessions' modes
     has_home = True
+    left: Any = None  # the session on screen when ctrl+s showed the list (not one just closed): escape's
 
     def __init__(self, launcher: Launcher, **kwargs: Any) -> None:
         super().__init__(None, launcher=launcher, **kwargs)
@@ -36,6 +37,12 @@ class HomeApp(KandevApp):
     def action_sessions(self) -> None:
         if self.current_mode == "home":
             return
+        self.left = None if self.current.closed else self.current
         self.switch_mode("home")
         self.home.show_rows(self.lists.rows())
         self.home.read_stored()  # what was stored since
+
+    def back_from_home(self) -> None:
+        """escape in the list: the session ctrl+s was pressed in, as it was left."""
+        if self.left is not None and self.current_mode == "home":
+            self.lists.switch_to(self.left)

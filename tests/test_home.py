@@ -1,6 +1,6 @@
 """The bare ``kandev-tui``: the app opens on the sessions list with the stored sessions; enter opens one read-only,
-``c`` continues one with its own agent (a real process that loads its session), ctrl+s comes back to the list, and
-closing the last live session does too. Without a terminal the bare command prints its help."""
+``c`` continues one with its own agent (a real process that loads its session), ctrl+s comes back to the list (and
+escape from it to the session), and closing the last live session does too. Without a terminal the bare command prints its help."""
 
 from __future__ import annotations
 
@@ -61,11 +61,18 @@ async def test_the_home_lists_stored_sessions_opens_one_and_continues_another(tm
         await until(pilot, lambda: any(i.kind == "turn_end" for i in store.items(continued)[2:]))
         said = [i.payload.get("text") for i in store.items(continued) if i.kind == "agent_message"]
         assert said[-1] == "Answer 2 to: second question"  # the agent remembered its first turn
+        await pilot.press("ctrl+s")  # a glance at the list; escape goes back where ctrl+s was pressed
+        await until(pilot, lambda: app.screen is home and "Back" in {d for _, d, _ in footer_keys(app)})
+        await pilot.press("escape")
+        await until(pilot, lambda: app.current is app.sessions[1] and app.current.on_screen)
         await pilot.press("ctrl+w", "ctrl+w")  # the live one closed: the read-only one is shown
         await until(pilot, lambda: app.sessions[1].closed and app.current is app.sessions[0] and app.current.on_screen)
         await pilot.press("ctrl+w", "ctrl+w")  # the last: back to the list, the app still open
         await until(pilot, lambda: app.screen is home)
         assert app.is_running
+        await pilot.press("escape")  # nothing to go back to: the session was closed, not left
+        await pilot.pause()
+        assert app.screen is home and "Back" not in {d for _, d, _ in footer_keys(app)}
         await app.action_quit()
     assert len(store.sessions()) == 2  # nothing was made twice
     store.close()

@@ -226,8 +226,8 @@ class SessionsScreen(Screen["Choice | None"]):
         if action == "delete_stored":  # a stored session no other kandev-tui runs
             row = self._highlighted_stored()
             return row is not None and not row.get("running_elsewhere")
-        if action == "back":
-            return not self.home
+        if action == "back":  # the bare kandev-tui's list: back to the session ctrl+s was pressed in, if any
+            return not self.home or getattr(self.app, "left", None) is not None
         if action == "new_session":  # where agents can be started
             return self.app.launcher is not None  # type: ignore[attr-defined]
         return True
@@ -289,3 +289,5 @@ class SessionsScreen(Screen["Choice | None"]):
     def action_back(self) -> None:
         if not self.home:
             self.dismiss(None)
+        elif getattr(self.app, "left", None) is not None:
+            self.app.back_from_home()  # type: ignore[attr-defined]
