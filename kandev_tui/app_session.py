@@ -106,7 +106,7 @@ class AppSession(SessionLogin, SessionPrompts):
         status = self.status
         self.restore_queue(list(status.continuing_queue))  # queued when it last ran, never sent: offered again
         if self.worktree is not None:
-            self.branch = self.worktree.branch
+            self.branch = self.screen.status.branch = self.worktree.branch
         elif status.workspace is not None and status.can_prompt:  # the list says which branch it is on
             self.app.run_worker(self._read_branch(status.workspace), name=f"branch-{self.number}",
                                 group=f"branch-{self.number}")
@@ -114,7 +114,7 @@ class AppSession(SessionLogin, SessionPrompts):
     async def _read_branch(self, folder: Any) -> None:
         from kandev_tui.worktree import current_branch
 
-        self.branch = await asyncio.to_thread(current_branch, folder)
+        self.branch = self.screen.status.branch = await asyncio.to_thread(current_branch, folder)
         if self.branch and len(self.app.sessions) > 1:
             self.app.lists.changed()
 

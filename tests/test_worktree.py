@@ -146,6 +146,9 @@ async def test_ctrl_n_opens_a_demo_session_in_a_new_worktree_and_closing_it_keep
         assert not (repo / "reports").exists()
         assert git("status", "--porcelain", cwd=repo) == "?? notes.txt"  # the user's checkout untouched
         assert [r.branch for r in app.lists.rows()] == ["main", "kandev/demo-1"]
+        # each session's header says its branch too (only the list said it): the worktree's, and the checkout's
+        assert "⎇ kandev/demo-1" in str(second.screen.status.render())
+        assert "⎇ main" in str(app.sessions[0].screen.status.render())
         await pilot.press("ctrl+w", "ctrl+w")
         await until(pilot, lambda: second.closed and second.closing_note and app.current is app.sessions[0])
         assert f"worktree kept at {second.worktree.path}" in second.closing_note

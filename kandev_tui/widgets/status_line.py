@@ -23,7 +23,8 @@ def cost_text(usage: dict) -> str:
 
 
 class StatusLine(Static):
-    """Agent, the mode and model chosen, session title, turn state, and usage/cost when the agent reports them."""
+    """Agent, its git branch, the mode and model chosen, session title, turn state, and usage/cost when the agent
+    reports them."""
 
     DEFAULT_CSS = """
     StatusLine { height: 1; background: $panel; color: $text; padding: 0 1; }
@@ -35,6 +36,7 @@ class StatusLine(Static):
     choices: reactive[str] = reactive("")  # the agent's mode and model, by name
     usage: reactive[dict] = reactive(dict, always_update=True)
     others: reactive[str] = reactive("")  # what the other sessions do ("+2 sessions · 1 waiting (ctrl+g)")
+    branch: reactive[str] = reactive("")  # the git branch its agent works on (its worktree's), once known
 
     def render(self) -> Text:
         label, style = STATE_STYLE.get(self.state, (self.state, ""))
@@ -44,6 +46,11 @@ class StatusLine(Static):
             text.append("  ")
         text.append(safe_text(self.agent, keep_newlines=False), style="bold")
         text.append("  ")
+        if self.branch:  # a worktree's says which one it is: after the agent, cut where it is long
+            branch = safe_text(self.branch, keep_newlines=False)
+            room = max(12, min(32, self.size.width // 5))
+            text.append("⎇ " + (branch if len(branch) <= room else branch[:room - 1] + "…"), style="magenta")
+            text.append("  ")
         if self.choices:  # a quarter of the line at most: the session's title keeps room
             room = max(12, min(48, self.size.width // 4))
             choices = safe_text(self.choices, keep_newlines=False)
