@@ -20,7 +20,7 @@ KEYS = [
                     ("ctrl+f", "search the whole session (enter or F3: next hit, escape: close)"),
                     ("escape", "cancel the running turn"),
                     ("ctrl+o", "the agent's modes, models and options"), ("ctrl+l", "log in, when the agent waits for it")]),
-    ("Several sessions", [("ctrl+s", "the sessions list (beside the transcript at 120 columns: focus it)"),
+    ("Several sessions", [("ctrl+s", "the sessions list (escape: back; at 120 columns beside the transcript: focus it)"),
                           ("ctrl+g", "the request here you typed past, else the session waiting longest for you"),
                           ("ctrl+w twice", "close this session"),
                           ("ctrl+b", "hide or show the sessions beside the transcript"),
