@@ -11,6 +11,7 @@ from textual.widgets import Button, Static
 
 from kandev_tui.widgets.key_footer import KeyFooter
 
+
 class ConfirmScreen(ModalScreen[bool]):
     """``question`` (plain text, shown inert) with ``yes`` and ``No``: dismissed with True only for yes (``y``, or
     the button); ``n``, escape and the other button say no. The safe answer has the focus."""

@@ -51,6 +51,7 @@ def row_text(row: SessionRow, width: int) -> Text:
     text.append_text(second)
     return text
 
+
 def _first_line(row: SessionRow, width: int) -> Text:
     """Its state, number, what is new and its agent, in ``width`` columns. Where that is too long (the sidebar's 33
     columns), the agent, which tells the sessions apart, is kept over the rest: its cost goes first, then "on
@@ -66,7 +67,7 @@ def _first_line(row: SessionRow, width: int) -> Text:
         elif step == 2:
             on_screen = ""
         elif step == 3:
-            state, new = state.split()[0], new.removesuffix(" new")
+            state, new = (state.split() or [""])[0], new.removesuffix(" new")
         extra = " · ".join(e for e in (new, cost, on_screen) if e)
         text = Text.assemble((f"{mark} ", style), (f"{row.number} ", "bold"), (state, style),
                              ("  " + extra if extra else "", "dim"), "  ", (agent, "bold"))
