@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
@@ -61,6 +62,7 @@ def _first_line(row: SessionRow, width: int) -> Text:
     agent = safe_text(row.agent, keep_newlines=False)
     state, new = row.activity, f"+{row.unseen} new" if row.unseen else ""
     cost, on_screen = row.cost, "on screen" if row.current else ""
+    fixed = cell_len(f"{mark} {row.number} ") + 2 + cell_len(agent)  # (measured as plain text: one Text is made)
     for step in range(4):
         if step == 1:
             cost = ""
@@ -69,10 +71,10 @@ def _first_line(row: SessionRow, width: int) -> Text:
         elif step == 3:
             state, new = (state.split() or [""])[0], new.removesuffix(" new")
         extra = " · ".join(e for e in (new, cost, on_screen) if e)
-        text = Text.assemble((f"{mark} ", style), (f"{row.number} ", "bold"), (state, style),
-                             ("  " + extra if extra else "", "dim"), "  ", (agent, "bold"))
-        if text.cell_len <= width:
+        if fixed + len(state) + (len(extra) + 2 if extra else 0) <= width:
             break
+    text = Text.assemble((f"{mark} ", style), (f"{row.number} ", "bold"), (state, style),
+                         ("  " + extra if extra else "", "dim"), "  ", (agent, "bold"))
     text.truncate(width, overflow="ellipsis")
     return text
 
