@@ -247,12 +247,12 @@ async def test_a_waiting_edit_request_shows_the_change_and_every_option_at_45_co
 
 @pytest.mark.parametrize("recording, title, detail", [
     ("claude-real.jsonl", "The agent asks to show rich output: Probe results", "2 metrics · bar chart: Tests by module"),
-    ("gemini-real.jsonl", "The agent asks to show rich output: show_rich_output_kandev (kandev MCP Server)", None)])
+    ("gemini-real.jsonl", "The agent asks to show rich output: Probe results", "2 metrics · bar chart: Tests by module")])
 async def test_a_request_to_show_rich_output_names_the_presentation_and_what_it_holds(tmp_path, recording, title,
                                                                                      detail):
     """Claude asks before each call of an MCP tool: its request for kandev's own tool said "asks to use:
     mcp__kandev__show_rich_output_kandev", not what would be shown. It now names the presentation and its blocks,
-    from the arguments the request carries; a request without them (Gemini's) names the tool."""
+    from the arguments the request carries: in its rawInput (Claude's) or as JSON text in its content (Gemini's)."""
     from textual.widgets import Static
 
     from kandev_tui.transcript import Item
@@ -272,7 +272,33 @@ async def test_a_request_to_show_rich_output_names_the_presentation_and_what_it_
         drawn = [w.render_line(y).text.strip() for w in request.query(Static) if w.display and w.size.area
                  for y in range(w.size.height)]
         assert drawn[0] == f"? {title}"
-        assert drawn[1] == (detail or "(read-only: nobody can answer this request now)")  # (a stored one)
+        assert drawn[1] == detail
+
+
+@pytest.mark.parametrize("width, line", [
+    (100, "/tmp/pytest-of-root/pytest-643/test_claude_in_the_app_in_a_re0/workspace/hello.py (new file)  +1 −0"),
+    (60, "…de_in_the_app_in_a_re0/workspace/hello.py (new file)  +1 −0"), (30, "…ce/hello.py (new file)  +1 −0")])
+def test_a_diffs_header_stays_on_one_line_its_paths_start_giving_way(width, line):
+    """A long absolute path (Claude's, for a file in the workspace) wrapped the header: "(new file)" and the counts
+    fell onto a second line, split where the line ended. The path's start gives way instead; the search still marks
+    the header's words (it is a Text)."""
+    from rich.console import Group
+    from rich.text import Text
+
+    path = "/tmp/pytest-of-root/pytest-643/test_claude_in_the_app_in_a_re0/workspace/hello.py"
+    header = call_parts({"content": [{"type": "diff", "path": path, "oldText": None, "newText": "x\n"}]}, True)[1][0]
+    assert isinstance(header, Text)
+    assert plain([Group(header)], width).splitlines()[0].rstrip() == line
+
+
+def test_the_outline_of_a_presentation_asked_for_says_its_blocks_and_leaves_out_what_is_not_one():
+    from kandev_tui.presentation.names import outline
+
+    csv = {"type": "chart", "chart_type": "line", "title": "p50", "csv": {"path": "d.csv"}}
+    assert outline({"blocks": [csv, {"type": "file", "path": "src/app.py"}, {"type": "metrics", "items": [{}]}]}) \
+        == "line chart from a CSV file: p50 · file src/app.py · 1 metric"
+    assert outline({"blocks": ["junk", 3, None, {"type": "chart"}, {"type": "x"}, {}]}) == "chart · 2 more"
+    assert outline({"title": "no blocks"}) == "" and outline("not an object") == ""
 
 
 async def test_codex_commands_show_their_output_in_colour_and_their_exit_codes(tmp_path):

@@ -10,9 +10,9 @@ from textual.message import Message
 from textual.widgets import Button, Static
 from textual.widgets.button import ButtonVariant
 
-from kandev_tui.presentation.names import extract_arguments, outline
+from kandev_tui.presentation.names import outline
 from kandev_tui.transcript.items import Item
-from kandev_tui.transcript.rich_calls import names_our_tool
+from kandev_tui.transcript.rich_calls import carried_arguments, names_our_tool
 from kandev_tui.transcript.tools import summarize
 
 from .base import EntryWidget, safe_text
@@ -28,8 +28,9 @@ def request_detail(tool_call: dict, look: Look = DARK_LOOK) -> list:
     payload = {"content": tool_call.get("content"), "locations": tool_call.get("locations"),
                "kind": tool_call.get("kind"), "input": {"kind": tool_call.get("kind"),
                                                        "raw_input": tool_call.get("rawInput")}}
-    if names_our_tool(tool_call.get("title")):  # kandev's own: what it would show
-        said = outline(extract_arguments(payload["input"]))
+    presentation = _presentation(tool_call)
+    if presentation is not None:  # kandev's own tool: what it would show
+        said = outline(presentation)
         return [Text(safe_text(said, keep_newlines=False), style="dim")] if said else []
     diff = diff_parts(payload["content"], True, payload["locations"], look=look)
     if diff:
@@ -41,11 +42,13 @@ def request_detail(tool_call: dict, look: Look = DARK_LOOK) -> list:
     return parts + content_parts(payload["content"], skip_terminal=True)
 
 
-def _presentation_title(raw_input) -> str:
-    """The title of the presentation a request for kandev's own tool would show ("" when it has none)."""
-    arguments = extract_arguments({"raw_input": raw_input})
-    title = arguments.get("title") if isinstance(arguments, dict) else None
-    return safe_text(title.strip(), keep_newlines=False)[:120] if isinstance(title, str) else ""
+def _presentation(tool_call: dict) -> dict | None:
+    """What a request for kandev's own rich-output tool would show: the arguments it carries (its ``rawInput``, or
+    JSON text in its content, as Gemini sends them), {} when it carries none; None for a request for another tool."""
+    if not names_our_tool(tool_call.get("title")):
+        return None
+    carried = carried_arguments({"input": {"raw_input": tool_call.get("rawInput")}, "content": tool_call.get("content")})
+    return next((found for found in carried if "blocks" in found or "title" in found), {})
 
 
 KIND_VARIANT: dict[str, ButtonVariant] = {"allow_once": "success", "allow_always": "primary", "reject_once": "error", "reject_always": "error"}
@@ -127,8 +130,12 @@ class PermissionRequest(EntryWidget):
         tool = item.payload.get("tool_call") or {}
         title = safe_text(tool.get("title") or "a tool call", keep_newlines=False)
         verb = ASKS_TO.get(str(tool.get("kind")), "use")
-        if names_our_tool(tool.get("title")):  # kandev's own rich output: named by the presentation's title
-            verb, title = "show rich output", _presentation_title(tool.get("rawInput")) or title
+        presentation = _presentation(tool)
+        if presentation is not None:  # kandev's own rich output: named by the presentation's title
+            shown = presentation.get("title")
+            verb = "show rich output"
+            title = safe_text(shown.strip(), keep_newlines=False)[:120] if isinstance(shown, str) and shown.strip() \
+                else title
         self._text = f"Permission: {title}"
         who = "The agent"
         if item.payload.get("asked_by"):  # one of its subagents

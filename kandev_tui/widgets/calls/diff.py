@@ -9,6 +9,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.syntax import Syntax
 from rich.text import Text
@@ -99,13 +100,36 @@ def _lexer(path: str) -> str:
         return "text"
 
 
+class Header(Text):
+    """A file's header, on one line: where it does not fit, the start of its path gives way (``…/workspace/app.py``),
+    never what follows it. Wrapped, a long absolute path split "(new file)" and the counts over two lines. A Text
+    all the same: the search marks its words."""
+
+    path_length = 0  # the path's characters, at the start
+
+    def __rich_console__(self, console, options):
+        over = self.cell_len - options.max_width
+        if over <= 0 or self.path_length <= 1:
+            yield from super().__rich_console__(console, options)
+            return
+        cut, gone = 0, 0
+        while cut < self.path_length - 1 and gone <= over:  # the cells of the path's start, and one for "…"
+            gone += cell_len(self.plain[cut])
+            cut += 1
+        yield from (Text("…", style="bold") + self[cut:]).__rich_console__(console, options)
+
+
 def diff_header(diffs: list[FileDiff]) -> Text:
     """One file's header: its path, new or deleted, and ``+N −M`` over all its hunks."""
     first = diffs[0]
     what = " (new file)" if first.new_file else " (deleted)" if first.deleted else ""
-    path = first.path[2:] if first.path.startswith("./") else first.path
-    return Text.assemble((visible(path, keep_newlines=False), "bold"), what, "  ",
-                         (f"+{sum(d.added for d in diffs)}", ADDED), " ", (f"−{sum(d.removed for d in diffs)}", REMOVED))
+    path = visible(first.path[2:] if first.path.startswith("./") else first.path, keep_newlines=False)
+    header = Header()
+    for part, style in ((path, "bold"), (what, ""), ("  ", ""), (f"+{sum(d.added for d in diffs)}", ADDED), (" ", ""),
+                        (f"−{sum(d.removed for d in diffs)}", REMOVED)):
+        header.append(part, style)
+    header.path_length = len(path)
+    return header
 
 
 def by_file(diffs: list[FileDiff]) -> list[list[FileDiff]]:
