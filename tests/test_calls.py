@@ -219,6 +219,38 @@ async def test_edits_fold_into_the_group_when_the_setting_says_so(tmp_path):
         assert any("edit" in g.summary for g in app.view.query(ToolGroup))
 
 
+async def test_a_diffs_path_inside_the_workspace_is_shown_relative_to_it(tmp_path):
+    """Agents send absolute paths ("/home/me/src/app/src/main.py"): inside the session's workspace, the edit's card
+    and the request to make it say "src/main.py"; a path elsewhere stays whole."""
+    from kandev_tui.transcript import Item
+    from kandev_tui.widgets.permission import PermissionRequest
+    from kandev_tui.widgets.tool_call import ToolCallView
+
+    from .app_helpers import stored_app, tool_item
+
+    workspace = tmp_path / "project"
+    inside, outside = str(workspace / "src" / "main.py"), "/etc/hosts"
+    edit = {"toolCallId": "t1", "title": "Edit main.py", "kind": "edit", "status": "completed",
+            "content": [{"type": "diff", "path": inside, "oldText": "x = 1\n", "newText": "x = 2\n"}]}
+    asked = {"toolCallId": "t2", "title": "Edit hosts", "kind": "edit",
+             "content": [{"type": "diff", "path": outside, "oldText": "a\n", "newText": "b\n"}]}
+    items = [tool_item("t1", name="edit", kind="edit", title="Edit main.py", content=edit["content"]),
+             Item("permission:1", "permission", 1, {"tool_call": asked, "options": []}, status="pending")]
+    app = stored_app(tmp_path, items, workspace=str(workspace))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        card = app.view.query(ToolCallView).first()
+        request = app.view.query_one(PermissionRequest)
+
+        def drawn(widget) -> str:
+            return "\n".join(w.render_line(y).text for w in widget.walk_children(with_self=True) if w.size.area
+                             for y in range(w.size.height))
+
+        await until(pilot, lambda: "src/main.py  +1 −1" in drawn(card))
+        assert str(workspace) not in drawn(card)
+        assert "/etc/hosts  +1 −1" in drawn(request)
+
+
 async def test_a_waiting_edit_request_shows_the_change_and_every_option_at_45_columns(tmp_path):
     from kandev_tui.transcript import Item
     from kandev_tui.widgets.permission import PermissionRequest

@@ -59,3 +59,9 @@ def context_of(widget: Any) -> DrawContext:
         if isinstance(node, GivesDrawContext):
             return node.draw_context
     return DEFAULT
+
+
+def workspace_root(widget: Any) -> str | None:
+    """The folder of the workspace ``widget`` draws for (a diff's paths inside it are shown relative to it), or None."""
+    workspace = context_of(widget).workspace()
+    return str(workspace.root) if workspace is not None else None

@@ -4,25 +4,14 @@ for; the ``edits_inline`` setting folds edits back into the tool group."""
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
-
 from textual.binding import Binding
 
 from kandev_tui.transcript.diffs import diff_blocks, first_lines
 
-from .calls.diff import file_diffs
-from .context import context_of
+from .calls.diff import file_diffs, workspace_relative
+from .context import workspace_root
 from .file_preview import FilePreview
 from .tool_call import ToolCallView
-
-
-def workspace_relative(path: str, root: str | None) -> str:
-    """An agent's path (``./x``, or absolute inside the workspace) as the workspace-relative path the viewer
-    reads; an absolute path outside it is returned as it is (the viewer then says it cannot open it)."""
-    clean = path.replace("\\", "/")
-    if root and clean.startswith(root.rstrip("/") + "/"):
-        clean = clean[len(root.rstrip("/")) + 1:]
-    return str(PurePosixPath(clean)) if not clean.startswith("/") else clean
 
 
 class EditCard(ToolCallView):
@@ -53,6 +42,4 @@ class EditCard(ToolCallView):
         diffs = file_diffs(payload.get("content"), payload.get("locations"), wait=False)  # None: still computing
         line = diffs[0].first_changed_line if diffs else first_lines(blocks, payload.get("locations"))[0]
         path = blocks[0]["path"]
-        workspace = context_of(self).workspace()
-        root = str(workspace.root) if workspace is not None else None
-        self.post_message(FilePreview.OpenFile(workspace_relative(path, root), None, path, line=line))
+        self.post_message(FilePreview.OpenFile(workspace_relative(path, workspace_root(self)), None, path, line=line))

@@ -18,11 +18,12 @@ from kandev_tui.transcript.tools import summarize
 from .base import EntryWidget, safe_text
 from .calls.content import content_parts
 from .calls.diff import DARK_LOOK, Look, diff_parts, look_for
+from .context import workspace_root
 
 # what the agent asks to do, by the ACP tool kind of the call
 ASKS_TO = {"edit": "edit", "delete": "delete", "move": "move", "read": "read", "search": "search",
            "execute": "run", "fetch": "fetch"}
-def request_detail(tool_call: dict, look: Look = DARK_LOOK) -> list:
+def request_detail(tool_call: dict, look: Look = DARK_LOOK, root: str | None = None) -> list:
     """What a request asks to approve, drawn as the call itself would be: an edit's diff (compact), or the
     command and its description."""
     payload = {"content": tool_call.get("content"), "locations": tool_call.get("locations"),
@@ -32,7 +33,7 @@ def request_detail(tool_call: dict, look: Look = DARK_LOOK) -> list:
     if presentation is not None:  # kandev's own tool: what it would show
         said = outline(presentation)
         return [Text(safe_text(said, keep_newlines=False), style="dim")] if said else []
-    diff = diff_parts(payload["content"], True, payload["locations"], look=look)
+    diff = diff_parts(payload["content"], True, payload["locations"], look=look, root=root)
     if diff:
         return diff
     parts: list = []
@@ -141,7 +142,7 @@ class PermissionRequest(EntryWidget):
         if item.payload.get("asked_by"):  # one of its subagents
             who = f"Its subagent {safe_text(str(item.payload['asked_by']), keep_newlines=False)[:80]}"
         self._title.update(Text.assemble(("? ", "bold yellow"), (f"{who} asks to {verb}: ", ""), (title, "bold")))
-        detail = request_detail(tool, look_for(self.app.current_theme))
+        detail = request_detail(tool, look_for(self.app.current_theme), workspace_root(self))
         self._detail.display = bool(detail) and not item.payload.get("answer")
         if detail:
             self._detail.update(Group(*detail))

@@ -23,6 +23,7 @@ from kandev_tui.transcript.tools import call_output, summarize
 from kandev_tui.user_input import GIVE_WAY_EVERY, give_way, giving_way, user_input
 
 from .base import SearchHit, safe_text
+from .context import workspace_root
 from .calls import call_parts, do_pending_work, heavy_view, pending_work, look_for
 
 STATUS = {"pending": ("○", "dim"), "in_progress": ("◐", "yellow"), "complete": ("✔", "green"),
@@ -115,7 +116,12 @@ class ToolCallView(SearchHit, Static):
         self._asked_for_output = False
         self.update_item(item)
 
+    _drew_diff = False  # its content was a diff, drawn with its paths relative to _diff_root (None: none known)
+    _diff_root: str | None = None
+
     def on_mount(self) -> None:
+        if self._drew_diff and workspace_root(self) != self._diff_root:
+            self.redraw()  # drawn before it was in the transcript, whose workspace its paths are shown relative to
         self._want_output()
 
     def _want_output(self) -> None:
@@ -200,8 +206,10 @@ class ToolCallView(SearchHit, Static):
             head = Text.assemble(("  ↳ ", "dim"), head)
         parts: list[Any] = [head]
         look = look_for(self.app.current_theme)
+        root = workspace_root(self)
         view, body = call_parts(payload, compact=not self.expanded, wait=False, side=self.side_by_side,
-                                look=look)
+                                look=look, root=root)
+        self._drew_diff, self._diff_root = view == "diff", root
         if pending_work(payload):  # a big diff: computed in a thread, drawn when it is done
             self.run_worker(self._do_pending_work, thread=True, group="call-work", exclusive=True)
         if view == "diff" and payload.get("asking"):  # the request below shows it, where the answer is given

@@ -28,24 +28,28 @@ from .diff import DARK_LOOK, Look, big_diff, look_for as look_for  # (look_for: 
 from .diff import compute_diffs, diff_parts, file_diffs
 from .output import has_output, output_parts
 
-View = Callable[[dict[str, Any], bool, bool, bool, Look], list[Any] | None]
+View = Callable[[dict[str, Any], bool, bool, bool, Look, "str | None"], list[Any] | None]
 
 
-def _diff(payload: dict[str, Any], compact: bool, wait: bool, side: bool, look: Look) -> list[Any] | None:
+def _diff(payload: dict[str, Any], compact: bool, wait: bool, side: bool, look: Look,
+          root: str | None) -> list[Any] | None:
     return diff_parts(payload.get("content"), compact, payload.get("locations"), wait=wait, side=side,
-                      look=look) or None
+                      look=look, root=root) or None
 
 
-def _output(payload: dict[str, Any], compact: bool, wait: bool, side: bool, look: Look) -> list[Any] | None:
+def _output(payload: dict[str, Any], compact: bool, wait: bool, side: bool, look: Look,
+            root: str | None) -> list[Any] | None:
     return output_parts(payload, compact) if has_output(payload) else None
 
 
-def _read(payload: dict[str, Any], compact: bool, wait: bool, side: bool, look: Look) -> list[Any] | None:
+def _read(payload: dict[str, Any], compact: bool, wait: bool, side: bool, look: Look,
+          root: str | None) -> list[Any] | None:
     return read_parts(payload, compact, look.syntax_theme) if payload.get("kind") == "read" and not payload.get("mcp") \
         else None
 
 
-def _search(payload: dict[str, Any], compact: bool, wait: bool, side: bool, look: Look) -> list[Any] | None:
+def _search(payload: dict[str, Any], compact: bool, wait: bool, side: bool, look: Look,
+            root: str | None) -> list[Any] | None:
     return search_parts(payload, compact) if payload.get("kind") == "search" and not payload.get("mcp") else None
 
 
@@ -55,14 +59,14 @@ VIEWS: list[tuple[str, View]] = [("diff", _diff), ("output", _output), ("read", 
 
 
 def call_parts(payload: dict[str, Any], compact: bool, *, wait: bool = True, side: bool = False,
-               look: Look = DARK_LOOK) -> tuple[str | None, list[Any]]:
+               look: Look = DARK_LOOK, root: str | None = None) -> tuple[str | None, list[Any]]:
     """(the view that drew the body, or None; the parts) of a call: its body view, then its other content blocks and
     its locations. None: no view knew the call (the caller shows its arguments and output as they came).
     ``wait=False`` (the event loop): work that would take long (a big diff) is not done here; see
     :func:`pending_work`. ``side``: a diff's old and new side by side; ``look``: the theme's shades and code colours
-    (:func:`look_for`)."""
+    (:func:`look_for`); ``root``: the workspace's folder, which a diff's paths inside it are shown relative to."""
     for name, view in VIEWS:
-        parts = view(payload, compact, wait, side, look)
+        parts = view(payload, compact, wait, side, look, root)
         if parts:
             shown = result_text(payload) if name in ("read", "search") else None  # not said twice
             said = partial(repeats_output, shell=payload["shell"]) if name == "output" else None

@@ -7,6 +7,8 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from rich.cells import cell_len
@@ -119,11 +121,31 @@ class Header(Text):
         yield from (Text("…", style="bold") + self[cut:]).__rich_console__(console, options)
 
 
-def diff_header(diffs: list[FileDiff]) -> Text:
-    """One file's header: its path, new or deleted, and ``+N −M`` over all its hunks."""
+def workspace_relative(path: str, root: str | None) -> str:
+    """An agent's path (``./x``, or absolute inside the workspace's folder ``root``) relative to the workspace, as a
+    diff's header shows it and the file viewer reads it (agents send absolute paths: "/home/me/src/app/src/main.py"
+    is "src/main.py" there); an absolute path outside it is returned as it is."""
+    clean = path.replace("\\", "/")
+    if root:
+        for folder in dict.fromkeys((root, _resolved(root))):  # (an agent may send the folder's real path)
+            prefix = folder.rstrip("/") + "/"
+            if clean.startswith(prefix) and len(clean) > len(prefix):
+                clean = clean[len(prefix):]
+                break
+    return str(PurePosixPath(clean)) if clean and not clean.startswith("/") else clean
+
+
+@lru_cache(maxsize=16)
+def _resolved(folder: str) -> str:
+    return str(Path(folder).resolve())
+
+
+def diff_header(diffs: list[FileDiff], root: str | None = None) -> Text:
+    """One file's header: its path (relative to the workspace's folder ``root`` when inside it), new or deleted, and
+    ``+N −M`` over all its hunks."""
     first = diffs[0]
     what = " (new file)" if first.new_file else " (deleted)" if first.deleted else ""
-    path = visible(first.path[2:] if first.path.startswith("./") else first.path, keep_newlines=False)
+    path = visible(workspace_relative(first.path, root), keep_newlines=False)
     header = Header()
     for part, style in ((path, "bold"), (what, ""), ("  ", ""), (f"+{sum(d.added for d in diffs)}", ADDED), (" ", ""),
                         (f"−{sum(d.removed for d in diffs)}", REMOVED)):
@@ -260,7 +282,7 @@ def _no_backgrounds(code: Text) -> None:
 
 
 def diff_parts(content: Any, compact: bool, locations: Any = None, *, wait: bool = True,
-               side: bool = False, look: Look = DARK_LOOK) -> list[Any]:
+               side: bool = False, look: Look = DARK_LOOK, root: str | None = None) -> list[Any]:
     """The parts of a call's diffs: per file a header and its lines (compact: the first COMPACT_LINES in all,
     else FULL_LINES at most); ``side``: old and new side by side. ``wait=False``: a big diff not computed yet is
     a line saying so."""
@@ -269,12 +291,12 @@ def diff_parts(content: Any, compact: bool, locations: Any = None, *, wait: bool
     if diffs is None:
         blocks = diff_blocks(content)
         size = sum(len(b.get("oldText") or "") + len(b.get("newText") or "") for b in blocks)
-        return [Text.assemble((visible(blocks[0]["path"], keep_newlines=False), "bold"),
+        return [Text.assemble((visible(workspace_relative(str(blocks[0]["path"]), root), keep_newlines=False), "bold"),
                               (f"  computing the diff of {size / 1_000_000:.1f} MB…", "dim italic"))]
     left = COMPACT_LINES if compact else FULL_LINES
     more = 0
     for group in by_file(diffs):
-        parts.append(diff_header(group))
+        parts.append(diff_header(group, root))
         for diff in group:
             if left <= 0:
                 more += sum(len(h.lines) + 1 for h in diff.hunks)
