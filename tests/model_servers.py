@@ -23,8 +23,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 import threading
 import time
+import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -40,6 +42,18 @@ def next_step(body: Any) -> int:
     """One past the highest step whose tool call ids appear in the request (0 for the first request)."""
     steps = [int(m) for m in STEP_ID.findall(json.dumps(body))]
     return max(steps) + 1 if steps else 0
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """Errors in a request's thread are kept, not printed: the server runs beside kandev-tui in its terminal (tests
+    in tmux), where a traceback written over the app's screen broke it (a cancelled turn's client goes away while
+    its answer streams). A client gone is not an error; the others are said when the server stops."""
+
+    errors: list[str]
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            self.errors.append(traceback.format_exc())
 
 
 class ScriptedServer:
@@ -77,10 +91,11 @@ class ScriptedServer:
                 server._record(self, body)
                 server.post(self, body)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.httpd = _QuietServer(("127.0.0.1", port), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}"
+        self.httpd.errors = []
         self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     def start(self) -> "ScriptedServer":
@@ -90,6 +105,8 @@ class ScriptedServer:
     def stop(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+        for error in self.httpd.errors:  # (kandev-tui has left the terminal by now)
+            print(f"scripted server: {error}", file=sys.stderr)
 
     def _record(self, handler: BaseHTTPRequestHandler, body: Any) -> None:
         with self._lock:
