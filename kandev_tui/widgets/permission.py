@@ -23,13 +23,16 @@ from .context import workspace_root
 # what the agent asks to do, by the ACP tool kind of the call
 ASKS_TO = {"edit": "edit", "delete": "delete", "move": "move", "read": "read", "search": "search",
            "execute": "run", "fetch": "fetch"}
-def request_detail(tool_call: dict, look: Look = DARK_LOOK, root: str | None = None) -> list:
+
+
+def request_detail(tool_call: dict, look: Look = DARK_LOOK, root: str | None = None,
+                   presentation: dict | None = None) -> list:
     """What a request asks to approve, drawn as the call itself would be: an edit's diff (compact), or the
-    command and its description."""
+    command and its description; for kandev's own rich-output tool, what ``presentation`` (:func:`_presentation`,
+    read once by the caller) holds."""
     payload = {"content": tool_call.get("content"), "locations": tool_call.get("locations"),
                "kind": tool_call.get("kind"), "input": {"kind": tool_call.get("kind"),
                                                        "raw_input": tool_call.get("rawInput")}}
-    presentation = _presentation(tool_call)
     if presentation is not None:  # kandev's own tool: what it would show
         said = outline(presentation)
         return [Text(safe_text(said, keep_newlines=False), style="dim")] if said else []
@@ -142,7 +145,7 @@ class PermissionRequest(EntryWidget):
         if item.payload.get("asked_by"):  # one of its subagents
             who = f"Its subagent {safe_text(str(item.payload['asked_by']), keep_newlines=False)[:80]}"
         self._title.update(Text.assemble(("? ", "bold yellow"), (f"{who} asks to {verb}: ", ""), (title, "bold")))
-        detail = request_detail(tool, look_for(self.app.current_theme), workspace_root(self))
+        detail = request_detail(tool, look_for(self.app.current_theme), workspace_root(self), presentation)
         self._detail.display = bool(detail) and not item.payload.get("answer")
         if detail:
             self._detail.update(Group(*detail))

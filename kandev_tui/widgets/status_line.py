@@ -36,7 +36,7 @@ class StatusLine(Static):
     choices: reactive[str] = reactive("")  # the agent's mode and model, by name
     usage: reactive[dict] = reactive(dict, always_update=True)
     others: reactive[str] = reactive("")  # what the other sessions do ("+2 sessions · 1 waiting (ctrl+g)")
-    branch: reactive[str] = reactive("")  # the git branch its agent works on (its worktree's), once known
+    branch: reactive[str] = reactive("")  # the git branch its agent works on (a worktree's, or the checkout's)
 
     def render(self) -> Text:
         label, style = STATE_STYLE.get(self.state, (self.state, ""))
@@ -46,7 +46,7 @@ class StatusLine(Static):
             text.append("  ")
         text.append(safe_text(self.agent, keep_newlines=False), style="bold")
         text.append("  ")
-        if self.branch:  # a worktree's says which one it is: after the agent, cut where it is long
+        if self.branch:  # after the agent (a worktree's branch says which worktree), cut where it is long
             branch = safe_text(self.branch, keep_newlines=False)
             room = max(12, min(32, self.size.width // 5))
             text.append("⎇ " + (branch if len(branch) <= room else branch[:room - 1] + "…"), style="magenta")

@@ -23,8 +23,8 @@ from kandev_tui.transcript.tools import call_output, summarize
 from kandev_tui.user_input import GIVE_WAY_EVERY, give_way, giving_way, user_input
 
 from .base import SearchHit, safe_text
-from .context import workspace_root
 from .calls import call_parts, do_pending_work, heavy_view, pending_work, look_for
+from .context import workspace_root
 
 STATUS = {"pending": ("○", "dim"), "in_progress": ("◐", "yellow"), "complete": ("✔", "green"),
           "error": ("✖", "red"), "cancelled": ("⊘", "dim")}
