@@ -700,3 +700,32 @@ def test_a_side_channel_that_dies_mid_session_leaves_the_frames_to_be_read_as_be
         "complete"
     assert reads["reported"].is_rich_output and reads["unreported"].is_rich_output
     assert reads["unreported"].presentation.title == "Chart 3"
+
+
+@pytest.mark.system
+@pytest.mark.parametrize("name_in, asks", [
+    ("title", "asks to show rich output: Build times"),  # mcp__kandev__show_rich_output_kandev
+    ("meta", "asks to show rich output: Build times"),  # "show_rich_output_kandev (kandev MCP Server): {json}"
+    ("none", "asks to use: Seconds per stage of the last build")])  # nothing names the tool: the call's own title
+async def test_a_request_with_only_the_calls_id_to_show_rich_output_says_what_it_shows(tmp_path, name_in, asks):
+    """The kit's request carries only the call's id (the client knows the call): kandev-tui's own rich-output tool,
+    however the agent names it, is asked for by its presentation's title and blocks."""
+    from kandev_tui.transcript import Item
+    from kandev_tui.widgets.permission import PermissionRequest
+
+    from .app_helpers import settle, stored_app
+
+    played = play(tmp_path, {"steps": [{"op": "chart", "name_in": name_in, "arguments_in": "rawInput",
+                                        "order": "frames_first", "call": "c1"}, {"op": "ask", "id_only": True}]})
+    asked = next(item for item in played.items if item["kind"] == "permission")
+    payload = {k: v for k, v in asked["payload"].items() if k != "answer"}
+    (tmp_path / "app").mkdir()
+    app = stored_app(tmp_path / "app", [Item(asked["key"], "permission", 1, payload, status="pending")])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        request = app.view.query_one(PermissionRequest)
+        drawn = [w.render_line(y).text.strip() for w in request.query("Static") if w.display and w.size.area
+                 for y in range(w.size.height)]
+    assert drawn[0] == f"? The agent {asks}"
+    if name_in != "none":
+        assert drawn[1].startswith(("line chart", "bar chart")), drawn
