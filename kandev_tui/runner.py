@@ -14,7 +14,7 @@ from kandev_tui.agent_session import AgentSession, choose_at_start, session_titl
 from kandev_tui.jsonutil import dumps
 from kandev_tui.shutdown import EndingSignals, ending_reason, exit_status
 from kandev_tui.transcript import Item, Store
-from kandev_tui.transcript.items import PLAN, SESSION_INFO, TURN_END, USAGE
+from kandev_tui.transcript.items import ERROR, PLAN, SESSION_INFO, TURN_END, USAGE
 
 
 STORE_FAILED = 2  # the exit status when the session database failed (as for one that cannot be opened)
@@ -50,7 +50,8 @@ class ItemPrinter:
 
     def __call__(self, items: list[Item]) -> None:
         for item in items:
-            if item.kind in (USAGE, SESSION_INFO, PLAN) and not item.final:  # a plan stays open to updates
+            # a plan stays open to updates, and a run of lines that are not JSON-RPC (an error) while they come
+            if item.kind in (USAGE, SESSION_INFO, PLAN, ERROR) and not item.final:
                 self._state[item.key] = item
             elif item.kind == TURN_END:  # held: what the turn changed comes after the agent's answer, and before it
                 self._turn_end = item

@@ -55,8 +55,9 @@ def test_agent_exits_mid_turn(tmp_path):
 def test_agent_prints_non_json_lines(tmp_path):
     result, items, record = run(tmp_path, "garbage")
     assert result.returncode == 0
-    errors = [i for i in items if i["kind"] == "error"]
-    assert [e["payload"]["preview"] for e in errors] == ["Debugger listening on ws://127.0.0.1:9229", "{not json"]
+    errors = [i for i in items if i["kind"] == "error"]  # the two lines in a row: one item
+    assert [e["payload"]["first"] for e in errors] == [["Debugger listening on ws://127.0.0.1:9229", "{not json"]]
+    assert errors[0]["payload"]["lines"] == 2 and errors[0]["payload"]["preview"] == "Debugger listening on ws://127.0.0.1:9229"
     assert next(i for i in items if i["kind"] == "agent_message")["payload"]["text"] == "before after"
     raw = [f.raw for f in read_recording(record) if f.raw is not None]
     assert raw == ["Debugger listening on ws://127.0.0.1:9229", "{not json"]
@@ -160,3 +161,39 @@ def test_an_agent_that_dies_in_initialize_says_its_last_stderr_line(tmp_path):
     assert result.returncode == 1
     assert_clean(result)
     assert "initialize" in result.stderr and "No module named no_such_module_here" in result.stderr
+
+
+def _run_command(tmp_path: Path, *command: str, init_timeout: str = "3"):
+    (tmp_path / "ws").mkdir(exist_ok=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "kandev_tui", "run", "--headless", "--prompt", "go", "--workspace", str(tmp_path / "ws"),
+         "--db", str(tmp_path / "s.db"), "--init-timeout", init_timeout, "--", *command],
+        capture_output=True, text=True, timeout=60)
+    return result, [json.loads(line) for line in result.stdout.splitlines()]
+
+
+@pytest.mark.reliability("Agent faults", "a command that is not an ACP agent", cases=2,
+                         held="one line says it does not speak ACP; its output is one item, not one per line")
+def test_a_command_that_is_not_an_acp_agent_is_said_to_be_one_and_its_lines_make_one_item(tmp_path):
+    """``ls`` writes its lines and ends; ``yes`` writes without end and never answers. Each is said not to speak ACP
+    in one line, with no traceback (``yes`` left its output pipe full when it was ended: its transport was collected
+    after the loop had closed), and its lines are one error item that counts them and shows the first."""
+    (tmp_path / "ws").mkdir()
+    for name in ("b.txt", "a.txt", "c.txt"):
+        (tmp_path / "ws" / name).write_text("x")
+    result, items = _run_command(tmp_path, "ls")
+    assert result.returncode == 1
+    assert_clean(result)
+    assert "ls wrote only lines that are not JSON-RPC (the first: \"a.txt\"), and ended without answering initialize: it does not speak ACP" in result.stderr
+    lines = [i for i in items if i["kind"] == "error" and "lines" in i["payload"]]
+    assert len(lines) == 1 and lines[0]["payload"]["lines"] == 3 and lines[0]["payload"]["preview"] == "a.txt"
+    assert lines[0]["payload"]["first"] == ["a.txt", "b.txt", "c.txt"]
+
+    result, items = _run_command(tmp_path, "yes", init_timeout="2")
+    assert result.returncode == 1
+    assert_clean(result)
+    assert "yes wrote only lines that are not JSON-RPC (the first: \"y\") in 2 s, and no answer to initialize: is it an ACP agent" in result.stderr
+    lines = [i for i in items if i["kind"] == "error" and "lines" in i["payload"]]
+    # what it wrote until the failure was said, and what was read after it until the agent's output was closed
+    assert 1 <= len(lines) <= 2 and lines[0]["payload"]["lines"] > 1000 and lines[0]["payload"]["preview"] == "y"
+    assert Store(tmp_path / "s.db").sessions()[0]["items"] < 10

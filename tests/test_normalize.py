@@ -274,6 +274,28 @@ def test_garbage_and_local_events_become_error_items():
     assert items[0].payload == {"message": "The agent exited with code 3 during the turn.", "exit_code": 3, "stderr": ["boom"]}
 
 
+def test_lines_that_are_not_json_rpc_in_a_row_are_one_item_final_once_another_item_follows():
+    """A run of lines is one error item, patched as they come (its first KEPT lines kept, all counted); a frame that
+    makes no item (kandev-tui's own request going out) leaves the run open, one that makes an item ends it first."""
+    from kandev_tui.transcript.rawlines import KEPT
+
+    normalizer = Normalizer()
+    versions = [normalizer.feed(Frame(IN, None, raw=f"line {n}", size=7))[0] for n in range(KEPT + 10)]
+    assert {v.key for v in versions} == {"error:1"} and not any(v.final for v in versions)
+    last = versions[-1].payload
+    assert last["lines"] == KEPT + 10 and last["bytes"] == 7 * (KEPT + 10) and len(last["first"]) == KEPT
+    assert last["first"][:2] == ["line 0", "line 1"] and last["preview"] == "line 0"
+    assert last["message"] == f"The agent wrote {KEPT + 10} lines that are not JSON-RPC ({7 * (KEPT + 10)} bytes; the first are below)."
+    assert normalizer.feed(Frame(OUT, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}})) == []
+    assert normalizer.feed(Frame(IN, None, raw="one more", size=9))[0].payload["lines"] == KEPT + 11
+    items = normalizer.feed(_update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}))
+    assert [(i.key, i.final) for i in items][:1] == [("error:1", True)] and items[0].payload["lines"] == KEPT + 11
+    assert items[1].kind == "agent_message"
+    again = normalizer.feed(Frame(IN, None, raw="{not json", size=9))[0]  # a new run: its own item
+    assert again.key != "error:1" and again.payload["lines"] == 1
+    assert again.payload["message"] == "The agent wrote a line that is not JSON-RPC (9 bytes; the first 200 are below)."
+
+
 def test_error_response_to_prompt():
     frames = [Frame(OUT, {"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {"prompt": []}}),
               Frame(IN, {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "rate limited"}})]

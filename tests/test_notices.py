@@ -427,3 +427,18 @@ async def test_o_opens_a_subagent_full_screen_in_order_and_it_follows_it_live(tm
                                                           ["n", "text"]]
     # what it said, not what it was told; a message after a call, a paragraph of its own
     assert item.payload["text"] == "Reading **a.py** first.\n\nNo issue found."
+
+
+async def test_a_run_of_lines_that_are_not_json_rpc_shows_its_first_five_and_how_many_more(tmp_path):
+    """``yes`` as the agent: thousands of lines, one error on screen with the first lines and the count of the rest."""
+    from .app_helpers import settle, stored_app
+
+    normalizer = Normalizer()
+    items = [normalizer.feed(Frame.now(IN, raw=f"line {n}", size=7))[0] for n in range(60)]
+    app = stored_app(tmp_path, [items[-1].but(final=True)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        text = screen_text(app)
+        assert "The agent wrote 60 lines that are not JSON-RPC (420 bytes; the first" in text
+        assert [f"line {n}" in text for n in range(6)] == [True] * 5 + [False]
+        assert "… and 55 more lines" in text

@@ -18,8 +18,8 @@ from kandev_tui import __version__
 from kandev_tui.jsonutil import of_type
 from kandev_tui.shutdown import register_group
 from kandev_tui.transcript.frames import IN, LOCAL, Frame
-from .options import (AUTH_REQUIRED, AgentError, AgentOptions, ElicitationHandler, LoginRequired,
-                      PermissionHandler, headless_permission_policy, kandev_mcp_server, login_method,
+from .options import (AUTH_REQUIRED, WAIT_LONGER, AgentError, AgentOptions, ElicitationHandler, LoginRequired,
+                      PermissionHandler, headless_permission_policy, initialize_failure, kandev_mcp_server, login_method,
                       mcp_capabilities, mcp_servers_for, parse_mcp_config, request_error_text)
 from .process import _end_agent, _signal_name
 from .sdk import import_sdk
@@ -43,7 +43,6 @@ PROTOCOL_VERSION = 1
 OBSERVED_ONLY = frozenset({"session/update"})
 SESSION_CLOSE_WAIT = 2.0  # seconds an agent that offers session/close has to answer it before it is ended
 # what the user can do when the agent takes longer than kandev-tui waits (a first `npx -y` downloads the agent)
-WAIT_LONGER = "; --init-timeout SECONDS waits longer (an agent's first start may download it)."
 
 
 class AgentClient(SessionOps, AgentRequests):
@@ -74,6 +73,8 @@ class AgentClient(SessionOps, AgentRequests):
         self._permission_waits: set[asyncio.Task[Any]] = set()  # the questions being asked, cancelled by cancel()
         self._exit_reported = False
         self._echoed = False  # the agent asked kandev-tui what kandev-tui asks agents: it echoes (cat)
+        self._spoke = False  # the agent wrote a JSON-RPC message
+        self._not_json: list[str] = []  # its first line that is not JSON-RPC, while it has written no message
         self.exit_reason = ""  # how the agent ended during a turn ("the agent was ended by SIGKILL during the turn")
         self._closing: asyncio.Future[None] | None = None
         from .files import ClientFiles
@@ -91,7 +92,10 @@ class AgentClient(SessionOps, AgentRequests):
     def _frame(self, frame: Frame) -> None:
         """Each frame of the agent's stream, passed on; before the first frame of an edit that names a file, the
         file as it is then (``file_before``, :mod:`kandev_tui.transcript.clientside`)."""
+        if frame.dir == IN and frame.msg is None and not self._spoke and not self._not_json and frame.raw:
+            self._not_json.append(frame.raw[:80])
         if frame.dir == IN and frame.msg is not None:
+            self._spoke = True
             self._before_edit(frame.msg)
             if frame.msg.get("method") == "elicitation/create" and "id" in frame.msg:
                 self._question_ids.append(frame.msg["id"])
@@ -168,13 +172,10 @@ class AgentClient(SessionOps, AgentRequests):
                                        "_meta": {"terminal-auth": True}},
                 "clientInfo": {"name": "kandev-tui", "title": "kandev-tui", "version": __version__},
             }), timeout=options.init_timeout)
-        except asyncio.TimeoutError:
-            await self._fail(f"The agent did not answer initialize within {options.init_timeout:g} s{WAIT_LONGER}")
-        except Exception as exc:  # noqa: BLE001 - ConnectionError, RequestError
-            if self._echoed:
-                await self._fail(f"{' '.join(options.command)[:200]} does not speak ACP: it sent kandev-tui's own "
-                                 "initialize back (is it an ACP agent, or the command that starts one?)")
-            await self._fail(f"The agent failed during initialize: {self._describe(exc)}")
+        except Exception as exc:  # noqa: BLE001 - TimeoutError, ConnectionError, RequestError
+            await self._fail(initialize_failure(
+                options, None if isinstance(exc, asyncio.TimeoutError) else self._describe(exc), echoed=self._echoed,
+                wrote_only=self._not_json[0] if self._not_json and not self._spoke else None))
         response = response if isinstance(response, dict) else {}
         self.agent_info = of_type(response, "agentInfo", dict, {})
         caps = response.get("agentCapabilities")

@@ -3,6 +3,7 @@ ways to log in as kandev-tui reads them, the errors a start can end in, and the 
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from dataclasses import dataclass, field
@@ -43,6 +44,29 @@ def request_error_text(exc: BaseException) -> str:
     if detail and detail.strip() and detail.strip() not in message:
         message = f"{message}: {' '.join(detail.split())[:300]}"
     return message
+
+
+WAIT_LONGER = "; --init-timeout SECONDS waits longer (an agent's first start may download it)."
+NOT_ACP = "(is it an ACP agent, or the command that starts one?)"
+
+
+def initialize_failure(options: "AgentOptions", reason: str | None, *, echoed: bool, wrote_only: str | None) -> str:
+    """What to say when ``initialize`` failed: ``reason`` why (None: it was not answered in time); ``echoed``: the
+    command sent kandev-tui's own request back (cat); ``wrote_only``: the first line of a command that wrote only
+    lines that are not JSON-RPC (ls, yes, a CLI's help), quoted as JSON, so that none of it reaches a terminal as a
+    control sequence."""
+    command = " ".join(options.command)[:200]
+    if wrote_only is not None:
+        said = f"{command} wrote only lines that are not JSON-RPC (the first: {json.dumps(wrote_only, ensure_ascii=False)})"
+        if reason is None:
+            return (f"{said} in {options.init_timeout:g} s, and no answer to initialize: is it an ACP agent, or the "
+                    "command that starts one? If it is one, --init-timeout SECONDS waits longer.")
+        return f"{said}, and ended without answering initialize: it does not speak ACP {NOT_ACP}"
+    if reason is None:
+        return f"The agent did not answer initialize within {options.init_timeout:g} s{WAIT_LONGER}"
+    if echoed:
+        return f"{command} does not speak ACP: it sent kandev-tui's own initialize back {NOT_ACP}"
+    return f"The agent failed during initialize: {reason}"
 
 
 @dataclass

@@ -33,18 +33,38 @@ def _signal_name(number: int) -> str:
 
 async def _end_agent(process: asyncio.subprocess.Process) -> None:
     """The agent, once its input is closed: a moment to end by itself, then SIGTERM and finally SIGKILL to its process
-    group and to whatever else is left in its session (a launcher's children outlive it otherwise)."""
-    if process.returncode is None:
-        try:
-            await asyncio.wait_for(process.wait(), timeout=1.5)
-        except asyncio.TimeoutError:
+    group and to whatever else is left in its session (a launcher's children outlive it otherwise). What it still
+    writes is read and dropped meanwhile (:func:`_drain`)."""
+    drain = asyncio.ensure_future(_drain(process.stdout))
+    try:
+        if process.returncode is None:
+            try:
+                await asyncio.wait_for(process.wait(), timeout=1.5)
+            except asyncio.TimeoutError:
+                pass
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            if process.returncode is not None and not session_members(process.pid):
+                break
+            signal_session(process.pid, sig)
+            await _gone(process, 3.0)
+        forget_group(process.pid)
+        await asyncio.wait({drain}, timeout=1.0)  # its pipe's end, once nothing is left to write to it
+    finally:
+        drain.cancel()
+
+
+async def _drain(stdout: asyncio.StreamReader | None) -> None:
+    """The agent's output read to its end and dropped, once kandev-tui no longer reads it (the connection is
+    closed). An agent that filled the pipe (``yes``) otherwise keeps it open: its exit is never known to
+    ``Process.wait()``, which also waits for the pipes, and the process's transport is collected after the event loop
+    has closed (a traceback on stderr)."""
+    if stdout is None:
+        return
+    try:
+        while await stdout.read(1 << 16):
             pass
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        if process.returncode is not None and not session_members(process.pid):
-            break
-        signal_session(process.pid, sig)
-        await _gone(process, 3.0)
-    forget_group(process.pid)
+    except (RuntimeError, ConnectionError, OSError):  # the connection still reads it (its close timed out)
+        pass
 
 
 async def _gone(process: asyncio.subprocess.Process, within: float) -> None:

@@ -7,6 +7,9 @@ from kandev_tui.transcript.items import AGENT_NOTICE, ERROR, NOTE, Item
 from .base import TextEntry, safe_text
 
 
+SHOWN_LINES = 5  # of a run of lines that are not JSON-RPC (its item keeps more: kandev_tui/transcript/rawlines.py)
+
+
 class Notice(TextEntry):
     """An error that says what happened, a quiet one-line note, or the end-of-turn marker."""
 
@@ -36,8 +39,14 @@ class Notice(TextEntry):
                 text.append(f"\n  exit code {payload['exit_code']}", style="dim")
             for line in payload.get("stderr") or []:
                 text.append("\n  " + safe_text(line, keep_newlines=False), style="dim")
-            if payload.get("preview"):
-                text.append("\n  " + safe_text(payload["preview"], keep_newlines=False)[:200], style="dim")
+            first = payload.get("first")  # the agent's lines that are not JSON-RPC (a run of them: its first)
+            lines: list = [line for line in (first if isinstance(first, list) else [payload.get("preview")]) if line]
+            for line in lines[:SHOWN_LINES]:
+                text.append("\n  " + safe_text(str(line), keep_newlines=False)[:200], style="dim")
+            count = payload.get("lines")
+            more = count - min(len(lines), SHOWN_LINES) if isinstance(count, int) else 0
+            if more > 0:
+                text.append(f"\n  … and {more:,} more line{'s' if more != 1 else ''}", style="dim")
         elif item.kind == AGENT_NOTICE:
             severity = payload.get("severity", "info")
             mark = {"warning": ("▲ ", "bold yellow"), "error": ("✖ ", "bold red")}.get(severity, ("ℹ ", "bold"))

@@ -21,6 +21,7 @@ from ..frames import IN, LOCAL, OUT, Frame
 from ..items import Item
 from ..notices import Compactions, notice_item
 from ..plans import Plans
+from ..rawlines import RawLines
 from ..rich_calls import RichCalls
 from ..subagents import Subagents
 from ..texts import OpenTexts
@@ -62,6 +63,7 @@ class Normalizer(ToolCalls, Requests, LocalEvents, SessionState):
         self._replaying: Any = None  # the id of our session/load while the agent replays its history
         # where a frame the normaliser cannot show is kept, said in its error item (only when it is)
         self._kept = "; it is kept in the recording" if recorded else ""
+        self._raw_lines = RawLines(self._next, self._kept)  # the lines that are not JSON-RPC, those in a row one item
         self._requests_out: dict[Any, tuple[str, Any]] = {}  # our request id → (method, params)
         self._requests_in: dict[Any, str] = {}  # agent request id → item key
         self._tools: dict[str, dict[str, Any]] = {}
@@ -134,22 +136,25 @@ class Normalizer(ToolCalls, Requests, LocalEvents, SessionState):
     def feed(self, frame: Frame) -> list[Item]:
         """Apply one frame; the items it created or changed."""
         try:
-            if frame.dir == LOCAL:
-                return self._local(frame.msg or {})
             if frame.msg is None:
                 if frame.raw is not None and frame.dir == IN:
                     size = frame.size if frame.size is not None else len(frame.raw)
-                    return [self._error(
-                        f"The agent wrote a line that is not JSON-RPC ({size} bytes; the first 200 are below){self._kept}.",
-                        bytes=size, preview=frame.raw[:200],
-                    )]
+                    return [self._raw_lines.add(frame.raw, size, self.turn)]
                 return []
-            if frame.dir == OUT:
-                return self._outgoing(frame.msg)
-            return self._incoming(frame.msg)
+            items = self._feed_message(frame)
+            if items and self._raw_lines.open is not None:  # an item after a run of lines that are not JSON-RPC ends it
+                return self._raw_lines.end() + items
+            return items
         except Exception as exc:  # a frame nobody foresaw: keep going, say so once
             log.exception("normaliser failed on a frame")
             return [self._error(f"A frame could not be read ({type(exc).__name__}){self._kept}.")]
+
+    def _feed_message(self, frame: Frame) -> list[Item]:
+        if frame.dir == LOCAL:
+            return self._local(frame.msg or {})
+        if frame.dir == OUT:
+            return self._outgoing(frame.msg or {})
+        return self._incoming(frame.msg or {})
 
     # -- outgoing ----------------------------------------------------------
 
