@@ -141,20 +141,18 @@ class Normalizer(ToolCalls, Requests, LocalEvents, SessionState):
                     size = frame.size if frame.size is not None else len(frame.raw)
                     return [self._raw_lines.add(frame.raw, size, self.turn)]
                 return []
-            items = self._feed_message(frame)
+            if frame.dir == LOCAL:
+                items = self._local(frame.msg)
+            elif frame.dir == OUT:
+                items = self._outgoing(frame.msg)
+            else:  # in (a recording's frame of another direction is read as the agent's)
+                items = self._incoming(frame.msg)
             if items and self._raw_lines.open is not None:  # an item after a run of lines that are not JSON-RPC ends it
                 return self._raw_lines.end() + items
             return items
         except Exception as exc:  # a frame nobody foresaw: keep going, say so once
             log.exception("normaliser failed on a frame")
             return [self._error(f"A frame could not be read ({type(exc).__name__}){self._kept}.")]
-
-    def _feed_message(self, frame: Frame) -> list[Item]:
-        if frame.dir == LOCAL:
-            return self._local(frame.msg or {})
-        if frame.dir == OUT:
-            return self._outgoing(frame.msg or {})
-        return self._incoming(frame.msg or {})
 
     # -- outgoing ----------------------------------------------------------
 
