@@ -179,6 +179,7 @@ class SettingsStore:
         self.file_values: dict[str, Any] = {}
         self.agents: dict[str, dict[str, str]] = {}  # agent command → its remembered choices (mode, model)
         self.preset_table: Any = None  # the file's [presets.NAME] tables, as read (kandev_tui/presets.py)
+        self.unreadable = ""  # why the file could not be read (it is not TOML, say), when it could not
         self.settings = self._load()
 
     def _load(self) -> Settings:
@@ -195,6 +196,7 @@ class SettingsStore:
                     self.warnings.append(f"{self.path}: unknown setting{'s' if len(unknown) > 1 else ''} "
                                          f"{', '.join(unknown)} (kept in the file, not used)")
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+                self.unreadable = str(exc)
                 self.warnings.append(f"{self.path}: ignored ({exc}); using defaults")
         values: dict[str, Any] = {}
         for source in ("file", "environment"):

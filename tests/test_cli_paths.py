@@ -279,7 +279,8 @@ def test_db_before_a_command_is_its_db(tmp_path, stored, capsys, monkeypatch):
 
 def test_a_presets_own_problems_are_said_as_the_presets(tmp_path, capsys, monkeypatch):
     """A preset whose workspace is not there was said as "--workspace DIR: no such directory" (no --workspace was
-    given); one whose table cannot be used as "no such preset" (it is in the file)."""
+    given); one whose table cannot be used as "no such preset" (it is in the file); one in a file that is not TOML as
+    "no such preset (there are: …; add one as [presets.NAME] …)", as if the file did not name it."""
     from kandev_tui.cli import main
 
     config = tmp_path / "c.toml"
@@ -298,6 +299,11 @@ def test_a_presets_own_problems_are_said_as_the_presets(tmp_path, capsys, monkey
     config.write_text("presets = 3\n")  # not a table of tables: no preset of the file
     assert main(["run", "--headless", "--prompt", "x", "--db", db, "--preset", "bad"]) == 2
     assert "--preset bad: no such preset" in capsys.readouterr().err
+    config.write_text('[presets.bad\ncommand = ["agent"]\n')  # not TOML: said, not "add one as [presets.NAME]"
+    assert main(["run", "--headless", "--prompt", "x", "--db", db, "--preset", "bad"]) == 2
+    assert capsys.readouterr().err == (f"kandev-tui run: --preset bad: no such preset: {config} could not be read "
+                                       "(Expected ']' at the end of a table declaration (at line 1, column 13)), and "
+                                       "the built-in ones are claude, codex, demo, gemini, opencode\n")
 
 
 def test_a_failure_is_one_line_and_its_status_in_process(tmp_path, capsys):

@@ -143,6 +143,9 @@ def _preset_agents(args: argparse.Namespace, settings: Any) -> list[tuple[list[s
             # file, but left out (the warning says why)
             return f"kandev-tui run: --preset {name}: its [presets.{name}] table in {settings.path} cannot be used " \
                    "(see the warning above)"
+        if name not in known and settings.unreadable:  # its table may be in the file
+            return (f"kandev-tui run: --preset {name}: no such preset: {settings.path} could not be read "
+                    f"({settings.unreadable}), and the built-in ones are {', '.join(sorted(known))}")
         if name not in known:
             return (f"kandev-tui run: --preset {name}: no such preset (there are: {', '.join(sorted(known))}; add one "
                     f"as [presets.NAME] with command = [...] in {settings.path})")
