@@ -17,7 +17,7 @@ from kandev_tui.transcript.tools import OUTPUT_TAIL
 from kandev_tui.widgets.calls import call_parts
 from kandev_tui.widgets.calls.content import content_parts, locations_line
 
-from .app_helpers import FIXTURES, replay_app, settle, until
+from .app_helpers import FIXTURES, replay_app, settle, stored_app, tool_item, until
 from .hostile_corpus import CORPUS, NEVER_SHOWN
 
 CLAUDE = FIXTURES / "recordings" / "claude-real.jsonl"
@@ -555,3 +555,37 @@ def test_two_calls_with_one_name_and_title_never_get_each_others_renderer():
     named = Registry([Renderer(id="by-name", widget=lambda item: None, tool_names=frozenset({"lookup"}))])
     assert named.match({"name": "mcp__ops__lookup", "title": "x"}).id == "by-name"
     assert named.match({"name": "mcp__ops__lookup", "title": "x", "kind": "read"}).id == "by-name"  # by name only
+
+
+async def test_a_call_no_view_knows_says_its_output_once(tmp_path):
+    """Claude's failed edit (recorded in tmux): its error came as ``rawOutput`` and again as a fenced text block of
+    its content, and the card showed it twice. A call whose only output is its content's text showed that text as
+    its output and again as content. Each is said once; other text of the content stays. Its location inside the
+    workspace is relative to it, as its diff's header would be."""
+    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.widgets.tool_call import ToolCallView
+    from kandev_tui.widgets.tool_group import ToolGroup
+
+    (tmp_path / "ws").mkdir()
+    error = "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>"
+    failed_edit = tool_item("e1", name="edit", kind="edit", status="error", title="Edit app.py", output=error,
+                            raw_input={"file_path": f"{tmp_path}/ws/app.py", "old_string": "a", "new_string": "b"},
+                            content=[{"type": "content", "content": {"type": "text", "text": f"```\n{error}\n```"}}],
+                            locations=[{"path": f"{tmp_path}/ws/app.py"}])
+    content_only = tool_item("o1", name="probe", kind="other", status="error", title="Probe the port",
+                             content=[{"type": "content", "content": {"type": "text", "text": "connection refused"}}])
+    told_more = tool_item("o2", name="probe", kind="other", title="Probe again", output="port 80 open",
+                          content=[{"type": "content", "content": {"type": "text", "text": "and a note beside it"}}])
+    app = stored_app(tmp_path, [failed_edit, content_only, told_more], edits_inline=True,
+                     workspace=str(tmp_path / "ws"))
+    async with app.run_test(size=(120, 60)) as pilot:
+        await settle(pilot)
+        group = app.view.query_one(ToolGroup)
+        group.focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: len(group.query(ToolCallView)) == 2)
+        await settle(pilot)
+        text = screen_text(app)
+        assert text.count("File has not been read yet") == 1 and "at app.py" in text  # inside the workspace
+        assert text.count("connection refused") == 1
+        assert text.count("port 80 open") == 1 and "and a note beside it" in text

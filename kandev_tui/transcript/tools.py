@@ -255,6 +255,11 @@ def call_output(payload: dict[str, Any]) -> Any:
     output = payload.get("output")
     if output not in (None, "", [], {}):
         return output
+    return content_text(payload)
+
+
+def content_text(payload: dict[str, Any]) -> str | None:
+    """The text of a call's ``content`` blocks, one paragraph each (None when they hold none)."""
     content = payload.get("content")
     texts = [block["content"]["text"] for block in (content if isinstance(content, list) else [])
              if isinstance(block, dict) and isinstance(block.get("content"), dict)

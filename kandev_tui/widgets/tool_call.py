@@ -116,11 +116,11 @@ class ToolCallView(SearchHit, Static):
         self._asked_for_output = False
         self.update_item(item)
 
-    _drew_diff = False  # its content was a diff, drawn with its paths relative to _diff_root (None: none known)
-    _diff_root: str | None = None
+    _drew_paths = False  # it showed paths (a diff's, its locations), relative to _paths_root (None: none known)
+    _paths_root: str | None = None
 
     def on_mount(self) -> None:
-        if self._drew_diff and workspace_root(self) != self._diff_root:
+        if self._drew_paths and workspace_root(self) != self._paths_root:
             self.redraw()  # drawn before it was in the transcript, whose workspace its paths are shown relative to
         self._want_output()
 
@@ -209,7 +209,7 @@ class ToolCallView(SearchHit, Static):
         root = workspace_root(self)
         view, body = call_parts(payload, compact=not self.expanded, wait=False, side=self.side_by_side,
                                 look=look, root=root)
-        self._drew_diff, self._diff_root = view == "diff", root
+        self._drew_paths, self._paths_root = view == "diff" or bool(payload.get("locations")), root
         if pending_work(payload):  # a big diff: computed in a thread, drawn when it is done
             self.run_worker(self._do_pending_work, thread=True, group="call-work", exclusive=True)
         if view == "diff" and payload.get("asking"):  # the request below shows it, where the answer is given

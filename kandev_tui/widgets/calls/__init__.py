@@ -16,12 +16,14 @@ Each view returns Rich renderables; ``compact`` gives a bounded preview and says
 
 from __future__ import annotations
 
+import re
 from functools import partial
 from typing import Any, Callable
 
 from .content import content_parts, locations_line
 from .excerpt import read_parts, result_text, search_parts
 from kandev_tui.transcript.commands import repeats_output
+from kandev_tui.transcript.tools import call_output, content_text
 from kandev_tui.transcript.diffs import diff_blocks
 
 from .diff import DARK_LOOK, Look, big_diff, look_for as look_for  # (look_for: for the call widgets)
@@ -71,11 +73,29 @@ def call_parts(payload: dict[str, Any], compact: bool, *, wait: bool = True, sid
             shown = result_text(payload) if name in ("read", "search") else None  # not said twice
             said = partial(repeats_output, shell=payload["shell"]) if name == "output" else None
             extra = content_parts(payload.get("content"), skip_terminal=name == "output", shown=shown, said=said)
-            line = locations_line(payload.get("locations")) if name != "diff" else None
+            line = locations_line(payload.get("locations"), root) if name != "diff" else None
             return name, parts + extra + ([line] if line is not None else [])
-    extra = content_parts(payload.get("content"))
-    line = locations_line(payload.get("locations"))
+    extra = content_parts(payload.get("content"), said=partial(says_the_output, payload))
+    line = locations_line(payload.get("locations"), root)
     return None, extra + ([line] if line is not None else [])
+
+
+_FENCED = re.compile(r"\A```[^\n`]*\n(.*?)\n?```\Z", re.DOTALL)
+
+
+def says_the_output(payload: dict[str, Any], text: str) -> bool:
+    """Whether a text block of a call that no view knew says what the call's output, which the caller shows as it
+    came (:func:`~kandev_tui.transcript.tools.call_output`), shows already: every text block when that output is
+    the blocks' own text, else one that is the output again, in a code fence or not (Claude's failed call: the
+    error as ``rawOutput``, and again as a fenced block of its content)."""
+    output = call_output(payload)
+    if not isinstance(output, str) or not output.strip():
+        return False
+    if output == content_text(payload):
+        return True
+    said = text.strip()
+    fenced = _FENCED.match(said)
+    return (fenced.group(1) if fenced else said).strip() == output.strip()
 
 
 def pending_work(payload: dict[str, Any]) -> bool:

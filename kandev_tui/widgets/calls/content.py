@@ -12,6 +12,8 @@ from rich.text import Text
 from kandev_tui.jsonutil import of_type
 from kandev_tui.sanitize import visible
 
+from .diff import workspace_relative
+
 
 def _size(data: Any) -> str:
     if not isinstance(data, str):
@@ -72,8 +74,9 @@ def content_parts(content: Any, *, skip_terminal: bool = False, shown: str | Non
     return parts
 
 
-def locations_line(locations: Any) -> Text | None:
-    """``path:line`` for each location, on one line (None when there are none)."""
+def locations_line(locations: Any, root: str | None = None) -> Text | None:
+    """``path:line`` for each location, on one line (None when there are none); a path inside the workspace's
+    folder ``root`` relative to it, as a diff's header shows it."""
     if not isinstance(locations, list):
         return None
     shown = []
@@ -81,7 +84,7 @@ def locations_line(locations: Any) -> Text | None:
         if isinstance(location, dict) and isinstance(location.get("path"), str) and location["path"]:
             line = location.get("line")
             suffix = f":{line}" if isinstance(line, int) and not isinstance(line, bool) else ""
-            shown.append(visible(location["path"], keep_newlines=False)[:200] + suffix)
+            shown.append(visible(workspace_relative(location["path"], root), keep_newlines=False)[:200] + suffix)
     if not shown:
         return None
     return Text.assemble(("at ", "dim"), (", ".join(dict.fromkeys(shown)), "dim underline"))
