@@ -190,9 +190,29 @@ class Lifecycle(AppParts):
             stats.write(self.stats_path)
 
     async def action_interrupt(self) -> None:
+        """ctrl+c: with text selected (in the prompt, or in the transcript with the mouse), a copy of it, as in the
+        terminal's other programs (this binding, first so that a busy screen never holds back quitting, came before
+        Textual's own copy keys); else once more within 2 s quits."""
+        if self._copy_selection():
+            return
         now = time.monotonic()
         if now - self._interrupt_at < 2.0:
             await self.action_quit()
             return
         self._interrupt_at = now
         self.notify("Press ctrl+c again to quit (ctrl+q quits at once).", timeout=2)
+
+    def _copy_selection(self) -> bool:
+        """The text selected copied to the clipboard (OSC 52: the terminal's, through tmux and SSH), if there is any."""
+        from textual.widgets import Input, TextArea
+
+        focused = self.focused
+        text = focused.selected_text if isinstance(focused, (Input, TextArea)) else ""
+        if not text:
+            text = self.screen.get_selected_text() or ""
+        if not text:
+            return False
+        self.copy_to_clipboard(text)
+        lines = text.count("\n") + 1
+        self.notify(f"Copied {lines:,} lines." if lines > 1 else f"Copied {len(text):,} characters.", timeout=2)
+        return True

@@ -428,6 +428,53 @@ async def test_quit_with_ctrl_c_twice(tmp_path):
     assert app.return_code == 0
 
 
+async def test_text_selected_with_the_mouse_or_in_the_prompt_is_copied_by_ctrl_c_which_then_does_not_quit(tmp_path):
+    """An agent's message draws its own lines: each character knows its place, so a drag selects part of it (drawn in
+    the selection's colours) and ctrl+c copies just that, as it copies what is selected in the prompt. With text
+    selected, ctrl+c is a copy, never the first of the two that quit; with none, it is."""
+    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.widgets.agent_message import AgentMessage
+
+    from .app_helpers import message_item, stored_app
+
+    app = stored_app(tmp_path, [message_item(1, "Hello world, this is the **agent** speaking.\n\n"
+                                                "```python\nprint('copy me')\n```\n")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert screen_text(app).splitlines()[2].startswith("  Hello world, this is the agent speaking.")
+        await pilot.mouse_down(offset=(8, 2))  # on "world"
+        await pilot.hover(offset=(20, 2))
+        await pilot.hover(offset=(19, 5))  # past the end of the code's line
+        await pilot.mouse_up(offset=(19, 5))
+        await until(pilot, lambda: bool(app.screen.get_selected_text()))
+        message = app.view.query_one(AgentMessage)
+        first = list(message.render_line(0))
+        selected = [segment.text for segment in first if segment.style and segment.style.bgcolor
+                    and segment.style.bgcolor == message.selection_style.bgcolor]
+        assert "".join(selected).strip() == "world, this is the agent speaking."  # drawn as selected
+        for _ in range(2):
+            await pilot.press("ctrl+c")
+            await pilot.pause()
+        assert app.is_running
+        assert app.clipboard == "world, this is the agent speaking.\n\n\n print('copy me')"
+        app.screen.clear_selection()
+        prompt = app.transcript_screen.prompt
+        prompt.disabled = False
+        prompt.text = "a prompt to copy"
+        prompt.focus()
+        await pilot.press("end", "shift+home")
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.is_running and app.clipboard == "a prompt to copy"
+        await pilot.press("end")  # nothing selected: ctrl+c twice quits
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.is_running
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
 async def test_help_screen_lists_keys(tmp_path):
     app = replay_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -16,8 +16,10 @@ from kandev_tui.transcript.items import Item
 from .base import EntryWidget, match_spans, safe_text
 from .context import context_of
 from .markdown_lines import Lines, MarkdownLines
+from .selectable import selectable_line, selected_text
 
 if TYPE_CHECKING:
+    from textual.selection import Selection
     from textual.timer import Timer
 
 BLACK, WHITE = Color(0, 0, 0), Color(255, 255, 255)
@@ -168,10 +170,15 @@ class AgentMessage(EntryWidget):
         style = self.rich_style
         if y >= len(strips):
             return Strip.blank(width, style)
-        strip = strips[y]
+        strip = selectable_line(self, strips[y], y)
         if self.hit_needle:
             strip = highlighted(strip, self.hit_needle)
         return strip.apply_style(style)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The text selected with the mouse, as the lines draw it (:mod:`.selectable`)."""
+        width = self.content_region.width
+        return selected_text(selection, self._strips(width, None)) if width > 0 else None
 
     def hit_row(self, needle: str) -> int | None:
         from .search_marks import row_of
