@@ -589,3 +589,33 @@ async def test_a_call_no_view_knows_says_its_output_once(tmp_path):
         assert text.count("File has not been read yet") == 1 and "at app.py" in text  # inside the workspace
         assert text.count("connection refused") == 1
         assert text.count("port 80 open") == 1 and "and a note beside it" in text
+
+
+async def test_a_calls_output_can_be_selected_with_the_mouse_and_copied(tmp_path):
+    """A call draws a Rich group (its command, its output), which Textual cannot select in: its lines carry each
+    character's place, so a drag over two lines of its output selects them, and ctrl+c copies them."""
+    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.widgets.tool_call import ToolCallView
+    from kandev_tui.widgets.tool_group import ToolGroup
+
+    run = tool_item("c1", name="bash", kind="execute", title="Run the tests", raw_input={"command": "pytest -q"},
+                    output="....F\nFAILED tests/test_x.py::test_y - assert 1 == 2\n1 failed, 4 passed in 0.1s")
+    app = stored_app(tmp_path, [run])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        group = app.view.query_one(ToolGroup)
+        group.focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: len(group.query(ToolCallView)) == 1)
+        await settle(pilot)
+        rows = screen_text(app).splitlines()
+        y = next(n for n, row in enumerate(rows) if "FAILED" in row)
+        x = rows[y].index("FAILED")
+        await pilot.mouse_down(offset=(x, y))
+        await pilot.hover(offset=(x + 10, y))
+        await pilot.hover(offset=(x + 20, y + 1))
+        await pilot.mouse_up(offset=(x + 20, y + 1))
+        await until(pilot, lambda: bool(app.screen.get_selected_text()))
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.is_running and app.clipboard == "FAILED tests/test_x.py::test_y - assert 1 == 2\n1 failed, 4 passed in"

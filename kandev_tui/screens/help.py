@@ -15,7 +15,8 @@ from kandev_tui.textual_hooks import DrawsInputAtOnce
 
 KEYS = [
     ("Everywhere", [("ctrl+q", "quit (or ctrl+c twice, when no text is selected)"),
-                    ("drag, then ctrl+c", "copy the text selected (a message's, the prompt's) to the clipboard"), ("F1", "this help (F1 again closes it)"), ("F2", "settings"),
+                    ("drag, then ctrl+c", "copy the text selected (a message's, a call's output, the prompt's)"),
+                    ("F1", "this help (F1 again closes it)"), ("F2", "settings"),
                     ("ctrl+p", "command palette"), ("tab / shift+tab", "move between the prompt and transcript items"),
                     ("typing", "goes to the prompt, wherever the focus is (but the keys below)"),
                     ("ctrl+f", "search the whole session (enter or F3: next hit, escape: close)"),

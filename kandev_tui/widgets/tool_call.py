@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.css.styles import RulesMap
 from textual.message import Message
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.style import Style
 from textual.visual import RenderOptions, Visual
@@ -25,6 +26,7 @@ from kandev_tui.user_input import GIVE_WAY_EVERY, give_way, giving_way, user_inp
 from .base import SearchHit, safe_text
 from .calls import call_parts, do_pending_work, heavy_view, pending_work, look_for
 from .context import workspace_root
+from .selectable import selectable_line, selected_text
 
 STATUS = {"pending": ("○", "dim"), "in_progress": ("◐", "yellow"), "complete": ("✔", "green"),
           "error": ("✖", "red"), "cancelled": ("⊘", "dim")}
@@ -149,13 +151,21 @@ class ToolCallView(SearchHit, Static):
 
     def render_line(self, y: int) -> Strip:
         """Textual's line API: a view laid out in a thread gives only the lines in view, each on the widget's
-        style (the rest of the widget's content is rendered whole, as Textual does)."""
+        style (the rest of the widget's content is rendered whole, as Textual does). Either way each line can have
+        its text selected with the mouse (:mod:`.selectable`)."""
         laid_out = self._laid_out
         if laid_out is None:
-            return super().render_line(y)
+            return selectable_line(self, super().render_line(y), y)
         if not 0 <= y < len(laid_out.strips):
             return Strip.blank(self.content_region.width, self.rich_style)
-        return laid_out.line(y, self.rich_style)
+        return selectable_line(self, laid_out.line(y, self.rich_style), y)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The text selected with the mouse, as the lines draw it (the command, its output, a diff's lines)."""
+        if self._laid_out is not None:
+            return selected_text(selection, self._laid_out.strips)
+        return selected_text(selection, (super(ToolCallView, self).render_line(y)
+                                         for y in range(self.content_region.height)))
 
     def _lay_out_in_thread(self) -> None:
         """Built and laid out a part at a time, giving way to the user's input between parts (user_input.py)."""
