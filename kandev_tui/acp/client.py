@@ -42,7 +42,6 @@ PROTOCOL_VERSION = 1
 # notifications whose frame is all kandev-tui needs (the normaliser reads it): never dispatched through the SDK
 OBSERVED_ONLY = frozenset({"session/update"})
 SESSION_CLOSE_WAIT = 2.0  # seconds an agent that offers session/close has to answer it before it is ended
-# what the user can do when the agent takes longer than kandev-tui waits (a first `npx -y` downloads the agent)
 
 
 class AgentClient(SessionOps, AgentRequests):

@@ -46,6 +46,7 @@ def request_error_text(exc: BaseException) -> str:
     return message
 
 
+# what the user can do when the agent takes longer than kandev-tui waits (a first `npx -y` downloads the agent)
 WAIT_LONGER = "; --init-timeout SECONDS waits longer (an agent's first start may download it)."
 NOT_ACP = "(is it an ACP agent, or the command that starts one?)"
 
