@@ -128,6 +128,21 @@ class UserActions(AppParts):
             self.install_screen(SettingsScreen(self.settings_store), "settings")
         self.push_screen("settings")
 
+    def action_focus_next(self) -> None:
+        super().action_focus_next()
+        self._keys_moved_focus()
+
+    def action_focus_previous(self) -> None:
+        super().action_focus_previous()
+        self._keys_moved_focus()
+
+    def _keys_moved_focus(self) -> None:
+        """tab or shift+tab gave the focus to an entry of the transcript on screen: the view is told (it stops
+        following when the entry is above its last screen)."""
+        focused = self.focused
+        if focused is not None and self.sessions and self.current_mode != "home" and self.view in focused.ancestors:
+            self.view.keys_moved_to(focused)
+
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         # the sessions' keys have commands too: a browser (serve) keeps ctrl+n and ctrl+w for itself

@@ -155,6 +155,39 @@ async def test_a_following_view_made_smaller_stays_at_its_end(tmp_path, size):
         assert not app.transcript_screen.badge.display
 
 
+async def test_an_entry_above_given_the_keys_stays_in_view_as_output_comes(tmp_path):
+    """shift+tab to a tool group at the top of a long session scrolled to it, but the view went on following the
+    output: the group opened with enter (or the next line that came) pulled the view back to the end, away from it
+    (seen with Codex in tmux). An entry above the last screen given the keys by the user stops the following; the
+    app's own focus does not (the demo's request, focused as it came with output after it, stopped the following on
+    a loaded machine: "end of turn" never showed in tmux)."""
+    items = [tool_item("t0", name="bash", kind="execute", title="first call", turn=1)]
+    items += [message_item(n, f"message {n} " + "words " * 30, turn=1) for n in range(1, 12)]
+    app = stored_app(tmp_path, items)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        view = app.view
+        group = view.query_one(ToolGroup)
+        assert view.following and view.scroll_y == view.max_scroll_y > 0
+        while app.focused is not group:
+            await pilot.press("shift+tab")
+        await until(pilot, lambda: view.scroll_y < view.max_scroll_y)
+        assert not view.following
+        await pilot.press("enter")  # opened: the view stays where the group is
+        app.session.receive_items([message_item(99, "late output", turn=1)])
+        await until(pilot, lambda: app.transcript_screen.badge.display)
+        await settle(pilot)
+        assert group.expanded and not view.following and group.region.overlaps(view.region)
+        view.focus()
+        await pilot.press("end")
+        await until(pilot, lambda: view.following)
+        group.focus()  # the app's own focus (a request taking the keys as it arrives, output after it): following
+        await settle(pilot)
+        assert view.following
+        app.session.receive_items([message_item(100, "more output", turn=1)])  # and the output that comes is shown
+        await until(pilot, lambda: "message:100" in view.widgets and view.scroll_y == view.max_scroll_y)
+
+
 async def test_group_expand_and_collapse(tmp_path):
     messages = []
     app = replay_app(tmp_path)

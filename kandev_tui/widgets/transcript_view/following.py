@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from textual import events
 from textual.scrollbar import ScrollTo, ScrollUp
+from textual.widget import Widget
 
 from kandev_tui.session import window as W
 
@@ -74,6 +75,21 @@ class Following(ViewParts):
         self.set_following(False)
         self.scroll_page_up(animate=False)
         self._more_above()
+
+    def keys_moved_to(self, focused: Widget) -> None:
+        """The user's keys (tab, shift+tab) gave an entry of the view the focus, and Textual scrolls to it. One that
+        lies above the transcript's last screen stops the following, which pulled the view back to the latest
+        output, away from it, at the next change of the content (the group opened, a line that came). (Not every
+        focus: a request that takes the keys as it arrives, with output after it, leaves the view following.)"""
+        widget, top = focused, 0
+        while widget.parent is not self:  # its place in the view's content, through the entry that holds it
+            top += widget.virtual_region.y
+            if not isinstance(widget.parent, Widget):
+                return
+            widget = widget.parent
+        bottom = widget.virtual_region.y + top + focused.outer_size.height
+        if bottom <= self.virtual_size.height - self.scrollable_content_region.height:
+            self.set_following(False)
 
     # ... and a move down follows again once at the end, even one that moves nothing there (the view made taller
     # left it at its end, not following)
