@@ -13,6 +13,7 @@ from textual.screen import Screen
 from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.textual_hooks import mount_screen_ahead
 from kandev_tui.session import SessionState
+from kandev_tui.transcript.items import AGENT
 from kandev_tui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
@@ -168,8 +169,24 @@ class UserActions(AppParts):
         if self.current.last_state == SessionState.LOGIN:
             yield SystemCommand("Log in to the agent", "The ways the agent offers (ctrl+l)", self.action_log_in)
         yield SystemCommand("Jump to the latest output", "Follow the transcript again (ctrl+end)", self.view.jump_to_latest)
+        if self._last_message() is not None:
+            yield SystemCommand("Copy the agent's last message", "Its Markdown, to the clipboard (a part of any text: "
+                                "select it with the mouse, then ctrl+c)", self.copy_last_message)
         yield SystemCommand("Settings", "Theme, chart animation, card limit, guidance (F2)", self.action_settings)
         yield SystemCommand("Help: keys", "Every key kandev-tui knows (F1)", self.action_help)
+
+    def _last_message(self) -> str | None:
+        """The Markdown of the agent's latest message in the session on screen (None when it has said nothing)."""
+        for item in reversed(self.view.model.items.values()):
+            if item.kind == AGENT and isinstance(text := item.payload.get("text"), str) and text.strip():
+                return text
+        return None
+
+    def copy_last_message(self) -> None:
+        text = self._last_message()
+        if text is not None:
+            self.copy_to_clipboard(text)
+            self.notify(f"Copied the agent's last message ({text.count(chr(10)) + 1:,} lines of Markdown).", timeout=3)
 
     def on_settings_screen_changed(self, event: SettingsScreen.Changed) -> None:
         self.change_setting(**{event.name: event.value})
