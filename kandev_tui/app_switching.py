@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # the screens not shown at start are imported when first show
     from kandev_tui.screens.login import LoginScreen
 
 log = logging.getLogger("kandev_tui.app")
+TOAST_REASON = 60  # characters of a failure's reason the toast says for the session on screen
 
 
 class Switching(AppParts):
@@ -36,7 +37,11 @@ class Switching(AppParts):
             self.refresh_bindings()  # ctrl+l and ctrl+o are offered as the state allows
         if change.state == SessionState.ERROR:
             title = "The agent stopped" if len(self.sessions) == 1 else f"Session {session.number} stopped"
-            self.notify(visible(change.detail or "error"), title=title, severity="error", timeout=10, markup=False)
+            said = visible(change.detail or "error")
+            if session.on_screen and len(said) > TOAST_REASON:  # the transcript under the toast says it whole (at 45
+                # columns a toast is 22 wide: the whole reason covered the transcript that says it)
+                said = said[:TOAST_REASON].rstrip() + "… (see the transcript)"
+            self.notify(said, title=title, severity="error", timeout=10, markup=False)
         self.attention.state_changed(session, previous, change.state)
         self.lists.show_soon()
 

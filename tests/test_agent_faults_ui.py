@@ -190,3 +190,26 @@ async def test_attach_with_no_backend_to_list_from_exits_non_zero(tmp_path):
         await pilot.press("escape")
         await until(pilot, lambda: app.return_code is not None)
     assert app.return_code == 1
+
+
+@pytest.mark.system
+async def test_the_toast_of_a_failure_on_screen_says_its_start_and_the_transcript_says_it_whole(tmp_path):
+    """``ls`` as the agent, at 45 columns: the toast (22 columns wide there) said the whole reason in 14 rows over the
+    transcript, which says it whole too. It now says its start; the transcript, all of it."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "alpha.py").write_text("")
+    store = Store(tmp_path / "s.db")
+    agent = AgentOptions(command=["ls"], workspace=workspace, inject_guidance=False)
+    app = KandevApp(lambda on_items, on_state: LiveSource(agent, store, on_items, on_state),
+                    settings_store=settings_at(tmp_path, chart_animation=False))
+    async with app.run_test(size=(45, 30), notifications=True) as pilot:
+        def said() -> list[str]:
+            return [" ".join(str(toast.render()).split()) for toast in app.screen.query("Toast")]
+
+        await until(pilot, lambda: bool(said()))
+        whole = 'ls wrote only lines that are not JSON-RPC (the first: "alpha.py"), and ended without answering'
+        assert said()[0].startswith("The agent stopped ls wrote only lines that are not JSON-RPC")
+        assert said()[0].endswith("… (see the transcript)") and "does not speak ACP" not in said()[0]
+        await until(pilot, lambda: any(whole in getattr(w, "searchable_text", "") and "does not speak ACP" in
+                                       w.searchable_text for w in app.view.widgets.values()))
