@@ -557,14 +557,25 @@ def test_two_calls_with_one_name_and_title_never_get_each_others_renderer():
     assert named.match({"name": "mcp__ops__lookup", "title": "x", "kind": "read"}).id == "by-name"  # by name only
 
 
+async def open_the_group(pilot, app, calls: int) -> None:
+    """The session's tool group opened with enter, its ``calls`` calls drawn."""
+    from kandev_tui.widgets.tool_call import ToolCallView
+    from kandev_tui.widgets.tool_group import ToolGroup
+
+    await settle(pilot)
+    group = app.view.query_one(ToolGroup)
+    group.focus()
+    await pilot.press("enter")
+    await until(pilot, lambda: len(group.query(ToolCallView)) == calls)
+    await settle(pilot)
+
+
 async def test_a_call_no_view_knows_says_its_output_once(tmp_path):
     """Claude's failed edit (recorded in tmux): its error came as ``rawOutput`` and again as a fenced text block of
     its content, and the card showed it twice. A call whose only output is its content's text showed that text as
     its output and again as content. Each is said once; other text of the content stays. Its location inside the
     workspace is relative to it, as its diff's header would be."""
     from kandev_tui.textual_hooks import screen_text
-    from kandev_tui.widgets.tool_call import ToolCallView
-    from kandev_tui.widgets.tool_group import ToolGroup
 
     (tmp_path / "ws").mkdir()
     error = "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>"
@@ -579,12 +590,7 @@ async def test_a_call_no_view_knows_says_its_output_once(tmp_path):
     app = stored_app(tmp_path, [failed_edit, content_only, told_more], edits_inline=True,
                      workspace=str(tmp_path / "ws"))
     async with app.run_test(size=(120, 60)) as pilot:
-        await settle(pilot)
-        group = app.view.query_one(ToolGroup)
-        group.focus()
-        await pilot.press("enter")
-        await until(pilot, lambda: len(group.query(ToolCallView)) == 2)
-        await settle(pilot)
+        await open_the_group(pilot, app, calls=2)
         text = screen_text(app)
         assert text.count("File has not been read yet") == 1 and "at app.py" in text  # inside the workspace
         assert text.count("connection refused") == 1
@@ -595,19 +601,12 @@ async def test_a_calls_output_can_be_selected_with_the_mouse_and_copied(tmp_path
     """A call draws a Rich group (its command, its output), which Textual cannot select in: its lines carry each
     character's place, so a drag over two lines of its output selects them, and ctrl+c copies them."""
     from kandev_tui.textual_hooks import screen_text
-    from kandev_tui.widgets.tool_call import ToolCallView
-    from kandev_tui.widgets.tool_group import ToolGroup
 
     run = tool_item("c1", name="bash", kind="execute", title="Run the tests", raw_input={"command": "pytest -q"},
                     output="....F\nFAILED tests/test_x.py::test_y - assert 1 == 2\n1 failed, 4 passed in 0.1s")
     app = stored_app(tmp_path, [run])
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        group = app.view.query_one(ToolGroup)
-        group.focus()
-        await pilot.press("enter")
-        await until(pilot, lambda: len(group.query(ToolCallView)) == 1)
-        await settle(pilot)
+        await open_the_group(pilot, app, calls=1)
         rows = screen_text(app).splitlines()
         y = next(n for n, row in enumerate(rows) if "FAILED" in row)
         x = rows[y].index("FAILED")

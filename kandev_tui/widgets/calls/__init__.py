@@ -75,7 +75,7 @@ def call_parts(payload: dict[str, Any], compact: bool, *, wait: bool = True, sid
             extra = content_parts(payload.get("content"), skip_terminal=name == "output", shown=shown, said=said)
             line = locations_line(payload.get("locations"), root) if name != "diff" else None
             return name, parts + extra + ([line] if line is not None else [])
-    extra = content_parts(payload.get("content"), said=partial(says_the_output, payload))
+    extra = content_parts(payload.get("content"), said=output_said_again(payload))
     line = locations_line(payload.get("locations"), root)
     return None, extra + ([line] if line is not None else [])
 
@@ -83,19 +83,25 @@ def call_parts(payload: dict[str, Any], compact: bool, *, wait: bool = True, sid
 _FENCED = re.compile(r"\A```[^\n`]*\n(.*?)\n?```\Z", re.DOTALL)
 
 
-def says_the_output(payload: dict[str, Any], text: str) -> bool:
-    """Whether a text block of a call that no view knew says what the call's output, which the caller shows as it
-    came (:func:`~kandev_tui.transcript.tools.call_output`), shows already: every text block when that output is
-    the blocks' own text, else one that is the output again, in a code fence or not (Claude's failed call: the
-    error as ``rawOutput``, and again as a fenced block of its content)."""
+def output_said_again(payload: dict[str, Any]) -> Callable[[str], bool] | None:
+    """For a call that no view knew, whose output the caller shows as it came
+    (:func:`~kandev_tui.transcript.tools.call_output`): what tells whether a text block of its content says that
+    output again. Every text block does when the output is the blocks' own text; else one that is the output, in a
+    code fence or not (Claude's failed call: the error as ``rawOutput``, and again as a fenced block of its
+    content). None when the call shows no output."""
     output = call_output(payload)
     if not isinstance(output, str) or not output.strip():
-        return False
+        return None
     if output == content_text(payload):
-        return True
-    said = text.strip()
-    fenced = _FENCED.match(said)
-    return (fenced.group(1) if fenced else said).strip() == output.strip()
+        return lambda text: True
+    shown = output.strip()
+
+    def says_it(text: str) -> bool:
+        said = text.strip()
+        fenced = _FENCED.match(said)
+        return (fenced.group(1) if fenced else said).strip() == shown
+
+    return says_it
 
 
 def pending_work(payload: dict[str, Any]) -> bool:
