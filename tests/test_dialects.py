@@ -729,3 +729,22 @@ async def test_a_request_with_only_the_calls_id_to_show_rich_output_says_what_it
     assert drawn[0] == f"? The agent {asks}"
     if name_in != "none":
         assert drawn[1].startswith(("line chart", "bar chart")), drawn
+
+
+@pytest.mark.system
+def test_a_banner_before_the_agent_speaks_and_stray_lines_mid_turn_are_one_item_each_and_the_turn_goes_on(tmp_path):
+    """A launcher's banner on stdout before ``initialize`` is answered, and a library's warnings in the middle of a
+    message: each run of lines is one error item (counted, its lines kept), the session starts, and the message
+    around the warnings is one message."""
+    banner = ["Starting the agent v1.2 …", "(debug) listening on 127.0.0.1:9229"]
+    warnings = ["warn: deprecated API", "warn: deprecated API again", "warn: and again"]
+    played = play(tmp_path, {"banner": banner, "steps": [{"op": "say", "text": "before "},
+                                                         {"op": "stdout", "lines": warnings},
+                                                         {"op": "say", "text": "after"}]})
+    assert played.code == 0, played.stderr
+    runs = [item["payload"] for item in played.items if item["kind"] == "error"]
+    assert [(run["lines"], run["first"]) for run in runs] == [(2, banner), (3, warnings)]
+    assert all(run["message"].endswith("; it is kept in the recording.") for run in runs)
+    assert [item["payload"]["text"] for item in played.items if item["kind"] == "agent_message"] == ["before after"]
+    raw = [json.loads(line).get("raw") for line in played.recording.read_text().splitlines()]
+    assert [line for line in raw if line] == banner + warnings  # whole, in the recording

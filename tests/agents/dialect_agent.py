@@ -20,6 +20,7 @@ commands in kandev-tui's terminals. What it plays comes from the JSON in ``$DIAL
   with ``$/cancel_request``, which it then answers with the error -32800 as the spec says; each such request and
   withdrawal is noted in ``session_log``;
 - ``start_gate``: answer ``initialize`` only once this file exists (an agent that takes long to start);
+- ``banner``: lines (not JSON-RPC) written on stdout before answering ``initialize`` (a launcher's banner);
 - ``auth_opt_in``: offer ``auth`` only to a client whose ``clientCapabilities._meta`` has this key true;
 - ``steps``: the turn, a list of:
   - ``{"op": "chart", "name_in", "arguments_in", "order", "arguments"?, "call"?}``: a rich-output call.
@@ -52,6 +53,7 @@ commands in kandev-tui's terminals. What it plays comes from the JSON in ``$DIAL
     then ``elicitation/complete`` for the params' ``elicitationId``; ``withdraw_when``: once this file exists, it
     withdraws the question (``$/cancel_request``);
   - ``{"op": "ask", "id_only": true}``: a permission request for the last call, with only its ``toolCallId``;
+  - ``{"op": "stdout", "lines"}``: lines that are not JSON-RPC on its stdout (a stray print mid-turn);
   - ``{"op": "say", "text"}``; ``{"op": "user", "text"}`` (a user message chunk that is not the prompt);
     ``{"op": "usage"}`` (a message chunk with only usage); ``{"op": "write", "path", "content", "report"?: "before_read"|"fragment"}``: an
     edit, written through the client; reported with its path only, or with a diff (``fragment``: old and new text
@@ -338,6 +340,8 @@ class Agent:
                              "_meta": {"usage": {"inputTokens": 10, "outputTokens": 5}}})
             elif op == "say":
                 self.update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": step["text"]}})
+            elif op == "stdout":  # lines that are not JSON-RPC on its output (a stray print, a library's warning)
+                self.writer.write("".join(line + "\n" for line in step["lines"]).encode())
             elif op == "write":
                 await self.write(step)
             await self.writer.drain()
@@ -417,6 +421,8 @@ class Agent:
                 await self.writer.drain()
                 continue
             if method == "initialize":
+                if DIALECT.get("banner"):  # a launcher's lines on stdout before the agent speaks
+                    self.writer.write("".join(line + "\n" for line in DIALECT["banner"]).encode())
                 while DIALECT.get("start_gate") and not os.path.exists(DIALECT["start_gate"]):
                     await asyncio.sleep(0.05)  # a slow start, as long as the test wants it
                 self.send({"jsonrpc": "2.0", "id": request_id, "result": self.initialize(params)})
