@@ -132,6 +132,9 @@ class ReviewScreen(Screen[None]):
         self.app.call_from_thread(self._shown, entry, diff)
 
     def _shown(self, entry: dict[str, Any], diff: FileDiff) -> None:
+        at = self.files_list.highlighted
+        if self.files and at is not None and self.files[at] is not entry:  # a read for a file no longer chosen (its
+            return  # thread finished after the next one's: n right after a restore showed the old file again)
         self._diff = diff
         self._entry = entry
         self._draw()
@@ -254,5 +257,6 @@ class ReviewScreen(Screen[None]):
         self.notify(text + " u undoes it.", timeout=8)
         if self.owner is not None:
             self.app.run_worker(self.owner.source.note(text), group="restore-note")
-        if self._entry is not None:
-            self._read(self._entry)
+        at = self.files_list.highlighted
+        if self.files and at is not None:  # the file chosen now, which a key may have changed since the restore began
+            self._read(self.files[at])
