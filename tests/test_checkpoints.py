@@ -323,6 +323,38 @@ async def test_in_the_app_the_card_follows_the_turn_and_enter_reviews_each_files
         await app.action_quit()
 
 
+async def test_a_diff_read_that_lands_after_the_list_moved_on_is_dropped(tmp_path):
+    """Each file's diff is read in a thread and set when it lands; a read for a file no longer chosen (it finished
+    after the next one's, as after a restore and n at once) must not put the old file back on screen."""
+    from kandev_tui.screens.review import ReviewScreen, read_diff
+    from kandev_tui.textual_hooks import screen_text
+
+    from .app_helpers import stored_app, until
+
+    root = repo(tmp_path / "w", {"a.py": "one = 1\n", "b.py": "two = 2\n"})
+    before = checkpoints.take(root, "refs/kandev-tui/test/late-start")
+    (root / "a.py").write_text("one = 10\n")
+    (root / "b.py").write_text("two = 20\n")
+    after = checkpoints.take(root, "refs/kandev-tui/test/late-end")
+    found = checkpoints.changes(root, before.commit, after.commit)
+    payload = {"files": [f.to_json() for f in found.files], "count": found.count, "added": found.added,
+               "removed": found.removed, "before": before.commit, "after": after.commit, "repository": str(root)}
+    app = stored_app(tmp_path, [])
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = ReviewScreen(payload)
+        await app.push_screen(screen)
+        await until(pilot, lambda: "+ one = 10" in screen_text(app))
+        await pilot.press("n")
+        await until(pilot, lambda: "+ two = 20" in screen_text(app))
+        first = screen.files[0]
+        screen._shown(first, read_diff(payload, first))  # the late read's delivery, as call_from_thread makes it
+        await pilot.pause()
+        assert "+ two = 20" in screen_text(app) and "+ one = 10" not in screen_text(app)
+        assert screen.files_list.highlighted == 1
+        await pilot.press("p")  # the file chosen again: its read is drawn
+        await until(pilot, lambda: "+ one = 10" in screen_text(app))
+
+
 def test_the_card_is_placed_before_the_turn_end_and_a_turn_cut_short_has_none():
     from kandev_tui.transcript.frames import IN, LOCAL, OUT, Frame
     from kandev_tui.transcript.normalize import Normalizer
