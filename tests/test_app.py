@@ -604,10 +604,10 @@ def test_saving_settings_keeps_what_this_version_does_not_know(tmp_path):
 def test_the_help_shows_every_key_whole_at_any_width(width):
     from rich.console import Console
 
-    from kandev_tui.screens.help import KEYS, key_tables
+    from kandev_tui.screens.help import KEYS, KeyTable
 
     console = Console(width=width, color_system=None, record=True)
-    console.print(key_tables(width))
+    console.print(KeyTable())
     text = console.export_text()
     assert "…" not in text
     words = " ".join(text.split())

@@ -298,16 +298,16 @@ async def test_a_key_that_comes_and_goes_with_the_turn_leaves_the_other_keys_mou
 async def test_the_help_lays_out_its_key_tables_once_per_width(tmp_path, monkeypatch):
     """Textual measures a widget's content, then paints it, and a scrollbar appearing narrows it: the help's tables
     are laid out once (drawn once per width, and the scrollbar's column is kept from the start)."""
-    from rich.table import Table
+    from kandev_tui.screens.help import KeyTable
 
-    laid_out: list[str] = []
-    render = Table.__rich_console__
+    laid_out: list[int] = []
+    lay_out = KeyTable.lay_out
 
-    def counted(self, console, options):
-        laid_out.append(str(self.title))
-        return render(self, console, options)
+    def counted(console, width):
+        laid_out.append(width)
+        return lay_out(console, width)
 
-    monkeypatch.setattr(Table, "__rich_console__", counted)
+    monkeypatch.setattr(KeyTable, "lay_out", staticmethod(counted))
     app = stored_app(tmp_path, [message_item(1, "Hello.")])
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
