@@ -338,3 +338,34 @@ async def test_a_pending_edit_shows_its_diff_once_where_the_answer_is_given(tmp_
         assert screen_text(app).count("+ # Build summary") == 1  # in the card
         await app.action_quit()
     store.close()
+
+
+async def test_the_transcript_focused_itself_offers_its_scroll_and_tab_and_an_entry_focused_its_own_keys(tmp_path):
+    """A stored session opens with the transcript focused, and tab from the prompt lands there: the footer said no
+    key that works there. It offers ↑↓ to scroll and tab to the items (below 60 columns they give way first); with an
+    entry focused, the entry's keys show instead, and ↓ still scrolls the transcript."""
+    from .app_helpers import message_item, settle, stored_app, tool_item
+
+    items = [message_item(n, f"Line {n}.\n\n" + "More text.\n\n" * 6) for n in range(1, 8)]
+    app = stored_app(tmp_path, [*items[:3], tool_item("c1", turn=1), *items[3:]])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        view = app.view
+        await pilot.press("ctrl+home")
+        await until(pilot, lambda: view.scroll_y == 0)
+        assert app.focused is view
+        shown = [(k, d) for k, d, _ in footer_keys(app)]
+        assert shown[:2] == [("↑↓", "Scroll"), ("tab", "Items")] and ("f2", "Settings") in shown
+        await pilot.press("down")
+        await until(pilot, lambda: view.scroll_y == 1)
+        await pilot.press("tab")
+        await until(pilot, lambda: app.focused is not view and app.focused in view.query("*"))
+        await until(pilot, lambda: "Items" not in [d for _, d, _ in footer_keys(app)])
+        assert "Scroll" not in [d for _, d, _ in footer_keys(app)]
+        before = view.scroll_y
+        await pilot.press("down")
+        await until(pilot, lambda: view.scroll_y > before)
+    app = stored_app(tmp_path / "narrow", [message_item(1, "Hello.")])
+    async with app.run_test(size=(45, 24)) as pilot:
+        await settle(pilot)
+        assert [d for _, d, _ in footer_keys(app)] == ["Search", "Quit", "Help", "Settings"]

@@ -13,8 +13,8 @@ from textual.widgets import Footer
 from kandev_tui.textual_hooks import covered
 
 # when the keys do not fit, these go first, in this order (each still works, and the help lists it): quit and
-# what the screen's state offers (cancel, close, back) stay
-DROP_FIRST = ("settings", "search", "help")
+# what the screen's state offers (cancel, close, back) stay ("moved": the transcript's own scroll and tab hints)
+DROP_FIRST = ("moved", "settings", "search", "help")
 
 
 class KeyFooter(Footer):
@@ -53,7 +53,7 @@ class KeyFooter(Footer):
             for action in DROP_FIRST:
                 if _needed(keys, self.compact) <= width:
                     break
-                keys = [key for key in keys if getattr(key, "action", None) != action]
+                keys = [key for key in keys if getattr(key, "action", "").partition("(")[0] != action]
             if _needed(keys, self.compact) > width:  # the palette's key next (ctrl+p still opens it)
                 keys = [key for key in keys if not key.has_class("-command-palette")]
             while _needed(keys, self.compact) > width:  # then whole keys from the end, quit's kept: none is cut

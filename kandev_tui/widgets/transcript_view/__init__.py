@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 from textual.containers import VerticalScroll
+from textual.binding import Binding
 from textual.message import Message
 from textual.widget import Widget
 
@@ -47,6 +48,11 @@ class TranscriptView(MountedWindow, Predraw, Following, Finding, ChartsInView, R
     search, charts, requests)."""
 
     BLANK = True  # a container without content or border of its own: its lines are blanks, not rendered
+    # focused itself (a stored session opens so; tab from the prompt lands here), the footer says how to move; with
+    # an entry focused these give way (the entry's own keys show) to VerticalScroll's down and the app's tab
+    BINDINGS = [Binding("down", "moved('scroll_down')", "Scroll", key_display="↑↓"),
+                Binding("down", "scroll_down", show=False),
+                Binding("tab", "moved('app.focus_next')", "Items")]
     # the scrollbar's column is kept while there is no scrollbar: when it appears, nothing reflows (text, tables)
     # and no chart is plotted again one column narrower
     DEFAULT_CSS = """
@@ -98,6 +104,12 @@ class TranscriptView(MountedWindow, Predraw, Following, Finding, ChartsInView, R
     def compose(self):
         yield self.top
         yield self.bottom
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.has_focus if action == "moved" else True
+
+    async def action_moved(self, action: str) -> None:
+        await self.run_action(action)
 
     @property
     def entries(self) -> list[Entry]:
