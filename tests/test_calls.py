@@ -618,3 +618,38 @@ async def test_a_calls_output_can_be_selected_with_the_mouse_and_copied(tmp_path
         await pilot.press("ctrl+c")
         await pilot.pause()
         assert app.is_running and app.clipboard == "FAILED tests/test_x.py::test_y - assert 1 == 2\n1 failed, 4 passed in"
+
+
+async def test_an_options_code_is_shown_as_code_without_its_backticks(tmp_path):
+    """Codex names an option "Yes, and don't ask again for commands that start with `ls -la`": the button and the
+    answer showed the backticks. The code is bold and the backticks are gone; a lone backtick stays as it came."""
+    from textual.widgets import Button
+
+    from kandev_tui.transcript import Item
+    from kandev_tui.widgets.base import code_spans
+    from kandev_tui.widgets.permission import PermissionRequest
+
+    from .app_helpers import stored_app
+
+    asked = [i for i in items_from_frames(read_recording(FIXTURES / "recordings" / "codex-real.jsonl"))
+             if i.kind == "permission" and any("`" in o.get("name", "") for o in i.payload.get("options", []))]
+    assert asked
+    request_item = asked[0]
+    pending = Item(request_item.key, "permission", 1,
+                   {k: v for k, v in request_item.payload.items() if k != "answer"}, status="pending")
+    named = [o["name"] for o in pending.payload["options"] if "`" in o["name"]][0]
+    command = named.split("`")[1]
+    answered = Item("permission:2", "permission", 1, {**pending.payload, "answer": {"name": named}}, status="complete")
+    app = stored_app(tmp_path, [pending, answered])
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        first, second = app.view.query(PermissionRequest)
+        labels = [button.label for button in first.query(Button)]
+        label = next(label for label in labels if command in label.plain)
+        assert "`" not in label.plain and label.plain.endswith(f"start with {command}")
+        assert any(label.plain[span.start:span.end] == command and "bold" in str(span.style) for span in label.spans)
+        drawn = "\n".join(w.render_line(y).text for w in second.walk_children() if w.size.area
+                          for y in range(w.size.height))
+        assert f"start with {command}" in drawn and "`" not in drawn
+    assert code_spans("a `b` c") == [("a ", ""), ("b", "bold"), (" c", "")]
+    assert code_spans("it's `odd") == [("it's `odd", "")] and code_spans("``") == [("``", "")]

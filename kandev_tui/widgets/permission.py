@@ -15,7 +15,7 @@ from kandev_tui.transcript.items import Item
 from kandev_tui.transcript.rich_calls import carried_arguments, names_our_tool
 from kandev_tui.transcript.tools import summarize
 
-from .base import EntryWidget, safe_text
+from .base import EntryWidget, code_spans, safe_text
 from .calls.content import content_parts
 from .calls.diff import DARK_LOOK, Look, diff_parts, look_for
 from .context import workspace_root
@@ -103,7 +103,7 @@ class PermissionRequest(EntryWidget):
         with self._buttons:
             for index, option in enumerate(self._options_of(self._item)[:9], start=1):
                 name = safe_text(option.get("name") or option.get("optionId") or "?", keep_newlines=False)
-                button = Button(Content(f"{index} {name}"), variant=KIND_VARIANT.get(str(option.get("kind")), "default"), compact=True)
+                button = Button(Content.assemble(f"{index} ", *code_spans(name)), variant=KIND_VARIANT.get(str(option.get("kind")), "default"), compact=True)
                 button.option_id = option.get("optionId")  # type: ignore[attr-defined]
                 button.disabled = not self.answerable
                 # for the mouse: keys answer with the digits, and tab goes on to the prompt (a focused button took
@@ -156,7 +156,8 @@ class PermissionRequest(EntryWidget):
             self.add_class("answered")
             self._buttons.display = False
             chosen = answer.get("name") or ("cancelled" if answer.get("outcome") == "cancelled" else answer.get("option_id"))
-            self._answer.update(Text.assemble(("↳ ", "dim"), (safe_text(str(chosen), keep_newlines=False), "bold")))
+            said = [(part, "bold") for part, _code in code_spans(safe_text(str(chosen), keep_newlines=False))]
+            self._answer.update(Text.assemble(("↳ ", "dim"), *said))
             return
         self._show_hint()
 
