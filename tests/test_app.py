@@ -724,3 +724,30 @@ async def test_a_screenshot_is_saved_where_it_can_be_and_the_notice_says_where(t
     shots = list((tmp_path / "data" / "screenshots").glob("*.svg"))
     assert len(shots) == 1 and "<svg" in shots[0].read_text()
     assert str(shots[0]) in next(message for message in said if "Saved screenshot" in message)
+
+
+@pytest.mark.parametrize("width", [100, 60])
+async def test_the_status_lines_usage_stays_whole_and_the_title_gives_way(width):
+    """At 100 columns OpenCode's status line ended "… chart  0% of 1…": the usage came after a long title and was
+    cut. The title gives way (down to 12 columns), the usage and cost stay whole; narrower, the line's end is cut."""
+    from textual.app import App
+
+    from kandev_tui.widgets.status_line import StatusLine
+
+    line = StatusLine()
+
+    class One(App):
+        def compose(self):
+            yield line
+
+    async with One().run_test(size=(width, 3)) as pilot:
+        line.agent, line.branch, line.choices = "OpenCode", "master", "build · Scripted/Scripted"
+        line.title = "look at the repository, fix what is broken in it and chart the results"
+        line.usage = {"used": 1200, "size": 100000, "cost": {"amount": 0.42, "currency": "USD"}}
+        await pilot.pause()
+        shown = line.render_line(0).text.rstrip()
+        assert len(shown) <= width
+        if width == 100:
+            assert shown.endswith("…  1% of 100k · $0.42") and "look at the reposito" in shown
+        else:  # no room for 12 columns of title and the usage: as before, the line is cut at its end
+            assert shown.endswith("…") and "$0.42" not in shown

@@ -13,6 +13,9 @@ STATE_STYLE = {"running": ("● working", "yellow"), "waiting": ("? waiting for 
                "reconnecting": ("◌ reconnecting", "bold yellow"), "login": ("? needs a login", "bold yellow")}
 
 
+TITLE_AT_LEAST = 12  # columns of the session's title kept before the usage gives way
+
+
 def cost_text(usage: dict) -> str:
     """What a session cost, as the agent's usage reports it ("$0.42"), or ""."""
     cost = usage.get("cost")
@@ -56,7 +59,6 @@ class StatusLine(Static):
             choices = safe_text(self.choices, keep_newlines=False)
             text.append(choices if len(choices) <= room else choices[:room - 1] + "…", style="cyan")
             text.append("  ")
-        text.append(safe_text(self.title, keep_newlines=False), style="italic")
         usage = self.usage or {}
         extra = []
         if isinstance(usage.get("used"), int) and isinstance(usage.get("size"), int) and usage["size"]:
@@ -64,7 +66,14 @@ class StatusLine(Static):
         cost = cost_text(usage)
         if cost:
             extra.append(cost)
-        if extra:
-            text.append("  " + " · ".join(extra), style="dim")
-        text.truncate(max(1, self.size.width - 2), overflow="ellipsis")
+        tail = ("  " + " · ".join(extra)) if extra else ""
+        width = max(1, self.size.width - 2)
+        title = Text(safe_text(self.title, keep_newlines=False), style="italic")
+        room = width - text.cell_len - len(tail)
+        if tail and room >= TITLE_AT_LEAST and title.cell_len > room:  # the title gives way, the usage stays whole
+            title.truncate(room, overflow="ellipsis")  # ("0% of 1…" said nothing)
+        text.append_text(title)
+        if tail:
+            text.append(tail, style="dim")
+        text.truncate(width, overflow="ellipsis")
         return text
