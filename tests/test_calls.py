@@ -653,3 +653,65 @@ async def test_an_options_code_is_shown_as_code_without_its_backticks(tmp_path):
         assert f"start with {command}" in drawn and "`" not in drawn
     assert code_spans("a `b` c") == [("a ", ""), ("b", "bold"), (" c", "")]
     assert code_spans("it's `odd") == [("it's `odd", "")] and code_spans("``") == [("``", "")]
+
+
+@pytest.mark.parametrize("recording", ["codex-real.jsonl", "opencode-real.jsonl", "gemini-real.jsonl"])
+async def test_a_request_to_run_a_command_says_the_command_once(tmp_path, recording):
+    """Codex and OpenCode title a command's call with the command itself: the request said it in its title and again
+    as "$ …" below. It is said once; a title that is not the command keeps the command below it (Gemini sends the
+    command in the title alone)."""
+    from textual.widgets import Static
+
+    from kandev_tui.transcript import Item
+    from kandev_tui.widgets.permission import PermissionRequest
+
+    asked = [i for i in items_from_frames(read_recording(FIXTURES / "recordings" / recording))
+             if i.kind == "permission" and i.payload["tool_call"].get("kind") == "execute"]
+    assert asked
+    tool_call = asked[0].payload["tool_call"]
+    titled = {**tool_call, "title": "Count the notes"}
+    items = [Item(f"permission:{n}", "permission", 1, {**asked[0].payload, "tool_call": call, "answer": None},
+                  status="pending") for n, call in enumerate([tool_call, titled])]
+    app = stored_app(tmp_path, items)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        same, other = app.view.query(PermissionRequest)
+
+        def drawn(request) -> str:  # its title and what it asks to approve (an option may name the command too)
+            return "\n".join(w.render_line(y).text for w in request.query(Static) if w.size.area and w.display
+                             for y in range(w.size.height))
+
+        command = tool_call["title"]
+        assert drawn(same).count(command) == 1 and "$ " not in drawn(same)
+        if tool_call.get("rawInput"):
+            assert f"$ {command}" in drawn(other) and "Count the notes" in drawn(other)
+
+
+async def test_a_call_whose_request_shows_the_diff_waits_for_it_without_its_raw_arguments(tmp_path):
+    """OpenCode reports its edit call with its arguments alone (filePath, oldString, newString), and its permission
+    request with the diff: while the request waited, the card above showed the arguments as raw JSON, the edit
+    twice. The card says the diff is in the request below; once answered it shows what it has again. The request's
+    title, the file's absolute path, is the path in the workspace, as the diff's header says it."""
+    from textual.widgets import Static
+
+    from kandev_tui.widgets.permission import PermissionRequest
+    from kandev_tui.widgets.tool_call import ToolCallView
+
+    frames = list(read_recording(FIXTURES / "recordings" / "opencode-real.jsonl"))
+    asked_at = next(n for n, frame in enumerate(frames) if (frame.msg or {}).get("method") == "session/request_permission")
+    pending = [i for i in items_from_frames(frames[:asked_at + 1]) if i.kind in ("tool_call", "permission")]
+    call = next(i for i in pending if i.kind == "tool_call" and i.tool_call_id == pending[-1].tool_call_id)
+    assert call.payload.get("asking") == "diff" and call.status != "complete"
+    app = stored_app(tmp_path, [i for i in pending if i.key in (call.key, pending[-1].key)], workspace="/workspace")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        card = next(w for w in app.view.query(ToolCallView) if w.item.key == call.key)
+        shown = "\n".join(card.render_line(y).text for y in range(card.size.height))
+        assert "its diff is in the permission request below" in shown and "arguments" not in shown
+        request = app.view.query_one(PermissionRequest)  # titled with the file's absolute path: the workspace's own
+        assert request.query(Static).first().render_line(0).text.strip() == "? The agent asks to edit: probe/new.txt"
+    request_id = frames[asked_at].msg["id"]
+    answered_at = next(n for n, frame in enumerate(frames) if n > asked_at and (frame.msg or {}).get("id") == request_id
+                       and "result" in (frame.msg or {}))
+    answered = items_from_frames(frames[:answered_at + 1])
+    assert "asking" not in next(i for i in answered if i.key == call.key).payload

@@ -324,7 +324,7 @@ async def test_a_pending_edit_shows_its_diff_once_where_the_answer_is_given(tmp_
         await until(pilot, lambda: any(w.answerable for w in app.view.query(PermissionRequest))
                     and bool(app.view.query(EditCard)))
         card = app.view.query_one(EditCard)
-        assert card.item.payload.get("asking") is True
+        assert card.item.payload.get("asking") == "diff"  # the request shows the diff
         await until(pilot, lambda: "its diff is in the permission request below" in screen_text(app))
         assert screen_text(app).count("+ # Build summary") == 1  # in the request
         await pilot.press("1")

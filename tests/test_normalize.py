@@ -470,7 +470,7 @@ def test_gemini_arguments_that_are_not_a_presentation_are_unavailable_not_truste
 
 def test_a_call_is_marked_asking_while_its_permission_request_waits():
     """Whether the request comes after the call or before it (Gemini CLI), the call is ``asking`` until the answer, and
-    never after the turn's end."""
+    never after the turn's end; ``"diff"`` when the request shows a diff (its own or the call's)."""
     def update(call_id: str) -> Frame:
         return Frame(IN, {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": {
             "sessionUpdate": "tool_call", "toolCallId": call_id, "title": f"Write {call_id}", "kind": "edit",
@@ -488,10 +488,10 @@ def test_a_call_is_marked_asking_while_its_permission_request_waits():
 
     start = frames_of("codex-mcp-rich-output.json")[:1]
     asked = items_from_frames([*start, update("a"), ask(5, "a")])
-    assert tool(asked, "a").payload["asking"] is True
+    assert tool(asked, "a").payload["asking"] == "diff"  # the request shows the call's diff
     assert "asking" not in tool(items_from_frames([*start, update("a"), ask(5, "a"), answer(5)]), "a").payload
     early = items_from_frames([*start, ask(6, "b"), update("b")])
-    assert tool(early, "b").payload["asking"] is True
+    assert tool(early, "b").payload["asking"] is True  # a request that says nothing of the call: no diff in it
     ended = items_from_frames(end_turn([*start, update("c"), ask(7, "c")]))
     assert "asking" not in tool(ended, "c").payload
 

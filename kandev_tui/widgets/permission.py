@@ -17,7 +17,7 @@ from kandev_tui.transcript.tools import summarize
 
 from .base import EntryWidget, code_spans, safe_text
 from .calls.content import content_parts
-from .calls.diff import DARK_LOOK, Look, diff_parts, look_for
+from .calls.diff import DARK_LOOK, Look, diff_parts, look_for, workspace_relative
 from .context import workspace_root
 
 # what the agent asks to do, by the ACP tool kind of the call
@@ -28,7 +28,8 @@ ASKS_TO = {"edit": "edit", "delete": "delete", "move": "move", "read": "read", "
 def request_detail(tool_call: dict, look: Look = DARK_LOOK, root: str | None = None,
                    presentation: dict | None = None) -> list:
     """What a request asks to approve, drawn as the call itself would be: an edit's diff (compact), or the
-    command and its description; for kandev's own rich-output tool, what ``presentation`` (:func:`_presentation`,
+    command (unless the title above says it already: Codex and OpenCode title the call with its command) and its
+    description; for kandev's own rich-output tool, what ``presentation`` (:func:`_presentation`,
     read once by the caller) holds."""
     payload = {"content": tool_call.get("content"), "locations": tool_call.get("locations"),
                "kind": tool_call.get("kind"), "input": {"kind": tool_call.get("kind"),
@@ -41,7 +42,8 @@ def request_detail(tool_call: dict, look: Look = DARK_LOOK, root: str | None = N
         return diff
     parts: list = []
     command = summarize(payload).get("command") if tool_call.get("kind") == "execute" else None
-    if isinstance(command, str) and command:
+    titled = " ".join(str(tool_call.get("title") or "").split())
+    if isinstance(command, str) and command and ("\n" in command.strip() or command.strip() != titled):
         parts.append(Text.assemble(("$ ", "dim"), (safe_text(command), "bold")))
     return parts + content_parts(payload["content"], skip_terminal=True)
 
@@ -133,6 +135,8 @@ class PermissionRequest(EntryWidget):
         self._item = item
         tool = item.payload.get("tool_call") or {}
         title = safe_text(tool.get("title") or "a tool call", keep_newlines=False)
+        if title.startswith("/") and not any(c.isspace() for c in title):  # a path for a title (OpenCode's edits):
+            title = workspace_relative(title, workspace_root(self))  # inside the workspace, as its diff names it
         verb = ASKS_TO.get(str(tool.get("kind")), "use")
         presentation = _presentation(tool)
         if presentation is not None:  # kandev's own rich output: named by the presentation's title

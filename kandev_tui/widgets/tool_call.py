@@ -222,7 +222,8 @@ class ToolCallView(SearchHit, Static):
         self._drew_paths, self._paths_root = view == "diff" or bool(payload.get("locations")), root
         if pending_work(payload):  # a big diff: computed in a thread, drawn when it is done
             self.run_worker(self._do_pending_work, thread=True, group="call-work", exclusive=True)
-        if view == "diff" and payload.get("asking"):  # the request below shows it, where the answer is given
+        if (view == "diff" and payload.get("asking")) or payload.get("asking") == "diff":  # the request below
+            # shows it, where the answer is given (a call whose only arguments say the edit: not them, raw, too)
             parts.append(Text("↓ its diff is in the permission request below", style="dim italic"))
             return Group(*parts)
         if view is not None:  # a view of its own: the diff of an edit, a command and its output

@@ -9,6 +9,7 @@ from .. import items as K
 from ..items import TERMINAL, Item
 from ..tools import merge_tool_frame, new_call
 from .content import _todos
+from .requests import asked_mark
 
 if TYPE_CHECKING:
     from ._parts import NormalizerParts
@@ -58,8 +59,9 @@ class ToolCalls(NormalizerParts):
         merge_tool_frame(call, update, first=is_new and not seeded)
         self._rich.note(call, update, made=is_new)
         self._place(call)
-        if is_new and any(item.tool_call_id == tool_call_id for item in self._permissions.values()):
-            call["asking"] = True  # asked about before it was reported (Gemini CLI)
+        asked_now = [item for item in self._permissions.values() if item.tool_call_id == tool_call_id]
+        if is_new and asked_now:  # asked about before it was reported (Gemini CLI)
+            call["asking"] = asked_mark(asked_now[0].payload.get("tool_call") or {})
         self._show_terminals(call)
         changed: list[Item] = []
         if is_new and not call.get("parent_id"):

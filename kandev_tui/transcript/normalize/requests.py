@@ -9,6 +9,7 @@ from kandev_tui.jsonutil import of_type
 from kandev_tui.presentation.names import is_rich_output_name
 
 from .. import items as K
+from ..diffs import diff_blocks
 from ..items import Item
 from .content import _request_view
 
@@ -44,7 +45,7 @@ class Requests(NormalizerParts):
             payload["asked_by"] = asked_by
         item = Item(key, K.PERMISSION, self.turn, payload, status="pending", tool_call_id=tool_call.get("toolCallId"))
         self._permissions[key] = item
-        return self._close_text() + self._asks(item.tool_call_id, True) + [item]
+        return self._close_text() + self._asks(item.tool_call_id, asked_mark(tool_call)) + [item]
 
     def _arguments_from_request(self, tool_call: dict[str, Any]) -> None:
         """Gemini CLI reports an MCP call with no ``rawInput``: the rich-output call's arguments are only in its
@@ -85,14 +86,15 @@ class Requests(NormalizerParts):
                              status="answered" if answer["outcome"] == "selected" else "cancelled", final=True)]
         return answered + self._asks(item.tool_call_id, False)
 
-    def _asks(self, tool_call_id: Any, asking: bool) -> list[Item]:
+    def _asks(self, tool_call_id: Any, asking: bool | str) -> list[Item]:
         """The call a permission request is for, marked ``asking`` while the request waits (its diff is shown once,
-        in the request, where the answer is given) and unmarked once it is answered; its item, if it changed."""
+        in the request, where the answer is given: ``"diff"`` when the request carries one the call has not) and
+        unmarked once it is answered; its item, if it changed."""
         call = self._tools.get(tool_call_id) if isinstance(tool_call_id, str) else None
-        if call is None or call.get("new") or bool(call.get("asking")) == asking:
+        if call is None or call.get("new") or call.get("asking", False) == asking:
             return []  # a call not reported yet is marked when it is (the request must not place it first)
         if asking:
-            call["asking"] = True
+            call["asking"] = asking
         else:
             call.pop("asking", None)
         return [self._tool_item(call)]
@@ -105,3 +107,9 @@ class Requests(NormalizerParts):
         call["subagent"] = {**(call.get("subagent") or {}), "provider": "cursor",
                             **{k: params[k] for k in ("agentId", "description", "model") if k in params}}
         return [self._tool_item(call)]
+
+
+def asked_mark(tool_call: dict[str, Any]) -> bool | str:
+    """How a call is marked while a request for it waits: ``"diff"`` when the request shows a diff (OpenCode's edit
+    call carries only its arguments; its request, the diff), else True."""
+    return "diff" if diff_blocks(tool_call.get("content")) else True
