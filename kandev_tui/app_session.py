@@ -64,6 +64,7 @@ class AppSession(SessionLogin, SessionPrompts):
             visible=lambda: app.app_visible, flooding=lambda: self.model.source.streaming,
             working=lambda: app.gc_policy.working())
         self.screen = TranscriptScreen(self.view, shown=self.model.look_now)
+        self.screen.status.quiet_for = self.model.quiet_for  # a running turn's silence, said once it is long
         self.controls = Controls()  # what the agent lets the user choose (session_info): modes, models, commands
         self.focus_prompt = False
         self.request_takes_keys = False  # a request waits for the user's answer, and takes the keys when shown

@@ -748,3 +748,33 @@ def test_a_banner_before_the_agent_speaks_and_stray_lines_mid_turn_are_one_item_
     assert [item["payload"]["text"] for item in played.items if item["kind"] == "agent_message"] == ["before after"]
     raw = [json.loads(line).get("raw") for line in played.recording.read_text().splitlines()]
     assert [line for line in raw if line] == banner + warnings  # whole, in the recording
+
+
+@pytest.mark.system
+async def test_the_status_line_says_when_a_running_turn_has_been_quiet_and_stops_once_the_agent_speaks(tmp_path,
+                                                                                                      monkeypatch):
+    """OpenCode, its model API out of reach, retried for minutes and said nothing: the status line said "working"
+    throughout. Once a running turn has gone QUIET_AFTER seconds without a word from the agent, the line says for how
+    long, counting on; the agent's next word ends it."""
+    from kandev_tui.widgets import status_line
+
+    from .app_helpers import until
+
+    monkeypatch.setattr(status_line, "QUIET_AFTER", 1)
+    gate = tmp_path / "go on"
+    steps = [{"op": "say", "text": "Working."}, {"op": "wait", "path": str(gate)}, {"op": "say", "text": "Back."}]
+    app = dialect_app(tmp_path, {"steps": steps}, monkeypatch, initial_prompt="go")
+    async with app.run_test(size=(100, 30)) as pilot:
+        line = app.transcript_screen.status
+
+        def said() -> str:
+            return line.render_line(0).text
+
+        await until(pilot, lambda: " · quiet 1s" in said() or " · quiet 2s" in said())
+        first = line.quiet
+        await until(pilot, lambda: line.quiet > first)  # counting on, a second at a time
+        assert said().startswith("● working · quiet ")
+        gate.write_text("")
+        await until(pilot, lambda: app.source.state == "idle")
+        assert "quiet" not in said() and line.quiet == 0  # no turn runs: nothing counts
+        await app.action_quit()

@@ -681,3 +681,28 @@ def test_a_covered_sessions_news_is_counted_as_it_grows_and_anew_once_taken():
     model.receive_items([message_item(4, "c")])
     loop.run(FLUSH_SECONDS)
     assert model.unshown() == naive() == 1
+
+
+def test_a_running_turn_counts_how_long_the_agent_has_said_nothing():
+    """An agent retrying a model API it cannot reach says nothing for minutes: the model counts the silence of a
+    running turn from its start, or from the agent's last word, or from the user's answer; not outside a turn."""
+    clock = Clock()
+    model, _ui, loop = session_model(clock)
+    model.source.state = SessionState.RUNNING
+    model.receive_state("running", "")
+    clock.now += 45
+    assert model.quiet_for() == 45
+    model.receive_items([message_item(1, "a word")])
+    assert model.quiet_for() == 0
+    clock.now += 10
+    model.source.state = SessionState.WAITING  # a permission waits for the user: the agent is not quiet, the user is
+    model.receive_state("waiting", "")
+    assert model.quiet_for() == 0
+    clock.now += 300
+    model.source.state = SessionState.RUNNING
+    model.receive_state("running", "")  # answered: quiet from here
+    clock.now += 31
+    assert model.quiet_for() == 31
+    model.source.state = SessionState.IDLE
+    model.receive_state("idle", "")
+    assert model.quiet_for() == 0

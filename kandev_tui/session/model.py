@@ -108,6 +108,8 @@ class SessionModel:
                  clock: Callable[[], float] = time.monotonic,
                  ui_time: Callable[[], float] = time.thread_time) -> None:
         self.batch = Batcher(clock, ui_time)  # ui_time: the UI thread's processor time (the batches are taken on it)
+        self._clock = clock
+        self.heard_at = clock()  # when the agent last sent anything (or its turn began): see quiet_for()
         self.transcript = TranscriptModel(registry, card_limit)
         self.source = source_factory(self.receive_items, self.receive_state)
         self.source.on_reset = self.receive_reset
@@ -150,10 +152,18 @@ class SessionModel:
         UI's thread (a stored session, read in a thread and handed over on the loop) are not prepared: a card parses
         its call when it is built, and most calls of a history are never shown (preparing the newest 256 of a
         50,000-item session, 64 charts, took 0.17 s of its first paint, for the six or so the screen showed)."""
+        self.heard_at = self._clock()
         self._prepare(items)
         self.transcript.place(items)
         self.batch.add(items)
         self._wake()
+
+    def quiet_for(self) -> float:
+        """Seconds a running turn has gone without a word from the agent (0 when no turn runs): an agent retrying a
+        model API it cannot reach says nothing for minutes, and its session only said "working"."""
+        if self.status.state != SessionState.RUNNING:
+            return 0.0
+        return max(0.0, self._clock() - self.heard_at)
 
     def receive_reset(self, items: list[Item]) -> None:
         """The source's ``on_reset`` (any thread): every item again, in order, ahead of what comes after."""
@@ -254,6 +264,8 @@ class SessionModel:
                 ui.notice(detail)
             return
         state = SessionState(state)
+        if state == SessionState.RUNNING:  # a turn begins, or goes on after the user's answer: quiet from here
+            self.heard_at = self._clock()
         if state == SessionState.ERROR:
             self.exit_code, self.failure = 1, detail or "the session failed"
         elif state == SessionState.LOGIN:  # quitting now: the agent never started a session
