@@ -85,6 +85,22 @@ def test_a_write_reported_before_the_file_was_read_is_compared_with_the_file_on_
 
 
 @pytest.mark.system
+def test_a_new_file_sent_with_an_empty_old_text_is_a_new_file_and_an_empty_file_stays_one(tmp_path):
+    """Gemini CLI and OpenCode send a new file's old text as "", not null: its diff said "@@ -1,0 +1,2 @@" where
+    another agent's says "(new file)". kandev-tui looked at the file before the call (it was not there): new. A file
+    that was there, empty, stays an edit of an empty file."""
+    played = play(tmp_path, {"steps": [
+        {"op": "write", "id": "e1", "path": "made/new.txt", "content": "one\ntwo\n", "report": "empty_old"},
+        {"op": "write", "id": "e2", "path": "empty.txt", "content": "three\n", "report": "empty_old"}]},
+        files={"empty.txt": ""})
+    assert played.code == 0, played.stderr
+    made, emptied = diff_of(played.call("e1")), diff_of(played.call("e2"))
+    assert made["new_file"] and (made["added"], made["removed"]) == (2, 0)
+    assert not emptied["new_file"] and (emptied["added"], emptied["removed"]) == (1, 0)
+    assert (played.workspace / "made" / "new.txt").read_text() == "one\ntwo\n"
+
+
+@pytest.mark.system
 def test_a_diff_fragment_is_numbered_from_its_place_in_the_file(tmp_path):
     from kandev_tui.transcript.diffs import diff_blocks, file_diff, first_lines
 

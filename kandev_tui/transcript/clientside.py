@@ -107,7 +107,7 @@ class ClientSide:
     def placed(self, call_id: str, content: Any) -> list[Any] | None:
         """``content`` with its diffs made against the files as they were (a new list), or None if none changed: an
         old text the agent left out (null) is the file's text; a fragment of it is placed at its line
-        (``_meta.kandevTui.line``)."""
+        (``_meta.kandevTui.line``); an empty old text for a file that was not there is none (a new file)."""
         if not isinstance(content, list) or not self._before:
             return None
         changed = False
@@ -119,6 +119,9 @@ class ClientSide:
             old = block.get("oldText") if isinstance(block, dict) else None
             if text is not None and old is None:
                 block = {**block, "oldText": text}
+                changed = True
+            elif state is not None and not state["exists"] and old == "":  # a new file, sent as "" (Gemini CLI,
+                block = {**block, "oldText": None}  # OpenCode): there was none, so it is new, not an empty one
                 changed = True
             elif text is not None and isinstance(old, str) and old and old != text:
                 where = text.find(old)

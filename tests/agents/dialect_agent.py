@@ -55,11 +55,11 @@ commands in kandev-tui's terminals. What it plays comes from the JSON in ``$DIAL
   - ``{"op": "ask", "id_only": true}``: a permission request for the last call, with only its ``toolCallId``;
   - ``{"op": "stdout", "lines"}``: lines that are not JSON-RPC on its stdout (a stray print mid-turn);
   - ``{"op": "say", "text"}``; ``{"op": "user", "text"}`` (a user message chunk that is not the prompt);
-    ``{"op": "usage"}`` (a message chunk with only usage); ``{"op": "write", "path", "content", "report"?: "before_read"|"fragment"}``: an
+    ``{"op": "usage"}`` (a message chunk with only usage); ``{"op": "write", "path", "content", "report"?: "before_read"|"fragment"|"empty_old"}``: an
     edit, written through the client; reported with its path only, or with a diff (``fragment``: old and new text
     of two lines from ``line``, ``find`` replaced by ``replace``, without their place in the file;
-    ``before_read``: a write announced before the old file is read, ``oldText`` null; ``self_write``: it writes
-    the file itself too, before asking the client to).
+    ``before_read``: a write announced before the old file is read, ``oldText`` null; ``empty_old``: ``oldText``
+    "", as some send it for a new file; ``self_write``: it writes the file itself too, before asking the client to).
 
 usage: python dialect_agent.py
 """
@@ -363,6 +363,8 @@ class Agent:
             diff = {"type": "diff", "path": path, "oldText": old, "newText": new}
         elif step.get("report") == "before_read":
             diff = {"type": "diff", "path": path, "oldText": None, "newText": step["content"]}
+        elif step.get("report") == "empty_old":  # a new file's old text as "" (Gemini CLI, OpenCode), not null
+            diff = {"type": "diff", "path": path, "oldText": "", "newText": step["content"]}
         else:
             diff = None
         self.update({"sessionUpdate": "tool_call", "toolCallId": call, "title": f"Edit {step['path']}",
