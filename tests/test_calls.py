@@ -652,6 +652,7 @@ async def test_an_options_code_is_shown_as_code_without_its_backticks(tmp_path):
                           for y in range(w.size.height))
         assert f"start with {command}" in drawn and "`" not in drawn
     assert code_spans("a `b` c") == [("a ", ""), ("b", "bold"), (" c", "")]
+    assert code_spans("a `b`", "bold", "italic") == [("a ", "bold"), ("b", "bold italic")]
     assert code_spans("it's `odd") == [("it's `odd", "")] and code_spans("``") == [("``", "")]
 
 
@@ -715,3 +716,28 @@ async def test_a_call_whose_request_shows_the_diff_waits_for_it_without_its_raw_
                        and "result" in (frame.msg or {}))
     answered = items_from_frames(frames[:answered_at + 1])
     assert "asking" not in next(i for i in answered if i.key == call.key).payload
+
+
+async def test_an_agents_notice_shows_its_code_as_a_message_does(tmp_path):
+    """Codex's warning "Model metadata for `gpt-5.1-codex-max` not found" (a session notice, as the real adapter sent
+    it today, stored whole) showed its backticks; its code is drawn as a message's `code` is (bold, in the theme's
+    accent), without them, in its title and its description."""
+    from kandev_tui.transcript import Item
+    from kandev_tui.widgets.notice import Notice
+
+    title = ("Model metadata for `gpt-5.1-codex-max` not found. Defaulting to fallback metadata; this can degrade "
+             "performance and cause issues.")
+    notice = Item("agent_notice:1", "agent_notice", 1, {"severity": "warning", "title": title,
+                                                        "description": "Set `model` in config.toml."})
+    app = stored_app(tmp_path, [notice])
+    async with app.run_test(size=(140, 20)) as pilot:
+        await settle(pilot)
+        widget = app.view.query_one(Notice)
+        lines = [w.render_line(y) for w in [widget, *widget.walk_children()] if w.size.area
+                 for y in range(w.size.height)]
+        text = "\n".join(line.text for line in lines)
+        assert "Model metadata for gpt-5.1-codex-max not found" in text and "Set model in config.toml." in text
+        assert "`" not in text
+        for name in ("gpt-5.1-codex-max", "model"):
+            styles = [seg.style for line in lines for seg in line if seg.text.strip() == name]
+            assert styles and styles[0].bold and styles[0].color is not None, name

@@ -135,14 +135,14 @@ def safe_text(value: Any, keep_newlines: bool = True) -> str:
     return visible(value if isinstance(value, str) else str(value), keep_newlines)
 
 
-def code_spans(text: str) -> list[tuple[str, str]]:
-    """A one-line label as (text, style) parts, its `code` spans bold without their backticks, as Markdown shows
-    them (an agent's option "don't ask again for commands that start with `ls -la`"); backticks that pair with
-    nothing are kept as they are."""
+def code_spans(text: str, style: str = "", code: str = "bold") -> list[tuple[str, str]]:
+    """Agent text as (text, style) parts, its `code` spans in ``code`` (over ``style``) without their backticks, as
+    Markdown shows them (Codex's option "don't ask again for commands that start with `ls -la`", its notice "Model
+    metadata for `gpt-5.1-codex-max` not found"); backticks that pair with nothing are kept as they are."""
     parts = text.split("`")
     if len(parts) < 3 or len(parts) % 2 == 0 or any(not part for part in parts[1::2]):
-        return [(text, "")]
-    return [(part, "bold" if index % 2 else "") for index, part in enumerate(parts) if part]
+        return [(text, style)]
+    return [(part, f"{style} {code}".strip() if index % 2 else style) for index, part in enumerate(parts) if part]
 
 
 def mount_into(parent: Widget, *widgets: Widget, **where: Any) -> bool:

@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+from functools import lru_cache
+
+from rich.errors import StyleSyntaxError
+from rich.style import Style
 from rich.text import Text
 
 from kandev_tui.transcript.items import AGENT_NOTICE, ERROR, NOTE, Item
 
-from .base import TextEntry, safe_text
+from .base import TextEntry, code_spans, safe_text
 
 
 SHOWN_LINES = 5  # of a run of lines that are not JSON-RPC (its item keeps more: kandev_tui/transcript/rawlines.py)
@@ -50,9 +54,12 @@ class Notice(TextEntry):
         elif item.kind == AGENT_NOTICE:
             severity = payload.get("severity", "info")
             mark = {"warning": ("▲ ", "bold yellow"), "error": ("✖ ", "bold red")}.get(severity, ("ℹ ", "bold"))
-            text = Text.assemble(mark, (safe_text(str(payload.get("title", "")), keep_newlines=False)[:500], "bold"))
+            code = _code_style(self.app.current_theme.accent)  # as a message's `code` is drawn
+            title = safe_text(str(payload.get("title", "")), keep_newlines=False)[:500]
+            text = Text.assemble(mark, *code_spans(title, "bold", code))
             if payload.get("description"):
-                text.append("\n" + safe_text(str(payload["description"]))[:4000])
+                text.append("\n")
+                text.append_tokens(code_spans(safe_text(str(payload["description"]))[:4000], "", code))
         elif item.kind == NOTE:
             text = Text("· " + safe_text(str(payload.get("text", "")), keep_newlines=False)[:300])
         else:
@@ -61,3 +68,12 @@ class Notice(TextEntry):
                      "max_tokens": "stopped: token limit", "refusal": "the agent refused"}.get(reason, f"turn ended ({reason})")
             text = Text(f"── {safe_text(label, keep_newlines=False)} ──")
         self.show(text)
+
+
+@lru_cache(maxsize=8)
+def _code_style(accent: str | None) -> str:
+    """Bold in the theme's accent, as Markdown's `code` (a colour Rich cannot parse, a custom theme's: bold)."""
+    try:
+        return str(Style.parse(f"bold {accent}")) if accent else "bold"
+    except StyleSyntaxError:
+        return "bold"

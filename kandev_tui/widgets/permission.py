@@ -160,7 +160,7 @@ class PermissionRequest(EntryWidget):
             self.add_class("answered")
             self._buttons.display = False
             chosen = answer.get("name") or ("cancelled" if answer.get("outcome") == "cancelled" else answer.get("option_id"))
-            said = [(part, "bold") for part, _code in code_spans(safe_text(str(chosen), keep_newlines=False))]
+            said = code_spans(safe_text(str(chosen), keep_newlines=False), "bold", "italic")
             self._answer.update(Text.assemble(("↳ ", "dim"), *said))
             return
         self._show_hint()
