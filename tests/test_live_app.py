@@ -342,8 +342,11 @@ async def test_a_pending_edit_shows_its_diff_once_where_the_answer_is_given(tmp_
 
 async def test_the_transcript_focused_itself_offers_its_scroll_and_tab_and_an_entry_focused_its_own_keys(tmp_path):
     """A stored session opens with the transcript focused, and tab from the prompt lands there: the footer said no
-    key that works there. It offers ↑↓ to scroll and tab to the items (below 60 columns they give way first); with an
-    entry focused, the entry's keys show instead, and ↓ still scrolls the transcript."""
+    key that works there. It offers ↑↓ to scroll and tab to the items (where the keys do not fit, they give way after
+    the settings' key, which comes back where it then fits); with an entry focused, the entry's keys show instead,
+    and ↓ still scrolls the transcript."""
+    from kandev_tui.sources import StoredSource
+
     from .app_helpers import message_item, settle, stored_app, tool_item
 
     items = [message_item(n, f"Line {n}.\n\n" + "More text.\n\n" * 6) for n in range(1, 8)]
@@ -365,7 +368,15 @@ async def test_the_transcript_focused_itself_offers_its_scroll_and_tab_and_an_en
         before = view.scroll_y
         await pilot.press("down")
         await until(pilot, lambda: view.scroll_y > before)
+    app = stored_app(tmp_path / "two", [message_item(1, "Hello.")])
+    db = Store(tmp_path / "two" / "sessions.db")
+    row = db.session(db.sessions()[0]["id"])
+    app.open_session(lambda on_items, on_state: StoredSource(db, row, on_items, on_state))
+    async with app.run_test(size=(80, 24)) as pilot:  # two sessions at 80 columns: the settings' key gives way
+        await settle(pilot)
+        assert [d for _, d, _ in footer_keys(app)] == ["Scroll", "Items", "Search", "Quit", "Help", "Sessions",
+                                                       "palette"]
     app = stored_app(tmp_path / "narrow", [message_item(1, "Hello.")])
-    async with app.run_test(size=(45, 24)) as pilot:
+    async with app.run_test(size=(45, 24)) as pilot:  # no room for them: the settings' key fits again, and is shown
         await settle(pilot)
         assert [d for _, d, _ in footer_keys(app)] == ["Search", "Quit", "Help", "Settings"]

@@ -13,8 +13,9 @@ from textual.widgets import Footer
 from kandev_tui.textual_hooks import covered
 
 # when the keys do not fit, these go first, in this order (each still works, and the help lists it): quit and
-# what the screen's state offers (cancel, close, back) stay ("moved": the transcript's own scroll and tab hints)
-DROP_FIRST = ("moved", "settings", "search", "help")
+# what the screen's state offers (cancel, close, back) stay ("moved": the transcript's own scroll and tab hints);
+# one dropped that then fits beside the rest is shown again
+DROP_FIRST = ("settings", "moved", "search", "help")
 
 
 class KeyFooter(Footer):
@@ -50,10 +51,17 @@ class KeyFooter(Footer):
         keys = list(super().compose())
         width = self.size.width
         if width:
+            every, dropped = keys, []
             for action in DROP_FIRST:
                 if _needed(keys, self.compact) <= width:
                     break
-                keys = [key for key in keys if getattr(key, "action", "").partition("(")[0] != action]
+                gone = [key for key in keys if getattr(key, "action", "").partition("(")[0] == action]
+                keys = [key for key in keys if key not in gone]
+                dropped.append(gone)
+            for gone in reversed(dropped[:-1]):  # one dropped early that fits beside the rest comes back (a stored
+                back = [key for key in every if key in keys or key in gone]  # session at 45 columns: its settings)
+                if _needed(back, self.compact) <= width:
+                    keys = back
             if _needed(keys, self.compact) > width:  # the palette's key next (ctrl+p still opens it)
                 keys = [key for key in keys if not key.has_class("-command-palette")]
             while _needed(keys, self.compact) > width:  # then whole keys from the end, quit's kept: none is cut
