@@ -20,6 +20,7 @@ from textual.app import ScreenStackError
 
 from kandev_tui.app_session_login import SessionLogin
 from kandev_tui.app_session_prompts import SessionPrompts
+from kandev_tui.app_session_quiet import SessionQuiet
 from kandev_tui.sanitize import visible
 from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.session import SessionState
@@ -30,7 +31,7 @@ from kandev_tui.session.row import WAITING_STATES, SessionRow, activity
 from kandev_tui.transcript.database import StoreError
 from kandev_tui.transcript.items import SESSION_INFO, SUBAGENT, USAGE, Item
 from kandev_tui.widgets.context import DrawContext
-from kandev_tui.widgets.status_line import cost_text
+from kandev_tui.widgets.status_line import cost_text, quiet_text
 from kandev_tui.widgets.transcript_view import TranscriptView
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ log = logging.getLogger("kandev_tui.app")
 EXIT_STORE = 2  # the session database cannot be used, as the command line exits for it
 
 
-class AppSession(SessionLogin, SessionPrompts):
+class AppSession(SessionLogin, SessionPrompts, SessionQuiet):
     """One session of the app (see the module docstring). ``mode`` is the name of its Textual mode: each session has
     a screen stack of its own (its login screen, a file it opened), so switching shows it as it was left."""
 
@@ -64,7 +65,6 @@ class AppSession(SessionLogin, SessionPrompts):
             visible=lambda: app.app_visible, flooding=lambda: self.model.source.streaming,
             working=lambda: app.gc_policy.working())
         self.screen = TranscriptScreen(self.view, shown=self.model.look_now)
-        self.screen.status.quiet_for = self.model.quiet_for  # a running turn's silence, said once it is long
         self.controls = Controls()  # what the agent lets the user choose (session_info): modes, models, commands
         self.focus_prompt = False
         self.request_takes_keys = False  # a request waits for the user's answer, and takes the keys when shown
@@ -160,6 +160,7 @@ class AppSession(SessionLogin, SessionPrompts):
 
     def detach(self) -> None:
         self.model.detach()
+        self.count_quiet(False)
 
     # -- what the session model asks of its UI (kandev_tui/session/model.py: SessionUI) -----------------
 
@@ -241,6 +242,7 @@ class AppSession(SessionLogin, SessionPrompts):
         elif change.state not in WAITING_STATES:
             self.waiting_since = None
         screen.status.state = change.state
+        self.count_quiet(change.state == SessionState.RUNNING)
         screen.status.title = self.status.title
         screen.status.agent = self.status.agent
         if self.on_screen:
@@ -361,11 +363,12 @@ class AppSession(SessionLogin, SessionPrompts):
         """What the sessions list shows of this session now (``shares_with``: the other sessions editing its folder)."""
         status = self.status
         state = self.last_state
+        detail = quiet_text(self.screen.status.quiet) if self.screen.status.quiet else self.detail  # (working)
         return SessionRow(self.number, visible(status.agent or "agent", keep_newlines=False),
                           visible(status.title or "", keep_newlines=False),
                           visible(str(status.workspace or ""), keep_newlines=False),
                           visible(self.branch, keep_newlines=False), state, activity(state),
-                          visible(self.detail, keep_newlines=False), self.waiting_since,
+                          visible(detail, keep_newlines=False), self.waiting_since,
                           0 if self.on_screen else self.model.unshown(), self.cost, self.on_screen,
                           tuple(self.children.values()), shares_with)
 

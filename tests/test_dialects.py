@@ -771,7 +771,9 @@ async def test_the_status_line_says_when_a_running_turn_has_been_quiet_and_stops
                                                                                                       monkeypatch):
     """OpenCode, its model API out of reach, retried for minutes and said nothing: the status line said "working"
     throughout. Once a running turn has gone QUIET_AFTER seconds without a word from the agent, the line says for how
-    long, counting on; the agent's next word ends it."""
+    long, counting on, and so does its row in the sessions list; the agent's next word ends it."""
+    from kandev_tui.sources import StoredSource
+    from kandev_tui.transcript import Store
     from kandev_tui.widgets import status_line
 
     from .app_helpers import until
@@ -780,17 +782,26 @@ async def test_the_status_line_says_when_a_running_turn_has_been_quiet_and_stops
     gate = tmp_path / "go on"
     steps = [{"op": "say", "text": "Working."}, {"op": "wait", "path": str(gate)}, {"op": "say", "text": "Back."}]
     app = dialect_app(tmp_path, {"steps": steps}, monkeypatch, initial_prompt="go")
-    async with app.run_test(size=(100, 30)) as pilot:
+    db = Store(tmp_path / "other.db")  # a stored session beside it
+    row = db.session(db.create_session(title="Before", agent_command=["x"], workspace="", state="ended"))
+    app.open_session(lambda on_items, on_state: StoredSource(db, row, on_items, on_state))
+    async with app.run_test(size=(120, 30)) as pilot:  # two sessions: the sidebar stands beside the transcript
         line = app.transcript_screen.status
+        sidebar = app.transcript_screen.sidebar
 
         def said() -> str:
             return line.render_line(0).text
+
+        def listed() -> str:
+            return "\n".join(sidebar.render_line(y).text for y in range(sidebar.size.height))
 
         await until(pilot, lambda: " · quiet 1s" in said() or " · quiet 2s" in said())
         first = line.quiet
         await until(pilot, lambda: line.quiet > first)  # counting on, a second at a time
         assert said().startswith("● working · quiet ")
+        await until(pilot, lambda: "quiet " in listed())  # its row in the list says it too
         gate.write_text("")
         await until(pilot, lambda: app.source.state == "idle")
         assert "quiet" not in said() and line.quiet == 0  # no turn runs: nothing counts
+        await until(pilot, lambda: "quiet" not in listed())
         await app.action_quit()

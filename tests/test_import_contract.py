@@ -35,7 +35,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("packs", ("kandev_tui.packs",)),
     ("app", ("kandev_tui.app", "kandev_tui.app_session", "kandev_tui.app_starting", "kandev_tui.app_home",
              "kandev_tui.app_lists", "kandev_tui.app_attention", "kandev_tui.app_lifecycle", "kandev_tui.app_switching",
-             "kandev_tui.app_session_login", "kandev_tui.app_session_prompts",
+             "kandev_tui.app_session_login", "kandev_tui.app_session_prompts", "kandev_tui.app_session_quiet",
              "kandev_tui.app_actions", "kandev_tui.app_parts", "kandev_tui.app_session_parts", "kandev_tui.snapshot",
              "kandev_tui.testing")),
     ("command line", ("kandev_tui.cli", "kandev_tui.__main__", "kandev_tui.web")),

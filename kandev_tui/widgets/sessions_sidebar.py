@@ -44,7 +44,7 @@ def row_text(row: SessionRow, width: int) -> Text:
     where = safe_text(row.workspace, keep_newlines=False)
     if row.branch:  # before the folder, whose end is cut first (a worktree's folder is long: the branch says it)
         where = f"{safe_text(row.branch, keep_newlines=False)} · {where}"
-    if row.detail and row.activity in ("failed", "waiting for you"):
+    if row.detail and row.activity in ("failed", "waiting for you", "working"):  # (working: quiet for how long)
         where = f"{safe_text(row.detail, keep_newlines=False)}  {where}"
     second.append(where, style="dim")
     second.truncate(max(10, width), overflow="ellipsis")

@@ -1,10 +1,7 @@
 from __future__ import annotations
 
-from typing import Callable
-
 from rich.text import Text
 from textual.reactive import reactive
-from textual.timer import Timer
 from textual.widgets import Static
 
 from .base import safe_text
@@ -18,6 +15,12 @@ STATE_STYLE = {"running": ("● working", "yellow"), "waiting": ("? waiting for 
 
 QUIET_AFTER = 30  # seconds without a word from the agent in a running turn before the status line says so
 TITLE_AT_LEAST = 12  # columns of the session's title kept before the usage gives way
+
+
+def quiet_text(seconds: float) -> str:
+    """How long a running turn has gone without a word from its agent ("quiet 45s", "quiet 1m 05s")."""
+    minutes, seconds = divmod(int(seconds), 60)
+    return f"quiet {minutes}m {seconds:02d}s" if minutes else f"quiet {seconds}s"
 
 
 def cost_text(usage: dict) -> str:
@@ -44,35 +47,14 @@ class StatusLine(Static):
     usage: reactive[dict] = reactive(dict, always_update=True)
     others: reactive[str] = reactive("")  # what the other sessions do ("+2 sessions · 1 waiting (ctrl+g)")
     branch: reactive[str] = reactive("")  # the git branch its agent works on (a worktree's, or the checkout's)
-    quiet: reactive[int] = reactive(0)  # seconds the running turn has gone without a word from the agent, once long
-
-    def __init__(self, quiet_for: Callable[[], float] | None = None) -> None:
-        super().__init__()
-        self.quiet_for = quiet_for  # the session's SessionModel.quiet_for, looked at each second while a turn runs
-        self._ticks: Timer | None = None
-
-    def watch_state(self, state: str) -> None:
-        """While a turn runs, the line says when the agent has been quiet for :data:`QUIET_AFTER` seconds and more
-        (an agent retrying a model API it cannot reach says nothing, for minutes): looked at once a second."""
-        if state == "running" and self.quiet_for is not None:
-            if self._ticks is None:
-                self._ticks = self.set_interval(1.0, self._look_quiet)
-        else:
-            if self._ticks is not None:
-                self._ticks.stop()
-                self._ticks = None
-            self.quiet = 0
-
-    def _look_quiet(self) -> None:
-        quiet = self.quiet_for() if self.quiet_for is not None else 0.0
-        self.quiet = int(quiet) if quiet >= QUIET_AFTER else 0
+    quiet: reactive[int] = reactive(0)  # seconds the running turn has gone without a word from the agent, once
+    # QUIET_AFTER have (its AppSession looks once a second while a turn runs)
 
     def render(self) -> Text:
         label, style = STATE_STYLE.get(self.state, (self.state, ""))
         text = Text.assemble((label, style))
         if self.quiet and self.state == "running":
-            minutes, seconds = divmod(self.quiet, 60)
-            text.append(f" · quiet {minutes}m {seconds:02d}s" if minutes else f" · quiet {seconds}s", style="yellow")
+            text.append(f" · {quiet_text(self.quiet)}", style="yellow")
         text.append("  ")
         if self.others:  # the other sessions, first: who waits must not be cut off, even at 45 columns
             text.append(self.others, style="bold yellow" if "waiting" in self.others else "dim")
