@@ -767,6 +767,9 @@ def test_a_banner_before_the_agent_speaks_and_stray_lines_mid_turn_are_one_item_
 
 
 @pytest.mark.system
+@pytest.mark.reliability("Agent faults", "an agent silent mid-turn (its model API out of reach)", cases=1,
+                         held="the status line and its row in the list say how long it has been quiet; its next "
+                              "word ends it")
 async def test_the_status_line_says_when_a_running_turn_has_been_quiet_and_stops_once_the_agent_speaks(tmp_path,
                                                                                                       monkeypatch):
     """OpenCode, its model API out of reach, retried for minutes and said nothing: the status line said "working"
