@@ -730,3 +730,35 @@ def test_in_the_sidebars_columns_a_rows_agent_is_kept_over_its_words_and_in_the_
     assert first(*on_screen, 78) == "○ 1 idle  $0.00 · on screen  Claude Agent"
     assert first(*on_screen, 32) == "○ 1 idle  Claude Agent"
     assert first(*on_screen, 10) == "○ 1 idle …"  # the narrowest a row is drawn: cut, never wider
+
+
+@pytest.mark.system
+@pytest.mark.parametrize("width", [45, 100])
+async def test_the_queue_line_says_only_whole_hints_in_its_two_lines(tmp_path, monkeypatch, width):
+    """At 45 columns the line under the transcript was cut off by its two-line height after "ctrl+t", a key without
+    what it does. It says the queued message, then as many whole hints as its two lines hold (all at 100 columns),
+    laid out again when the terminal is resized."""
+    from textual.widgets import Static
+
+    store, app = demo_asking(tmp_path, monkeypatch)
+    async with app.run_test(size=(width, 30)) as pilot:
+        await until(pilot, lambda: app.source.state == SessionState.WAITING and app.view.query(PermissionRequest))
+        prompt = app.transcript_screen.prompt
+        prompt.focus()
+        await pilot.press(*"Plot my words", "enter")
+        await until(pilot, lambda: app.current.queue == ["Plot my words"])
+        line = app.transcript_screen.query_one("#queued", Static)
+
+        def said() -> str:
+            return " ".join(line.render_line(y).text.strip() for y in range(line.size.height))
+
+        await until(pilot, lambda: "1 queued: Plot my words" in said())
+        hints = ["sent when the turn ends", "ctrl+r sends it now", "ctrl+t takes it back",
+                 "↑ in the empty prompt takes the last back"]
+        shown = [part.strip() for part in said().split("·")[1:]]
+        assert shown == hints[:len(shown)] and "…" not in said()  # whole hints only, in their order
+        assert (len(shown) == 4) if width == 100 else (1 <= len(shown) < 4)
+        if width == 45:
+            await pilot.resize_terminal(100, 30)
+            await until(pilot, lambda: "takes the last back" in said())
+        await app.action_quit()

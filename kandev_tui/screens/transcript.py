@@ -58,6 +58,7 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         self.search_box = Input(placeholder="search the whole session · enter: next hit · escape: close", id="search")
         self.sidebar = SessionsSidebar(id="sessions-sidebar")  # shown by the app (several sessions, 120 columns)
         self.queued = Static(id="queued")  # the messages queued while a turn runs
+        self._queue_shown: tuple[list[str], bool] = ([], False)
         self.hits: list[tuple[int, str]] = []  # (entry index, item key) of each hit
         self.hit = -1
         self._why_disabled = ""  # why the prompt takes nothing, said when the user types anyway
@@ -120,15 +121,25 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         ``offered``: queued when the session last ran, never sent: they wait for ctrl+r (or the next turn's end)."""
         self.prompt.queued = len(texts)
         self.queued.display = bool(texts)
+        self._queue_shown = (list(texts), offered)
         if texts:
             first = " ".join(texts[0].split())
             first = first if len(first) <= 60 else first[:59] + "…"
             when = "left queued when it last ran, not sent" if offered else "sent when the turn ends"
-            line = Text.assemble(("⧗ ", "bold"), (f"{len(texts)} queued", "bold"), ": ", (first, "italic"),
-                                 (f"  · {when} · ctrl+r sends it now · ctrl+t takes it back · ↑ in the empty prompt "
-                                  "takes the last back", "dim"))
-            line.truncate(max(10, (self.size.width or self.app.size.width) - 2) * 2, overflow="ellipsis")
+            width = max(10, (self.size.width or self.app.size.width) - 4)  # (its padding)
+            line = Text.assemble(("⧗ ", "bold"), (f"{len(texts)} queued", "bold"), ": ", (first, "italic"))
+            for hint in (f"  · {when}", " · ctrl+r sends it now", " · ctrl+t takes it back",
+                         " · ↑ in the empty prompt takes the last back"):  # whole, while they fit its two lines (at
+                longer = line + Text(hint, style="dim")  # 45 columns one was cut off after "ctrl+t")
+                if len(longer.wrap(self.app.console, width)) > 2:
+                    break
+                line = longer
+            line.truncate(width * 2, overflow="ellipsis")
             self.queued.update(line)
+
+    def on_resize(self) -> None:
+        if self._queue_shown[0]:  # its hints laid out again at the new width
+            self.show_queue(*self._queue_shown)
 
     def set_prompt_enabled(self, enabled: bool, reason: str = "", read_only: bool = False) -> None:
         self.prompt.disabled = not enabled
