@@ -26,12 +26,12 @@ from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.session import SessionState
 from kandev_tui.session.changes import ChangeSet
 from kandev_tui.session.controls import Controls
-from kandev_tui.session.model import SessionModel, SessionStatus, SourceFactory, StateChange
+from kandev_tui.session.model import SessionModel, SessionStatus, SourceFactory, StateChange, quiet_text
 from kandev_tui.session.row import WAITING_STATES, SessionRow, activity
 from kandev_tui.transcript.database import StoreError
 from kandev_tui.transcript.items import SESSION_INFO, SUBAGENT, USAGE, Item
 from kandev_tui.widgets.context import DrawContext
-from kandev_tui.widgets.status_line import cost_text, quiet_text
+from kandev_tui.widgets.status_line import cost_text
 from kandev_tui.widgets.transcript_view import TranscriptView
 
 if TYPE_CHECKING:

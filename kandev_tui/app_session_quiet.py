@@ -1,5 +1,5 @@
 """A running turn's silence: how long its agent has said nothing, in the status line and the sessions list's row once
-it is :data:`~kandev_tui.widgets.status_line.QUIET_AFTER` seconds (an agent retrying a model API it cannot reach
+it is :data:`~kandev_tui.pacing.QUIET_AFTER` seconds (an agent retrying a model API it cannot reach
 says nothing, for minutes, and its session only said "working").
 
 Looked at with one-shot timers, for a session on screen or not: once when the agent's last word is QUIET_AFTER old
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from textual.timer import Timer
 
 from kandev_tui.session import SessionState
-from kandev_tui.widgets import status_line
+from kandev_tui import pacing
 
 if TYPE_CHECKING:
     from kandev_tui.app_session_parts import SessionParts
@@ -37,7 +37,7 @@ class SessionQuiet(SessionParts):
             self._show_quiet(0)
 
     def _look_quiet_later(self) -> None:
-        due = 1.0 if self.screen.status.quiet else status_line.QUIET_AFTER - self.model.quiet_for()
+        due = 1.0 if self.screen.status.quiet else pacing.QUIET_AFTER - self.model.quiet_for()
         self._quiet_look = self.app.set_timer(max(0.05, due), self._look_quiet, name=f"quiet {self.number}")
 
     def _look_quiet(self) -> None:
@@ -46,7 +46,7 @@ class SessionQuiet(SessionParts):
             self._show_quiet(0)
             return
         quiet = self.model.quiet_for()
-        self._show_quiet(int(quiet) if quiet >= status_line.QUIET_AFTER else 0)
+        self._show_quiet(int(quiet) if quiet >= pacing.QUIET_AFTER else 0)
         self._look_quiet_later()
 
     def _show_quiet(self, seconds: int) -> None:

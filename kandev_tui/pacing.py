@@ -92,6 +92,11 @@ constant                      value       mechanism (where)                     
 ``GC_QUIET_SECONDS``          2 s         a full garbage collection waits for this     not measured: a pause of a full pass (tens of ms
                                           much quiet (``gcpolicy.py``)                 with a big session) is not felt then
 ``GC_FULL_AT_LEAST_EVERY``    60 s        ... but runs at least this often             not measured: memory stays bounded in a flood
+``QUIET_AFTER``               30 s        a running turn whose agent has said nothing  OpenCode, its model API out of reach, retried for
+                                          this long says so: the status line and the   a minute, and the session said only "working"; a
+                                          list's row (``app_session_quiet.py``), and   tool's call is often quiet for seconds, rarely for
+                                          headless a line on stderr, again each time   half a minute (not measured)
+                                          as long (``runner.py``)
 ============================  ==========  ===========================================  ==================================================
 """
 
@@ -140,3 +145,5 @@ LOOK_EVERY = 1.0
 # garbage collection (gcpolicy.py)
 GC_QUIET_SECONDS = 2.0
 GC_FULL_AT_LEAST_EVERY = 60.0
+# a running turn's silence (app_session_quiet.py, runner.py)
+QUIET_AFTER = 30.0

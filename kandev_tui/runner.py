@@ -6,11 +6,14 @@ import asyncio
 import io
 import os
 import sys
+import time
 from pathlib import Path
 from typing import IO, Any
 
+from kandev_tui import pacing
 from kandev_tui.acp import AgentError, AgentOptions, LoginRequired, headless_permission_policy
 from kandev_tui.agent_session import AgentSession, choose_at_start, session_title
+from kandev_tui.session.model import quiet_text
 from kandev_tui.jsonutil import dumps
 from kandev_tui.shutdown import EndingSignals, ending_reason, exit_status
 from kandev_tui.transcript import Item, Store
@@ -110,8 +113,10 @@ async def run_turn(options: AgentOptions, prompt: str, store: Store, *, record: 
     then closed as interrupted and the exit status is the signal's)."""
     printer = ItemPrinter(out)
     outcome: dict[str, Any] = {"stop": None, "error": None}
+    heard = [time.monotonic()]  # the agent's last word (or the turn's start): its silence is said on err
 
     def watch(items: list[Item]) -> None:
+        heard[0] = time.monotonic()
         for item in items:
             if item.kind == SESSION_INFO and isinstance(item.payload.get("title"), str) and item.payload["title"]:
                 core.update(title=item.payload["title"])
@@ -138,7 +143,12 @@ async def run_turn(options: AgentOptions, prompt: str, store: Store, *, record: 
         if problems:  # asked for on the command line: not run with something else
             stop, outcome["error"] = "error", problems[0]
         else:
-            stop = await core.turn(client, prompt)
+            heard[0] = time.monotonic()
+            said = asyncio.create_task(say_quiet(heard, err))
+            try:
+                stop = await core.turn(client, prompt)
+            finally:
+                said.cancel()
     except LoginRequired as exc:
         stop, outcome["error"] = "error", "\n".join([str(exc), *login_lines(exc.methods)])
     except AgentError as exc:
@@ -161,6 +171,19 @@ async def run_turn(options: AgentOptions, prompt: str, store: Store, *, record: 
         return exit_status(ending[0]), outcome["error"], session_id
     reason = outcome["error"] or f"the turn ended with stop reason {stop!r}"
     return 1, reason, session_id
+
+
+async def say_quiet(heard: list[float], err: IO[str]) -> None:
+    """While the turn runs: a line on ``err`` each time the agent has said nothing for another QUIET_AFTER (a CI
+    job whose agent retries a model API it cannot reach printed nothing at all, until its job's time ran out)."""
+    said = 0.0
+    while True:
+        quiet = time.monotonic() - heard[0]
+        if quiet >= pacing.QUIET_AFTER and time.monotonic() - said >= pacing.QUIET_AFTER:
+            said = time.monotonic()
+            print(f"kandev-tui: no word from the agent for {quiet_text(quiet).removeprefix('quiet ')} "
+                  "(the turn goes on; ctrl+c ends it)", file=err, flush=True)
+        await asyncio.sleep(max(0.5, pacing.QUIET_AFTER - quiet if quiet < pacing.QUIET_AFTER else 1.0))
 
 
 def run_headless(options: AgentOptions, prompt: str, store: Store, **kwargs: Any) -> tuple[int, str, str]:

@@ -777,11 +777,11 @@ async def test_the_status_line_says_when_a_running_turn_has_been_quiet_and_stops
     long, counting on, and so does its row in the sessions list; the agent's next word ends it."""
     from kandev_tui.sources import StoredSource
     from kandev_tui.transcript import Store
-    from kandev_tui.widgets import status_line
+    from kandev_tui import pacing
 
     from .app_helpers import until
 
-    monkeypatch.setattr(status_line, "QUIET_AFTER", 1)
+    monkeypatch.setattr(pacing, "QUIET_AFTER", 1)
     gate = tmp_path / "go on"
     steps = [{"op": "say", "text": "Working."}, {"op": "wait", "path": str(gate)}, {"op": "say", "text": "Back."}]
     app = dialect_app(tmp_path, {"steps": steps}, monkeypatch, initial_prompt="go")
@@ -808,3 +808,39 @@ async def test_the_status_line_says_when_a_running_turn_has_been_quiet_and_stops
         assert "quiet" not in said() and line.quiet == 0  # no turn runs: nothing counts
         await until(pilot, lambda: "quiet" not in listed())
         await app.action_quit()
+
+
+@pytest.mark.system
+async def test_a_headless_turn_says_on_stderr_each_time_its_agent_has_been_quiet_long(tmp_path, monkeypatch):
+    """A CI job whose agent retries a model API it cannot reach printed nothing at all until its job's time ran out.
+    Headless, a line on stderr says each QUIET_AFTER the agent has said nothing; the turn goes on, its items on stdout
+    as ever, and it ends as it would have."""
+    import asyncio
+    import io
+    import re
+
+    from kandev_tui import pacing
+    from kandev_tui.acp import AgentOptions
+    from kandev_tui.runner import run_turn
+    from kandev_tui.transcript import Store
+
+    monkeypatch.setattr(pacing, "QUIET_AFTER", 0.5)
+    gate = tmp_path / "go on"
+    steps = [{"op": "say", "text": "Working."}, {"op": "wait", "path": str(gate)}, {"op": "say", "text": "Back."}]
+    env = {**os.environ, "DIALECT": json.dumps({"steps": steps})}
+    (tmp_path / "w").mkdir()
+    out, err = io.StringIO(), io.StringIO()
+    turn = asyncio.create_task(run_turn(AgentOptions(command=AGENT, workspace=tmp_path / "w", env=env), "go",
+                                        Store(tmp_path / "h.db"), out=out, err=err))
+    for _ in range(600):  # (a minute at most)
+        if err.getvalue().count("no word from the agent") >= 2:
+            break
+        await asyncio.sleep(0.1)
+    notes = [line for line in err.getvalue().splitlines() if "no word from the agent" in line]
+    assert len(notes) >= 2 and all(re.fullmatch(r"kandev-tui: no word from the agent for \d+s \(the turn goes on; "
+                                                 r"ctrl\+c ends it\)", note) for note in notes)
+    gate.write_text("")
+    code, reason, _ = await turn
+    assert code == 0, reason
+    said = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [i["payload"]["text"] for i in said if i["kind"] == "agent_message"] == ["Working.Back."]  # one message

@@ -372,3 +372,9 @@ class SessionModel:
 
     def set_card_limit(self, limit: int) -> None:
         self.transcript.card_limit = limit
+
+
+def quiet_text(seconds: float) -> str:
+    """How long a running turn has gone without a word from its agent ("quiet 45s", "quiet 1m 05s")."""
+    minutes, seconds = divmod(int(seconds), 60)
+    return f"quiet {minutes}m {seconds:02d}s" if minutes else f"quiet {seconds}s"

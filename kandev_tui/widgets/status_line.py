@@ -4,6 +4,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from kandev_tui.session.model import quiet_text
+
 from .base import safe_text
 
 STATE_STYLE = {"running": ("● working", "yellow"), "waiting": ("? waiting for you", "bold yellow"),
@@ -13,14 +15,7 @@ STATE_STYLE = {"running": ("● working", "yellow"), "waiting": ("? waiting for 
                "reconnecting": ("◌ reconnecting", "bold yellow"), "login": ("? needs a login", "bold yellow")}
 
 
-QUIET_AFTER = 30  # seconds without a word from the agent in a running turn before the status line says so
 TITLE_AT_LEAST = 12  # columns of the session's title kept before the usage gives way
-
-
-def quiet_text(seconds: float) -> str:
-    """How long a running turn has gone without a word from its agent ("quiet 45s", "quiet 1m 05s")."""
-    minutes, seconds = divmod(int(seconds), 60)
-    return f"quiet {minutes}m {seconds:02d}s" if minutes else f"quiet {seconds}s"
 
 
 def cost_text(usage: dict) -> str:
