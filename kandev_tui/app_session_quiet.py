@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from textual.timer import Timer
 
-from kandev_tui.session import SessionState
 from kandev_tui import pacing
+from kandev_tui.session import SessionState
 
 if TYPE_CHECKING:
     from kandev_tui.app_session_parts import SessionParts

@@ -13,12 +13,11 @@ from typing import IO, Any
 from kandev_tui import pacing
 from kandev_tui.acp import AgentError, AgentOptions, LoginRequired, headless_permission_policy
 from kandev_tui.agent_session import AgentSession, choose_at_start, session_title
-from kandev_tui.session.model import quiet_text
 from kandev_tui.jsonutil import dumps
+from kandev_tui.session.model import quiet_text
 from kandev_tui.shutdown import EndingSignals, ending_reason, exit_status
 from kandev_tui.transcript import Item, Store
 from kandev_tui.transcript.items import ERROR, PLAN, SESSION_INFO, TURN_END, USAGE
-
 
 STORE_FAILED = 2  # the exit status when the session database failed (as for one that cannot be opened)
 
