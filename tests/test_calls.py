@@ -64,6 +64,29 @@ def test_new_and_deleted_files_binary_text_and_no_change():
     assert file_diff("s.py", "same\n", "same\n").note == "no change"
 
 
+
+@pytest.mark.parametrize("old, new", [
+    (None, "one\ntwo\n"),  # a new file: "@@ -0,0 +1,2 @@", not "-1,0"
+    ("one\ntwo\n", None),  # a deleted one: "+0,0"
+    ("", "one\n"),  # an empty file written
+    ("a\nb\nc\nd\ne\nf\ng\nh\n", "a\nb\nc\nd\ne\nf\ng\nh\ni\n"),  # appended after line 8: "-6,3 +6,4"
+    ("a\nb\nc\nd\ne\nf\ng\nh\n", "a\nb\nc\nd\ne\nX\nf\ng\nh\n"),  # inserted in the middle
+    ("a\nb\nc\nd\ne\nf\ng\nh\n", "a\nb\nc\nd\ng\nh\n"),  # removed in the middle
+    ("a\nb\n", "a\nB\nb\n"),  # an insertion whose context reaches the top
+])
+def test_a_hunks_header_says_its_ranges_as_a_unified_diff_does(old, new):
+    """Each hunk's header as ``diff -u`` (and difflib) writes it: an empty range starts at the line before it. A new
+    file's diff said "@@ -1,0 +1,5 @@", where a patch tool reads "@@ -0,0 +1,5 @@"."""
+    import difflib
+
+    expected = [line.rstrip("\n") for line in difflib.unified_diff((old or "").splitlines(True),
+                                                                    (new or "").splitlines(True), n=3)
+                if line.startswith("@@")]
+    assert [hunk.header for hunk in file_diff("a.py", old, new, context=3).hunks] == expected
+    shown = plain(call_parts({"content": [{"type": "diff", "path": "a.py", "oldText": old, "newText": new}]},
+                             False)[1])
+    assert all(header in shown for header in expected)
+
 def test_claudes_hunks_are_numbered_from_their_locations():
     """A finished Claude edit: one block per hunk, with context; its line in locations."""
     content = [{"type": "diff", "path": "f.py", "oldText": "a\nb\nc", "newText": "a\nB\nc"},

@@ -31,6 +31,18 @@ class Hunk:
     new_start: int
     lines: tuple[DiffLine, ...]
 
+    @property
+    def header(self) -> str:
+        """``@@ -start,count +start,count @@`` as ``diff -u`` writes it: a range of one line is its start alone, and
+        an empty one (a new file's old side, a deleted file's new side, a pure insertion's old side) starts at the
+        line before it: ``-0,0`` at the file's top."""
+        def side(start: int, count: int) -> str:
+            return str(start) if count == 1 else f"{start - (count == 0)},{count}"
+
+        olds = sum(1 for line in self.lines if line.sign != "+")
+        news = sum(1 for line in self.lines if line.sign != "-")
+        return f"@@ -{side(self.old_start, olds)} +{side(self.new_start, news)} @@"
+
 
 @dataclass(frozen=True)
 class FileDiff:

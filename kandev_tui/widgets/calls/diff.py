@@ -178,9 +178,7 @@ def diff_lines(diff: FileDiff, limit: int | None = None, look: Look = DARK_LOOK)
     for hunk in diff.hunks:
         if limit is not None and len(out) >= limit:
             break
-        olds = sum(1 for line in hunk.lines if line.sign != "+")
-        news = sum(1 for line in hunk.lines if line.sign != "-")
-        out.append(Text(f"@@ -{hunk.old_start},{olds} +{hunk.new_start},{news} @@", style="dim cyan"))
+        out.append(Text(hunk.header, style="dim cyan"))
         for line in hunk.lines:
             if limit is not None and len(out) >= limit:
                 break
@@ -246,7 +244,7 @@ def side_by_side(diff: FileDiff, limit: int, look: Look = DARK_LOOK) -> tuple[li
         table = Table(show_header=False, box=None, padding=(0, 1, 0, 0), expand=True)
         table.add_column(ratio=1, overflow="fold")
         table.add_column(ratio=1, overflow="fold")
-        parts.append(Text(f"@@ -{hunk.old_start} +{hunk.new_start} @@", style="dim cyan"))
+        parts.append(Text(hunk.header, style="dim cyan"))
         for old, new in pairs[:limit - rows]:
             table.add_row(cell(old, "-"), cell(new, "+"))
         shown = min(len(pairs), limit - rows)
