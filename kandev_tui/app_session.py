@@ -287,7 +287,7 @@ class AppSession(SessionLogin, SessionPrompts, SessionQuiet):
                     status.title = str(item.payload["title"])
                 self.controls = Controls(item.payload)
                 status.choices = self.controls.summary()
-                self.screen.prompt.commands = self.controls.commands
+                self.screen.prompt.take_commands(self.controls.commands)
                 if self.on_screen:
                     self.app.refresh_bindings()
 

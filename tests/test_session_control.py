@@ -251,6 +251,36 @@ async def test_the_command_menu_uses_its_width_from_its_first_showing_and_after_
         await app.action_quit()
 
 
+async def test_a_slash_typed_before_the_agent_said_its_commands_is_offered_them_when_they_come(tmp_path):
+    """Claude and OpenCode say their commands seconds after the session is ready: a "/" typed meanwhile offered
+    nothing until the next key. It is offered them as they come; the same commands said again (a new title) do not
+    open the menu the user hid."""
+    from kandev_tui.snapshot import deterministic_app
+    from kandev_tui.transcript import Item
+
+    from .app_helpers import ScriptedSource
+
+    app = deterministic_app(lambda on_items, on_state: ScriptedSource(
+        on_items, on_state, [Item("session_info", "session_info", 1, {"title": "first"})]), tmp_path / "config.toml")
+    commands = [{"name": "review", "description": "review changes"}, {"name": "init", "description": "AGENTS.md"}]
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.transcript_screen
+        await until(pilot, lambda: app.source.state == "idle")
+        screen.prompt.focus()
+        await pilot.press("/")
+        await pilot.pause()
+        assert not screen.command_menu.open  # no command yet
+        app.source.on_items([Item("session_info", "session_info", 1, {"title": "first", "commands": commands})])
+        await until(pilot, lambda: screen.command_menu.open)
+        assert [c.name for c in screen.command_menu.commands] == ["review", "init"]
+        await pilot.press("escape")
+        assert not screen.command_menu.open
+        app.source.on_items([Item("session_info", "session_info", 1, {"title": "second", "commands": commands})])
+        await until(pilot, lambda: screen.status.title == "second")
+        assert not screen.command_menu.open and screen.prompt.text == "/"
+        await app.action_quit()
+
+
 async def test_login_with_the_agents_own_method_then_the_session_starts(tmp_path, monkeypatch):
     monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
     app, _ = demo_app(tmp_path, "--needs-login")

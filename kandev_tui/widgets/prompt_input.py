@@ -173,6 +173,13 @@ class PromptInput(TextArea):
         self._files = files
         self.offer_files()
 
+    def take_commands(self, commands: list[Command]) -> None:
+        """The agent's commands, whenever it says them: Claude's and OpenCode's come seconds after the session is
+        ready, and a ``/`` typed meanwhile offered nothing until the next key. Offered now when they changed."""
+        changed, self.commands = commands != self.commands, commands
+        if changed and self.text.startswith("/"):
+            self.offer_commands()
+
     def offer_commands(self) -> None:
         """While the text is ``/`` and the start of a command's name, the agent's commands that match it."""
         if self.menu is None:
