@@ -145,7 +145,7 @@ class Launcher:
         def source(on_items: Any, on_state: Any) -> Any:
             from kandev_tui.sources import StoredSource
 
-            return StoredSource(store, row, on_items, on_state)
+            return StoredSource(store, row, on_items, on_state, from_list=True)
 
         return source
 

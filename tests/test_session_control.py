@@ -389,6 +389,63 @@ def test_a_session_continued_with_load_shows_nothing_twice(tmp_path):
     assert len({i.key for i in items}) == len(items) and not any("r2999" in str(i.payload) for i in items)
 
 
+async def test_a_stored_session_its_agent_can_continue_says_the_command_that_does_and_that_command_does(tmp_path):
+    """Opened read-only, a session its agent can continue said "start a new one with kandev-tui run": the user left
+    it for a new session without its history. It says the command that continues it (this database named), and that
+    command as said, with no agent command after it (the session's own), continues it: the agent remembers its first
+    turn. Opened from the app's sessions list, it says the key there; a session its agent cannot continue says what
+    it said."""
+    import re
+    import shlex
+
+    from kandev_tui.snapshot import deterministic_app
+    from kandev_tui.sources import StoredSource
+
+    agent = [*LOADING_AGENT, str(tmp_path / "agent-sessions.json")]
+    assert headless(tmp_path, "--prompt", "first question", "--", *agent).returncode == 0
+    store = Store(tmp_path / "s.db")
+    session = store.sessions()[0]
+    app = deterministic_app(lambda on_items, on_state: StoredSource(store, session, on_items, on_state),
+                            tmp_path / "config.toml")
+    async with app.run_test(size=(160, 30), notifications=True) as pilot:
+        await until(pilot, lambda: app.source.state == "stored")
+        app.view.focus()
+        await pilot.press("x")  # typed where nothing is taken: the reason, whole, in a notice
+        await until(pilot, lambda: app.screen.query("Toast"))
+        said = " ".join(str(app.screen.query_one("Toast").render()).split())
+        await app.action_quit()
+    found = re.fullmatch(r"Read-only: a stored session is read-only: (kandev-tui .*) continues it with its agent", said)
+    assert found, said
+    command = shlex.split(found.group(1))
+    assert command == ["kandev-tui", "--db", str(tmp_path / "s.db"), "run", "--resume", session["id"]]
+    again = subprocess.run([KANDEV, *command[1:], "--headless", "--prompt", "second question"], capture_output=True,
+                           text=True, timeout=180)
+    assert again.returncode == 0, again.stderr
+    answers = [i.payload["text"] for i in store.items(session["id"]) if i.kind == "agent_message"]
+    assert answers == ["Answer 1 to: first question", "Answer 2 to: second question"]
+    listed = StoredSource(store, session, lambda items: None, lambda state, detail: None, from_list=True)
+    assert listed.read_only_reason == ("a stored session is read-only: c on its row in the sessions list (ctrl+s) "
+                                       "continues it with its agent")
+    plain = store.session(store.create_session(title="plain", agent_command=["gone-agent"], state="ended"))
+    assert StoredSource(store, plain, lambda items: None, lambda state, detail: None).read_only_reason == \
+        "a stored session is read-only; start a new one with kandev-tui run"
+    store.close()
+
+
+def test_resume_with_no_agent_command_says_why_when_the_session_keeps_none(tmp_path):
+    """``run --resume SESSION`` with no agent command takes the session's own; a session stored without one (not
+    started by kandev-tui run) says so in one line, and what to give."""
+    store = Store(tmp_path / "s.db")
+    kept = store.create_session(title="kept", agent_command=[], workspace=str(tmp_path), state="ended")
+    store.update_session(kept, agent_session_id="A1", continues="load")
+    store.close()
+    done = subprocess.run([KANDEV, "run", "--db", str(tmp_path / "s.db"), "--resume", kept, "--headless", "--prompt",
+                           "again"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip() == (f"kandev-tui run --resume: session {kept} was not started by kandev-tui run: no "
+                                   "agent command is stored to start again; give the agent command after --")
+
+
 def test_a_session_the_agent_no_longer_knows_says_so_and_exits_1(tmp_path):
     agent = [*LOADING_AGENT, str(tmp_path / "agent-sessions.json")]
     assert headless(tmp_path, "--prompt", "hello", "--", *agent).returncode == 0

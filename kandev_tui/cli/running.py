@@ -21,10 +21,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     settings = SettingsStore()
     if args.preset and command:
         return _fail("kandev-tui run: give --preset NAME or the agent command after --, not both", EXIT_USAGE)
-    if not command and not args.preset:
+    if not command and not args.preset and not args.resume:  # (--resume SESSION alone: the agent it ran with)
         return _fail("kandev-tui run: give the agent command after --, e.g. "
-                     "kandev-tui run --headless --prompt hi -- python -m kandev_tui.demo.agent, or --preset NAME",
-                     EXIT_USAGE)
+                     "kandev-tui run --headless --prompt hi -- python -m kandev_tui.demo.agent, or --preset NAME, or "
+                     "--resume SESSION", EXIT_USAGE)
     if args.headless and not args.prompt:
         return _fail("kandev-tui run: --headless needs --prompt TEXT", EXIT_USAGE)
     if args.worktree and args.headless:
@@ -37,12 +37,26 @@ def cmd_run(args: argparse.Namespace) -> int:
     if isinstance(agents, str):
         return _fail(agents, EXIT_USAGE)
     for agent_command, _env, _where in agents:
-        if "/" in agent_command[0] and not os.path.isabs(agent_command[0]):
+        if agent_command and "/" in agent_command[0] and not os.path.isabs(agent_command[0]):
             agent_command[0] = os.path.abspath(agent_command[0])  # the agent starts in the workspace, not here
-    command = agents[0][0]
-    workspace = _workspace(args) if agents[0][2] is None else _workspace_at(agents[0][2], args)
     with open_store(args) as store:
+        if not agents[0][0]:  # --resume SESSION and no agent command: the one the session was run with
+            agents = [(_stored_agent(store, args.resume), None, None)]
+        command = agents[0][0]
+        workspace = _workspace(args) if agents[0][2] is None else _workspace_at(agents[0][2], args)
         return _run_with(args, settings, agents, command, workspace, store)
+
+
+def _stored_agent(store: Any, wanted: str) -> list[str]:
+    """The agent command the stored session ``wanted`` ran with (``run --resume SESSION`` without one); Failure:
+    why it cannot be continued."""
+    from kandev_tui.cli.common import Failure
+    from kandev_tui.transcript.continuing import why_not
+
+    session = _resumable(store, [], wanted)
+    if not session.get("agent_command"):
+        raise Failure(f"kandev-tui run --resume: {why_not(session)}; give the agent command after --")
+    return list(session["agent_command"])
 
 
 def _run_with(args: argparse.Namespace, settings: Any, agents: list[Any], command: list[str], workspace: Any,
@@ -264,8 +278,9 @@ def add_arguments(commands: Any) -> None:
     resume = run.add_mutually_exclusive_group()
     resume.add_argument("--resume", nargs="?", const="", default=None, metavar="SESSION",
                         help="continue a stored session with the agent's own session (session/resume, else "
-                             "session/load); without SESSION, the newest one of this agent command that can "
-                             "('kandev-tui sessions' says which can)")
+                             "session/load), with the agent command it ran with unless one follows --; without "
+                             "SESSION, the newest one of this agent command that can ('kandev-tui sessions' says "
+                             "which can)")
     resume.add_argument("--pick", action="store_true", help="choose one of the agent's own sessions in this workspace "
                         "(session/list) and continue it (in the app)")
     _add_app_options(run)

@@ -25,9 +25,12 @@ class StoredSource(Source):
     picker_empty = "No sessions are stored yet: start one with kandev-tui run or kandev-tui demo."
 
     def __init__(self, store: Store, session: dict[str, Any] | None, on_items: ItemsCallback,
-                 on_state: StateCallback) -> None:
+                 on_state: StateCallback, *, from_list: bool = False) -> None:
+        """``from_list``: opened from the app's sessions list, where ``c`` continues a session (else the command line
+        does, which the reason to type nothing here says)."""
         super().__init__(on_items, on_state)
         self.store = store
+        self.from_list = from_list
         self.session: dict[str, Any] = {}
         self.picker_title = ("Open a stored session", str(getattr(store, "path", None) or ""))
         if session is not None:
@@ -45,9 +48,28 @@ class StoredSource(Source):
             as_of = datetime.fromtimestamp(session.get("updated") or session.get("created") or 0).strftime("%H:%M:%S")
             self.read_only_reason = (f"runs in another kandev-tui (pid {session['running_elsewhere']}): prompt and "
                                      f"answer there; shown as stored at {as_of}")
+        elif continues := self._continued_by(session):
+            self.read_only_reason = f"a stored session is read-only: {continues} continues it with its agent"
         self.title = session.get("title") or "session"
         self.agent_name = agent_display_name(session.get("agent_command") or [])
         self.workspace = Path(session["workspace"]) if session.get("workspace") else None
+
+    def _continued_by(self, session: dict[str, Any]) -> str:
+        """What continues the session with its agent, where its agent can (else ""): ``c`` on its row in the
+        sessions list, or ``kandev-tui run --resume ID`` (with this database when it is not the default one)."""
+        from kandev_tui.transcript.continuing import folder_gone, why_not
+
+        if why_not(session) or folder_gone(session):
+            return ""
+        if self.from_list:
+            return "c on its row in the sessions list (ctrl+s)"
+        import shlex
+
+        from kandev_tui.transcript import default_db_path
+
+        path = getattr(self.store, "path", None)
+        db = f" --db {shlex.quote(str(path))}" if path is not None and Path(path) != default_db_path() else ""
+        return f"kandev-tui{db} run --resume {session['id']}"
 
     async def sessions(self) -> list[Any]:
         from datetime import datetime, timezone
