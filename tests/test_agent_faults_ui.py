@@ -158,6 +158,29 @@ def test_a_command_that_echoes_is_said_not_to_speak_acp(tmp_path):
     assert "kandev-tui run: cat does not speak ACP: it sent kandev-tui's own initialize back" in result.stderr
 
 
+def test_a_command_that_ends_without_a_word_is_asked_whether_it_is_an_acp_agent_and_a_crash_says_its_last_words(
+        tmp_path):
+    """``true`` (or a script that does something else) ended at once, silent and with status 0: "The agent failed
+    during initialize: the agent closed the connection" said nothing of a command that is no agent. An agent that
+    crashes (status 3, a line on stderr) still says so, with its last words."""
+    import subprocess
+
+    def run(*command: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "kandev_tui", "run", "--headless", "--prompt", "hi", "--db",
+                               str(tmp_path / "s.db"), "--", *command], capture_output=True, text=True, timeout=60)
+
+    silent = run("true")
+    assert silent.returncode == 1
+    assert silent.stderr.strip().splitlines()[-1] == ("kandev-tui run: true ended without writing a line on its output, "
+                                                      "before it answered initialize (is it an ACP agent, or the command "
+                                                      "that starts one?)")
+    crashed = run(sys.executable, "-c", "import sys; sys.stderr.write('no module named agent_core\\n'); sys.exit(3)")
+    assert crashed.returncode == 1
+    assert crashed.stderr.strip().splitlines()[-1] == ("kandev-tui run: The agent failed during initialize: the agent "
+                                                       "closed the connection (its last words: no module named "
+                                                       "agent_core)")
+
+
 async def test_pick_with_an_agent_that_lists_no_sessions_says_so_without_a_retry_and_quitting_fails(tmp_path):
     from kandev_tui.screens.session_picker import SessionPickerScreen
 

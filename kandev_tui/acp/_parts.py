@@ -38,6 +38,8 @@ class ClientParts:
     _hub: McpHub | None
     _edits: set[str]
     _before_read: dict[tuple[str, str], None]
+    _spoke: bool  # the agent wrote a JSON-RPC frame
+    _not_json: list[str]  # the first lines it wrote that were not JSON-RPC, before it spoke
 
     # the client's own
     def _note(self, message: str) -> None: ...

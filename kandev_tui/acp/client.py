@@ -174,7 +174,8 @@ class AgentClient(SessionOps, AgentRequests):
         except Exception as exc:  # noqa: BLE001 - TimeoutError, ConnectionError, RequestError
             await self._fail(initialize_failure(
                 options, None if isinstance(exc, asyncio.TimeoutError) else self._describe(exc), echoed=self._echoed,
-                wrote_only=self._not_json[0] if self._not_json and not self._spoke else None))
+                wrote_only=self._not_json[0] if self._not_json and not self._spoke else None,
+                silent=await self._ended_silent(exc)))
         response = response if isinstance(response, dict) else {}
         self.agent_info = of_type(response, "agentInfo", dict, {})
         caps = response.get("agentCapabilities")

@@ -51,12 +51,16 @@ WAIT_LONGER = "; --init-timeout SECONDS waits longer (an agent's first start may
 NOT_ACP = "(is it an ACP agent, or the command that starts one?)"
 
 
-def initialize_failure(options: "AgentOptions", reason: str | None, *, echoed: bool, wrote_only: str | None) -> str:
+def initialize_failure(options: "AgentOptions", reason: str | None, *, echoed: bool, wrote_only: str | None,
+                       silent: bool = False) -> str:
     """What to say when ``initialize`` failed: ``reason`` why (None: it was not answered in time); ``echoed``: the
     command sent kandev-tui's own request back (cat); ``wrote_only``: the first line of a command that wrote only
     lines that are not JSON-RPC (ls, yes, a CLI's help), quoted as JSON, so that none of it reaches a terminal as a
-    control sequence."""
+    control sequence; ``silent``: it ended without writing a line on its output (true, a script that does something
+    else)."""
     command = " ".join(options.command)[:200]
+    if silent:
+        return f"{command} ended without writing a line on its output, before it answered initialize {NOT_ACP}"
     if wrote_only is not None:
         said = f"{command} wrote only lines that are not JSON-RPC (the first: {json.dumps(wrote_only, ensure_ascii=False)})"
         if reason is None:

@@ -163,6 +163,16 @@ class SessionOps(ClientParts):
             return "the agent closed the connection"
         return f"{type(exc).__name__}: {exc}"
 
+    async def _ended_silent(self, exc: BaseException) -> bool:
+        """The agent's output closed with not a line written on it, and the agent then exited with status 0 (soon):
+        a command that is no ACP agent (``true``, a script that does something else), not an agent that crashed."""
+        if not isinstance(exc, ConnectionError) or self._spoke or self._not_json or self.process is None:
+            return False
+        try:
+            return await asyncio.wait_for(_exited(self.process), timeout=0.5) == 0
+        except asyncio.TimeoutError:
+            return False
+
     async def _exit_details(self, wait: float = 3.0) -> dict[str, Any]:
         code = None
         if self.process is not None:
