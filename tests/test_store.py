@@ -347,3 +347,26 @@ def test_several_threads_writing_through_one_store_lose_nothing(tmp_path):
     assert not failures
     assert all(len(store.items(sid)) == 300 for sid in sessions)
     store.close()
+
+
+@pytest.mark.parametrize("recording, said", [
+    ("claude-real.jsonl", ["- Permission asked to edit **Write probe/notes.txt**: Allow",
+                           "- Permission asked to edit **Edit probe/notes.txt**: Allow",
+                           "- Permission asked to show rich output **Probe results**: Allow"]),
+    ("gemini-real.jsonl", ["- Permission asked to edit **Writing to probe/new.txt**: Allow",
+                           "- Permission asked to edit **notes.txt: beta => BETA**: Allow",
+                           "- Permission asked to run **printf '\\033[32mgreen\\033[0m ok\\n'; wc -l notes.txt**: Allow",
+                           "- Permission asked to show rich output **Probe results**: Allow"]),
+])
+def test_a_markdown_export_says_each_permission_as_the_app_asked_it(recording, said):
+    """The export said "Permission asked for **mcp__kandev__show_rich_output_kandev**": the tool's name, where the
+    app's request says "asks to show rich output: Probe results". It says what the app says."""
+    from kandev_tui.transcript.export import session_markdown
+    from kandev_tui.transcript.frames import read_recording
+    from kandev_tui.transcript.replay import items_from_frames
+
+    from .app_helpers import FIXTURES
+
+    items = items_from_frames(read_recording(FIXTURES / "recordings" / recording))
+    text = session_markdown({"id": "s1", "title": "t", "created": 0, "agent_command": ["a"], "workspace": ""}, items)
+    assert [line for line in text.splitlines() if line.startswith("- Permission")] == said

@@ -13,6 +13,7 @@ from kandev_tui.jsonutil import dumps
 
 from . import items as K
 from .items import Item
+from .rich_calls import what_is_asked
 from .tools import call_output
 
 
@@ -95,10 +96,11 @@ def item_markdown(item: Item) -> str | None:
             text += "\n\n" + _fence(body[:4000] + ("\n…" if len(body) > 4000 else ""))
         return text
     if item.kind == K.PERMISSION:
-        title = (payload.get("tool_call") or {}).get("title") or "a tool call"
+        tool_call = payload.get("tool_call")
+        verb, title = what_is_asked(tool_call if isinstance(tool_call, dict) else {})
         answer = payload.get("answer") or {}
         said = answer.get("name") or answer.get("outcome") or "unanswered"
-        return f"- Permission asked for **{_md_cell(title)}**: {_md_cell(said)}"
+        return f"- Permission asked to {verb} **{_md_cell(title)}**: {_md_cell(said)}"
     if item.kind == K.ELICITATION:
         return elicitation_markdown(item)
     if item.kind == K.SUBAGENT:

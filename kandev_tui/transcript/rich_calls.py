@@ -93,6 +93,32 @@ def carried_arguments(call: dict[str, Any]) -> list[dict[str, Any]]:
     return found
 
 
+def presentation_asked(tool_call: dict[str, Any]) -> dict[str, Any] | None:
+    """What a permission request for kandev's own rich-output tool would show: the arguments it carries (its
+    ``rawInput``, or JSON text in its content, as Gemini sends them), {} when it carries none; None for a request
+    for another tool."""
+    if not names_our_tool(tool_call.get("title")):
+        return None
+    carried = carried_arguments({"input": {"raw_input": tool_call.get("rawInput")}, "content": tool_call.get("content")})
+    return next((found for found in carried if "blocks" in found or "title" in found), {})
+
+
+# what the agent asks to do, by the ACP tool kind of the call
+ASKS_TO = {"edit": "edit", "delete": "delete", "move": "move", "read": "read", "search": "search",
+           "execute": "run", "fetch": "fetch"}
+
+
+def what_is_asked(tool_call: dict[str, Any]) -> tuple[str, str]:
+    """A permission request's verb and object ("run", the command's title; "show rich output", the presentation's
+    title for kandev's own tool): as the app's request says it, and an export."""
+    title = str(tool_call.get("title") or "") or "a tool call"
+    presentation = presentation_asked(tool_call)
+    if presentation is not None:
+        shown = presentation.get("title")
+        return "show rich output", shown.strip() if isinstance(shown, str) and shown.strip() else title
+    return ASKS_TO.get(str(tool_call.get("kind")), "use"), title
+
+
 def _evidence(call: dict[str, Any], names: list[str], arguments: dict[str, Any]) -> int:
     """How surely ``call`` is the one whose arguments these are: 3 it carries them, 2 it names the tool, 1 its
     title is the presentation's title or description, 0 nothing says so."""

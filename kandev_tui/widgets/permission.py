@@ -12,7 +12,7 @@ from textual.widgets.button import ButtonVariant
 
 from kandev_tui.presentation.names import outline
 from kandev_tui.transcript.items import Item
-from kandev_tui.transcript.rich_calls import carried_arguments, names_our_tool
+from kandev_tui.transcript.rich_calls import presentation_asked, what_is_asked
 from kandev_tui.transcript.tools import summarize
 
 from .base import EntryWidget, code_spans, safe_text
@@ -20,16 +20,11 @@ from .calls.content import content_parts
 from .calls.diff import DARK_LOOK, Look, diff_parts, look_for, workspace_relative
 from .context import workspace_root
 
-# what the agent asks to do, by the ACP tool kind of the call
-ASKS_TO = {"edit": "edit", "delete": "delete", "move": "move", "read": "read", "search": "search",
-           "execute": "run", "fetch": "fetch"}
-
-
 def request_detail(tool_call: dict, look: Look = DARK_LOOK, root: str | None = None,
                    presentation: dict | None = None) -> list:
     """What a request asks to approve, drawn as the call itself would be: an edit's diff (compact), or the
     command (unless the title above says it already: Codex and OpenCode title the call with its command) and its
-    description; for kandev's own rich-output tool, what ``presentation`` (:func:`_presentation`,
+    description; for kandev's own rich-output tool, what ``presentation`` (:func:`~kandev_tui.transcript.rich_calls.presentation_asked`,
     read once by the caller) holds."""
     payload = {"content": tool_call.get("content"), "locations": tool_call.get("locations"),
                "kind": tool_call.get("kind"), "input": {"kind": tool_call.get("kind"),
@@ -46,15 +41,6 @@ def request_detail(tool_call: dict, look: Look = DARK_LOOK, root: str | None = N
     if isinstance(command, str) and command and ("\n" in command.strip() or command.strip() != titled):
         parts.append(Text.assemble(("$ ", "dim"), (safe_text(command), "bold")))
     return parts + content_parts(payload["content"], skip_terminal=True)
-
-
-def _presentation(tool_call: dict) -> dict | None:
-    """What a request for kandev's own rich-output tool would show: the arguments it carries (its ``rawInput``, or
-    JSON text in its content, as Gemini sends them), {} when it carries none; None for a request for another tool."""
-    if not names_our_tool(tool_call.get("title")):
-        return None
-    carried = carried_arguments({"input": {"raw_input": tool_call.get("rawInput")}, "content": tool_call.get("content")})
-    return next((found for found in carried if "blocks" in found or "title" in found), {})
 
 
 KIND_VARIANT: dict[str, ButtonVariant] = {"allow_once": "success", "allow_always": "primary", "reject_once": "error", "reject_always": "error"}
@@ -134,16 +120,11 @@ class PermissionRequest(EntryWidget):
     def update_item(self, item: Item) -> None:
         self._item = item
         tool = item.payload.get("tool_call") or {}
-        title = safe_text(tool.get("title") or "a tool call", keep_newlines=False)
+        verb, asked = what_is_asked(tool)  # kandev's own rich output: named by the presentation's title
+        title = safe_text(asked, keep_newlines=False)[:120 if verb == "show rich output" else None]
         if title.startswith("/") and not any(c.isspace() for c in title):  # a path for a title (OpenCode's edits):
             title = workspace_relative(title, workspace_root(self))  # inside the workspace, as its diff names it
-        verb = ASKS_TO.get(str(tool.get("kind")), "use")
-        presentation = _presentation(tool)
-        if presentation is not None:  # kandev's own rich output: named by the presentation's title
-            shown = presentation.get("title")
-            verb = "show rich output"
-            title = safe_text(shown.strip(), keep_newlines=False)[:120] if isinstance(shown, str) and shown.strip() \
-                else title
+        presentation = presentation_asked(tool)
         self._text = f"Permission: {title}"
         who = "The agent"
         if item.payload.get("asked_by"):  # one of its subagents
