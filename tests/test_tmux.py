@@ -333,3 +333,26 @@ def test_the_app_takes_its_size_from_the_terminal_not_from_columns_and_lines(tmp
         tmux.quit()
     finally:
         tmux.close()
+
+
+def test_the_sessions_list_says_in_a_terminal_what_to_do_with_an_id_and_a_pipe_gets_the_table_alone(tmp_path):
+    """``kandev-tui sessions`` in a terminal: the table, then how to read one and how to continue one (with the
+    database it was given); piped (a script), the table alone."""
+    import subprocess
+
+    from kandev_tui.transcript import Store
+
+    db = tmp_path / "s.db"
+    store = Store(db)
+    kept = store.create_session(title="fix the flaky test", agent_command=["some-agent"], workspace=str(tmp_path))
+    store.close()
+    tmux = Tmux(400, 10, f"{KANDEV} sessions --db {db}", {"TERM": "xterm-256color"})
+    try:
+        screen = tmux.wait_for("continues one")
+    finally:
+        tmux.close()
+    lines = [line.rstrip() for line in screen.splitlines() if line.strip()]
+    assert lines[1].startswith(kept) and lines[2] == (f"kandev-tui open ID reads one; kandev-tui run --resume ID "
+                                                      f"continues one with its agent (RESUME) (each with --db {db})")
+    piped = subprocess.run([KANDEV, "sessions", "--db", str(db)], capture_output=True, text=True, timeout=60)
+    assert piped.returncode == 0 and len(piped.stdout.splitlines()) == 2 and "continues" not in piped.stdout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -39,6 +40,9 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         resume = how_continued(row) or "no"
         print(f"{row['id']:<12}  {started:<16}  {row['items']:>5}  {row['state']:<11}  {resume:<6}  {agent:<24}  "
               f"{title}")
+    if sys.stdout.isatty():  # a person reading (not a script): what to do with an ID
+        db = "" if getattr(args, "db", None) is None else f" (each with --db {shlex.quote(str(args.db))})"
+        print(f"\nkandev-tui open ID reads one; kandev-tui run --resume ID continues one with its agent (RESUME){db}")
     return EXIT_OK
 
 
