@@ -296,6 +296,30 @@ def test_a_whole_shell_line_in_a_client_terminal_runs_through_sh(commands):
     assert "to stderr" in call["payload"]["shell"]["stdout"]  # the redirection ran in a shell
 
 
+@pytest.mark.system
+@pytest.mark.parametrize("ids", ["kit", "bare"])
+def test_requests_with_string_ids_are_answered_under_their_own_ids(tmp_path, ids):
+    """JSON-RPC lets an agent give its requests string ids ("kit-3"), or strings that read as the numbers the client
+    gives its own ("1", while kandev-tui's initialize is 0 and its session/new 1): each permission, file write and
+    terminal request is answered under the id it came with, and the turn ends as it does with numbered ones."""
+    played = play(tmp_path, {"string_ids": ids, "steps": [
+        {"op": "write", "id": "e1", "path": "notes.txt", "content": NOTES.replace("line 3\n", "line three\n")},
+        {"op": "command", "line": "echo made here; exit 2", "exit_in": "terminal", "id": "t1"},
+        {"op": "command", "line": "echo asked", "exit_in": "exit_code", "id": "a1", "announce": "request"},
+        {"op": "say", "text": "all answered"}]}, files={"notes.txt": NOTES})
+    assert played.code == 0, played.stderr
+    assert (played.workspace / "notes.txt").read_text() == NOTES.replace("line 3\n", "line three\n")
+    ran = played.call("t1")["payload"]["shell"]
+    assert "made here" in ran["stdout"] and ran["exit_code"] == 2
+    asked = [item for item in played.items if item["kind"] == "permission"]
+    assert len(asked) == 2 and all(item["payload"]["answer"]["option_id"] == "allow" for item in asked)
+    assert any(item["kind"] == "agent_message" and item["payload"]["text"] == "all answered" for item in played.items)
+    frames = [json.loads(line)["msg"] for line in played.recording.read_text().splitlines()]
+    asked_ids = {f["id"] for f in frames if "method" in f and "id" in f and isinstance(f["id"], str)}
+    answered = {f["id"] for f in frames if "method" not in f and "id" in f and isinstance(f["id"], str)}
+    assert len(asked_ids) >= 5 and asked_ids == answered  # two permissions, a write, a terminal's create and wait…
+
+
 # -- logins --------------------------------------------------------------------------------------------------------
 
 TERMINAL_AUTH = {"id": "cli-login", "name": "Log in with the CLI", "description": "Opens a browser",

@@ -22,6 +22,9 @@ commands in kandev-tui's terminals. What it plays comes from the JSON in ``$DIAL
 - ``start_gate``: answer ``initialize`` only once this file exists (an agent that takes long to start);
 - ``banner``: lines (not JSON-RPC) written on stdout before answering ``initialize`` (a launcher's banner);
 - ``auth_opt_in``: offer ``auth`` only to a client whose ``clientCapabilities._meta`` has this key true;
+- ``string_ids``: its requests to the client (permissions, files, terminals) have string ids, this prefix and a
+  number (``bare``: the number alone, as a string: "1", where the client's own requests are numbered 1); JSON-RPC
+  allows either, and the SDKs of the four adapters number theirs;
 - ``steps``: the turn, a list of:
   - ``{"op": "chart", "name_in", "arguments_in", "order", "arguments"?, "call"?}``: a rich-output call.
     ``name_in``: ``title`` (``mcp__kandev__show_rich_output_kandev``), ``meta`` (the name in ``_meta.toolName``,
@@ -97,9 +100,11 @@ class Agent:
 
     async def request(self, method, params):
         self.next_id += 1
+        prefix = DIALECT.get("string_ids")
+        asked = (str(self.next_id) if prefix == "bare" else f"{prefix}-{self.next_id}") if prefix else self.next_id
         future = asyncio.get_running_loop().create_future()
-        self.waiting[self.next_id] = future
-        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        self.waiting[asked] = future
+        self.send({"jsonrpc": "2.0", "id": asked, "method": method, "params": params})
         return await future
 
     def update(self, update):
