@@ -332,8 +332,9 @@ def test_headless_lists_the_ways_to_log_in_one_per_line_and_exits_1(tmp_path):
     assert lines[0] == "kandev-tui run: The agent needs a login: Authentication required"
     assert lines[1].startswith("  demo-login: Demo login") and "KANDEV_DEMO_TOKEN" in lines[2]
     printed = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [(i["kind"], i["payload"].get("text")) for i in printed] == [  # said once, as a quiet note
-        ("note", "The agent needs a login: Authentication required")]
+    assert [(i["kind"], i["payload"].get("text") or i["payload"].get("agent")) for i in printed] == [
+        ("note", "The agent needs a login: Authentication required"),  # said once, as a quiet note
+        ("session_info", "kandev-tui demo agent")]  # who it is, as it said it in initialize
 
 
 def test_headless_mode_and_model_on_the_command_line(tmp_path):
@@ -429,6 +430,32 @@ async def test_a_stored_session_its_agent_can_continue_says_the_command_that_doe
     plain = store.session(store.create_session(title="plain", agent_command=["gone-agent"], state="ended"))
     assert StoredSource(store, plain, lambda items: None, lambda state, detail: None).read_only_reason == \
         "a stored session is read-only; start a new one with kandev-tui run"
+    store.close()
+
+
+async def test_a_stored_session_names_its_agent_as_the_live_session_did(tmp_path):
+    """Live, the status line names the agent as it says it in initialize ("Gemini CLI", "kandev-tui demo agent");
+    opened stored, it said its command's name ("gemini", "kandev_tui.demo.agent"): a stored session did not draw as
+    it did live. The name is stored with the session's info; a session stored without it keeps its command's."""
+    from kandev_tui.snapshot import deterministic_app
+    from kandev_tui.sources import StoredSource
+    from kandev_tui.textual_hooks import screen_text
+
+    workspace = prepare_workspace(tmp_path / "ws")
+    done = subprocess.run([KANDEV, "run", "--headless", "--prompt", "Check the build", "--db", str(tmp_path / "s.db"),
+                           "--workspace", str(workspace), "--mode", "write", "--", *agent_command()],
+                          capture_output=True, text=True, timeout=180,
+                          env={**__import__("os").environ, "KANDEV_DEMO_DELAY": "0"})
+    assert done.returncode == 0, done.stderr
+    store = Store(tmp_path / "s.db")
+    older = store.create_session(title="older", agent_command=agent_command(), workspace=str(workspace), state="ended")
+    for row, name in ((store.sessions()[1], "kandev-tui demo agent"), (store.session(older), "kandev_tui.demo.agent")):
+        app = deterministic_app(lambda on_items, on_state, row=row: StoredSource(store, row, on_items, on_state),
+                                tmp_path / "config.toml")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until(pilot, lambda app=app: app.source.state == "stored" and app.session.settled)
+            await until(pilot, lambda app=app, name=name: name in screen_text(app).splitlines()[0])
+            await app.action_quit()
     store.close()
 
 

@@ -23,11 +23,14 @@ class SessionState(NormalizerParts):
         """What a session's setup says (``session/new``, ``load``, ``resume``: its modes, config options, models),
         and the choices the agent accepted (``session/set_mode``, ``set_config_option``, ``set_model``)."""
         info = self._session_info
-        if request == "initialize":  # the agent's name: its questions say who asks
+        if request == "initialize":  # the agent's name: its questions say who asks, and the stored session too
             agent = of_type(result, "agentInfo", dict, {})
             name = agent.get("title") or agent.get("name")
             self._elicitations.agent = name[:80] if isinstance(name, str) else ""
-            return []
+            if not self._elicitations.agent:
+                return []
+            info["agent"] = self._elicitations.agent
+            return [Item("session_info", K.SESSION_INFO, self.turn, dict(info))]
         if request in ("session/new", "session/load", "session/resume", "session/fork"):
             for key in ("modes", "models"):
                 if isinstance(result.get(key), dict):
