@@ -435,8 +435,9 @@ async def test_a_stored_session_its_agent_can_continue_says_the_command_that_doe
 
 async def test_a_stored_session_names_its_agent_as_the_live_session_did(tmp_path):
     """Live, the status line names the agent as it says it in initialize ("Gemini CLI", "kandev-tui demo agent");
-    opened stored, it said its command's name ("gemini", "kandev_tui.demo.agent"): a stored session did not draw as
-    it did live. The name is stored with the session's info; a session stored without it keeps its command's."""
+    opened stored, it said its command's name ("gemini", "kandev_tui.demo.agent"), and replayed, "replay": a stored
+    session did not draw as it did live. The name is stored with the session's info; a session stored without it
+    keeps its command's."""
     from kandev_tui.snapshot import deterministic_app
     from kandev_tui.sources import StoredSource
     from kandev_tui.textual_hooks import screen_text
@@ -457,6 +458,13 @@ async def test_a_stored_session_names_its_agent_as_the_live_session_did(tmp_path
             await until(pilot, lambda app=app, name=name: name in screen_text(app).splitlines()[0])
             await app.action_quit()
     store.close()
+    from .app_helpers import FIXTURES, replay_app
+
+    app = replay_app(tmp_path, FIXTURES / "recordings" / "gemini-real.jsonl")  # a replay: "■ replayed  Gemini CLI"
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.source.state == "replayed" and app.session.settled)
+        await until(pilot, lambda: screen_text(app).splitlines()[0].split()[:4] == ["■", "replayed", "Gemini", "CLI"])
+        await app.action_quit()
 
 
 def test_resume_with_no_agent_command_says_why_when_the_session_keeps_none(tmp_path):

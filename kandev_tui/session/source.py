@@ -75,6 +75,14 @@ class Source:
         self.title = titles[-1]
         return True
 
+    def take_agent_name(self, items: list[Item]) -> None:
+        """The name the agent gave itself in ``initialize`` (kept in its ``session_info``), if ``items`` bring one:
+        a stored or replayed session names its agent as it was named live, not by its command."""
+        names = [item.payload["agent"] for item in items if item.kind == SESSION_INFO
+                 and isinstance(item.payload.get("agent"), str) and item.payload["agent"]]
+        if names:
+            self.agent_name = names[-1][:80]
+
     def _set_state(self, state: str, detail: str = "") -> None:
         self.state = SessionState(state)
         self.on_state(self.state, detail)

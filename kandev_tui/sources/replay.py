@@ -33,6 +33,7 @@ class ReplaySource(RunsInBackground, Source):
 
     def _items(self, items: list[Item]) -> None:
         self.take_title(items)  # before the items are shown: a state shown meanwhile shows the same title
+        self.take_agent_name(items)  # "replay" until then (the state says it is replayed)
         self.on_items(items)
 
     async def start(self) -> None:

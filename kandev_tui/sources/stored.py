@@ -96,9 +96,6 @@ class StoredSource(Source):
         items = await asyncio.to_thread(self.store.packed_items, self.session_id or "")
         if self.session.get("state") == "interrupted":  # its process is gone: nothing it left waiting still waits
             items = as_interrupted(items)
-        info = next((item for item in items if item.key == "session_info"), None)
-        named = info.payload.get("agent") if info is not None else None
-        if isinstance(named, str) and named:  # the agent's own name, as the live session said it (not its command's)
-            self.agent_name = named
+        self.take_agent_name(items)
         self.on_items(items)
         self._set_state("stored", self.session.get("state", ""))
