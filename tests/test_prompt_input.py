@@ -112,3 +112,30 @@ async def test_a_prompt_whose_owner_stopped_its_blinking_never_starts_it(monkeyp
         await pilot.press("a", "b")
         await until(pilot, lambda: prompt.text == "ab")
         assert not prompt.cursor_blink
+
+
+async def test_up_in_the_empty_prompt_recalls_the_messages_sent_and_down_comes_back():
+    """↑ in the empty prompt: the last message sent, then the ones before (a multi-line one whole); ↓ the next,
+    then the empty prompt; once a recalled message is edited, or something is typed, the arrows move the cursor."""
+    app = PromptApp()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(PromptInput)
+        prompt.focus()
+        await pilot.press(*"first", "enter", *"two", "ctrl+j", *"lines", "enter", *"third", "enter")
+        await until(pilot, lambda: len(app.sent) == 3)
+        shown = []
+        for key in ("up", "up", "up", "up", "down", "down", "down"):
+            await pilot.press(key)
+            shown.append(prompt.text)
+        assert shown == ["third", "two\nlines", "first", "first", "two\nlines", "third", ""]
+        await pilot.press("up", *"ly")  # edited: the user's text now, and ↑ moves its cursor
+        await pilot.press("up")
+        assert prompt.text == "thirdly" and prompt.cursor_location == (0, 0)  # (TextArea: ↑ on the first line)
+        await pilot.press("enter")
+        await until(pilot, lambda: app.sent[-1] == "thirdly")
+        await pilot.press(*"draft", "up")  # something typed: ↑ recalls nothing over it
+        assert prompt.text == "draft"
+        await pilot.press("end", *["backspace"] * 5, "up")
+        assert prompt.text == "thirdly" and prompt.cursor_location == (0, 7)  # the last sent, the cursor at its end
+        await pilot.press("enter", "up", "up")  # the same message sent again is kept once
+        assert prompt.text == "third"

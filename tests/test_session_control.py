@@ -212,6 +212,31 @@ async def test_slash_commands_are_offered_filtered_and_completed_then_sent_as_te
         await app.action_quit()
 
 
+async def test_up_in_the_empty_prompt_recalls_the_message_sent_to_the_agent_and_enter_sends_it_again(tmp_path,
+                                                                                                     monkeypatch):
+    """The demo agent answers a message; ↑ in the empty prompt brings it back, enter sends it again and the agent
+    receives it a second time (the store says so); ↓ past it leaves the prompt empty."""
+    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
+    app, store = demo_app(tmp_path, choices={"mode": "write"})  # its turns ask for nothing
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.transcript_screen
+        await until(pilot, lambda: app.source.state == "idle" and screen.prompt.can_focus)
+        screen.prompt.focus()
+        await pilot.press(*"Check the build", "enter")
+        await until(pilot, lambda: app.source.state == "idle" and len(
+            [i for i in store.items(app.source.session_id) if i.kind == "turn_end"]) == 1)
+        await pilot.press("up")
+        assert screen.prompt.text == "Check the build"
+        await pilot.press("down")
+        assert screen.prompt.text == ""
+        await pilot.press("up", "enter")
+        await until(pilot, lambda: len([i for i in store.items(app.source.session_id) if i.kind == "turn_end"]) == 2)
+        sent = [i.payload["text"] for i in store.items(app.source.session_id) if i.kind == "user_message"]
+        assert sent == ["Check the build", "Check the build"]
+        await app.action_quit()
+    store.close()
+
+
 async def test_the_command_menu_uses_its_width_from_its_first_showing_and_after_a_resize(tmp_path):
     """Claude's commands at 100 columns: each description was cut at 58 columns the first time the menu showed
     (hidden, it had no width yet, and 60 was guessed), with 40 columns empty beside it. Each line is one row, cut to

@@ -28,7 +28,8 @@ KEYS = [
                           ("ctrl+n", "a new session: preset, folder, git worktree, first prompt"),
                           ("c (in the list)", "continue a stored session with its agent")]),
     ("Prompt", [("enter", "send (during a turn: queued, sent when it ends)"),
-                ("↑ (empty prompt)", "the last queued message back, to edit or delete"),
+                ("↑ (empty prompt)", "the last queued message back, to edit or delete; else the messages sent "
+                                     "before (↓: the next)"),
                 ("ctrl+r", "send the next queued message now (the running turn is cancelled)"),
                 ("ctrl+t", "take the next queued message out (back in the prompt)"),
                 ("ctrl+j / alt+enter", "new line"),

@@ -18,6 +18,9 @@ from .command_menu import CommandMenu
 NEWLINE_KEYS = ("ctrl+j", "alt+enter")
 
 
+SENT_KEPT = 100  # the messages ↑ goes back through, at most
+
+
 class PromptInput(TextArea):
     """The multi-line prompt: Enter sends; Ctrl+J or Alt+Enter inserts a newline.
 
@@ -54,6 +57,8 @@ class PromptInput(TextArea):
         self._hint = ""  # what the prompt says under the box of itself: the menu's keys, a command's input
         self._reason = ""  # why it takes no prompt now (the session's state), said there instead while it lasts
         self.queued = 0  # messages queued while a turn runs (↑ in the empty prompt takes the last one back)
+        self.sent: list[str] = []  # the messages sent (or queued) from here, oldest first: ↑ and ↓ go through them
+        self._recalled: int | None = None  # which of them the prompt shows, while it is left as it was recalled
         self.workspace: Path | None = None  # whose files ``@`` offers (the session's, once known)
         self._files: list[str] | None = None  # read once, in a thread, when first asked for
         self._mention: tuple[int, int] | None = None  # where the ``@word`` being completed is: (row, its column)
@@ -115,6 +120,10 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             self.post_message(self.RecallQueued())
+            return
+        if event.key in ("up", "down") and self._browse(older=event.key == "up"):
+            event.stop()
+            event.prevent_default()
             return
         if event.key == "enter":
             action = self.action_submit
@@ -213,9 +222,34 @@ class PromptInput(TextArea):
         self.menu.close()  # type: ignore[union-attr]  # as above
         self.say(command.hint)
 
+    def _browse(self, *, older: bool) -> bool:
+        """↑ in the empty prompt: the last message sent from it, then the ones before; ↓ the next, then the empty
+        prompt again (as a shell's history, and the agents' own CLIs). Only while the prompt is empty or shows a
+        recalled message as it was: once it is edited (or holds what the user typed), the keys move the cursor. True
+        when the key was taken."""
+        if self._recalled is not None and self.text != self.sent[self._recalled]:
+            self._recalled = None  # edited: the user's own text now
+        if self._recalled is None and (self.text or not older or not self.sent or self.read_only):
+            return False
+        if older:
+            index = len(self.sent) - 1 if self._recalled is None else max(0, self._recalled - 1)
+        else:
+            index = (self._recalled or 0) + 1
+            if index >= len(self.sent):  # past the newest: the empty prompt
+                self._recalled = None
+                self.clear()
+                return True
+        self._recalled = index
+        self.text = self.sent[index]
+        self.move_cursor(self.document.end)
+        return True
+
     def action_submit(self) -> None:
         text = self.text
         if text.strip():
+            if not self.sent or self.sent[-1] != text:
+                self.sent = [*self.sent[-(SENT_KEPT - 1):], text]
+            self._recalled = None
             self.post_message(self.Submitted(text))
             self.clear()
 
