@@ -162,8 +162,11 @@ class TranscriptModel:
             pending.entries[index] = entry
             if entry.kind == "group":
                 groups.add(entry.key)
-        runs = {e.run for e in entries[-8:] if e.kind == "card"}  # a card in a run changes its group's summary
-        groups.update(e.key for e in entries[-16:] if e.kind == "group" and e.run in runs)
+        for index in touched:  # a card placed in a run changes its groups' summaries ("1 tool + 1 card"), wherever
+            # they are (a call that became a card when it finished comes last; eight messages placed after a card once
+            # left its group saying "1 tool: ping_service")
+            if entries[index].kind == "card":
+                groups.update(layout.groups_of(entries[index].run))
         for key in groups:
             pending.summaries[key] = layout.summary(layout.by_key[key])
 

@@ -63,6 +63,7 @@ class Layout:
         self.calls: dict[str, Item] = {}  # tool call item key → newest version (what summaries and promotions read)
         self._run = 0
         self._group_of_run: dict[int, Entry] = {}
+        self._groups_in_run: dict[int, list[str]] = {}  # every group made in a run, by key (its summary counts its cards)
         self._cards_in_turn: dict[int, int] = {}
         self._cards_in_run: dict[int, int] = {}  # counted as cards are placed: a group's summary reads it per batch
         self._last_was_tool = False
@@ -85,6 +86,10 @@ class Layout:
 
     def cards_in_run(self, run: int) -> int:
         return self._cards_in_run.get(run, 0)
+
+    def groups_of(self, run: int) -> list[str]:
+        """The keys of the run's groups now (a group whose first call became a card is a group no more)."""
+        return [key for key in self._groups_in_run.get(run, ()) if key in self.by_key and self.by_key[key].kind == "group"]
 
     def summary(self, group: Entry) -> str:
         """``3 tools: read, search, execute`` / ``1 tool + 2 cards``."""
@@ -141,6 +146,7 @@ class Layout:
             return group, False
         group = Entry(f"group:{item.key}", "group", item.turn, self._run, [item.key])
         self._group_of_run[self._run] = group
+        self._groups_in_run.setdefault(self._run, []).append(group.key)
         return self._add(group, item), True
 
     def _maybe_promote(self, group: Entry, item: Item) -> tuple[Entry, bool]:
@@ -182,6 +188,7 @@ class Layout:
                 for key in rest:
                     self.entry_of[key] = follower
                 self._group_of_run[group.run] = follower
+                self._groups_in_run.setdefault(group.run, []).append(follower.key)
             return group, False
         group.item_keys = rest
         self.rebuilt.append((group.key, group))
