@@ -96,6 +96,7 @@ class AppSession(SessionLogin, SessionPrompts, SessionQuiet):
         self.screen.status.title = status.title
         # a session that will take prompts takes typing from the first frame (type-ahead while the agent starts)
         self.screen.set_prompt_enabled(status.can_prompt, "starting…")
+        self.screen.prompt.recallable = self.sent_messages  # ↑ in the empty prompt: what the user said here
         if status.can_prompt and status.workspace is not None:
             self.screen.prompt.workspace = Path(status.workspace)  # @ offers its files
 

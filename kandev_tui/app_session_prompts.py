@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from kandev_tui.session import SessionState
 from kandev_tui.session.state import TURN_STATES
+from kandev_tui.transcript.items import USER
 
 if TYPE_CHECKING:
     from kandev_tui.app_session_parts import SessionParts
@@ -19,6 +20,12 @@ log = logging.getLogger("kandev_tui.app")
 
 class SessionPrompts(SessionParts):
     """Prompts and the queue (a part of :class:`~kandev_tui.app_session.AppSession`)."""
+
+    def sent_messages(self) -> list[str]:
+        """What the user said in this session, oldest first (the first prompt given on the command line, and a
+        continued session's earlier turns, too): ↑ in the empty prompt goes back through them."""
+        return [text for item in self.view.model.items.values()
+                if item.kind == USER and isinstance(text := item.payload.get("text"), str)]
 
     def submit(self, text: str) -> None:
         """The user's message: sent now, or held while the agent starts (sent once it is ready)."""

@@ -212,27 +212,36 @@ async def test_slash_commands_are_offered_filtered_and_completed_then_sent_as_te
         await app.action_quit()
 
 
-async def test_up_in_the_empty_prompt_recalls_the_message_sent_to_the_agent_and_enter_sends_it_again(tmp_path,
-                                                                                                     monkeypatch):
-    """The demo agent answers a message; ↑ in the empty prompt brings it back, enter sends it again and the agent
-    receives it a second time (the store says so); ↓ past it leaves the prompt empty."""
+async def test_up_in_the_empty_prompt_recalls_what_was_said_in_the_session_and_enter_sends_it_again(tmp_path,
+                                                                                                   monkeypatch):
+    """The session's first prompt came from the command line (``run --prompt``), the second was typed: ↑ in the
+    empty prompt brings back the typed one, then the first; ↓ comes back, then to the empty prompt; enter sends a
+    recalled one again, and the agent receives it (the store says so)."""
     monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
-    app, store = demo_app(tmp_path, choices={"mode": "write"})  # its turns ask for nothing
+    store = Store(tmp_path / "s.db")
+    options = AgentOptions(command=agent_command(), workspace=prepare_workspace(tmp_path / "ws"))
+    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state,
+                                                          choices={"mode": "write"}),  # its turns ask for nothing
+                    settings_store=settings_at(tmp_path, chart_animation=False), initial_prompt="Check the build")
+
+    def turns() -> int:
+        return len([i for i in store.items(app.source.session_id) if i.kind == "turn_end"])
+
     async with app.run_test(size=(100, 30)) as pilot:
         screen = app.transcript_screen
-        await until(pilot, lambda: app.source.state == "idle" and screen.prompt.can_focus)
+        await until(pilot, lambda: app.source.session_id is not None and turns() == 1 and app.source.state == "idle")
         screen.prompt.focus()
-        await pilot.press(*"Check the build", "enter")
-        await until(pilot, lambda: app.source.state == "idle" and len(
-            [i for i in store.items(app.source.session_id) if i.kind == "turn_end"]) == 1)
-        await pilot.press("up")
-        assert screen.prompt.text == "Check the build"
-        await pilot.press("down")
-        assert screen.prompt.text == ""
-        await pilot.press("up", "enter")
-        await until(pilot, lambda: len([i for i in store.items(app.source.session_id) if i.kind == "turn_end"]) == 2)
+        await pilot.press(*"Plot my words", "enter")
+        await until(pilot, lambda: turns() == 2 and app.source.state == "idle")
+        shown = []
+        for key in ("up", "up", "up", "down", "down"):
+            await pilot.press(key)
+            shown.append(screen.prompt.text)
+        assert shown == ["Plot my words", "Check the build", "Check the build", "Plot my words", ""]
+        await pilot.press("up", "up", "enter")
+        await until(pilot, lambda: turns() == 3)
         sent = [i.payload["text"] for i in store.items(app.source.session_id) if i.kind == "user_message"]
-        assert sent == ["Check the build", "Check the build"]
+        assert sent == ["Check the build", "Plot my words", "Check the build"]
         await app.action_quit()
     store.close()
 

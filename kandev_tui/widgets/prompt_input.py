@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from textual import events, work
 from textual.binding import Binding
@@ -57,7 +58,11 @@ class PromptInput(TextArea):
         self._hint = ""  # what the prompt says under the box of itself: the menu's keys, a command's input
         self._reason = ""  # why it takes no prompt now (the session's state), said there instead while it lasts
         self.queued = 0  # messages queued while a turn runs (↑ in the empty prompt takes the last one back)
-        self.sent: list[str] = []  # the messages sent (or queued) from here, oldest first: ↑ and ↓ go through them
+        self.sent: list[str] = []  # the messages sent (or queued) from here, oldest first
+        # the session's messages, oldest first, when its owner knows them (a first prompt given on the command line,
+        # a continued session's): ↑ and ↓ go through them, else through ``sent``
+        self.recallable: Callable[[], list[str]] | None = None
+        self._history: list[str] = []  # what ↑ and ↓ go through, taken at the first ↑
         self._recalled: int | None = None  # which of them the prompt shows, while it is left as it was recalled
         self.workspace: Path | None = None  # whose files ``@`` offers (the session's, once known)
         self._files: list[str] | None = None  # read once, in a thread, when first asked for
@@ -227,27 +232,40 @@ class PromptInput(TextArea):
         prompt again (as a shell's history, and the agents' own CLIs). Only while the prompt is empty or shows a
         recalled message as it was: once it is edited (or holds what the user typed), the keys move the cursor. True
         when the key was taken."""
-        if self._recalled is not None and self.text != self.sent[self._recalled]:
+        if self._recalled is not None and self.text != self._history[self._recalled]:
             self._recalled = None  # edited: the user's own text now
-        if self._recalled is None and (self.text or not older or not self.sent or self.read_only):
-            return False
+        if self._recalled is None:
+            if self.text or not older or self.read_only:
+                return False
+            self._history = self._messages()
+            if not self._history:
+                return False
         if older:
-            index = len(self.sent) - 1 if self._recalled is None else max(0, self._recalled - 1)
+            index = len(self._history) - 1 if self._recalled is None else max(0, self._recalled - 1)
         else:
             index = (self._recalled or 0) + 1
-            if index >= len(self.sent):  # past the newest: the empty prompt
+            if index >= len(self._history):  # past the newest: the empty prompt
                 self._recalled = None
                 self.clear()
                 return True
         self._recalled = index
-        self.text = self.sent[index]
+        self.text = self._history[index]
         self.move_cursor(self.document.end)
         return True
+
+    def _messages(self) -> list[str]:
+        """The messages ↑ goes back through: the session's (the last sent from here too, should the session not
+        have it yet), each once where it was sent twice in a row; the last :data:`SENT_KEPT`."""
+        history = self.recallable() if self.recallable is not None else list(self.sent)
+        if self.sent and self.sent[-1] not in history[-1:]:
+            history.append(self.sent[-1])
+        kept = [text for index, text in enumerate(history) if text.strip() and (not index or history[index - 1] != text)]
+        return kept[-SENT_KEPT:]
 
     def action_submit(self) -> None:
         text = self.text
         if text.strip():
-            if not self.sent or self.sent[-1] != text:
+            if self.sent[-1:] != [text]:
                 self.sent = [*self.sent[-(SENT_KEPT - 1):], text]
             self._recalled = None
             self.post_message(self.Submitted(text))
