@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, _fail, _log_to_file, _no_terminal, open_store, read_json, BadJson, Unreadable, UsageError, _resumable, _run_app, _workspace, _workspace_at, app_exit_status, size_from_the_terminal
+from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, Failure, _fail, _log_to_file, _no_terminal, open_store, read_json, BadJson, Unreadable, UsageError, _resumable, _run_app, _workspace, _workspace_at, app_exit_status, size_from_the_terminal
 from kandev_tui.cli.options import Checked, _add_app_options, _add_workspace_options, agent_option, output_file, positive_number
 
 
@@ -50,7 +50,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _stored_agent(store: Any, wanted: str) -> list[str]:
     """The agent command the stored session ``wanted`` ran with (``run --resume SESSION`` without one); Failure:
     why it cannot be continued."""
-    from kandev_tui.cli.common import Failure
     from kandev_tui.transcript.continuing import why_not
 
     session = _resumable(store, [], wanted)

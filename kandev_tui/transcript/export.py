@@ -97,7 +97,7 @@ def item_markdown(item: Item) -> str | None:
         return text
     if item.kind == K.PERMISSION:
         tool_call = payload.get("tool_call")
-        verb, title = what_is_asked(tool_call if isinstance(tool_call, dict) else {})
+        verb, title, _ = what_is_asked(tool_call if isinstance(tool_call, dict) else {})
         answer = payload.get("answer") or {}
         said = answer.get("name") or answer.get("outcome") or "unanswered"
         return f"- Permission asked to {verb} **{_md_cell(title)}**: {_md_cell(said)}"

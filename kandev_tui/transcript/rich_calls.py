@@ -108,15 +108,16 @@ ASKS_TO = {"edit": "edit", "delete": "delete", "move": "move", "read": "read", "
            "execute": "run", "fetch": "fetch"}
 
 
-def what_is_asked(tool_call: dict[str, Any]) -> tuple[str, str]:
+def what_is_asked(tool_call: dict[str, Any]) -> tuple[str, str, dict[str, Any] | None]:
     """A permission request's verb and object ("run", the command's title; "show rich output", the presentation's
-    title for kandev's own tool): as the app's request says it, and an export."""
+    title for kandev's own tool), as the app's request says it and an export, and the presentation it asks to show
+    (:func:`presentation_asked`: None for another tool), read once."""
     title = str(tool_call.get("title") or "") or "a tool call"
     presentation = presentation_asked(tool_call)
     if presentation is not None:
         shown = presentation.get("title")
-        return "show rich output", shown.strip() if isinstance(shown, str) and shown.strip() else title
-    return ASKS_TO.get(str(tool_call.get("kind")), "use"), title
+        return "show rich output", shown.strip() if isinstance(shown, str) and shown.strip() else title, presentation
+    return ASKS_TO.get(str(tool_call.get("kind")), "use"), title, None
 
 
 def _evidence(call: dict[str, Any], names: list[str], arguments: dict[str, Any]) -> int:

@@ -12,7 +12,7 @@ from textual.widgets.button import ButtonVariant
 
 from kandev_tui.presentation.names import outline
 from kandev_tui.transcript.items import Item
-from kandev_tui.transcript.rich_calls import presentation_asked, what_is_asked
+from kandev_tui.transcript.rich_calls import what_is_asked
 from kandev_tui.transcript.tools import summarize
 
 from .base import EntryWidget, code_spans, safe_text
@@ -120,11 +120,10 @@ class PermissionRequest(EntryWidget):
     def update_item(self, item: Item) -> None:
         self._item = item
         tool = item.payload.get("tool_call") or {}
-        verb, asked = what_is_asked(tool)  # kandev's own rich output: named by the presentation's title
-        title = safe_text(asked, keep_newlines=False)[:120 if verb == "show rich output" else None]
+        verb, asked, presentation = what_is_asked(tool)  # kandev's own rich output: named by its presentation's title
+        title = safe_text(asked, keep_newlines=False)[:120 if presentation is not None else None]
         if title.startswith("/") and not any(c.isspace() for c in title):  # a path for a title (OpenCode's edits):
             title = workspace_relative(title, workspace_root(self))  # inside the workspace, as its diff names it
-        presentation = presentation_asked(tool)
         self._text = f"Permission: {title}"
         who = "The agent"
         if item.payload.get("asked_by"):  # one of its subagents

@@ -265,8 +265,7 @@ class PromptInput(TextArea):
     def action_submit(self) -> None:
         text = self.text
         if text.strip():
-            if self.sent[-1:] != [text]:
-                self.sent = [*self.sent[-(SENT_KEPT - 1):], text]
+            self.sent = [*self.sent[-(SENT_KEPT - 1):], text]
             self._recalled = None
             self.post_message(self.Submitted(text))
             self.clear()
