@@ -46,11 +46,17 @@ def forget_checkpoints(workspace: Path, session_id: str) -> int:
 
 
 def command_problem(command: list[str], env: dict[str, str] | None = None) -> str | None:
-    """Why ``command`` cannot start (its program is not found on PATH, or is not a file that can run), or None."""
+    """Why ``command`` cannot start (its program is not found on PATH, or is not a file that can run), or None. A
+    built-in preset's adapter not yet in kandev-tui's cache is installed as it starts: no problem, unless npm is
+    missing."""
+    from kandev_tui.presets import cached_adapter
+
     program = command[0] if command else ""
     if not program:
         return "the agent command is empty"
     path = (env or {}).get("PATH", os.environ.get("PATH", ""))
+    if cached_adapter(program) is not None and not os.path.exists(program):
+        return None if shutil.which("npm", path=path) else "npm: not found on PATH (the adapter comes from npm)"
     if "/" in program:
         if not os.path.isfile(program):
             return f"{program}: no such file"

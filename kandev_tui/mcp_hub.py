@@ -24,13 +24,13 @@ import asyncio
 import hmac
 import json
 import secrets
-import sys
 import threading
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from kandev_tui.jsonutil import of_type
+from kandev_tui.presets import python_child
 from kandev_tui.transcript.frames import LOCAL, Frame
 
 SERVER_NAME = "kandev"  # the name the server is offered under (agents namespace its tool with it)
@@ -83,11 +83,11 @@ class McpHub:
 
     def stdio_entry(self) -> dict[str, Any]:
         """The ``session/new`` entry that starts ``kandev-tui mcp`` over stdio, reporting to this hub."""
-        args = ["-m", "kandev_tui", "mcp", "--workspace", str(self.workspace_path), "--profile", self.profile,
-                "--report", f"{self.base}/report"]
+        python, *args = python_child("-m", "kandev_tui", "mcp", "--workspace", str(self.workspace_path), "--profile",
+                                     self.profile, "--report", f"{self.base}/report")
         for name, path in self.repos.items():
             args += ["--repo", f"{name}={path}"]
-        return {"name": SERVER_NAME, "command": sys.executable, "args": args,
+        return {"name": SERVER_NAME, "command": python, "args": args,
                 "env": [{"name": TOKEN_ENV, "value": self.token}]}
 
     def scrub(self, text: str) -> str:

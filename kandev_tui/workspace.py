@@ -210,12 +210,12 @@ def workspace_files(root: Path, limit: int = 20_000) -> list[str]:
     """The files of a workspace as the prompt's ``@`` offers them (relative paths, sorted): in a git repository,
     those git knows or would add (``.gitignore`` honoured); elsewhere a walk that leaves out hidden and build
     folders. At most ``limit``."""
-    import subprocess
+    from kandev_tui.gitrun import run_git
 
     try:
-        done = subprocess.run(["git", "-C", str(root), "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-                              capture_output=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
+        done = run_git(("ls-files", "--cached", "--others", "--exclude-standard", "-z"), root, error=OSError,
+                       missing="git is not installed", timeout=10)
+    except OSError:
         done = None
     if done is not None and done.returncode == 0:
         names = [n for n in done.stdout.decode("utf-8", "replace").split("\0") if n]

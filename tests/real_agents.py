@@ -21,15 +21,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kandev_tui.presets import PINNED_ADAPTERS
+
 ROOT = Path(__file__).resolve().parent.parent
 KANDEV = str(Path(sys.executable).with_name("kandev-tui"))
 NETNS_RUN = str(Path(__file__).resolve().parent / "netns_run.py")
 
 # name: (npm package, version, the command it installs, the arguments that make it speak ACP)
+# (the built-in presets' pins: codex-acp 2.6.0 bundles @openai/codex 0.166; claude-agent-acp 0.49.0 is the last for
+# node 20)
 ADAPTERS = {
-    "claude": ("@agentclientprotocol/claude-agent-acp", "0.49.0", "claude-agent-acp", []),  # the last for node 20
-    "codex": ("@agentclientprotocol/codex-acp", "2.6.0", "codex-acp", []),  # bundles @openai/codex 0.166
-    "gemini": ("@google/gemini-cli", "0.61.0", "gemini", ["--experimental-acp"]),
+    **{name: (package, version, program, list(args)) for name, (package, version, program, args)
+       in PINNED_ADAPTERS.items()},
     "opencode": ("opencode-ai", "1.18.33", "opencode", ["acp"]),
 }
 _PINS = hashlib.sha1(json.dumps(sorted(ADAPTERS.items())).encode()).hexdigest()[:8]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
 import signal
 import stat
 import sys
@@ -283,6 +284,51 @@ def test_hostile_writes_are_refused_and_nothing_outside_changes(tmp_path, ws):
     assert outside.read_text() == "keep" and not (tmp_path / "new.txt").exists()
     notes = [i.payload["text"] for i in session.items() if i.kind == "note"]
     assert len(notes) == len(cases) and all(n.startswith("kandev-tui refused the agent's write") for n in notes)
+
+
+@pytest.mark.reliability("Agent requests: files and terminals",
+                         "writes into the repository's own files: .git/config, a hook, any case, through a symlink, "
+                         "nested .git, a worktree's separate git dir", cases=7,
+                         held="refused with the reason noted in the transcript; the next checkpoint ran no code")
+def test_writes_into_a_repositorys_own_files_are_refused(tmp_path, ws):
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
+    (ws / "link").symlink_to(".git")
+    mark = tmp_path / "ran"
+    fsmonitor = f'[core]\n\tfsmonitor = "touch {mark}; false"\n'
+    cases = {
+        ".git/config": (str(ws / ".git" / "config"), fsmonitor),
+        "a hook": (str(ws / ".git" / "hooks" / "reference-transaction"), f"#!/bin/sh\ntouch {mark}\n"),
+        "another case": (str(ws / ".GIT" / "config"), fsmonitor),
+        "through a symlink": (str(ws / "link" / "hooks" / "new" / "post-checkout"), "x"),
+        "a nested repository": ("sub/.git", "gitdir: /tmp\n"),
+        "relative": (".git/info/attributes", "* filter=x\n"),
+        "trailing dot": (".git./config", fsmonitor),
+    }
+    session = Session(tmp_path, ws)
+    session.run([session.step("write", path=path, content=content) for path, content in cases.values()] +
+                [session.step("write", path="fine.txt", content="fine")])
+    for (name, _case), answer in zip(cases.items(), session.answers()):
+        code, message = error_of(answer)
+        assert code == -32602 and "repository's own files (.git)" in message, (name, message)
+    assert session.answers()[-1].get("ok") is not None and (ws / "fine.txt").read_text() == "fine"
+    assert "fsmonitor" not in (ws / ".git" / "config").read_text()
+    assert not (ws / ".git" / "hooks" / "new").exists() and not (ws / ".GIT").exists()
+    notes = [i.payload["text"] for i in session.items() if i.kind == "note"]
+    assert len(notes) == len(cases) and all("repository's own files" in n for n in notes)
+    from kandev_tui import checkpoints
+
+    checkpoints.take(checkpoints.repository(ws), "refs/kandev-tui/t/1-start")
+    assert not mark.exists()
+
+    # a repository whose own directory is not called .git (`git init --separate-git-dir`, a worktree): the one git
+    # names is refused all the same
+    other = tmp_path / "other"
+    other.mkdir()
+    subprocess.run(["git", "init", "-q", "--separate-git-dir", str(other / "store"), str(other)], check=True)
+    second = Session(tmp_path / "other", other.resolve())
+    second.run([second.step("write", path="store/config", content=fsmonitor)])
+    code, message = error_of(second.answers()[0])
+    assert code == -32602 and "repository's own files (.git)" in message
 
 
 @pytest.mark.reliability("Agent requests: files and terminals",

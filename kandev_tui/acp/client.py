@@ -19,8 +19,9 @@ from kandev_tui.jsonutil import of_type
 from kandev_tui.shutdown import register_group
 from kandev_tui.transcript.frames import IN, LOCAL, Frame
 from .options import (AUTH_REQUIRED, WAIT_LONGER, AgentError, AgentOptions, ElicitationHandler, LoginRequired,
-                      PermissionHandler, headless_permission_policy, initialize_failure, kandev_mcp_server, login_method,
-                      mcp_capabilities, mcp_servers_for, parse_mcp_config, request_error_text)
+                      PermissionHandler, headless_permission_policy, initialize_failure, install_adapter,
+                      kandev_mcp_server, login_method, mcp_capabilities, mcp_servers_for, parse_mcp_config,
+                      request_error_text)
 from .process import _end_agent, _signal_name
 from .sdk import import_sdk
 from .serving import AgentRequests
@@ -121,6 +122,7 @@ class AgentClient(SessionOps, AgentRequests):
         if options.log_path is not None:
             options.log_path.parent.mkdir(parents=True, exist_ok=True)
             self._log = open(options.log_path, "ab")
+        await install_adapter(options.command, self._note, self._local)  # a built-in preset's, the first time
         try:
             self.process = await asyncio.create_subprocess_exec(
                 *options.command,

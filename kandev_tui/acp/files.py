@@ -60,6 +60,19 @@ class Written:
     note: str | None = None
 
 
+def _git_name(part: str) -> bool:
+    """Whether a path segment names a repository's own directory, in any case and as file systems that drop trailing
+    dots and spaces, or keep a short name, would read it."""
+    return part.lower().rstrip(". ") in (".git", "git~1")
+
+
+def _existing_part(path: Path) -> Path:
+    """The deepest part of ``path`` that exists (the path itself when it does)."""
+    while not (path.exists() or path.is_symlink()) and path.parent != path:
+        path = path.parent
+    return path
+
+
 def _size(count: int) -> str:
     return f"{count / 1e6:.1f} MB" if count >= 1_000_000 else f"{count:,} bytes"
 
@@ -69,6 +82,7 @@ class ClientFiles:
 
     def __init__(self, workspace: Path, repos: dict[str, Path] | None = None) -> None:
         self.workspace = Workspace(workspace, repos)
+        self._git_dir_cache: dict[Path, tuple[Path, ...]] = {}
 
     # -- paths ---------------------------------------------------------------
 
@@ -248,7 +262,9 @@ class ClientFiles:
             raise self._refused(shown, exc) from None
         except (OSError, RuntimeError):
             raise FileRequestError(INTERNAL_ERROR, "the workspace is no longer available", path) from None
+        self._refuse_git_files(root, relative, _existing_part(root / relative), shown)  # before any folder is made
         target = self._target(root, relative, shown)
+        self._refuse_git_files(root, relative, target, shown)
         old, note, mode, owner = None, None, None, None
         new_file = not target.exists()
         if not new_file:
@@ -267,6 +283,36 @@ class ClientFiles:
                     note = "the former file was not text"
         self._replace(target, data, mode, owner, shown)
         return Written(path=str(target), old=old, new_file=new_file, note=note)
+
+    def _refuse_git_files(self, root: Path, relative: str, target: Path, shown: str) -> None:
+        """A repository's own files are not the agent's to write: its configuration, hooks and attributes there run
+        code in every git that looks at it (kandev-tui's own checkpoints included). Refused: any path with a
+        ``.git`` segment (any case, as said or as resolved) and anything inside the directory git names as the
+        repository's (a ``.git`` file, a worktree's, a separate git dir)."""
+        target = target.resolve() if target.exists() or target.is_symlink() else target
+        within = target.relative_to(root).parts if target.is_relative_to(root) else ()
+        named = any(_git_name(part) for part in (*relative.split("/"), *within))
+        if named or any(target == place or place in target.parents for place in self._git_dirs(root)):
+            raise FileRequestError(INVALID_PARAMS, f"refused {shown!r}: it is inside the repository's own files (.git), "
+                                                   "which kandev-tui never lets an agent write: git runs what they "
+                                                   "say", shown)
+
+    def _git_dirs(self, root: Path) -> tuple[Path, ...]:
+        """The repository's own directories for the workspace root ``root`` (none when it is no repository), asked of
+        git once per root."""
+        if root not in self._git_dir_cache:
+            from kandev_tui.gitrun import run_git
+
+            places: tuple[Path, ...] = ()
+            try:
+                done = run_git(("rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"), root,
+                               error=OSError, missing="git is not installed", timeout=10, text=True)
+                if done.returncode == 0:
+                    places = tuple(Path(line).resolve() for line in done.stdout.splitlines() if line.strip())
+            except OSError:
+                pass
+            self._git_dir_cache[root] = places
+        return self._git_dir_cache[root]
 
     def _target(self, root: Path, relative: str, shown: str) -> Path:
         """The real path to write: parents created inside the root, a symlink followed (inside the root only)."""

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable
+
+from kandev_tui.presets import python_child
 
 PermissionHandler = Callable[[dict[str, Any]], Awaitable[str | None]]
 # a question (elicitation/create) asked of the user: the response ({"action": ...}), or None (cancelled)
@@ -107,10 +108,10 @@ class AgentOptions:
 
 def kandev_mcp_server(workspace: Path, repos: dict[str, Path]) -> dict[str, Any]:
     """The stdio entry offering kandev-tui's own MCP server (``kandev-tui mcp``)."""
-    args = ["-m", "kandev_tui", "mcp", "--workspace", str(workspace), "--profile", "task"]
+    python, *args = python_child("-m", "kandev_tui", "mcp", "--workspace", str(workspace), "--profile", "task")
     for name, path in repos.items():
         args += ["--repo", f"{name}={path}"]
-    return {"name": "kandev", "command": sys.executable, "args": args, "env": []}
+    return {"name": "kandev", "command": python, "args": args, "env": []}
 
 
 def parse_mcp_config(data: Any) -> list[dict[str, Any]]:
@@ -225,3 +226,22 @@ def headless_permission_policy(policy: str) -> PermissionHandler:
         return None
 
     return answer
+
+
+async def install_adapter(command: list[str], note: Callable[[str], None], fail: Callable[..., None]) -> None:
+    """A built-in preset's adapter, run from kandev-tui's cache, installed there first when it is missing (``note``
+    says so: the first start takes a while); when the install fails, ``fail`` is told the reason, which ends the
+    turn, and :class:`AgentError` is raised with it."""
+    import asyncio
+
+    from kandev_tui.presets import InstallError, cached_adapter, install_missing
+
+    adapter = cached_adapter(command[0]) if command else None
+    if adapter is None or os.path.exists(command[0]):
+        return
+    note(f"Installing {adapter[0]} {adapter[1]} into kandev-tui's cache (once; npm may take a minute)…")
+    try:
+        await asyncio.to_thread(install_missing, command)
+    except InstallError as exc:
+        fail(f"Could not start the agent: {exc}", ends_turn=True)
+        raise AgentError(f"Could not start the agent: {exc}") from None

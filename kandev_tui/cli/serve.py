@@ -10,6 +10,7 @@ import sys
 from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, Failure, UsageError, _fail, stored_session
 from kandev_tui.cli.options import APP_COMMANDS, LOOPBACK, Checked, whole_number
 from kandev_tui.cli.stored import _recording_problem
+from kandev_tui.presets import python_child
 
 
 def _serve_problem(args: argparse.Namespace, app_args: list[str]) -> str | None:
@@ -64,7 +65,6 @@ def _port_problem(host: str, port: int) -> str | None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    import shlex
 
     app_args = list(args.app_command)
     if app_args and app_args[0] == "--":
@@ -85,7 +85,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
               "can take the secret in its address; prefer SSH port forwarding, or a proxy with TLS", file=sys.stderr)
     # textual-serve runs this through a shell: exec leaves one process per tab, the app, which ends with its tab
     # no command: the sessions list (stored sessions, ctrl+n for new ones), as the bare kandev-tui in a terminal
-    command = "exec " + shlex.join([sys.executable, "-m", "kandev_tui", *app_args])
+    command = tab_command(app_args)
     try:
         serve(command, host=args.host, port=args.port, title=f"kandev-tui {' '.join(app_args[:1])}".rstrip(),
               public_url=args.public_url)
@@ -120,3 +120,11 @@ def add_arguments(commands: Any) -> None:
                        help=f"the kandev-tui command each browser runs: one of {', '.join(APP_COMMANDS)} "
                             "(default: the sessions list, as the bare kandev-tui)")
     serve.set_defaults(run=cmd_serve)
+
+
+def tab_command(app_args: list[str]) -> str:
+    """The shell command textual-serve runs for each tab: this kandev-tui (``-P``: never a ``kandev_tui`` folder of the
+    directory it was started in) with ``app_args``; ``exec`` leaves one process per tab, the app."""
+    import shlex
+
+    return "exec " + shlex.join(python_child("-m", "kandev_tui", *app_args))

@@ -28,7 +28,7 @@ SCENARIOS = {
 
 def agent_command(scenario: str = "build") -> list[str]:
     """The command line that starts the demo agent with this interpreter."""
-    import sys
+    from kandev_tui.presets import python_child
 
-    command = [sys.executable, "-m", "kandev_tui.demo.agent"]
+    command = list(python_child("-m", "kandev_tui.demo.agent"))
     return command if scenario == "build" else [*command, "--scenario", scenario]

@@ -6,8 +6,8 @@ The texts come from the turn's two checkpoints (``git show``), read in a thread:
 
 from __future__ import annotations
 
-import subprocess
 import time
+from pathlib import Path
 from typing import Any
 
 from rich.console import Group
@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from kandev_tui.gitrun import run_git
 from kandev_tui.transcript.diffs import FileDiff, file_diff
 from kandev_tui.widgets.base import safe_text
 from kandev_tui.widgets.calls.diff import diff_lines, look_for, side_by_side
@@ -34,8 +35,9 @@ SIDE_BY_SIDE_FROM = 100
 def _show(root: str, commit: str, path: str) -> str | None:
     """The file's text at ``commit`` (None when it is not there); a side too big or not text says so."""
     try:
-        done = subprocess.run(["git", "cat-file", "-p", f"{commit}:{path}"], cwd=root, capture_output=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
+        done = run_git(("cat-file", "-p", f"{commit}:{path}"), Path(root), error=OSError, missing="git is not installed",
+                       timeout=30)
+    except OSError:
         return None
     if done.returncode != 0:
         return None

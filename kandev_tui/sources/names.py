@@ -28,7 +28,12 @@ def agent_display_name(command: list[str]) -> str:
             if not word.startswith("-"):
                 break
         words = [word for word in rest if not word.startswith("-")]
-        return Path(words[0]).name if words else first
+        return _unversioned(Path(words[0]).name) if words else first
     if rest and not rest[0].startswith("-") and "/" not in rest[0] and len(rest[0]) <= 20:
         return f"{first} {rest[0]}"
     return first
+
+
+def _unversioned(name: str) -> str:
+    """A package's name without the version it is pinned to (``claude-agent-acp@0.49.0``)."""
+    return name.rpartition("@")[0] if "@" in name[1:] else name
