@@ -105,11 +105,9 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
         if source_factory is not None:  # else the home (HomeApp): the sessions list, none open yet
             self.open_session(source_factory, initial_prompt)
         self._animated: set[str] = set()
-        self._interrupt_at = 0.0
-        self._close_at = 0.0
+        self._interrupt_at = self._close_at = 0.0  # the first press of ctrl+c, of ctrl+w (pressed twice)
         self.gc_policy = GcPolicy()
-        self._preloaded = False
-        self._sources_closed = False
+        self._preloaded = self._sources_closed = False
         self._signals: EndingSignals | None = None  # taken while mounted
         self._picker: SessionPickerScreen | None = None  # the list of stored sessions, while one is to be picked
 
@@ -177,8 +175,7 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
         return [f"session {s.number}: {s.closing_note}" for s in self.sessions if s.closing_note]
 
     def unsent(self) -> list[tuple[int, str]]:
-        """The messages the user sent that never reached an agent (queued, or typed ahead of its start), by session:
-        said on stderr once the app has closed, so that nothing typed is lost."""
+        """What the user sent that never reached an agent (queued, typed ahead of its start), said once it closed."""
         return [(s.number, text) for s in self.sessions for text in s.unsent()]
 
     def get_default_screen(self) -> Screen:
@@ -195,6 +192,10 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
 
     def on_kandev_app_items_applied(self, message: ItemsApplied) -> None:
         self.items_applied.publish(message.keys)
+
+    def notify(self, message: str, **options: Any) -> None:  # a widget's passes markup=True: never markup here
+        """A toast is text, whoever asks: it says file names, paths, titles, never an action link or a crash."""
+        super().notify(message, **{**options, "markup": False})
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if not self.sessions or self.current_mode == "home":  # the home list: what needs a session on screen is not

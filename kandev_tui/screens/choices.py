@@ -10,6 +10,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
@@ -57,7 +58,7 @@ class ChoicesScreen(ModalScreen["tuple[Control, str] | None"]):
                 if current and first_current is None:
                     first_current = option_id
         with Vertical() as box:
-            box.border_title = f"{visible(self.agent, keep_newlines=False)[:40]}: mode and model"
+            box.border_title = Content(f"{visible(self.agent, keep_newlines=False)[:40]}: mode and model")
             yield Static(Text("enter chooses (remembered for this agent's next sessions) · escape closes"),
                          classes="note")
             self.options = OptionList(*options)

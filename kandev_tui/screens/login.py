@@ -19,6 +19,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
@@ -114,7 +115,7 @@ class LoginScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll() as box:
-            box.border_title = f"{visible(self.agent, keep_newlines=False)[:40]} needs a login"
+            box.border_title = Content(f"{visible(self.agent, keep_newlines=False)[:40]} needs a login")
             yield Static(Text(visible(self.reason)), classes="reason")
             if not self.methods:
                 yield Static("The agent offers no way to log in here: log in as its documentation says, then start "

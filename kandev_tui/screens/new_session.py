@@ -17,6 +17,7 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
@@ -162,7 +163,7 @@ class NewSessionScreen(ModalScreen["NewSession | None"]):
             return
         self.query_one("#branch", Input).placeholder = visible(hint, keep_newlines=False)
         if problem or self._hint_said:
-            self.query_one("#new-session-error", Static).update(visible(problem, keep_newlines=False))
+            self.query_one("#new-session-error", Static).update(Content(visible(problem, keep_newlines=False)))
             self._hint_said = bool(problem)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -179,7 +180,7 @@ class NewSessionScreen(ModalScreen["NewSession | None"]):
     def say(self, problem: str) -> None:
         if not self.is_attached:  # closed meanwhile
             return
-        self.query_one("#new-session-error", Static).update(visible(problem, keep_newlines=False))
+        self.query_one("#new-session-error", Static).update(Content(visible(problem, keep_newlines=False)))
         self._hint_said = False
         self.query_one("#start", Button).disabled = False
 

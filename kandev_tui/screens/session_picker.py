@@ -11,6 +11,7 @@ from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -102,7 +103,7 @@ class SessionPickerScreen(Screen[str | None]):
             self.status.update(self.source.picker_empty)
             return
         count = len(self.entries)
-        self.status.update(f"{count} session{'s' if count != 1 else ''}, newest first · enter opens · r reloads")
+        self.status.update(Content(f"{count} session{'s' if count != 1 else ''}, newest first · enter opens · r reloads"))
         options = []
         for entry in self.entries:
             mark, words, style = state_words(entry.state)

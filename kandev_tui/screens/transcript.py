@@ -7,6 +7,7 @@ import time
 from typing import Callable
 
 from rich.text import Text
+from textual.content import Content
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -251,7 +252,7 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
 
     def _say_hits(self, text: str) -> None:
         """The search's count, in the search box's own border: it covers nothing (notices piled over the box)."""
-        self.search_box.border_subtitle = text
+        self.search_box.border_subtitle = Content(text)  # it may quote what was searched for: text, not markup
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input is not self.search_box:

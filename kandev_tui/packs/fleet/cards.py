@@ -108,7 +108,8 @@ class EntityTableCard(FleetCard):
     def redraw(self) -> None:
         assert isinstance(self.result, EntityListResult)
         empty = self.result.is_empty
-        self.border_subtitle = "" if empty else f"by {D.sort_label(self.column, self.descending)} · s sort · r reverse"
+        self.border_subtitle = Content("" if empty else f"by {D.sort_label(self.column, self.descending)} · s sort · "
+                                       "r reverse")
         self.update(self.drawer(self.result, self.column, self.descending))
 
     def action_sort(self) -> None:

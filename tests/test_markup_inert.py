@@ -1,0 +1,107 @@
+"""Text from an agent, a file name, git or the user is drawn as text, never parsed as markup: a toast, a dialog's
+border title, a dialog's error line. Markup there made an action link of a file name (one click ran an app action
+with arguments) or, unbalanced, raised MarkupError and ended the whole app with every session in it."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from textual.widgets import Static
+
+from kandev_tui.screens.choices import ChoicesScreen
+from kandev_tui.screens.login import LoginScreen
+from kandev_tui.session.controls import Controls
+from kandev_tui.textual_hooks import screen_text
+
+from .app_helpers import home_app, message_item, new_session_dialog, stored_app, until
+from .hostile_corpus import CORPUS
+
+PACKAGE = Path(__file__).resolve().parent.parent / "kandev_tui"
+MARKUP = {name: CORPUS[name] for name in ("click-quit", "click-screen", "closing-only", "unclosed-markup",
+                                          "rich-link", "textual-variable")}
+STR_MAKERS = ("visible", "safe_text", "str", "format", "join", "sub", "replace")
+
+
+def _makes_a_str(node: ast.expr) -> bool:
+    """Whether an expression builds a ``str`` from values (an f-string with fields, ``%``, a call that makes text)."""
+    if isinstance(node, ast.JoinedStr):
+        return any(isinstance(part, ast.FormattedValue) for part in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        return True
+    if isinstance(node, ast.IfExp):
+        return _makes_a_str(node.body) or _makes_a_str(node.orelse)
+    if isinstance(node, ast.Call):
+        return getattr(node.func, "id", getattr(node.func, "attr", "")) in STR_MAKERS
+    return False
+
+
+@pytest.mark.unit
+def test_no_title_static_or_update_is_given_a_str_built_from_data():
+    """The rule, read from the source: a border title is a constant or ``Content``/``Text``; a ``Static``,
+    ``Label`` or widget ``update`` given a ``str`` built from values says ``markup=False`` or is given ``Content``.
+    (Toasts are text whoever asks: ``KandevApp.notify``, tested below.)"""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            where = f"{path.relative_to(PACKAGE)}:{getattr(node, 'lineno', 0)}"
+            if isinstance(node, ast.Assign) and any(isinstance(target, ast.Attribute) and target.attr in
+                                                    ("border_title", "border_subtitle") for target in node.targets):
+                if _makes_a_str(node.value) or isinstance(node.value, (ast.Name, ast.Attribute, ast.Subscript)):
+                    found.append(f"{where} a title given a str")
+            if isinstance(node, ast.Call) and node.args:
+                name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+                plain = any(k.arg == "markup" for k in node.keywords)
+                receiver = ast.unparse(node.func.value) if isinstance(node.func, ast.Attribute) else ""
+                if "document" in receiver:  # a Markdown document's own update, not a widget's
+                    continue
+                if name in ("Static", "Label", "update") and _makes_a_str(node.args[0]) and not plain:
+                    found.append(f"{where} {name}() given a str built from values")
+    assert found == [], found
+
+
+@pytest.mark.app
+@pytest.mark.reliability("Terminal and text", "markup and action links in toasts (the app's and a widget's), a login "
+                         "and a modes dialog's border title (an agent's name)", cases=6 * 4,
+                         held="drawn as the text it is; no action, no crash")
+async def test_markup_in_toasts_titles_and_dialog_lines_is_drawn_as_text(tmp_path):
+    app = stored_app(tmp_path, [message_item(1, "hello")])
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:  # (off in run_test unless asked)
+        await until(pilot, lambda: "hello" in screen_text(app))
+
+        def toasts() -> str:  # as they are drawn, wrapped where they like
+            return "".join("".join(str(toast.render()).split()) for toast in app.screen.query("Toast"))
+
+        for text in MARKUP.values():
+            app.notify(f"{text} put back before this turn.", timeout=30)
+            app.transcript_screen.notify(f"widget {text}", timeout=30)  # a widget's notify passes markup=True itself
+            await until(pilot, lambda text=text: "".join(f"widget {text}".split()) in toasts()
+                        and "".join(f"{text} put back".split()) in toasts())
+            app.clear_notifications()
+            app.push_screen(LoginScreen(text, text, [], None))
+            await until(pilot, lambda text=text: f"{text[:40]} needs a login" in screen_text(app))
+            app.pop_screen()
+            app.push_screen(ChoicesScreen(text, Controls()))
+            await until(pilot, lambda text=text: f"{text[:40]}: mode and model" in screen_text(app))
+            app.pop_screen()
+            await until(pilot, lambda: not isinstance(app.screen, ChoicesScreen))
+        assert app.is_running and app.return_code is None  # no app.quit clicked, no crash
+
+
+@pytest.mark.app
+@pytest.mark.reliability("Terminal and text", "markup in a folder name said in the new-session dialog's error line",
+                         cases=6, held="drawn as the text it is; no crash")
+async def test_a_hostile_folder_name_in_the_new_session_dialogs_error_is_drawn_as_text(tmp_path):
+    app, store = home_app(tmp_path)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            dialog = await new_session_dialog(pilot)
+            for text in MARKUP.values():
+                dialog.say(f"no such directory {text}")
+                await pilot.pause()
+                assert str(dialog.query_one("#new-session-error", Static).render()) == f"no such directory {text}"
+            assert app.is_running
+    finally:
+        store.close()
+
