@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from textual.widgets import Button, Input
+from textual.widgets import Button, Input, Select
 
 from kandev_tui.acp import AgentOptions
 from kandev_tui.app import KandevApp
@@ -237,3 +237,38 @@ def test_a_headless_run_declines_a_question_and_prints_it(tmp_path):
     (asked,) = [line for line in lines if line.get("kind") == "elicitation"]
     assert asked["status"] == "declined" and asked["payload"]["message"] == "Which release should I cut?"
     assert any('answer: {"action": "decline"}' in line.get("payload", {}).get("text", "") for line in lines)
+
+
+@pytest.mark.system
+@pytest.mark.reliability("Agent requests: questions", "a question of 13 and of 500 choices, with no default, a default "
+                         "among them and a default that is none of them", cases=4,
+                         held="a drop-down that answers; no crash")
+async def test_a_question_with_many_choices_is_a_drop_down_whatever_its_default(tmp_path):
+    def question(count: int, default: str | None) -> dict:
+        field = {"type": "string", "title": "Region", "enum": [f"r{n}" for n in range(count)]}
+        return {"mode": "form", "message": f"Which of {count}?", "requestedSchema": {
+            "type": "object", "properties": {"region": field if default is None else {**field, "default": default}}}}
+
+    cases = [(13, None), (13, "r12"), (500, "r499"), (500, "nowhere")]
+    steps = [{"op": "elicit", "params": question(count, default)} for count, default in cases]
+    store, app = kit_app(tmp_path, steps)
+
+    def newest() -> ElicitationCard | None:
+        cards = list(app.query(ElicitationCard))
+        return cards[-1] if cards else None
+
+    async with app.run_test(size=(90, 40)) as pilot:
+        for count, default in cases:
+            await until(pilot, lambda count=count: newest() is not None and newest().answerable
+                        and f"Which of {count}?" in newest().searchable_text)
+            shown = str(newest().query_one(Select).value)
+            assert shown == (default if default not in (None, "nowhere") else str(Select.NULL)), (count, default)
+            assert ("Choose…" in screen_text(app)) == (default in (None, "nowhere"))
+            asked = newest()
+            await until(pilot, lambda asked=asked: not asked.query_one("#decline", Button).disabled)
+            asked.query_one("#decline", Button).press()  # declined: the next question comes (the newest card then)
+            await until(pilot, lambda asked=asked: not asked.answerable)
+        assert app.is_running
+        await app.action_quit()
+    answers = [i.status for i in store.items(store.sessions()[0]["id"]) if i.kind == "elicitation"]
+    assert answers == ["declined"] * len(cases)

@@ -154,8 +154,10 @@ class ElicitationCard(EntryWidget):
                         yield RadioButton(_plain(title, 300), value=value == start, compact=True)
             elif field.kind == E.CHOICE:
                 options = [(_plain(title, 200), value) for value, title in field.options]
-                yield Select(options, value=start if start else Select.BLANK, id=name, compact=True,
-                             allow_blank=True, prompt="Choose…")
+                # Select.NULL is "nothing chosen" (Select.BLANK is a class flag, and a value Select refuses); a default
+                # that is none of the choices chooses nothing rather than raising
+                chosen = start if any(start == value for _, value in options) else Select.NULL
+                yield Select(options, value=chosen, id=name, compact=True, allow_blank=True, prompt="Choose…")
             else:
                 yield SelectionList[str](*[(_plain(title, 300), value, value in start) for value, title in field.options],
                                          id=name, compact=True)
