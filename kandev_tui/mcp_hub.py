@@ -37,7 +37,9 @@ SERVER_NAME = "kandev"  # the name the server is offered under (agents namespace
 TOKEN_ENV = "KANDEV_TUI_REPORT_TOKEN"
 MAX_BODY = 8 * 1024 * 1024
 MAX_HEAD = 64 * 1024
-IDLE = 600.0  # seconds a kept-alive connection may sit idle
+IDLE = 600.0  # seconds a kept-alive connection may sit idle, once it has shown the secret
+HEAD_TIME = 10.0  # seconds a connection's first request head may take: one that has not shown the secret waits no more
+MAX_CONNECTIONS = 32  # at once; over it, the oldest that has not shown the secret yet is closed (else the new one)
 REDACTED = "[kandev-tui secret]"
 _REASONS = {200: "OK", 202: "Accepted", 204: "No Content", 400: "Bad Request", 401: "Unauthorized",
             403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 413: "Payload Too Large",
@@ -65,6 +67,7 @@ class McpHub:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._mcp: Any = None  # the McpServer answering over HTTP (made on first use)
         self._connections: set[asyncio.Task[None]] = set()
+        self._strangers: dict[asyncio.Task[None], None] = {}  # connections yet to show the secret, oldest first
         self.port = 0
         self._servers_seen: set[str] = set()
         self._busy = busy  # whether its session has a turn running (see _route)
@@ -118,23 +121,33 @@ class McpHub:
     # -- HTTP ------------------------------------------------------------------------------------------------------
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """One connection: its requests, each checked (path, origin, secret) as soon as its head is read, before any
+        body; a connection that has not shown the secret gets :data:`HEAD_TIME` for its head, and none of its
+        requests' faults ever escapes as a traceback."""
         task = asyncio.current_task()
-        if task is not None:
-            self._connections.add(task)
+        if task is None or not self._admit(task):
+            await _respond(writer, 503, {"Connection": "close"}, _text("too many connections"))
+            writer.close()
+            return
+        trusted = False
         try:
             while True:
                 try:
-                    request = await asyncio.wait_for(_read_request(reader, writer), timeout=IDLE)
-                except (asyncio.TimeoutError, asyncio.IncompleteReadError, ConnectionError):
+                    head = await asyncio.wait_for(_read_head(reader, writer), timeout=IDLE if trusted else HEAD_TIME)
+                    if head is None:
+                        return
+                    method, target, headers, keep = head
+                    self._check(target, headers)
+                    trusted = True
+                    self._strangers.pop(task, None)
+                    body = await asyncio.wait_for(_read_body(reader, headers), timeout=IDLE)
+                except (asyncio.TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
                     return
                 except HttpError as exc:
                     await _respond(writer, exc.status, {"Connection": "close"}, _text(str(exc)))
                     return
-                if request is None:
-                    return
-                method, target, headers, body, keep = request
                 try:
-                    status, extra, payload = await self._answer(method, target, headers, body)
+                    status, extra, payload = await self._answer(method, target, body)
                 except HttpError as exc:
                     status, extra, payload = exc.status, {}, _text(str(exc))
                 except Exception as exc:  # noqa: BLE001 - one request never takes the hub down
@@ -144,19 +157,30 @@ class McpHub:
                 await _respond(writer, status, extra, payload)
                 if not keep:
                     return
-        except (ConnectionError, OSError):
-            return
-        except asyncio.CancelledError:  # the hub closes: the connection ends here (not an error of the task)
+        except (asyncio.CancelledError, Exception):  # noqa: BLE001 - the hub closing, or a peer's fault: it ends here
             return
         finally:
-            if task is not None:
-                self._connections.discard(task)
+            self._connections.discard(task)
+            self._strangers.pop(task, None)
             writer.close()
 
-    async def _answer(self, method: str, target: str, headers: dict[str, str],
-                      body: bytes) -> tuple[int, dict[str, str], tuple[str, bytes] | None]:
-        path = urlsplit(target).path
-        if path not in ("/mcp", "/report"):
+    def _admit(self, task: asyncio.Task[None]) -> bool:
+        """Whether a new connection may be served: under :data:`MAX_CONNECTIONS`, or once the oldest that has not
+        shown the secret yet is closed to make room (an agent's own connections are never closed for a stranger's)."""
+        if len(self._connections) >= MAX_CONNECTIONS:
+            if not self._strangers:
+                return False
+            oldest = next(iter(self._strangers))
+            self._strangers.pop(oldest)
+            self._connections.discard(oldest)
+            oldest.cancel()
+        self._connections.add(task)
+        self._strangers[task] = None
+        return True
+
+    def _check(self, target: str, headers: dict[str, str]) -> None:
+        """A request's path, origin and secret, from its head alone: :class:`HttpError` (404, 403, 401)."""
+        if urlsplit(target).path not in ("/mcp", "/report"):
             raise HttpError(404, "not found")
         origin = headers.get("origin")
         if origin and urlsplit(origin).hostname not in ("127.0.0.1", "localhost", "::1"):
@@ -165,6 +189,11 @@ class McpHub:
         scheme, _, given = offered.partition(" ")
         if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), self.token.encode()):
             raise HttpError(401, "this server needs the secret the session offered it with")
+
+    async def _answer(self, method: str, target: str,
+                      body: bytes) -> tuple[int, dict[str, str], tuple[str, bytes] | None]:
+        """A checked request's answer (:meth:`_check`)."""
+        path = urlsplit(target).path
         if method != "POST":
             return 405, {"Allow": "POST"}, _text("only POST")
         try:
@@ -280,9 +309,9 @@ _HUBS: list[McpHub] = []  # the hubs of this process's sessions, for calls an ag
 _HUBS_LOCK = threading.Lock()
 
 
-async def _read_request(reader: asyncio.StreamReader,
-                        writer: asyncio.StreamWriter) -> tuple[str, str, dict[str, str], bytes, bool] | None:
-    """One request: (method, target, headers (lower-case names), body, keep the connection). None at the end."""
+async def _read_head(reader: asyncio.StreamReader,
+                     writer: asyncio.StreamWriter) -> tuple[str, str, dict[str, str], bool] | None:
+    """One request's head: (method, target, headers (lower-case names), keep the connection). None at the end."""
     try:
         head = await reader.readuntil(b"\r\n\r\n")
     except asyncio.IncompleteReadError as exc:
@@ -308,17 +337,20 @@ async def _read_request(reader: asyncio.StreamReader,
     keep = "close" not in connection if version == "HTTP/1.1" else "keep-alive" in connection
     if headers.get("expect", "").lower() == "100-continue":
         writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+    return method.upper(), target, headers, keep
+
+
+async def _read_body(reader: asyncio.StreamReader, headers: dict[str, str]) -> bytes:
+    """A checked request's body (chunked, or as long as its Content-Length), :data:`MAX_BODY` at most."""
     if "chunked" in headers.get("transfer-encoding", "").lower():
-        body = await _read_chunked(reader)
-    else:
-        try:
-            length = int(headers.get("content-length", "0"))
-        except ValueError:
-            raise HttpError(400, "a bad Content-Length") from None
-        if length < 0 or length > MAX_BODY:
-            raise HttpError(413, f"a body over {MAX_BODY >> 20} MiB")
-        body = await reader.readexactly(length) if length else b""
-    return method.upper(), target, headers, body, keep
+        return await _read_chunked(reader)
+    try:
+        length = int(headers.get("content-length", "0"))
+    except ValueError:
+        raise HttpError(400, "a bad Content-Length") from None
+    if length < 0 or length > MAX_BODY:
+        raise HttpError(413, f"a body over {MAX_BODY >> 20} MiB")
+    return await reader.readexactly(length) if length else b""
 
 
 async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
@@ -329,6 +361,8 @@ async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
             size = int(size_line.split(b";", 1)[0].strip(), 16)
         except ValueError:
             raise HttpError(400, "a bad chunk size") from None
+        if size < 0:
+            raise HttpError(400, "a bad chunk size")
         if size == 0:
             while (await reader.readuntil(b"\r\n")) != b"\r\n":  # trailers
                 pass

@@ -239,3 +239,67 @@ def test_a_call_through_a_server_another_session_offered_goes_to_the_session_who
     assert frames_of(busy_frames)[0] == {"event": "rich_output_server", "via": "stdio"}
     own = [f for f in frames_of(idle_frames) if f["event"] == "rich_output"]
     assert [(f["phase"], f["call"]) for f in own] == [("start", "7:2")]
+
+
+def established_to(port: int) -> int:
+    """The connections the server on ``port`` holds open now (the kernel's table: its end of each)."""
+    rows = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    return sum(1 for row in rows if row.split()[1].endswith(f":{port:04X}") and row.split()[3] == "01")
+
+
+@pytest.mark.reliability("MCP hub", "a local user without the secret: an 8 MiB body announced and never sent, a foreign "
+                         "origin, 40 connections left silent, a negative chunk size", cases=4,
+                         held="401/403 from the head alone with Connection: close; silent strangers closed after "
+                         "HEAD_TIME and never more than MAX_CONNECTIONS; the agent's own request answered; no traceback")
+def test_the_hub_cannot_be_exhausted_by_a_local_user_without_its_secret(tmp_path, monkeypatch):
+    import socket
+    import time
+
+    from kandev_tui import mcp_hub
+
+    monkeypatch.setattr(mcp_hub, "HEAD_TIME", 1.0)
+    initialize = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                             "params": {"protocolVersion": "2025-06-18", "capabilities": {}}}).encode()
+    errors: list[Any] = []
+
+    def head_only(port: int, head: str) -> bytes:
+        """What the hub answers to a head whose body never comes (it must not wait for it)."""
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as conn:
+            conn.sendall(head.encode())
+            return conn.recv(4096)
+
+    async def script(hub):
+        asyncio.get_running_loop().set_exception_handler(lambda _loop, context: errors.append(context))
+
+        def attack():
+            port = hub.port
+            out = {"no secret": head_only(port, f"POST /mcp HTTP/1.1\r\nContent-Length: {8 << 20}\r\n\r\n"),
+                   "foreign origin": head_only(port, f"POST /mcp HTTP/1.1\r\nAuthorization: Bearer {hub.token}\r\n"
+                                                     f"Origin: https://evil.example\r\nContent-Length: 999\r\n\r\n"),
+                   "negative chunk": head_only(port, f"POST /mcp HTTP/1.1\r\nAuthorization: Bearer {hub.token}\r\n"
+                                                     "Transfer-Encoding: chunked\r\n\r\n-5\r\nxx\r\n")}
+            silent = [socket.create_connection(("127.0.0.1", port), timeout=20) for _ in range(40)]
+            good = {"Authorization": f"Bearer {hub.token}", "Content-Type": "application/json"}
+            out["served meanwhile"] = _request(port, "POST", "/mcp", initialize, good)[0]
+            out["open at the hub"] = established_to(port)
+            deadline = time.monotonic() + 30
+            closed = 0
+            for conn in silent:  # each is closed by the hub: recv reads the end
+                conn.settimeout(max(0.1, deadline - time.monotonic()))
+                try:
+                    closed += conn.recv(1) == b""
+                except (TimeoutError, OSError):
+                    pass
+                conn.close()
+            out["silent closed"] = closed
+            return out
+
+        return await asyncio.to_thread(attack)
+
+    said, _ = with_hub(tmp_path, script)
+    assert said["no secret"].startswith(b"HTTP/1.1 401") and b"Connection: close" in said["no secret"]
+    assert said["foreign origin"].startswith(b"HTTP/1.1 403")
+    assert said["negative chunk"].startswith(b"HTTP/1.1 400")
+    assert said["served meanwhile"] == 200 and said["silent closed"] == 40
+    assert said["open at the hub"] <= mcp_hub.MAX_CONNECTIONS
+    assert errors == []  # nothing escaped to the loop's exception handler (a traceback in a log)
