@@ -109,6 +109,37 @@ def test_a_urls_host_is_shown_plainly_or_the_url_is_refused(url, host, refused):
     assert shown == host and (refused in problem if refused else problem == "")
 
 
+# (a URL, the host a browser goes to by the WHATWG URL standard, or None where a browser would read it otherwise
+# than a URL parser may, or refuse it): kandev-tui shows that host, or refuses the URL
+WHATWG = [
+    ("https://evil.example\\@bank.example/", None),  # a browser: evil.example (the backslash is a slash)
+    ("https://evil.example\\.bank.example/", None),
+    ("https://faß.de/", "xn--fa-hia.de"),  # UTS 46 nontransitional (IDNA 2003 said fass.de: another site)
+    ("https://ｅｘａｍｐｌｅ.com/", "example.com"),  # full-width letters map to ASCII
+    ("https://①.example/", "1.example"),
+    ("https://EXAMPLE.com./a", "example.com."),
+    ("https://münchen.de:8443/", "xn--mnchen-3ya.de:8443"),
+    ("https://[::1]:9/", "[::1]:9"),
+    ("  https://example.com/\n", "example.com"),  # the ends are trimmed, as browsers do
+    ("https://example.com\t.evil/", None),  # a browser drops the tab: example.com.evil
+    ("https://exa mple.com/", None),
+    ("https://exa\u0085mple.com/", None),  # a C1 control
+    ("https://a\u200db.example/", None),  # a joiner where UTS 46's CheckJoiners refuses it
+    ("https://user:pw@example.com/", "example.com"),
+]
+
+
+@pytest.mark.parametrize("url, browser_host", WHATWG)
+def test_the_host_shown_is_the_one_a_browser_goes_to_and_the_url_opened_is_the_one_shown(url, browser_host):
+    host, problem = E.url_target(url)
+    shown, _note = E.url_shown(url)
+    if browser_host is None:
+        assert host == "" and problem and shown == ""  # refused: nothing opens or is copied
+    else:
+        assert host == browser_host and problem == ""
+        assert shown.split("://", 1)[1].startswith(browser_host + "/") and "@" not in shown
+
+
 def test_the_link_is_shown_with_its_real_host_and_what_it_hides_is_said():
     shown, note = E.url_shown("https://github.com@gíthub.example/login?next=1")
     assert shown == "https://xn--gthub-zsa.example/login?next=1"

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from kandev_tui.jsonutil import of_type
 
@@ -253,13 +253,32 @@ def shown(field: Field, value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
+WHATWG_TRIMMED = "".join(map(chr, range(0x21)))  # what browsers trim from a URL's ends: C0 controls and space
+
+
+def _unreadable(url: str) -> str:
+    """Why a URL would read one way here and another in a browser, or "": a backslash (browsers take it for ``/``, so
+    ``https://evil.example\\@bank.example`` goes to evil.example while a URL parser sees bank.example), whitespace
+    or a control character anywhere (browsers drop or keep them where Python does not)."""
+    if "\\" in url:
+        return "the URL holds a backslash, which browsers read as a slash: it may not go where it seems to"
+    if any(char.isspace() or ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F for char in url):
+        return "the URL holds whitespace or a control character: it may not go where it seems to"
+    return ""
+
+
 def url_target(url: Any) -> tuple[str, str]:
-    """(the host a URL goes to, as it must be shown: IDN as punycode, lower case, with its port; "" when it must not
-    be opened, with the reason). Only http and https open."""
-    if not isinstance(url, str) or not url.strip():
+    """(the host a URL goes to, as it must be shown: IDN as punycode by UTS 46 (as browsers encode it, the WHATWG URL
+    standard), lower case, with its port; "" when it must not be opened, with the reason). Only http and https
+    open; a URL a browser would read differently is refused (:func:`_unreadable`)."""
+    if not isinstance(url, str) or not url.strip(WHATWG_TRIMMED):
         return "", "the request has no URL"
+    url = url.strip(WHATWG_TRIMMED)
+    problem = _unreadable(url)
+    if problem:
+        return "", problem
     try:
-        parts = urlsplit(url.strip())
+        parts = urlsplit(url)
         host = parts.hostname or ""
         port = f":{parts.port}" if parts.port else ""
     except ValueError:
@@ -268,22 +287,33 @@ def url_target(url: Any) -> tuple[str, str]:
         return "", f"only http and https links open here, not {parts.scheme[:20] or 'this one'}"
     if not host:
         return "", "the URL names no host"
-    try:
-        shown_host = host.encode("idna").decode("ascii")
-    except UnicodeError:
-        return "", "the URL's host cannot be shown plainly"
+    if ":" in host:  # an IPv6 address (urlsplit leaves out its brackets)
+        import ipaddress
+
+        try:
+            shown_host = f"[{ipaddress.IPv6Address(host).compressed}]"
+        except ValueError:
+            return "", "the URL's host cannot be shown plainly"
+    else:
+        import idna
+
+        try:
+            shown_host = idna.encode(unquote(host), uts46=True, transitional=False).decode("ascii")
+        except (idna.IDNAError, UnicodeError, ValueError):
+            return "", "the URL's host cannot be shown plainly"
     if not re.fullmatch(r"[a-z0-9.\-\[\]:_]+", shown_host):
         return "", "the URL's host cannot be shown plainly"
     return shown_host + port, ""
 
 
 def url_shown(url: Any) -> tuple[str, str]:
-    """(the URL as the card shows it: its host as :func:`url_target` gives it, no user-info, the rest as sent; what
-    the link hides, said plainly: a user-info part that reads like a site, ``https://bank.example@evil.example``)."""
+    """(the URL as the card shows it, and as it is opened and copied: rebuilt from the parts shown, its host as
+    :func:`url_target` gives it, no user-info, the rest as sent; what the link hides, said plainly: a user-info part
+    that reads like a site, ``https://bank.example@evil.example``). ("", "") for a URL that must not open."""
     host, problem = url_target(url)
     if problem:
-        return (url if isinstance(url, str) else ""), ""
-    parts = urlsplit(url.strip())
+        return "", ""
+    parts = urlsplit(url.strip(WHATWG_TRIMMED))
     rest = parts.path + (f"?{parts.query}" if parts.query else "") + (f"#{parts.fragment}" if parts.fragment else "")
     note = ""
     if "@" in parts.netloc:

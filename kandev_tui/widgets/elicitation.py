@@ -200,8 +200,8 @@ class ElicitationCard(EntryWidget):
             title.append("\n")
             if host:
                 title.append("Opens ", style="dim").append(host, style="bold")
-            shown, note = E.url_shown(payload.get("url") or "")
-            title.append("\n" + safe_text(shown, keep_newlines=False)[:300], style="dim")
+            shown, note = E.url_shown(payload.get("url") or "")  # a refused one: as sent, for the user to see
+            title.append("\n" + safe_text(shown or payload.get("url") or "", keep_newlines=False)[:300], style="dim")
             if note:
                 title.append("\n⚠ " + safe_text(note, keep_newlines=False), style="bold yellow")
         self._title.update(title)
@@ -326,7 +326,9 @@ class ElicitationCard(EntryWidget):
             self._send({"action": "accept", "content": E.answer_content(self.fields, self._values)})
         elif button == "open":
             self._send({"action": "accept"})
-            self.run_worker(open_link(self.app, self._item.payload.get("url") or ""), name="open-link")
+            rebuilt = E.url_shown(self._item.payload.get("url") or "")[0]  # the URL shown, never the raw string
+            if rebuilt:
+                self.run_worker(open_link(self.app, rebuilt), name="open-link")
         elif button == "decline":
             self._send({"action": "decline"})
         elif button == "cancel":
