@@ -30,6 +30,7 @@ from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from kandev_tui.jsonutil import of_type
+from kandev_tui.sanitize import REDACTED, forget_secret, register_secret
 from kandev_tui.presets import python_child
 from kandev_tui.transcript.frames import LOCAL, Frame
 
@@ -40,7 +41,6 @@ MAX_HEAD = 64 * 1024
 IDLE = 600.0  # seconds a kept-alive connection may sit idle, once it has shown the secret
 HEAD_TIME = 10.0  # seconds a connection's first request head may take: one that has not shown the secret waits no more
 MAX_CONNECTIONS = 32  # at once; over it, the oldest that has not shown the secret yet is closed (else the new one)
-REDACTED = "[kandev-tui secret]"
 _REASONS = {200: "OK", 202: "Accepted", 204: "No Content", 400: "Bad Request", 401: "Unauthorized",
             403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 413: "Payload Too Large",
             415: "Unsupported Media Type", 500: "Internal Server Error"}
@@ -63,6 +63,7 @@ class McpHub:
         self.profile = profile
         self._emit = emit
         self.token = secrets.token_urlsafe(32)
+        register_secret(self.token)  # scrubbed from every text put together from pieces (kandev_tui/sanitize.py)
         self._server: asyncio.base_events.Server | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._mcp: Any = None  # the McpServer answering over HTTP (made on first use)
@@ -107,6 +108,7 @@ class McpHub:
             _HUBS.append(self)
 
     async def close(self) -> None:
+        forget_secret(self.token)
         with _HUBS_LOCK:
             if self in _HUBS:
                 _HUBS.remove(self)

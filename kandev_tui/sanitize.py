@@ -52,3 +52,32 @@ def visible(text: str, keep_newlines: bool = True) -> str:
         pattern = _UNSAFE if keep_newlines else _UNSAFE_ALL
         return pattern.sub(lambda m: _replacement(m.group(0), keep_newlines), text)
     return _visible_cached(text, keep_newlines)
+
+
+# -- secrets --------------------------------------------------------------------------------------------------------
+# The secrets this process hands out (each session's MCP hub secret), kept out of every text it stores, logs or shows:
+# a secret an agent echoes comes back in pieces (chunks of a message, lines of its stderr), so each text that is put
+# together from pieces is scrubbed whole, not only piece by piece.
+REDACTED = "[kandev-tui secret]"
+SECRET_REACH = 128  # characters of text before new ones that a secret may have started in (a secret is shorter)
+_SECRETS: set[str] = set()
+
+
+def register_secret(secret: str) -> None:
+    _SECRETS.add(secret)
+
+
+def forget_secret(secret: str) -> None:
+    _SECRETS.discard(secret)
+
+
+def holds_secret(text: str) -> bool:
+    return any(secret in text for secret in tuple(_SECRETS))
+
+
+def scrub_secrets(text: str) -> str:
+    """``text`` with every secret of this process replaced (``text`` itself when it holds none)."""
+    for secret in tuple(_SECRETS):
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    return text

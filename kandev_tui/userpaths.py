@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 
 def not_a_directory(path: Path) -> str | None:
@@ -82,3 +83,50 @@ def _reason(exc: OSError) -> str:
     if isinstance(exc, PermissionError):
         return "not writable"
     return (exc.strerror or str(exc)).lower()
+
+
+# -- private files --------------------------------------------------------------------------------------------------
+# What kandev-tui writes of a session (the database, logs, recordings, worktrees) is the user's alone whatever the
+# umask: folders are made 0700 and files 0600 (a umask can only take permissions away from those).
+
+
+def process_umask() -> int:
+    """The process's umask, read without changing it (``os.umask`` sets it, for a moment, for every thread: a file
+    another thread made then would be world-writable); read once."""
+    global _UMASK
+    if _UMASK is None:
+        try:
+            with open("/proc/self/status", encoding="ascii") as status:
+                _UMASK = next(int(line.split()[1], 8) for line in status if line.startswith("Umask:"))
+        except (OSError, StopIteration, ValueError, IndexError):
+            _UMASK = 0o022  # where /proc cannot say: the usual one
+    return _UMASK
+
+
+_UMASK: int | None = None
+
+
+def private_dir(path: Path, *, tighten: bool = False) -> Path:
+    """``path`` made (with its parents) as a folder only the user may enter; ``tighten``: made so if it exists too
+    (kandev-tui's own data folder, which older versions made with the umask's permissions)."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if tighten:
+        try:
+            if path.stat().st_mode & 0o077:
+                path.chmod(0o700)
+        except OSError:
+            pass
+    return path
+
+
+def open_private(path: Path, mode: str, **options: object) -> Any:
+    """``open(path, mode)`` for a file kandev-tui writes (``"x"``, ``"a"``, ``"ab"``, ``"w"``…): made 0600 when
+    it does not exist."""
+    flags = os.O_CREAT | (os.O_EXCL if "x" in mode else 0) | (os.O_APPEND if "a" in mode else 0)
+    flags |= (os.O_TRUNC if "w" in mode else 0) | (os.O_RDWR if "+" in mode else os.O_WRONLY)
+    descriptor = os.open(path, flags | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        return open(descriptor, mode.replace("x", "w"), **options)  # type: ignore[call-overload]
+    except BaseException:
+        os.close(descriptor)
+        raise

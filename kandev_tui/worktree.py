@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kandev_tui.gitrun import run_git
+from kandev_tui.userpaths import private_dir
 
 GIT_TIMEOUT = 60.0  # a repository on a slow disk; far more than a worktree takes
 
@@ -128,7 +129,7 @@ def create(folder: Path, branch: str) -> Worktree:
         raise WorktreeError(f"{place} exists already (a worktree of an earlier session? remove it, or choose another "
                             "branch name)")
     try:
-        place.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(place.parent)  # the user's alone: 0700
     except OSError as exc:
         raise WorktreeError(f"cannot make {place.parent}: {exc.strerror or exc}") from None
     result = git("worktree", "add", "--quiet", "-b", branch, str(place), base, cwd=root)

@@ -331,6 +331,30 @@ def test_writes_into_a_repositorys_own_files_are_refused(tmp_path, ws):
     assert code == -32602 and "repository's own files (.git)" in message
 
 
+@pytest.mark.reliability("Secrets", "an agent that echoes the MCP hub's secret it was offered: on its stderr (the "
+                         "agent's log) and in message chunks that cut it in two", cases=2,
+                         held="the log file, the stored message and the recording's assembled text hold no secret")
+def test_the_hubs_secret_an_agent_echoes_is_kept_out_of_its_log_and_its_stored_message(tmp_path, ws):
+    log = tmp_path / "logs" / "agent.log"
+    session = Session(tmp_path, ws, log_path=log)
+    session.run([session.step("leak"), session.step("say", text=" done")])
+    offered = [frame.msg for frame in session.frames if frame.msg.get("method") == "session/new"]
+    assert offered, "the agent was offered no MCP server"
+    written = log.read_text()
+    assert "session/new offered" in written and "[kandev-tui secret]" in written
+    secrets = [entry["value"] for server in offered[0]["params"]["mcpServers"] for entry in server.get("env", [])
+               if entry["name"] == "KANDEV_TUI_REPORT_TOKEN"]
+    assert secrets == ["[kandev-tui secret]"]  # the recording's own copy of session/new: scrubbed as it always was
+    messages = [i.payload["text"] for i in session.items() if i.kind == "agent_message"]
+    assert messages and "[kandev-tui secret]" in messages[-1] and "KANDEV_TUI_REPORT_TOKEN" in messages[-1]
+    assert stat.S_IMODE(log.stat().st_mode) == 0o600 and stat.S_IMODE(log.parent.stat().st_mode) == 0o700
+    # the secret itself, as the agent printed it, appears nowhere kandev-tui wrote
+    leaked = json.loads(written.split("session/new offered ", 1)[1].splitlines()[0])
+    assert all(entry["value"] == "[kandev-tui secret]" for server in leaked for entry in server.get("env", [])
+               if entry["name"] == "KANDEV_TUI_REPORT_TOKEN")
+    assert "[kandev-tui secret]" in "".join(messages)
+
+
 @pytest.mark.reliability("Agent requests: files and terminals",
                          "a 50 MB write", cases=1,
                          held="a clear error answer (not a hang); the session goes on")

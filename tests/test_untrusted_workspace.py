@@ -293,3 +293,33 @@ def test_an_adapter_missing_from_the_cache_is_installed_whole_or_not_at_all(tmp_
         install_missing(adapter_command("cowsay", "0.0.0-none", "cowsay"))
     assert sorted(p.name for p in adapters_cache().iterdir()) == ["cowsay@1.6.0"]
     assert cached_adapter("/usr/bin/cowsay") is None
+
+
+@pytest.mark.system
+@pytest.mark.reliability("Data at rest", "a umask of 000, and a data folder an older version made 0755", cases=2,
+                         held="the data folder and logs folder 0700; the database, the agent's log and the recording "
+                              "0600")
+def test_what_kandev_tui_stores_is_private_whatever_the_umask(tmp_path):
+    data = tmp_path / "data"
+    (data / "kandev-tui").mkdir(parents=True)
+    (data / "kandev-tui").chmod(0o755)
+    record = tmp_path / "turn.jsonl"
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    command = shlex.join([KANDEV, "run", "--headless", "--prompt", "hello", "--permission", "reject", "--record",
+                          str(record), "--workspace", str(workspace), "--", *builtin_presets()["demo"].command])
+    env = {**os.environ, "XDG_DATA_HOME": str(data), "KANDEV_DEMO_DELAY": "0"}
+    env.pop("KANDEV_TUI_DB", None)
+    done = subprocess.run(["sh", "-c", f"umask 000 && exec {command}"], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+
+    def mode(path: Path) -> int:
+        return path.stat().st_mode & 0o777
+
+    folder = data / "kandev-tui"
+    logs = list((folder / "logs").iterdir())
+    assert mode(folder) == 0o700 and mode(folder / "logs") == 0o700
+    assert mode(folder / "sessions.db") == 0o600 and mode(record) == 0o600
+    assert logs and all(mode(log) == 0o600 for log in logs)
+    assert all(mode(path) & 0o077 == 0 for path in folder.iterdir())  # the database's -wal and -shm too

@@ -16,6 +16,7 @@ from kandev_tui.transcript.frames import Frame
 
 from .files import ClientFiles
 from .options import AgentOptions, ElicitationHandler, PermissionHandler
+from .process import StderrLog
 from .terminals import Terminals
 
 
@@ -36,6 +37,7 @@ class ClientParts:
     _files: ClientFiles
     _terminals: Terminals
     _hub: McpHub | None
+    _log: StderrLog | None
     _edits: set[str]
     _before_read: dict[tuple[str, str], None]
     _spoke: bool  # the agent wrote a JSON-RPC frame

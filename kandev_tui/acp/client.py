@@ -22,7 +22,7 @@ from .options import (AUTH_REQUIRED, WAIT_LONGER, AgentError, AgentOptions, Elic
                       PermissionHandler, headless_permission_policy, initialize_failure, install_adapter,
                       kandev_mcp_server, login_method, mcp_capabilities, mcp_servers_for, parse_mcp_config,
                       request_error_text)
-from .process import _end_agent, _signal_name
+from .process import StderrLog, _end_agent, _signal_name
 from .sdk import import_sdk
 from .serving import AgentRequests
 from .session_ops import SessionOps
@@ -61,7 +61,7 @@ class AgentClient(SessionOps, AgentRequests):
         self.process: asyncio.subprocess.Process | None = None
         self._conn: Any = None
         self._withdrawing: set[asyncio.Future[None]] = set()  # $/cancel_request notes being sent
-        self._log: Any = None
+        self._log: StderrLog | None = None
         self.session_id: str | None = None
         self.agent_info: dict[str, Any] = {}
         self.agent_capabilities: dict[str, Any] = {}
@@ -120,15 +120,14 @@ class AgentClient(SessionOps, AgentRequests):
         """Spawn the agent and ``initialize``: its info, capabilities and ways to log in are kept."""
         options = self.options
         if options.log_path is not None:
-            options.log_path.parent.mkdir(parents=True, exist_ok=True)
-            self._log = open(options.log_path, "ab")
+            self._log = StderrLog(options.log_path)
         await install_adapter(options.command, self._note, self._local)  # a built-in preset's, the first time
         try:
             self.process = await asyncio.create_subprocess_exec(
                 *options.command,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
-                stderr=self._log if self._log is not None else asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.PIPE if self._log is not None else asyncio.subprocess.DEVNULL,
                 cwd=str(options.workspace),
                 env=options.env,
                 start_new_session=True,
@@ -144,6 +143,8 @@ class AgentClient(SessionOps, AgentRequests):
             self._local(message, ends_turn=True)
             raise AgentError(message) from None
         register_group(self.process.pid)  # ended however kandev-tui ends (kandev_tui/shutdown.py)
+        if self._log is not None:
+            self._log.start(self.process.stderr)
         assert self.process.stdout is not None and self.process.stdin is not None
         self._watcher = asyncio.ensure_future(self._watch_exit(self.process))
         # the SDK takes 0.4-1 s to import: off the event loop, while the agent starts (an interpreter, node: it

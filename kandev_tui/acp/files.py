@@ -356,9 +356,9 @@ class ClientFiles:
     @staticmethod
     def _replace(target: Path, data: bytes, mode: int | None, owner: tuple[int, int] | None, shown: str) -> None:
         if mode is None:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
+            from kandev_tui.userpaths import process_umask
+
+            mode = 0o666 & ~process_umask()  # a new file: as the agent's own tools would make it
         try:
             fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name[:100]}.", suffix=".kandev-tmp")
         except OSError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+from pathlib import Path
 
 from kandev_tui.shutdown import forget_group, session_members, signal_session
 
@@ -77,3 +78,60 @@ async def _gone(process: asyncio.subprocess.Process, within: float) -> None:
         return
     while session_members(process.pid) and loop.time() < deadline:
         await asyncio.sleep(0.05)
+
+
+class StderrLog:
+    """The agent's stderr copied into its log file (made 0600 in a 0700 folder), with the secrets kandev-tui handed
+    out scrubbed (:func:`kandev_tui.sanitize.scrub_secrets`): an agent that logs its ``session/new`` would write the
+    MCP hub's secret there. Written a line at a time; a line longer than the pipe's read bound in parts, the end of
+    each kept back for the next by :data:`~kandev_tui.sanitize.SECRET_REACH`, so no secret is cut in two."""
+
+    def __init__(self, path: Path) -> None:
+        from kandev_tui.userpaths import open_private, private_dir
+
+        private_dir(path.parent)
+        self._handle = open_private(path, "ab")
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self, reader: asyncio.StreamReader | None) -> None:
+        if reader is not None:
+            self._task = asyncio.ensure_future(self._copy(reader))
+
+    async def _copy(self, reader: asyncio.StreamReader) -> None:
+        from kandev_tui.sanitize import SECRET_REACH, scrub_secrets
+
+        held = ""
+        try:
+            while True:
+                whole = True
+                try:
+                    data = await reader.readuntil(b"\n")
+                except asyncio.IncompleteReadError as exc:
+                    data = exc.partial
+                except asyncio.LimitOverrunError as exc:
+                    data, whole = await reader.read(max(1, exc.consumed)), False
+                if not data:
+                    break
+                text = scrub_secrets(held + data.decode("utf-8", "surrogateescape"))
+                text, held = (text, "") if whole else (text[:-SECRET_REACH], text[-SECRET_REACH:])
+                self._handle.write(text.encode("utf-8", "surrogateescape"))
+                self._handle.flush()
+            if held:
+                self._handle.write(held.encode("utf-8", "surrogateescape"))
+                self._handle.flush()
+        except (OSError, ValueError):
+            return
+
+    async def settle(self, wait: float) -> None:
+        """Wait up to ``wait`` s for what the agent wrote to be in the file (its stderr ends with it, unless a child
+        it left holds it open)."""
+        if self._task is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(self._task), timeout=wait)
+            except (asyncio.TimeoutError, asyncio.CancelledError):
+                pass
+
+    def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+        self._handle.close()

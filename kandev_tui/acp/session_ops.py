@@ -180,6 +180,8 @@ class SessionOps(ClientParts):
                 code = await asyncio.wait_for(_exited(self.process), timeout=wait)
             except asyncio.TimeoutError:
                 code = None
+        if self._log is not None:
+            await self._log.settle(0.5)
         tail = _tail(self.options.log_path)
         if self._hub is not None:
             tail = [self._hub.scrub(line) for line in tail]

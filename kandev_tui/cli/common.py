@@ -243,13 +243,21 @@ def app_exit_status(app: Any) -> int:
     return EXIT_FAIL if code is None else code
 
 
+LOG_AT_MOST = 8 * 1024 * 1024  # bytes of kandev-tui's own log before it starts a new one (the older one kept)
+
+
 def _log_to_file(path: Path) -> None:
-    """While the app owns the terminal, every log record goes to a file (never onto the screen)."""
+    """While the app owns the terminal, every log record goes to a file (never onto the screen): in a private folder,
+    LOG_AT_MOST bytes and one older file at most."""
     import logging
+    from logging.handlers import RotatingFileHandler
+
+    from kandev_tui.userpaths import open_private, private_dir
 
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
+        private_dir(path.parent)
+        open_private(path, "a").close()  # made 0600 before the handler opens it
+        handler: logging.Handler = RotatingFileHandler(path, maxBytes=LOG_AT_MOST, backupCount=1, encoding="utf-8")
     except OSError:
         handler = logging.NullHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))

@@ -194,8 +194,12 @@ class Database:
         problem = output_problem(self.path, make_parents=True)
         if problem is not None:
             raise StoreError(f"the session database {self.path} cannot be used: {problem}", problem)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+        from kandev_tui.userpaths import private_dir
+
+        try:  # kandev-tui's data folder (0700, however an older version made it) and the database (0600) are private
+            private_dir(self.path.parent, tighten=self.path == default_db_path())
+            if not self.path.exists():
+                os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
         except OSError as exc:
             reason = str(exc.strerror or exc)
             raise StoreError(f"the session database {self.path} cannot be used: {reason}", reason) from None

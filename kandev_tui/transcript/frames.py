@@ -67,7 +67,9 @@ class RecordingWriter:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._handle: IO[str] = open(self.path, "x", encoding="utf-8")
+        from kandev_tui.userpaths import open_private
+
+        self._handle: IO[str] = open_private(self.path, "x", encoding="utf-8")  # the user's alone: 0600
 
     def write(self, frame: Frame) -> None:
         self._handle.write(dumps(frame.to_json(), separators=(",", ":")) + "\n")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from kandev_tui.sanitize import SECRET_REACH, holds_secret, scrub_secrets
+
 from . import items as K
 from .items import Item
 
@@ -66,8 +68,14 @@ class OpenTexts:
         item = self._open.get(name)
         if not parts or item is None:
             return None
-        grown = self._open[name] = item.but(payload={**item.payload, "text": item.payload["text"] + "".join(parts)},
-                                            grown_from=self._origin[name])
+        added = "".join(parts)
+        text = item.payload["text"] + added
+        if holds_secret(item.payload["text"][-SECRET_REACH:] + added):  # a secret the agent echoed, come in pieces
+            text = scrub_secrets(text)  # the text is replaced, not grown: readers take it whole, and grow from it
+            self._open[name] = item.but(payload={**item.payload, "text": text})
+            self._origin[name] = self._open[name].version
+            return self._open[name]
+        grown = self._open[name] = item.but(payload={**item.payload, "text": text}, grown_from=self._origin[name])
         return grown
 
     def _close(self, name: str) -> Item:

@@ -12,7 +12,9 @@ message}}``) is appended as a JSON line to the file ``CLIENT_AGENT_RESULTS`` nam
   exit), then waited for, killed or left running; the answer holds the id, the output and the exit status;
 - ``{"op": "output", "terminal"}``, ``{"op": "kill", "terminal"}``, ``{"op": "release", "terminal"}``,
   ``{"op": "wait", "terminal"}``: on a terminal by id (an earlier step's or a made-up one);
-- ``{"op": "say", "text"}``; ``{"op": "exit"}``: the agent dies.
+- ``{"op": "say", "text"}``; ``{"op": "exit"}``: the agent dies;
+- ``{"op": "leak"}``: the MCP servers it was offered (their secrets with them) written to stderr, and said in
+  message chunks of 7 characters (a secret cut across chunks).
 
 usage: python client_agent.py
 """
@@ -20,6 +22,7 @@ usage: python client_agent.py
 import asyncio
 import json
 import os
+import sys
 
 from acp import helpers, run_agent, schema
 from acp.exceptions import RequestError
@@ -51,6 +54,7 @@ class ClientAgent:
                                   agent_info=Implementation(name="client-agent", title="Client agent", version="1"))
 
     async def new_session(self, cwd, mcp_servers=None, **_):
+        self.mcp_servers = [server.model_dump(by_alias=True) for server in mcp_servers or []]
         return NewSessionResponse(session_id="client-1")
 
     async def cancel(self, session_id, **_):
@@ -67,6 +71,13 @@ class ClientAgent:
             os._exit(3)
         if op == "say":
             await conn.session_update(session_id=session, update=helpers.update_agent_message_text(step["text"]))
+            return None
+        if op == "leak":  # the MCP servers it was offered (their secrets with them), on stderr and in chunks of 7
+            said = json.dumps(self.mcp_servers)
+            print(f"session/new offered {said}", file=sys.stderr, flush=True)
+            for start in range(0, len(said), 7):
+                await conn.session_update(session_id=session,
+                                          update=helpers.update_agent_message_text(said[start:start + 7]))
             return None
         if op == "read":
             answer = await conn.read_text_file(session_id=session, path=step["path"], line=step.get("line"),
