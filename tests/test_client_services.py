@@ -356,6 +356,40 @@ def test_the_hubs_secret_an_agent_echoes_is_kept_out_of_its_log_and_its_stored_m
 
 
 @pytest.mark.reliability("Agent requests: files and terminals",
+                         "a write racing a folder on its way swapped for a symlink out of the workspace (the folder "
+                         "itself, one above it)", cases=2,
+                         held="refused with the reason; nothing written outside")
+def test_a_write_racing_a_folder_swapped_for_a_symlink_never_lands_outside(tmp_path, ws, monkeypatch):
+    import shutil
+
+    from kandev_tui.acp.files import ClientFiles
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for folder in ("sub", "up/down"):
+        (ws / folder).mkdir(parents=True)
+    checked = ClientFiles._target
+
+    def racing(self, root, relative, shown):  # the agent's own process swaps the folder at the worst moment
+        target = checked(self, root, relative, shown)
+        swapped = ws / relative.split("/")[0]
+        if swapped.is_dir() and not swapped.is_symlink():
+            shutil.rmtree(swapped)
+            swapped.symlink_to(outside, target_is_directory=True)
+        return target
+
+    monkeypatch.setattr(ClientFiles, "_target", racing)
+    session = Session(tmp_path, ws)
+    session.run([session.step("write", path="sub/x.txt", content="pwned"),
+                 session.step("write", path="up/down/y.txt", content="pwned")])
+    assert sorted(str(p.relative_to(outside)) for p in outside.rglob("*")) == []
+    assert len(session.answers()) == 2
+    for answer in session.answers():
+        code, message = error_of(answer)
+        assert code == -32602 and "changed as it was written" in message, message
+
+
+@pytest.mark.reliability("Agent requests: files and terminals",
                          "a 50 MB write", cases=1,
                          held="a clear error answer (not a hang); the session goes on")
 def test_a_50_mb_write_gets_a_clear_error_not_silence(tmp_path, ws):

@@ -22,13 +22,14 @@ from __future__ import annotations
 import os
 import posixpath
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from kandev_tui.presentation.paths import path_problem
 from kandev_tui.workspace import FileMissing, Workspace, WorkspaceError, decode_text
+
+from .writing import FolderSwapped, write_atomically
 
 READ_AT_MOST = 16 * 1024 * 1024  # bytes of text one read answers with
 WRITE_AT_MOST = 16 * 1024 * 1024  # bytes one write may bring (the transport's line bound is lower still)
@@ -281,7 +282,14 @@ class ClientFiles:
                 old = decode_text(former, truncated=False)
                 if old is None:
                     note = "the former file was not text"
-        self._replace(target, data, mode, owner, shown)
+        try:
+            write_atomically(root, target, data, mode, owner)
+        except FolderSwapped:
+            raise FileRequestError(INVALID_PARAMS, f"refused {shown!r}: a folder on its way changed as it was written "
+                                                   "(to a symlink?)") from None
+        except OSError as exc:
+            raise FileRequestError(INTERNAL_ERROR, f"could not write {shown!r}: "
+                                                   f"{exc.strerror or type(exc).__name__}") from None
         return Written(path=str(target), old=old, new_file=new_file, note=note)
 
     def _refuse_git_files(self, root: Path, relative: str, target: Path, shown: str) -> None:
@@ -315,33 +323,22 @@ class ClientFiles:
         return self._git_dir_cache[root]
 
     def _target(self, root: Path, relative: str, shown: str) -> Path:
-        """The real path to write: parents created inside the root, a symlink followed (inside the root only)."""
+        """The real path to write (its missing folders are made as it is written, inside the root): a symlink
+        followed (inside the root only)."""
         target = root / relative
         parent = target.parent
-        missing: list[Path] = []
+        missing: list[str] = []
         while not parent.exists():
             if parent.is_symlink():  # a dangling link among the parents: where it points is not ours to create
                 raise FileRequestError(INVALID_PARAMS, f"refused {shown!r}: a parent directory is a broken symlink")
-            missing.append(parent)
+            missing.append(parent.name)
             parent = parent.parent
         real_parent = parent.resolve()
         if real_parent != root and root not in real_parent.parents:
             raise FileRequestError(INVALID_PARAMS, f"refused {shown!r}: the path leads outside the workspace")
-        for directory in reversed(missing):
-            made = real_parent / directory.name
-            try:
-                os.mkdir(made)
-            except FileExistsError:
-                pass
-            except OSError as exc:
-                raise FileRequestError(INTERNAL_ERROR, f"could not create the directory for {shown!r}: "
-                                                       f"{exc.strerror or type(exc).__name__}") from None
-            real_parent = made.resolve()
-            if real_parent != root and root not in real_parent.parents:
-                raise FileRequestError(INVALID_PARAMS, f"refused {shown!r}: the path leads outside the workspace")
         if not real_parent.is_dir():
             raise FileRequestError(INVALID_PARAMS, f"refused {shown!r}: a parent is not a directory")
-        target = real_parent / target.name
+        target = real_parent.joinpath(*reversed(missing), target.name)
         if target.is_symlink():
             try:
                 target = target.resolve(strict=True)
@@ -352,34 +349,3 @@ class ClientFiles:
         if target.exists() and not target.is_file():
             raise FileRequestError(INVALID_PARAMS, f"refused {shown!r}: not a regular file")
         return target
-
-    @staticmethod
-    def _replace(target: Path, data: bytes, mode: int | None, owner: tuple[int, int] | None, shown: str) -> None:
-        if mode is None:
-            from kandev_tui.userpaths import process_umask
-
-            mode = 0o666 & ~process_umask()  # a new file: as the agent's own tools would make it
-        try:
-            fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name[:100]}.", suffix=".kandev-tmp")
-        except OSError as exc:
-            raise FileRequestError(INTERNAL_ERROR, f"could not write {shown!r}: "
-                                                   f"{exc.strerror or type(exc).__name__}") from None
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fchmod(handle.fileno(), mode)
-                if owner is not None and hasattr(os, "fchown"):
-                    try:
-                        os.fchown(handle.fileno(), *owner)
-                    except OSError:
-                        pass  # not ours to give away: the file keeps the writer's owner
-                os.fsync(handle.fileno())
-            os.replace(temporary, target)
-        except OSError as exc:
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
-            raise FileRequestError(INTERNAL_ERROR, f"could not write {shown!r}: "
-                                                   f"{exc.strerror or type(exc).__name__}") from None
