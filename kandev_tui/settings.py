@@ -256,11 +256,12 @@ class SettingsStore:
             if choices:
                 lines += ["", f"[agents.{_toml_value(command)}]"]
                 lines += [f"{key} = {_toml_value(value)}" for key, value in sorted(choices.items())]
-        handle, temp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=self.path.parent)
+        target = self.path.resolve()  # a link (a dotfiles repository's) stays a link: the file it names is written
+        handle, temp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=target.parent)
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as out:
                 out.write("\n".join(lines) + "\n")
-            os.replace(temp, self.path)
+            os.replace(temp, target)
         except BaseException:
             Path(temp).unlink(missing_ok=True)
             raise

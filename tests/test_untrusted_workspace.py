@@ -323,3 +323,22 @@ def test_what_kandev_tui_stores_is_private_whatever_the_umask(tmp_path):
     assert mode(folder / "sessions.db") == 0o600 and mode(record) == 0o600
     assert logs and all(mode(log) == 0o600 for log in logs)
     assert all(mode(path) & 0o077 == 0 for path in folder.iterdir())  # the database's -wal and -shm too
+
+
+@pytest.mark.unit
+def test_settings_saved_through_a_symlinked_config_write_the_file_it_names(tmp_path):
+    """A config.toml that is a link into a dotfiles repository stays a link; the file it names gets the setting."""
+    from kandev_tui.settings import SettingsStore
+
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    (dotfiles / "kandev.toml").write_text("# mine\ntheme = \"textual-dark\"\n")
+    link = tmp_path / "config" / "config.toml"
+    link.parent.mkdir()
+    link.symlink_to(dotfiles / "kandev.toml")
+    store = SettingsStore(link)
+    store.remember_agent_choice(["some-agent"], "mode", "plan")
+    assert link.is_symlink() and link.resolve() == dotfiles / "kandev.toml"
+    written = (dotfiles / "kandev.toml").read_text()
+    assert written.startswith("# mine\n") and 'mode = "plan"' in written
+    assert sorted(p.name for p in dotfiles.iterdir()) == ["kandev.toml"]  # no temporary file left
