@@ -342,3 +342,41 @@ def test_settings_saved_through_a_symlinked_config_write_the_file_it_names(tmp_p
     written = (dotfiles / "kandev.toml").read_text()
     assert written.startswith("# mine\n") and 'mode = "plan"' in written
     assert sorted(p.name for p in dotfiles.iterdir()) == ["kandev.toml"]  # no temporary file left
+
+
+@pytest.mark.system
+@pytest.mark.reliability("Secrets", "attach's Kandev token: given with --token (in every process's view), from "
+                         "--token-file, from a file that is missing or empty", cases=3,
+                         held="--token warned of; the file's token sent as the bearer; a bad file one line, exit 2")
+def test_attach_takes_its_token_from_a_file_and_warns_of_one_on_the_command_line(tmp_path):
+    import threading
+
+    from websockets.sync.server import serve
+
+    seen: list[str] = []
+
+    def handler(connection) -> None:
+        seen.append(connection.request.headers.get("Authorization", ""))
+        connection.close()
+
+    with serve(handler, "127.0.0.1", 0) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        url = f"ws://127.0.0.1:{server.socket.getsockname()[1]}/ws"
+        token_file = tmp_path / "token"
+        token_file.write_text("kdv_from_the_file\n")
+        token_file.chmod(0o600)
+        env = {k: v for k, v in os.environ.items() if k != "KANDEV_TOKEN"}
+        from_file = subprocess.run([KANDEV, "attach", url, "--list", "--token-file", str(token_file)], env=env,
+                                   capture_output=True, text=True, timeout=60)
+        inline = subprocess.run([KANDEV, "attach", url, "--list", "--token", "kdv_inline"], env=env,
+                                capture_output=True, text=True, timeout=60)
+        server.shutdown()
+    assert seen[:2] == ["Bearer kdv_from_the_file", "Bearer kdv_inline"]
+    assert "warning" not in from_file.stderr and "Traceback" not in from_file.stderr
+    assert "--token is seen by every process" in inline.stderr and "--token-file" in inline.stderr
+    for bad, reason in ((tmp_path / "missing", "No such file"), (tmp_path / "empty", "it is empty")):
+        if bad.name == "empty":
+            bad.write_text("\n")
+        done = subprocess.run([KANDEV, "attach", url, "--list", "--token-file", str(bad)], env=env,
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and done.stderr.strip().count("\n") == 0 and reason in done.stderr, done.stderr

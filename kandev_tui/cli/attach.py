@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 import os
 import sys
+from pathlib import Path
 
 from kandev_tui.cli.common import EXIT_USAGE, _fail, _run_app, open_store
 from kandev_tui.cli.options import Checked, _add_app_options, whole_number
@@ -20,7 +21,16 @@ def cmd_attach(args: argparse.Namespace) -> int:
         url = normalize_url(args.url or os.environ.get("KANDEV_URL") or DEFAULT_URL)
     except KandevError as exc:
         return _fail(f"kandev-tui attach: {exc}", EXIT_USAGE)
+    if args.token:
+        print("kandev-tui attach: warning: --token is seen by every process of this machine (ps); prefer "
+              "$KANDEV_TOKEN or --token-file PATH", file=sys.stderr)
     token = args.token or os.environ.get("KANDEV_TOKEN") or None
+    if args.token_file is not None:
+        try:
+            token = Path(args.token_file).read_text(encoding="utf-8").strip().splitlines()[0].strip()
+        except (OSError, UnicodeDecodeError, IndexError) as exc:
+            reason = "it is empty" if isinstance(exc, IndexError) else getattr(exc, "strerror", None) or str(exc)
+            return _fail(f"kandev-tui attach: --token-file {args.token_file}: {reason}", EXIT_USAGE)
     if args.follow and not args.headless:
         return _fail("kandev-tui attach: --follow goes with --headless (the app always follows)", EXIT_USAGE)
     from kandev_tui.kandev import headless
@@ -65,8 +75,11 @@ def add_arguments(commands: Any) -> None:
     attach.add_argument("url", nargs="?", default=None, metavar="URL",
                         help="Kandev's WebSocket (default: $KANDEV_URL, else ws://127.0.0.1:38429/ws); "
                              "host:port is enough")
-    attach.add_argument("--token", metavar="TOKEN", help="a personal access token, when Kandev's auth is on "
-                                                         "(default: $KANDEV_TOKEN)")
+    secret = attach.add_mutually_exclusive_group()
+    secret.add_argument("--token-file", metavar="PATH", help="a file whose first line is a personal access "
+                        "token, when Kandev's auth is on (default: $KANDEV_TOKEN)")
+    secret.add_argument("--token", metavar="TOKEN", help="the token itself (every process of the machine sees it: "
+                                                         "prefer $KANDEV_TOKEN or --token-file)")
     which = attach.add_mutually_exclusive_group()
     which.add_argument("--session", metavar="ID", help="the Kandev session to watch")
     which.add_argument("--task", metavar="ID", help="watch the newest session of this task")

@@ -88,7 +88,7 @@ class KandevConnection:
                               "unreachable") from None
         except websockets.InvalidStatus as exc:
             status = exc.response.status_code
-            hint = " Check the token (--token or KANDEV_TOKEN)." if status in (401, 403) else ""
+            hint = " Check the token (--token-file, or KANDEV_TOKEN)." if status in (401, 403) else ""
             raise KandevError(f"{self.url} refused the connection (HTTP {status}).{hint}", "refused") from None
         except (websockets.InvalidURI, websockets.InvalidHandshake, ValueError) as exc:
             raise KandevError(f"{self.url} is not a Kandev WebSocket: {exc}", "handshake") from None
