@@ -19,6 +19,7 @@ from pathlib import Path
 from kandev_tui.gitrun import run_git
 
 MAX_FILE_BYTES = 50 * 1024 * 1024  # a file larger than this is not recorded (it keeps its indexed state)
+MAX_TAKE_BYTES = 256 * 1024 * 1024  # bytes of changed and untracked files one checkpoint hashes; the rest not recorded
 MAX_FILES_LISTED = 2000  # files of one turn's changes listed (all are counted)
 REF_ROOT = "refs/kandev-tui"
 GIT_TIMEOUT = 120.0
@@ -34,7 +35,7 @@ class Unavailable(Exception):
 class Checkpoint:
     commit: str
     ref: str
-    skipped: int = 0  # files above MAX_FILE_BYTES, not recorded
+    skipped: int = 0  # files above MAX_FILE_BYTES, or past MAX_TAKE_BYTES, not recorded
 
 
 @dataclass(frozen=True)
@@ -105,8 +106,10 @@ def _split(output: bytes) -> list[str]:
     return [p.decode("utf-8", "surrogateescape") for p in output.split(b"\0") if p]
 
 
-def take(root: Path, ref: str, max_file: int = MAX_FILE_BYTES) -> Checkpoint:
-    """The work tree of ``root`` as it is now, as a commit kept under ``ref`` (see the module docstring)."""
+def take(root: Path, ref: str, max_file: int = MAX_FILE_BYTES, max_total: int = MAX_TAKE_BYTES) -> Checkpoint:
+    """The work tree of ``root`` as it is now, as a commit kept under ``ref`` (see the module docstring): of the
+    files changed or untracked, those over ``max_file`` and, once ``max_total`` bytes are taken, the rest keep their
+    indexed state and are counted as skipped (a stray dump or build folder is never hashed twice a turn)."""
     git_dir = Path(_git(root, "rev-parse", "--absolute-git-dir").decode("utf-8", "surrogateescape").strip())
     head = _head(root)
     with tempfile.TemporaryDirectory(prefix="kandev-tui-index-") as folder:
@@ -128,7 +131,7 @@ def take(root: Path, ref: str, max_file: int = MAX_FILE_BYTES) -> Checkpoint:
                 _git(root, "read-tree", "--empty", env=env)
         changed = _split(_git(root, "ls-files", "-z", "--modified", "--deleted", "--others", "--exclude-standard",
                               env=env))
-        keep, gone, skipped = [], [], 0
+        keep, gone, skipped, taken = [], [], 0, 0
         for path in dict.fromkeys(changed):
             path = path.rstrip("/")  # an untracked repository inside: recorded as its commit (a gitlink)
             where = root / path
@@ -139,9 +142,10 @@ def take(root: Path, ref: str, max_file: int = MAX_FILE_BYTES) -> Checkpoint:
                 size = where.lstat().st_size if where.is_file() else 0
             except OSError:
                 size = 0  # gone meanwhile: recorded as deleted
-            if size > max_file:
+            if size > max_file or taken + size > max_total:
                 skipped += 1
                 continue
+            taken += size
             keep.append(path)
         for paths, how in ((gone, "--force-remove"), (keep, "--add")):
             if paths:

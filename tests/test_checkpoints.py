@@ -142,6 +142,24 @@ def test_a_big_file_is_skipped_and_counted_and_a_file_become_a_folder(tmp_path):
     assert {(f.path, f.status) for f in found.files} == {("thing", "deleted"), ("thing/inside.txt", "added")}
 
 
+@pytest.mark.reliability("Checkpoints", "untracked files past the bytes one checkpoint takes (a stray dump)", cases=1,
+                         held="the first recorded up to the cap, the rest counted as skipped and said on the card")
+def test_untracked_files_past_the_checkpoints_byte_cap_are_counted_not_hashed(tmp_path):
+    root = repo(tmp_path / "r", {"a.txt": "a\n"})
+    before = checkpoints.take(root, "refs/kandev-tui/test/cap-start")
+    for name in ("1.bin", "2.bin", "3.bin"):
+        (root / name).write_bytes(b"x" * 4096)
+    after = checkpoints.take(root, "refs/kandev-tui/test/cap-end", max_total=10_000)
+    assert after.skipped == 1
+    found = checkpoints.changes(root, before.commit, after.commit)
+    assert sorted(f.path for f in found.files) == ["1.bin", "2.bin"]  # the first two: 8 KiB of the 10 KB
+    from kandev_tui.transcript import Item
+    from kandev_tui.widgets.changes_card import changes_text
+
+    card = Item("changes:1", "changes", 1, {"state": "ready", "files": [], "count": 2, "skipped": 1})
+    assert "1 file not compared (over 50 MB, or past the 256 MB" in changes_text(card).plain
+
+
 def test_ten_thousand_changed_files_and_paths_with_newlines_and_escapes(tmp_path):
     root = repo(tmp_path / "r")
     hostile = "evil\n\x1b[31mred\x1b]0;title\x07.txt"
