@@ -389,6 +389,23 @@ def test_a_write_racing_a_folder_swapped_for_a_symlink_never_lands_outside(tmp_p
         assert code == -32602 and "changed as it was written" in message, message
 
 
+@pytest.mark.reliability("Agent requests: files and terminals", "a write into a --repo folder (read-only to agents, "
+                         "not checkpointed)", cases=1, held="refused with the reason; the folder untouched")
+def test_a_write_into_a_repo_folder_is_refused_and_reads_go_on(tmp_path, ws):
+    repo = tmp_path / "lib"
+    repo.mkdir()
+    (repo / "lib.py").write_text("print('hi')\n")
+    session = Session(tmp_path, ws, repos={"lib": repo.resolve()})
+    session.run([session.step("write", path=str(repo / "lib.py"), content="pwned"),
+                 session.step("write", path=str(repo / "new.py"), content="pwned"),
+                 session.step("read", path=str(repo / "lib.py"))])
+    for answer in session.answers()[:2]:
+        code, message = error_of(answer)
+        assert code == -32602 and "--repo lib, which agents may read but not write" in message
+    assert session.answers()[2]["ok"]["content"] == "print('hi')\n"
+    assert sorted(p.name for p in repo.iterdir()) == ["lib.py"] and (repo / "lib.py").read_text() == "print('hi')\n"
+
+
 @pytest.mark.reliability("Agent requests: files and terminals",
                          "a 50 MB write", cases=1,
                          held="a clear error answer (not a hang); the session goes on")

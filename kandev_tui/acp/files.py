@@ -257,6 +257,9 @@ class ClientFiles:
                                                    f"than the {WRITE_AT_MOST >> 20} MiB kandev-tui writes at once", path)
         repo, relative = self.locate(path)
         shown = str(path)[:300]
+        if repo is not None:  # a --repo folder: for reading (it is not the session's, nor checkpointed with it)
+            raise FileRequestError(INVALID_PARAMS, f"refused {shown!r}: it is in --repo {repo}, which agents may read "
+                                                   "but not write (writes stay in the workspace)", path)
         try:
             root = self.workspace.root_for(repo).resolve(strict=True)
         except WorkspaceError as exc:
