@@ -57,8 +57,10 @@ class McpHub:
     called on the loop the hub was started on."""
 
     def __init__(self, workspace: Path, repos: dict[str, Path], emit: Callable[[Frame], object],
-                 profile: str = "task", busy: Callable[[], bool] = lambda: True) -> None:
+                 profile: str = "task", busy: Callable[[], bool] = lambda: True, agent: tuple[str, ...] = ()) -> None:
         self.workspace_path = workspace
+        # the sessions a call of this hub's may go to (see _route): the same agent command in the same workspace
+        self.family = (agent, str(Path(workspace).resolve()))
         self.repos = repos
         self.profile = profile
         self._emit = emit
@@ -273,14 +275,16 @@ class McpHub:
     def _route(self, frame: dict[str, Any]) -> None:
         """Give a call's event to its session. An agent may start one MCP server for several of its sessions (the
         first one's, with its address and secret): a call that comes while this hub's session has no turn running
-        is another session's, and goes to the one session of this process whose turn runs (with none or several,
-        it stays here, where the normaliser leaves a call that comes outside a turn alone)."""
+        is another session's, and goes to the one session of the same agent command in the same workspace whose turn
+        runs (with none or several, it stays here, where the normaliser leaves a call that comes outside a turn
+        alone). Never to another agent's session: a secret one agent was given opens no other agent's
+        transcript."""
         target = self._routed.get(frame["call"])
         if target is None:
             target = self
             if not self._busy():
                 with _HUBS_LOCK:
-                    running = [hub for hub in _HUBS if hub is not self and hub._busy()]
+                    running = [hub for hub in _HUBS if hub is not self and hub.family == self.family and hub._busy()]
                 if len(running) == 1:
                     target = running[0]
             self._routed[frame["call"]] = target

@@ -241,6 +241,38 @@ def test_a_call_through_a_server_another_session_offered_goes_to_the_session_who
     assert [(f["phase"], f["call"]) for f in own] == [("start", "7:2")]
 
 
+@pytest.mark.reliability("MCP hub", "a report sent with one agent's hub secret while another agent's session runs a "
+                         "turn", cases=1, held="kept in the session of the hub it came through; none in the other's")
+def test_a_report_never_reaches_another_agents_session(tmp_path):
+    """The routing above is for one agent's own sessions: a secret one agent was given (and may show anyone) must not
+    put a card into another agent's transcript, even while that one is the only session with a turn running."""
+    mine: list[Any] = []
+    theirs: list[Any] = []
+
+    async def main():
+        hostile = McpHub(tmp_path, {}, mine.append, busy=lambda: False, agent=("hostile-agent",))
+        other = McpHub(tmp_path, {}, theirs.append, busy=lambda: True, agent=("claude-agent-acp",))
+        await hostile.start()
+        await other.start()
+        try:
+            headers = {"Authorization": f"Bearer {hostile.token}", "Content-Type": "application/json"}
+            for event in ({"kind": "hello", "server": "1"}, {"kind": "start", "server": "1", "call": 1,
+                                                             "arguments": CHART}):
+                said = await asyncio.to_thread(_request, hostile.port, "POST", "/report", json.dumps(event).encode(),
+                                               headers)
+                assert said[0] == 204
+            wrong = {"Authorization": f"Bearer {hostile.token}", "Content-Type": "application/json"}
+            assert (await asyncio.to_thread(_request, other.port, "POST", "/report", b'{"kind":"hello","server":"2"}',
+                                            wrong))[0] == 401  # its secret opens its own hub only
+        finally:
+            await hostile.close()
+            await other.close()
+
+    asyncio.run(main())
+    assert frames_of(theirs) == []
+    assert [f["call"] for f in frames_of(mine) if f["event"] == "rich_output"] == ["1:1"]
+
+
 def established_to(port: int) -> int:
     """The connections the server on ``port`` holds open now (the kernel's table: its end of each)."""
     rows = Path("/proc/net/tcp").read_text().splitlines()[1:]

@@ -192,7 +192,8 @@ class AgentClient(SessionOps, AgentRequests):
         listen: the server is then offered over stdio, and the agent's frames are all there is to read)."""
         from kandev_tui.mcp_hub import McpHub
 
-        hub = McpHub(self.options.workspace, self.options.repos, self._on_frame, busy=lambda: self.turn_running)
+        hub = McpHub(self.options.workspace, self.options.repos, self._on_frame, busy=lambda: self.turn_running,
+                     agent=tuple(self.options.command))
         try:
             await hub.start()
         except OSError as exc:
