@@ -4,8 +4,10 @@ textual-serve has no authentication: on a shared machine any local user could op
 runs commands as its owner. Each run makes a random secret (:func:`new_secret`); the page and its WebSocket are
 refused (HTTP 403) without it. It is given once, in the URL printed to the terminal (``/?token=…``, as Jupyter
 does), and kept in a cookie by the first load (HttpOnly, SameSite=Strict, named after the port), so reloads and the
-WebSocket carry it; a WebSocket opened from another origin is refused too. Nothing is logged with it: the request log
-is not kept.
+WebSocket carry it, and the address is then taken back to ``/`` (a redirect) so that the secret leaves the address bar
+and the history; a WebSocket opened from another origin is refused too. Nothing is logged with it: the request log
+is not kept. The page is never cached, sends no Referer, shares no window with another origin's page
+(``Cross-Origin-Opener-Policy``), and the tabs it opens get no ``window.opener``.
 
 The page is textual-serve's own template, less its one third-party request (a stylesheet from a web font service):
 the font it named is in textual-serve's static files, and is served from there.
@@ -30,6 +32,17 @@ WEB_FONT = '<link\n      rel="stylesheet"\n      href="https://fonts.googleapis.
 LOCAL_FONT = ('<style>@font-face { font-family: "Roboto Mono"; '
               'src: url("{{ config.static.url }}fonts/RobotoMono-VariableFont_wght.ttf"); }</style>')
 WILDCARDS = ("0.0.0.0", "::", "")
+# a tab the app opens (a link an agent asked the user to open) gets no handle on this page: window.opener would let
+# the linked site navigate the kandev-tui tab (to a look-alike login, say); textual.js opens links with window.open
+NO_OPENER = ('<script>(function () { var open = window.open; window.open = function (url, target, features) {'
+             ' if (target === "_self") { return open.call(window, url, target, features); }'
+             ' open.call(window, url, target || "_blank", (features ? features + "," : "") + "noopener,noreferrer");'
+             ' return null; }; })();</script>')
+TEXTUAL_JS = '<script src="{{ config.static.url }}js/textual.js"></script>'
+# every answer of the page's own: never cached, never a Referer to a site it links to, no window shared with another
+# origin's
+PRIVATE_HEADERS = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
+                   "Cross-Origin-Opener-Policy": "same-origin", "X-Content-Type-Options": "nosniff"}
 
 
 def new_secret() -> str:
@@ -42,7 +55,8 @@ def page_template(folder: Path) -> Path:
     import textual_serve
 
     original = (Path(textual_serve.__file__).parent / "templates" / "app_index.html").read_text(encoding="utf-8")
-    (folder / "app_index.html").write_text(original.replace(WEB_FONT, LOCAL_FONT), encoding="utf-8")
+    page = original.replace(WEB_FONT, LOCAL_FONT).replace(TEXTUAL_JS, TEXTUAL_JS + "\n    " + NO_OPENER)
+    (folder / "app_index.html").write_text(page, encoding="utf-8")
     return folder
 
 
@@ -87,18 +101,22 @@ class SecretServer(Server):
         return kept is not None and hmac.compare_digest(kept.encode(), self.secret.encode()), False
 
     def _refused(self) -> web.Response:
-        return web.Response(status=403, text="kandev-tui serve: this page needs the address with its token, as "
-                                             "kandev-tui serve printed it in its terminal\n")
+        return web.Response(status=403, headers=PRIVATE_HEADERS, text="kandev-tui serve: this page needs the address "
+                                                                      "with its token, as kandev-tui serve printed it "
+                                                                      "in its terminal\n")
 
     async def handle_index(self, request: web.Request) -> Any:
         allowed, in_url = self._given(request)
         if not allowed:
             return self._refused()
+        if in_url:  # kept in the cookie, and taken out of the address bar and the history: back to / with it
+            moved = web.HTTPFound("/", headers=PRIVATE_HEADERS)
+            moved.set_cookie(self.cookie, self.secret, httponly=True, samesite="Strict", path="/")
+            return moved
         if not self.fixed_url:  # the page's links (its scripts, its WebSocket) as the browser reached it
             self.public_url = f"{request.scheme}://{request.host}"
         response = await super().handle_index(request)
-        if in_url:
-            response.set_cookie(self.cookie, self.secret, httponly=True, samesite="Strict", path="/")
+        response.headers.update(PRIVATE_HEADERS)
         return response
 
     async def handle_websocket(self, request: web.Request) -> Any:

@@ -63,7 +63,11 @@ def _serves_a_page(kandev: str, tmp_path: Path) -> None:
         wait_for_port(port)
         wait_until(lambda: "?token=" in log.read_text(), 30, "the address with its secret")
         secret = log.read_text().split("?token=", 1)[1].split()[0]
-        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/?token={secret}", timeout=30).read().decode()
+        import http.cookiejar
+
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        # as a browser: the address with its secret sets the cookie and goes back to /, which the cookie opens
+        page = browser.open(f"http://127.0.0.1:{port}/?token={secret}", timeout=30).read().decode()
         assert "kandev-tui replay" in page and "/ws" in page
     finally:
         os.killpg(server.pid, signal.SIGTERM)

@@ -276,9 +276,43 @@ def test_the_page_and_its_websocket_are_refused_without_the_secret_and_ask_no_ot
     assert log.count(served.secret) == 1  # said once, in the address; never in a log line
 
 
+@pytest.mark.system
+@pytest.mark.reliability("Serve", "the secret in the address bar and history, a cached page, a Referer to a linked "
+                         "site, a linked site's handle on the page (window.opener)", cases=4,
+                         held="redirected to / with the cookie; no-store, no-referrer, COOP same-origin; links "
+                              "opened noopener")
+def test_the_secret_leaves_the_address_and_the_page_keeps_itself_to_itself(tmp_path):
+    import http.client
+
+    recording = tmp_path / "demo.jsonl"
+    recording.write_bytes(DEMO_RECORDING.read_bytes())
+    served = Served(tmp_path, "replay", str(recording))
+    try:
+        connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=30)
+        connection.request("GET", f"/?token={served.secret}")
+        moved = connection.getresponse()
+        moved.read()
+        cookie = moved.getheader("Set-Cookie") or ""
+        assert moved.status == 302 and moved.getheader("Location") == "/"
+        assert cookie.startswith(f"kandev-tui-{served.port}={served.secret}") and "HttpOnly" in cookie
+        assert "SameSite=Strict" in cookie
+        connection.request("GET", "/", headers={"Cookie": cookie.split(";", 1)[0]})
+        page = connection.getresponse()
+        body = page.read().decode()
+        for answer in (moved, page):
+            assert answer.getheader("Cache-Control") == "no-store"
+            assert answer.getheader("Referrer-Policy") == "no-referrer"
+            assert answer.getheader("Cross-Origin-Opener-Policy") == "same-origin"
+        assert page.status == 200 and served.secret not in body
+        assert "noopener,noreferrer" in body and body.index("textual.js") < body.index("noopener")
+        connection.close()
+    finally:
+        served.stop()
+
+
 def test_a_link_an_agent_asks_to_open_opens_in_a_new_tab_of_the_browser_once_the_user_says_so(tmp_path, monkeypatch):
     """A URL question (elicitation) under serve: the page shows the link's host; enter on "Open" opens the link in a
-    new tab of the user's browser (its opener the app's page), and the agent hears "accept"."""
+    new tab of the user's browser (with no handle on the app's page: noopener), and the agent hears "accept"."""
     import json
 
     from .test_elicitation_app import KIT
@@ -300,6 +334,9 @@ def test_a_link_an_agent_asks_to_open_opens_in_a_new_tab_of_the_browser_once_the
         browser.wait_for(lambda: any(e.get("method") == "Target.targetInfoChanged"
                                      and e["params"]["targetInfo"].get("url") == url for e in browser.events),
                          30, "a new tab on the link")
+        opened = [e["params"]["targetInfo"] for e in browser.events if e.get("method") == "Target.targetInfoChanged"
+                  and e["params"]["targetInfo"].get("url") == url]
+        assert all(info.get("canAccessOpener") is not True for info in opened), opened  # noopener: no handle on us
         browser.wait_for(lambda: '"accept"' in browser.text_received(), 30, "the agent's answer")
     finally:
         if browser is not None:
