@@ -18,6 +18,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from kandev_tui.presets import trusted_path
+
 # what every git call runs with, whatever the repository's configuration says
 HARDENED: tuple[tuple[str, str], ...] = (
     ("core.fsmonitor", "false"),
@@ -48,7 +50,7 @@ def _config_env(pairs: list[tuple[str, str]]) -> dict[str, str]:
 def _base_env(extra: dict[str, str] | None) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items()
            if key not in DROPPED_ENV and not key.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"))}
-    return {**env, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(extra or {})}
+    return {**env, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "PATH": trusted_path(env.get("PATH")), **(extra or {})}
 
 
 def repository_drivers(cwd: Path, timeout: float) -> list[tuple[str, str]]:

@@ -52,6 +52,14 @@ def python_child(*args: str) -> tuple[str, ...]:
     return (sys.executable, "-P", *args)
 
 
+def trusted_path(path: str | None) -> str:
+    """``PATH`` with its relative entries left out (``""``, ``.``, ``bin``): a child started in the workspace would
+    look there first, and run a ``git``, ``node`` or agent command the workspace holds in place of the real one."""
+    import os
+
+    return os.pathsep.join(entry for entry in (path or os.defpath).split(os.pathsep) if os.path.isabs(entry))
+
+
 def adapters_cache() -> Path:
     """Where npm adapters are installed and run from: kandev-tui's own cache, a folder per package and version,
     never the workspace's ``node_modules`` (``npx`` in the workspace would run a copy committed there, or fetch from

@@ -22,6 +22,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "kandev_tui"
 MARKUP = {name: CORPUS[name] for name in ("click-quit", "click-screen", "closing-only", "unclosed-markup",
                                           "rich-link", "textual-variable")}
 STR_MAKERS = ("visible", "safe_text", "str", "format", "join", "sub", "replace")
+# what Textual parses as markup when given a str (Static and its update, Label, Button, Checkbox, RadioButton, an
+# OptionList's Option: checked in Textual 8.2, an unbalanced closing tag raises MarkupError)
+WIDGETS_OF_MARKUP = ("Static", "Label", "update", "Button", "Checkbox", "RadioButton", "Option")
 
 
 def _makes_a_str(node: ast.expr) -> bool:
@@ -39,8 +42,9 @@ def _makes_a_str(node: ast.expr) -> bool:
 
 @pytest.mark.unit
 def test_no_title_static_or_update_is_given_a_str_built_from_data():
-    """The rule, read from the source: a border title is a constant or ``Content``/``Text``; a ``Static``,
-    ``Label`` or widget ``update`` given a ``str`` built from values says ``markup=False`` or is given ``Content``.
+    """The rule, read from the source: a border title is a constant or ``Content``/``Text``; a widget that parses a
+    ``str`` as markup (:data:`WIDGETS_OF_MARKUP`) given one built from values says ``markup=False`` or is given
+    ``Content``/``Text``.
     (Toasts are text whoever asks: ``KandevApp.notify``, tested below.)"""
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
@@ -56,7 +60,7 @@ def test_no_title_static_or_update_is_given_a_str_built_from_data():
                 receiver = ast.unparse(node.func.value) if isinstance(node.func, ast.Attribute) else ""
                 if "document" in receiver:  # a Markdown document's own update, not a widget's
                     continue
-                if name in ("Static", "Label", "update") and _makes_a_str(node.args[0]) and not plain:
+                if name in WIDGETS_OF_MARKUP and _makes_a_str(node.args[0]) and not plain:
                     found.append(f"{where} {name}() given a str built from values")
     assert found == [], found
 

@@ -380,3 +380,42 @@ def test_attach_takes_its_token_from_a_file_and_warns_of_one_on_the_command_line
         done = subprocess.run([KANDEV, "attach", url, "--list", "--token-file", str(bad)], env=env,
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 2 and done.stderr.strip().count("\n") == 0 and reason in done.stderr, done.stderr
+
+
+@pytest.mark.system
+@pytest.mark.reliability("Untrusted workspace", "a PATH with relative entries ('.', '') and a workspace holding its own "
+                         "git and agent command", cases=2, held="kandev-tui's git and the agent it starts are the "
+                                                               "real ones; the workspace's never ran")
+def test_a_relative_path_entry_never_finds_the_workspaces_programs(tmp_path, monkeypatch):
+    import asyncio
+
+    from kandev_tui.acp import AgentClient, AgentOptions, AgentError
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    git("init", "-q", cwd=workspace)
+    mark = tmp_path / "ran"
+    for name in ("git", "my-agent"):
+        (workspace / name).write_text(f"#!/bin/sh\necho {name} >> {mark}\nexit 1\n")
+        (workspace / name).chmod(0o755)
+    monkeypatch.setenv("PATH", f".{os.pathsep}{os.pathsep}{os.environ['PATH']}")
+    subprocess.run(["git", "status"], cwd=workspace, capture_output=True, timeout=60)
+    assert mark.exists(), "the control: the workspace's git runs first"
+    mark.unlink()
+
+    checkpoints.take(checkpoints.repository(workspace), "refs/kandev-tui/t/1-start")
+    assert "a-file" not in workspace_files(workspace)
+
+    async def start() -> str:
+        client = AgentClient(AgentOptions(command=["my-agent"], workspace=workspace, inject_guidance=False),
+                             lambda frame: None, None)
+        try:
+            await client.start()
+        except AgentError as exc:
+            return str(exc)
+        finally:
+            await client.close()
+        return "started"
+
+    said = asyncio.run(asyncio.wait_for(start(), 60))
+    assert "command not found" in said and not mark.exists()

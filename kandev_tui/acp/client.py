@@ -19,7 +19,7 @@ from kandev_tui.jsonutil import of_type
 from kandev_tui.shutdown import register_group
 from kandev_tui.transcript.frames import IN, LOCAL, Frame
 from .options import (AUTH_REQUIRED, WAIT_LONGER, AgentError, AgentOptions, ElicitationHandler, LoginRequired,
-                      PermissionHandler, headless_permission_policy, initialize_failure, install_adapter,
+                      PermissionHandler, agent_env, headless_permission_policy, initialize_failure, install_adapter,
                       kandev_mcp_server, login_method, mcp_capabilities, mcp_servers_for, parse_mcp_config,
                       request_error_text)
 from .process import StderrLog, _end_agent, _signal_name
@@ -129,7 +129,7 @@ class AgentClient(SessionOps, AgentRequests):
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE if self._log is not None else asyncio.subprocess.DEVNULL,
                 cwd=str(options.workspace),
-                env=options.env,
+                env=agent_env(options.env),  # its PATH without relative entries: none finds the workspace's programs
                 start_new_session=True,
                 limit=1 << 20,
             )

@@ -245,3 +245,13 @@ async def install_adapter(command: list[str], note: Callable[[str], None], fail:
     except InstallError as exc:
         fail(f"Could not start the agent: {exc}", ends_turn=True)
         raise AgentError(f"Could not start the agent: {exc}") from None
+
+
+def agent_env(env: dict[str, str] | None) -> dict[str, str]:
+    """The agent's environment (kandev-tui's own when the options give none) with a ``PATH`` that has no relative
+    entries: the agent starts in the workspace, where ``.`` in ``PATH`` would find its command, or the ``node`` its
+    script asks for, in the workspace itself."""
+    from kandev_tui.presets import trusted_path
+
+    base = dict(os.environ if env is None else env)
+    return {**base, "PATH": trusted_path(base.get("PATH"))}
