@@ -348,11 +348,15 @@ def test_run_worktree_starts_each_preset_in_a_worktree_of_its_own_and_quitting_r
     tmux = Tmux(120, 40, f"{kandev} run --worktree --preset demo --preset demo --workspace {repo} --prompt hello",
                 env)
     try:
-        tmux.wait_for("2 Reject", 60)  # the first session's first turn asks to write a file: rejected
+        # the first session's first turn asks to write a file: rejected, once the request has the keys (on a loaded
+        # machine "2 Reject" is drawn a moment before the request takes the focus, and a digit typed then goes to the
+        # prompt, as the user's would)
+        tmux.wait_for("1-9 or click to answer", 60)
         tmux.keys("2")
+        tmux.wait_for("↳ Reject", 30)
         tmux.wait_for("^g Next waiting", 30)
         tmux.keys("C-g")  # the second one's, the same
-        tmux.wait_for("2 Reject", 30)
+        tmux.wait_for("1-9 or click to answer", 30)
         tmux.keys("2")
         tmux.wait_for("kandev/demo-2 · ", 60)  # idle, the rows say their branches before their folders
         screen = tmux.wait_for("kandev/demo-1 · ", 30)

@@ -23,7 +23,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from kandev_tui.launch import command_problem
-from kandev_tui.presets import Preset
+from kandev_tui.presets import Preset, cached_adapter
 from kandev_tui.sanitize import visible
 from kandev_tui.userpaths import not_a_directory
 from kandev_tui.widgets.key_footer import KeyFooter
@@ -92,7 +92,9 @@ class NewSessionScreen(ModalScreen["NewSession | None"]):
 
     @staticmethod
     def _preset_label(preset: Preset) -> str:
-        command = " ".join([Path(preset.command[0]).name, *preset.command[1:]])  # python, not its whole path
+        adapter = cached_adapter(preset.command[0])  # from kandev-tui's cache: its version says which
+        program = Path(preset.command[0]).name + (f" {adapter[1]}" if adapter else "")
+        command = " ".join([program, *preset.command[1:]])  # python, not its whole path
         return visible(f"{preset.name}  ({command})", keep_newlines=False)[:70]
 
     def on_mount(self) -> None:
