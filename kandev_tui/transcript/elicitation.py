@@ -267,6 +267,31 @@ def _unreadable(url: str) -> str:
     return ""
 
 
+def _ipv4(host: str) -> str | None:
+    """The IPv4 address a browser reads in ``host`` by the WHATWG URL standard (its last label a number: parts in
+    decimal, ``0x`` hexadecimal or ``0`` octal, the last filling the bytes left), dotted; None when the host is a
+    name; "" when it is a number no browser takes (the browser refuses the URL)."""
+    labels = host.removesuffix(".").split(".")
+    last = labels[-1]
+    if not (last.isdigit() or (last[:2].lower() == "0x" and all(c in "0123456789abcdefABCDEF" for c in last[2:]))):
+        return None
+    numbers = []
+    for label in labels:
+        try:
+            if label[:2].lower() == "0x":
+                numbers.append(int(label[2:] or "0", 16))
+            elif len(label) > 1 and label.startswith("0"):
+                numbers.append(int(label[1:], 8))
+            else:
+                numbers.append(int(label, 10))
+        except ValueError:
+            return ""
+    if len(numbers) > 4 or any(n > 255 for n in numbers[:-1]) or numbers[-1] >= 256 ** (5 - len(numbers)):
+        return ""
+    value = numbers[-1] + sum(n << (8 * (3 - i)) for i, n in enumerate(numbers[:-1]))
+    return ".".join(str((value >> shift) & 0xFF) for shift in (24, 16, 8, 0))
+
+
 def url_target(url: Any) -> tuple[str, str]:
     """(the host a URL goes to, as it must be shown: IDN as punycode by UTS 46 (as browsers encode it, the WHATWG URL
     standard), lower case, with its port; "" when it must not be opened, with the reason). Only http and https
@@ -301,6 +326,10 @@ def url_target(url: Any) -> tuple[str, str]:
             shown_host = idna.encode(unquote(host), uts46=True, transitional=False).decode("ascii")
         except (idna.IDNAError, UnicodeError, ValueError):
             return "", "the URL's host cannot be shown plainly"
+        address = _ipv4(shown_host)  # 0x7f.1, 2130706433, 0177.0.0.1: browsers go to 127.0.0.1
+        if address == "":
+            return "", "the URL's host is a number no browser reads as an address"
+        shown_host = address or shown_host
     if not re.fullmatch(r"[a-z0-9.\-\[\]:_]+", shown_host):
         return "", "the URL's host cannot be shown plainly"
     return shown_host + port, ""
