@@ -52,6 +52,8 @@ class SessionLogin(SessionParts):
 
         from textual.app import SuspendNotSupported
 
+        from kandev_tui.acp.options import agent_env
+
         def child() -> None:  # the command gets ctrl+c as usual (this process ignores it meanwhile)
             signal.signal(signal.SIGINT, signal.SIG_DFL)
 
@@ -60,7 +62,7 @@ class SessionLogin(SessionParts):
             with self.app.suspend():
                 print(f"kandev-tui: logging in: {' '.join(command)}\n(kandev-tui comes back when it ends)\n",
                       flush=True)
-                code = subprocess.run(command, env=env, preexec_fn=child,
+                code = subprocess.run(command, env=agent_env(env), preexec_fn=child,  # PATH: its absolute entries
                                       cwd=str(self.status.workspace or ".")).returncode
         except SuspendNotSupported:
             return f"this terminal cannot be handed over here: run `{' '.join(command)}` yourself, then ctrl+l"

@@ -101,7 +101,10 @@ def install_missing(command: tuple[str, ...] | list[str]) -> str | None:
     if adapter is None or Path(command[0]).exists():
         return None
     package, version, folder = adapter
-    npm = shutil.which("npm")
+    import os
+
+    path = trusted_path(os.environ.get("PATH"))  # never a "." that finds an npm of the folder kandev-tui started in
+    npm = shutil.which("npm", path=path)
     if npm is None:
         raise InstallError(f"npm is not installed: {package} comes from npm (install node.js and npm, then start it "
                            "again)")
@@ -114,7 +117,8 @@ def install_missing(command: tuple[str, ...] | list[str]) -> str | None:
         # in a folder of its own: npm takes no .npmrc or node_modules from where kandev-tui was started
         done = subprocess.run([npm, "install", "--prefix", str(staging), "--no-audit", "--no-fund",
                                "--loglevel=error", f"{package}@{version}"], cwd=staging, capture_output=True,
-                              text=True, timeout=INSTALL_TIMEOUT, stdin=subprocess.DEVNULL)
+                              text=True, timeout=INSTALL_TIMEOUT, stdin=subprocess.DEVNULL,
+                              env={**os.environ, "PATH": path})
         if done.returncode != 0 or not (staging / Path(command[0]).relative_to(folder)).exists():
             said = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
             reason = next((line for line in said if "ERR" in line or "error" in line), said[0] if said else "")
