@@ -356,3 +356,29 @@ def test_the_sessions_list_says_in_a_terminal_what_to_do_with_an_id_and_a_pipe_g
                                                       f"continues one with its agent (RESUME) (each with --db {db})")
     piped = subprocess.run([KANDEV, "sessions", "--db", str(db)], capture_output=True, text=True, timeout=60)
     assert piped.returncode == 0 and len(piped.stdout.splitlines()) == 2 and "continues" not in piped.stdout
+
+
+@pytest.mark.reliability("Terminal and text", "markup and an action link in a folder typed into the new-session "
+                         "dialog, in a real terminal", cases=1, held="the error line says it as typed; the app runs on")
+def test_a_folder_name_holding_markup_is_said_as_typed_in_the_new_session_dialog(tmp_path):
+    """In tmux: ctrl+n, a folder that does not exist, named with an unbalanced closing tag and an action link: the
+    dialog's error line says it as it was typed (an unbalanced tag there raised MarkupError and ended the app)."""
+    env = {"KANDEV_TUI_DB": str(tmp_path / "s.db"), "KANDEV_TUI_CONFIG": str(tmp_path / "c.toml"),
+           "TERM": "xterm-256color"}
+    folder = "/nowhere/[/evil][@click=app.quit]q[/]"
+    tmux = Tmux(100, 30, KANDEV, env)
+    try:
+        tmux.wait_for("ctrl+n starts one")
+        tmux.keys("C-n")
+        tmux.wait_for("Workspace folder")
+        tmux.keys("BTab", "BTab")  # from the first prompt, back to the folder
+        tmux.keys("C-u")
+        tmux.keys("-l", folder)
+        tmux.keys("Enter")
+        screen = tmux.wait_for(f"{folder}: no such directory")
+        assert "Traceback" not in screen and "MarkupError" not in screen
+        tmux.keys("Escape")
+        tmux.wait_for("ctrl+n starts one")  # the dialog closed; the app runs on
+        tmux.quit()
+    finally:
+        tmux.close()
