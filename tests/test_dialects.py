@@ -228,7 +228,7 @@ def test_the_secret_is_in_no_recording_log_or_item(every_dialect):
 # -- commands: their output and exit, however the agent reports them ----------------------------------------------
 
 EXITS = ["exit_code", "exitCode", "exit_status", "meta", "nested_meta", "string", "trailer", "json_text", "terminal",
-         "both", "summary", "none"]
+         "both", "summary", "listed", "terminal_trailer", "none"]
 LINE = "printf '\\033[32mgreen\\033[0m ok\\n'; echo 'to stderr' >&2; exit {code}"
 
 
@@ -279,6 +279,8 @@ def test_a_failing_command_fails_and_its_output_is_shown_once_in_colour(commands
     assert text.count("green ok") == 1, text  # once: not again from the content or the JSON it came in
     assert "␛" not in text and "\\u001b" not in text and '"exit_code"' not in text, text
     assert ("exit code 3" in text) is (exit_in != "none"), text
+    if exit_in in ("trailer", "listed", "terminal_trailer"):  # the agent's marker line says it: not shown as output
+        assert "completed with" not in text and "[Exit code" not in text and "Exit Code" not in text, text
 
 
 def test_a_command_ended_by_a_signal_or_a_negative_code_fails_and_says_so(commands):

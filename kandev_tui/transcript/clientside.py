@@ -11,7 +11,8 @@ session:
   own, of kind ``edit``.
 - ``{"event": "terminal", "terminal", ...}``: the command line and directory, output (``data``, with ``skipped``
   bytes the client did not keep), and the exit (``exit_code``, ``signal``). They make the ``shell`` of every call
-  whose content embeds ``{"type": "terminal", "terminalId"}``, whether the call arrives before or after the output.
+  whose content embeds ``{"type": "terminal", "terminalId"}``, whether the call arrives before or after the output,
+  and of a command call that ran in one without embedding it (kandev-tui saw its command exit: :meth:`ClientSide.ran_in`).
 - ``{"event": "file_before", "tool_call_id", "path", "real_path", "exists", "text"?}``, just before the first frame
   of an edit call (or of a permission request for one) that names a file: the file as it was before the edit. An
   edit's diff is made against it: a write the agent reports with no old text (before reading the file) is compared
@@ -76,6 +77,10 @@ class ClientSide:
         self._writes: dict[Any, tuple[str, str, str | None]] = {}
         self._terminals: dict[str, dict[str, Any]] = {}  # terminal id → its shell (command, cwd, stdout, exit)
         self._calls: dict[str, list[str]] = {}  # terminal id → the calls that embed it
+        # when each call and terminal was first seen (one count for both): a command that ran in a terminal opened
+        # while a call was open, which the call does not embed, is that call's (see ran_in)
+        self._seen: dict[str, int] = {}
+        self._opened: dict[str, int] = {}
         self._asked: set[str] = set()  # paths whose diff the agent showed in a permission request this turn
         self._before: dict[tuple[str, str], dict[str, Any]] = {}  # (call id, path or real path) → the file before
 
@@ -186,6 +191,8 @@ class ClientSide:
         terminal_id = event.get("terminal")
         if not isinstance(terminal_id, str):
             return []
+        if terminal_id not in self._opened:
+            self._opened[terminal_id] = len(self._seen) + len(self._opened)
         shell = dict(self._terminals.get(terminal_id) or {})
         for key in ("command", "cwd"):
             if isinstance(event.get(key), str):
@@ -211,9 +218,26 @@ class ClientSide:
         self._terminals[terminal_id] = shell
         return list(self._calls.get(terminal_id, []))
 
+    def ran_in(self, call: dict[str, Any]) -> list[str]:
+        """The terminal a finished command call ran in without embedding it (an agent that runs its command in
+        kandev-tui's terminal, then reports the call with only a text trailer, ``[Exit code: 3]``): one opened while
+        the call was open, embedded by no call, whose command is the call's (or the only such one); none else."""
+        if call.get("kind") != "execute" or call.get("status") not in TERMINAL or terminal_ids(call.get("content")):
+            return []
+        since = self._seen.get(call["tool_call_id"], -1)
+        free = [tid for tid, at in self._opened.items() if at > since and not self._calls.get(tid)]
+        said = " ".join(str(call.get("title") or "").split())
+        raw = (call.get("input") or {}).get("raw_input")
+        asked = " ".join(raw["command"].split()) if isinstance(raw, dict) and isinstance(raw.get("command"), str) \
+            else said
+        same = [tid for tid in free if " ".join(str(self._terminals[tid].get("command", "")).split()) in (asked, said)]
+        return same[:1] if same else free if len(free) == 1 else []
+
     def show_terminals(self, call: dict[str, Any]) -> None:
-        """Give ``call`` the output of the terminals its content embeds (a new dict: items never change)."""
-        ids = terminal_ids(call.get("content"))
+        """Give ``call`` the output of the terminals its content embeds, or the one it ran in (:meth:`ran_in`) (a new
+        dict: items never change)."""
+        self._seen.setdefault(call["tool_call_id"], len(self._seen) + len(self._opened))
+        ids = terminal_ids(call.get("content")) or self.ran_in(call)
         if not ids:
             return
         shell = dict(call["shell"]) if isinstance(call.get("shell"), dict) else {}

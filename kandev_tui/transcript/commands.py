@@ -8,9 +8,12 @@ has the output, its text ``content``:
   string; Auggie's ``<output>``/``<stderr>``/``<return-code>`` tags; a JSON object sent as text (which is read as
   the object, not shown as JSON); Codex's ``_meta.terminal_output``;
 - the exit code, under any spelling of ``exit_code``/``exitCode``/``exit_status``/``exitStatus``/``returncode``/
-  ``return_code`` (or OpenCode's ``metadata.exit``), in ``rawOutput``, a ``metadata``/``result`` object in it, or
+  ``return_code`` (or OpenCode's ``metadata.exit``), in ``rawOutput``, a ``metadata``/``result`` object in it, the
+  objects of a list in it (a ``rawOutput`` that is a list of content entries, each with its own ``type``), or
   ``_meta`` (an object in it too); as a number or a numeric string. Failing that, an output or a text content whose
-  last lines say ``Exit Code: N`` (``exit status N``, ``Process exited with code N``: Gemini CLI, Qwen Code);
+  last lines end by saying it (``Exit Code: N``, ``[Exit code: N]``, ``exit status N``, ``Process exited with code
+  N``, ``completed with exit code N.``: Gemini CLI, Qwen Code, and whatever sentence leads to it); a marker line
+  that ends the output is not shown as output;
 - the signal: ``signal``/``termSignal`` (a name or number), or a negative exit code (a process killed by signal N,
   as Python and others report it), named ``SIGKILL`` and so on.
 """
@@ -29,8 +32,10 @@ _OUTPUT_KEYS = ("stdout", "formatted_output", "aggregated_output", "output")
 _EXIT_KEYS = {"exitcode", "exitstatus", "returncode", "exit"}
 _SIGNAL_KEYS = {"signal", "termsignal", "signalname"}
 _NESTED = {"metadata", "result", "meta", "terminal", "process"}
-_TRAILER = re.compile(r"^\s*(?:exit(?:ed)?(?:\s+with)?\s+(?:code|status)|process\s+exited\s+with\s+(?:code|status)"
-                      r"|return\s+code)\s*[:=]?\s*(-?\d{1,6})\s*\.?\s*$", re.I)
+# a line that ends by saying the exit: "Exit Code: 3", "[Exit code: 3]", "exit status 3", "Process exited with code
+# 3", "The command completed with exit code 3.", "failed (return code 3)": whatever sentence leads to it
+_TRAILER = re.compile(r"^[^\n]{0,120}?\b(?:exit(?:ed)?(?:\s+with)?\s*(?:code|status)|return\s*code|returncode)"
+                      r"\s*[:=]?\s*(-?\d{1,6})\s*[.)\]]?\s*\.?\s*$", re.I)
 
 
 def _key(name: str) -> str:
@@ -66,17 +71,39 @@ def signal_name(value: Any) -> str | None:
 
 def _find(mapping: dict[str, Any], keys: set[str], depth: int = 0, anywhere: bool = False) -> Any:
     """The first value under one of ``keys`` (spelled any way) in ``mapping`` or an object nested in it (one named
-    ``metadata``, ``result``…; with ``anywhere``, as in ``_meta`` where each agent has a namespace, any)."""
+    ``metadata``, ``result``…; with ``anywhere``, as in ``_meta`` where each agent has a namespace, any), or in the
+    objects of a list in it (an agent's content entries, each with its own ``type``)."""
     for name, value in mapping.items():
-        if isinstance(name, str) and _key(name) in keys and value is not None and not isinstance(value, dict):
+        if isinstance(name, str) and _key(name) in keys and value is not None and not isinstance(value, (dict, list)):
             return value
-    if depth < 2:
+    if depth < 3:
         for name, value in mapping.items():
-            if isinstance(value, dict) and isinstance(name, str) and (anywhere or _key(name) in _NESTED):
-                found = _find(value, keys, depth + 1, anywhere)
-                if found is not None:
-                    return found
+            inner = [value] if isinstance(value, dict) else [v for v in value[:64] if isinstance(v, dict)] \
+                if isinstance(value, list) else []
+            if inner and isinstance(name, str) and (anywhere or isinstance(value, list) or _key(name) in _NESTED):
+                for each in inner:
+                    found = _find(each, keys, depth + 1, anywhere)
+                    if found is not None:
+                        return found
     return None
+
+
+def _from_list(raw: list[Any], out: dict[str, Any]) -> None:
+    """A ``rawOutput`` that is a list of content entries (text ones, and objects with their own ``type`` that may
+    carry the exit code, nested or not): its text is the output; the objects are read as a result object is."""
+    texts = [entry if isinstance(entry, str) else entry.get("text") for entry in raw[:256]
+             if isinstance(entry, str) or (isinstance(entry, dict) and isinstance(entry.get("text"), str))]
+    for entry in raw[:256]:
+        if isinstance(entry, dict):
+            found: dict[str, Any] = {"stdout": None, "stderr": None, "exit_code": None, "signal": None}
+            _from_object(entry, found)
+            for key in ("stderr", "exit_code", "signal"):
+                if out[key] is None and found[key] is not None:
+                    out[key] = found[key]
+            if found["stdout"] is not None and not texts:
+                out["stdout"] = found["stdout"]
+    if texts:
+        out["stdout"] = "\n".join(str(text) for text in texts)
 
 
 def _from_object(raw: dict[str, Any], out: dict[str, Any]) -> None:
@@ -128,6 +155,8 @@ def shell_output(raw_output: Any, meta: Any = None, content: Any = None) -> dict
         _from_text(raw_output, out)
     elif isinstance(raw_output, dict):
         _from_object(raw_output, out)
+    elif isinstance(raw_output, list):
+        _from_list(raw_output, out)
     text = out["stdout"]
     if isinstance(text, str) and "<return-code>" in text:
         tags = dict(_AUGGIE.findall(text))
@@ -155,15 +184,30 @@ def shell_output(raw_output: Any, meta: Any = None, content: Any = None) -> dict
     if out["exit_code"] is None:
         for stream in (out["stderr"], out["stdout"], _text_content(content)):  # the content may say it (Qwen Code)
             lines = [line for line in stream.splitlines() if line.strip()] if isinstance(stream, str) else []
-            found = next((m for line in lines[-6:] if (m := _TRAILER.match(line))), None)
+            found = next((m for line in reversed(lines[-6:]) if (m := _TRAILER.match(line))), None)
             if found:
                 out["exit_code"] = int(found.group(1))
                 break
+    out["stdout"] = _without_marker(out["stdout"], out["exit_code"])
     if out["signal"] is None and isinstance(out["exit_code"], int) and out["exit_code"] < 0:
         out["signal"] = signal_name(out["exit_code"])
     if all(value is None for value in out.values()):
         return None
     return out
+
+
+def _without_marker(stdout: Any, code: Any) -> Any:
+    """The output without its last line when that line only says the exit code the call has (the agent's marker,
+    "completed with exit code 3", not the command's output); None when nothing else is left."""
+    if not isinstance(stdout, str) or code is None:
+        return stdout
+    kept = stdout.rstrip()
+    last = kept.rsplit("\n", 1)[-1]
+    found = _TRAILER.match(last)
+    if not found or int(found.group(1)) != code:
+        return stdout
+    kept = kept[: len(kept) - len(last)].rstrip()
+    return kept + "\n" if kept else None
 
 
 def _plain(text: str) -> str:
@@ -174,7 +218,12 @@ def _plain(text: str) -> str:
 def repeats_output(text: str, shell: dict[str, Any]) -> bool:
     """Whether a call's text content says again what its command output shows already: the same output (colours
     and line ends aside: an agent that ran the command in a client terminal and also sends its output), a summary
-    that holds the output and says the exit code, or the result object the output was read from (JSON text)."""
+    that holds the output and says the exit code, only the exit code, or the result object the output was read from
+    (JSON text)."""
+    said_lines = [line for line in _plain(text).split("\n") if line.strip()]
+    if said_lines and shell.get("exit_code") is not None and all(
+            (m := _TRAILER.match(line)) and int(m.group(1)) == shell["exit_code"] for line in said_lines):
+        return True  # only the exit, which the command's own line says ("[Exit code: 3]")
     streams = [s for s in (shell.get("stdout"), shell.get("stderr")) if isinstance(s, str) and s.strip()]
     if not streams or not text.strip():
         return False

@@ -44,7 +44,9 @@ commands in kandev-tui's terminals. What it plays comes from the JSON in ``$DIAL
     ``string`` (``"3"``), ``trailer`` (the output as text ending ``Exit Code: N``), ``signal`` (ended by
     SIGTERM), ``negative`` (``returncode: -9``), ``json_text`` (the result as JSON text), ``none``,
     ``terminal`` (run in a kandev-tui terminal, ``terminal/create`` with the whole line and no ``args``), ``both``
-    (run there and its output also sent as content, with colours);
+    (run there and its output also sent as content, with colours), ``terminal_trailer`` (run there, the call never
+    embedding the terminal: only a text trailer ``[Exit code: N]``), ``listed`` (``rawOutput`` a list of content
+    entries: the output and a sentence "completed with exit code N", and an entry of its own type holding the code);
   - ``{"op": "update", "update", "session"?}``: a ``session/update`` as given (a notice, a compaction, a plan
     operation…), of ``session`` when given (a subagent's own session);
   - ``{"op": "wait", "path"}``: go on once the file exists;
@@ -212,17 +214,21 @@ class Agent:
                 "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}]})
         else:
             self.update({"sessionUpdate": "tool_call", **announce})
-        if exit_in in ("terminal", "both"):
+        if exit_in in ("terminal", "both", "terminal_trailer"):
             made = await self.request("terminal/create", {"sessionId": self.session, "command": line})
             terminal = made["terminalId"]
-            self.update({"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "in_progress",
-                         "content": [{"type": "terminal", "terminalId": terminal}]})
+            if exit_in != "terminal_trailer":  # (that one never says which terminal the call ran in)
+                self.update({"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "in_progress",
+                             "content": [{"type": "terminal", "terminalId": terminal}]})
             ended = await self.request("terminal/wait_for_exit", {"sessionId": self.session, "terminalId": terminal})
             output = await self.request("terminal/output", {"sessionId": self.session, "terminalId": terminal})
             done = {"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "completed"}
             if exit_in == "both":
                 done["content"] = [{"type": "terminal", "terminalId": terminal},
                                    {"type": "content", "content": {"type": "text", "text": output["output"]}}]
+            elif exit_in == "terminal_trailer":  # only a trailer says how it ended
+                done["content"] = [{"type": "content", "content": {"type": "text", "text": (
+                    f"\n\n[Exit code: {ended.get('exitCode')}]")}}]
             self.update(done)
             await self.request("terminal/release", {"sessionId": self.session, "terminalId": terminal})
             return ended
@@ -256,6 +262,9 @@ class Agent:
             done["rawOutput"] = {"output": out, "exit_code": None, "signal": "SIGTERM"}
         elif exit_in == "negative":
             done["rawOutput"] = {"output": out, "returncode": -9}
+        elif exit_in == "listed":  # a list of content entries, the code in one with its own type, and a sentence
+            done["rawOutput"] = [{"type": "text", "text": f"{out}\nThe command completed with exit code {code}."},
+                                 {"type": "process_result", "detail": {"exitCode": code}}]
         elif exit_in == "json_text":
             done["content"] = [{"type": "content", "content": {"type": "text", "text": json.dumps(
                 {"output": out, "exit_code": code})}}]
