@@ -7,7 +7,9 @@ the real path still inside its root; a regular file, opened without blocking (a 
 waited on). A read is bounded (:data:`READ_AT_MOST`; a bigger file is read in parts with ``line`` and ``limit``)
 and must be UTF-8 text. A write is atomic: the new text goes to a temporary file beside the target, which is then
 renamed over it, so a reader (the user's editor) sees the old file or the new one, never half of it; the file's
-mode is kept, missing parent directories are created inside the root.
+mode is kept, missing parent directories are created inside the root. Writes go to the workspace only (``--repo``
+folders are read, not written), never into a repository's own files (``.git``: git would run what an agent wrote
+there), and walk to their folder without following a symlink (:mod:`kandev_tui.acp.writing`).
 
 A refused request is answered with a JSON-RPC error whose message names the rule. A file that does not exist (inside
 the workspace) reads as empty text, with ``_meta.kandevTui.missing``, as Zed answers (a new file is an empty buffer
