@@ -97,8 +97,11 @@ def test_validate_errors_exit_1_on_stderr(tmp_path, doc):
     missing_csv = run("validate", "--workspace", str(tmp_path), str(write(tmp_path, SPEC_DOCUMENT)))
     assert missing_csv.returncode == 1
     assert missing_csv.stderr == "could not read CSV source reports/build-times.csv: no such file\n"
-    bad_json = run("validate", str(write(tmp_path, "{'version': 1}")))
-    assert bad_json.returncode == 1 and bad_json.stderr.startswith("invalid JSON: line 1 column 2")
+    not_json = write(tmp_path, "{'version': 1}")
+    bad_json = run("validate", str(not_json))
+    assert bad_json.returncode == 1  # a failed validation; said with the command and the file, as every other error
+    assert bad_json.stderr.startswith(f"kandev-tui validate: {not_json}: invalid JSON: line 1 column 2")
+    assert bad_json.stderr.count("\n") == 1
 
 
 def test_validate_error_output_is_inert(tmp_path, doc):

@@ -7,15 +7,17 @@ from typing import Any
 import json
 import os
 
-from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, Unreadable, UsageError, _fail, _workspace, read_json
+from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, BadJson, Unreadable, UsageError, _fail, _workspace, read_json
 from kandev_tui.cli.options import _add_workspace_options
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     try:
-        data = read_json(args.file)  # not JSON: BadJson, a failed validation (exit 1)
+        data = read_json(args.file)
     except Unreadable as exc:
         raise UsageError(f"kandev-tui validate: {exc}") from None
+    except BadJson as exc:  # a failed validation (exit 1), said as every other error of the command: with its file
+        return _fail(f"kandev-tui validate: {'standard input' if args.file == '-' else args.file}: {exc}")
     if args.stored:
         from kandev_tui.presentation import State, read_tool_call
 
