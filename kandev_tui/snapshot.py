@@ -116,6 +116,9 @@ async def shoot(app: Any, shot: Shot) -> list[tuple[str, str]]:
             else:
                 view.jump_to_first()
                 await still()
+                if int(shot.at) > view.max_scroll_y:  # drawn anyway, the end would stand for a row that is not there
+                    raise SnapshotError(f"--at {shot.at}: no such row: at {app.size.width}x{app.size.height} the "
+                                        f"transcript scrolls from row 0 to row {view.max_scroll_y}", 2)
                 view.scroll_to(y=int(shot.at), animate=False, immediate=True)
             await take()
     return screens

@@ -43,6 +43,9 @@ def test_the_same_input_gives_the_same_bytes_and_at_chooses_the_place(tmp_path):
     assert first.read_bytes() == second.read_bytes()
     assert snap(str(CLAUDE), "--at", "top", "--size", "80x24", "-o", str(top)).returncode == 0
     assert "Write notes, edit them, count them, chart it" in top.read_text()  # the first prompt, at the top
+    refused = snap(str(CLAUDE), "--at", "99999", "--size", "80x24", "-o", str(top))
+    last = int(refused.stderr.rsplit("to row ", 1)[1])  # the last row there is, as the refusal says it
+    assert snap(str(CLAUDE), "--at", str(last), "--size", "80x24", "-o", str(top)).returncode == 0
 
 
 def test_all_writes_one_file_per_screen_with_charts_plotted(tmp_path):
@@ -90,7 +93,8 @@ def test_a_stored_session_by_its_id(tmp_path):
     (["--size", "big"], 2, "WIDTHxHEIGHT"),
     (["--at", "middle"], 2, "top, end or a row number"),
     (["--theme", "neon"], 2, "is not one of"),
-], ids=["no-source", "no-database", "tiny", "size-words", "at-words", "theme"])
+    (["--at", "99999"], 2, "--at 99999: no such row: at 120x40 the transcript scrolls from row 0 to row"),
+], ids=["no-source", "no-database", "tiny", "size-words", "at-words", "theme", "at-past-the-end"])
 def test_bad_input_is_one_line(tmp_path, args, code, words):
     named = args[0] in ("nothing-like-this", "typo.jsonl")  # a source that is neither a file nor a stored session
     result = snap(*args, "-o", str(tmp_path / "x.svg"), cwd=tmp_path) if named else \
