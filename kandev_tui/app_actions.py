@@ -170,23 +170,27 @@ class UserActions(AppParts):
             yield SystemCommand("Log in to the agent", "The ways the agent offers (ctrl+l)", self.action_log_in)
         yield SystemCommand("Jump to the latest output", "Follow the transcript again (ctrl+end)", self.view.jump_to_latest)
         if self._last_message() is not None:
-            yield SystemCommand("Copy the agent's last message", "Its Markdown, to the clipboard (a part of any text: "
-                                "select it with the mouse, then ctrl+c)", self.copy_last_message)
+            yield SystemCommand("Copy the agent's last answer", "Its messages of the last turn, as Markdown, to the "
+                                "clipboard (a part of any text: select it with the mouse, then ctrl+c)",
+                                self.copy_last_message)
         yield SystemCommand("Settings", "Theme, chart animation, card limit, guidance (F2)", self.action_settings)
         yield SystemCommand("Help: keys", "Every key kandev-tui knows (F1)", self.action_help)
 
     def _last_message(self) -> str | None:
-        """The Markdown of the agent's latest message in the session on screen (None when it has said nothing)."""
-        for item in reversed(self.view.model.items.values()):
-            if item.kind == AGENT and isinstance(text := item.payload.get("text"), str) and text.strip():
-                return text
-        return None
+        """The Markdown of the agent's latest answer in the session on screen: every message it said in its latest
+        turn, in order (an agent that works between its words answers in several, the last often "Anything
+        else?"); None when it has said nothing."""
+        said = [item for item in self.view.model.items.values()
+                if item.kind == AGENT and isinstance(item.payload.get("text"), str) and item.payload["text"].strip()]
+        if not said:
+            return None
+        return "\n\n".join(item.payload["text"].strip() for item in said if item.turn == said[-1].turn)
 
     def copy_last_message(self) -> None:
         text = self._last_message()
         if text is not None:
             self.copy_to_clipboard(text)
-            self.notify(f"Copied the agent's last message ({text.count(chr(10)) + 1:,} lines of Markdown).", timeout=3)
+            self.notify(f"Copied the agent's last answer ({text.count(chr(10)) + 1:,} lines of Markdown).", timeout=3)
 
     def on_settings_screen_changed(self, event: SettingsScreen.Changed) -> None:
         self.change_setting(**{event.name: event.value})

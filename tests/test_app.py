@@ -529,23 +529,27 @@ def test_system_commands_include_the_main_actions(tmp_path):
     assert "Cancel the running turn" not in titles  # a replay has no turn to cancel (a live one: test_live_app)
 
 
-async def test_the_palette_copies_the_agents_last_message_as_markdown(tmp_path):
-    """The command palette's "Copy the agent's last message": the latest message's Markdown source, whole, even where
-    it is longer than the screen; a session where the agent has said nothing offers no such command."""
+async def test_the_palette_copies_the_agents_last_answer_as_markdown(tmp_path):
+    """The command palette's "Copy the agent's last answer": the Markdown source of every message the agent said in
+    its latest turn, in order, whole, even where longer than the screen (an agent that works between its words
+    answered in several, and the last one alone was "Anything else?"); not an earlier turn's; a session where the
+    agent has said nothing offers no such command."""
     answer = "## Done\n\n" + "\n".join(f"- point {n} with `code`" for n in range(40))
-    app = stored_app(tmp_path, [message_item(1, "first answer"), tool_item("t", name="bash", kind="execute"),
-                                message_item(2, answer)])
+    app = stored_app(tmp_path, [message_item(1, "an earlier turn's answer"), message_item(2, "Let me look.", turn=2),
+                                tool_item("t", name="bash", kind="execute", turn=2), message_item(3, answer, turn=2),
+                                tool_item("u", name="bash", kind="execute", turn=2),
+                                message_item(4, "Anything else?", turn=2)])
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+p")
         await pilot.press(*"copy the agent")
         await pilot.pause(0.3)
         await pilot.press("enter")
-        await until(pilot, lambda: app.clipboard == answer)
+        await until(pilot, lambda: app.clipboard == f"Let me look.\n\n{answer}\n\nAnything else?")
     silent = stored_app(tmp_path / "silent", [tool_item("t", name="bash", kind="execute")])
     async with silent.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        assert "Copy the agent's last message" not in [c.title for c in silent.get_system_commands(silent.screen)]
+        assert "Copy the agent's last answer" not in [c.title for c in silent.get_system_commands(silent.screen)]
 
 
 async def test_card_lifecycle_states_drawn_by_the_host(tmp_path):
