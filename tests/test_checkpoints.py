@@ -435,6 +435,10 @@ def test_the_checkpoints_command_lists_a_sessions_turns_with_what_each_changed(t
     session = store.create_session(title="Fix the \x1b[31mflaky\x1b[0m test", agent_command=["x"],
                                    workspace=str(root), state="ended")
     other = store.create_session(title="Other", agent_command=["x"], workspace=str(root), state="ended")
+    from kandev_tui.transcript import Item
+
+    store.upsert_items(session, [Item("user:1", "user_message", 1, {"text": "Add b.txt and a \x1b[31msecond\x1b[0m line"},
+                                      final=True)])
     store.close()
     checkpoints.take(root, f"refs/kandev-tui/{session}/1-start")
     (root / "a.txt").write_text("one\ntwo\n")
@@ -448,15 +452,20 @@ def test_the_checkpoints_command_lists_a_sessions_turns_with_what_each_changed(t
     assert lines[0] == f"Checkpoints in {root}"
     rows = [line.split() for line in lines[2:4]]
     assert [row[:3] for row in rows] == [[session[:12], "1", "start"], [session[:12], "1", "end"]]
-    assert "2 files +2 −0  (Fix the ␛[31mflaky␛[0m test)" in lines[3] and "\x1b" not in out  # inert
+    assert "2 files +2 −0  (Add b.txt and a ␛[31msecond␛[0m line)" in lines[3] and "\x1b" not in out  # its prompt, inert
+    checkpoints.take(root, f"refs/kandev-tui/{session}/2-start")  # a turn whose prompt is not stored: the title
+    (root / "b.txt").write_text("newer\n")
+    checkpoints.take(root, f"refs/kandev-tui/{session}/2-end")
+    assert main(["checkpoints", "--db", str(db), session[:6]]) == 0
+    assert "1 file +1 −1  (Fix the ␛[31mflaky␛[0m test)" in capsys.readouterr().out
     assert other not in out and "To go back:" in out
 
     assert main(["checkpoints", "--db", str(db), "--workspace", str(root), "--json"]) == 0
     listed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     # session by session (the two began in the same second here: in either order), each in its own order
-    assert sorted({r["session"] for r in listed}) == sorted({session, other}) and len(listed) == 3
+    assert sorted({r["session"] for r in listed}) == sorted({session, other}) and len(listed) == 5
     mine = [r for r in listed if r["session"] == session]
-    assert [(r["turn"], r["kind"]) for r in mine] == [("1", "start"), ("1", "end")]
+    assert [(r["turn"], r["kind"]) for r in mine] == [("1", "start"), ("1", "end"), ("2", "start"), ("2", "end")]
     assert listed.index(mine[1]) == listed.index(mine[0]) + 1  # together
     assert (mine[1]["files"], mine[1]["added"], mine[1]["removed"]) == (2, 2, 0)
     assert mine[1]["commit"] == dict((n, c) for n, c, _t in checkpoints.refs(root))[f"refs/kandev-tui/{session}/1-end"]

@@ -75,6 +75,19 @@ def rows(root: Path, session_id: str | None) -> list[dict[str, Any]]:
     return out
 
 
+def turn_prompts(store: Any, sessions: list[str]) -> dict[tuple[str, str], str]:
+    """(session, turn) → the first thing the user said in that turn, for the sessions given."""
+    from kandev_tui.transcript.items import USER
+
+    said: dict[tuple[str, str], str] = {}
+    for session_id in sessions:
+        for item in store.iter_items(session_id):
+            text = item.payload.get("text")
+            if item.kind == USER and isinstance(text, str) and text.strip():
+                said.setdefault((session_id, str(item.turn)), text)
+    return said
+
+
 def run(args: argparse.Namespace) -> int:
     from datetime import datetime
 
@@ -83,9 +96,10 @@ def run(args: argparse.Namespace) -> int:
     from kandev_tui.sanitize import visible
 
     titles: dict[str, str] = {}
+    prompts: dict[tuple[str, str], str] = {}  # (session, turn) → the prompt that began the turn
     if args.session is not None:
-        with stored_session("checkpoints", args, args.session) as (_store, session):
-            pass
+        with stored_session("checkpoints", args, args.session) as (store, session):
+            prompts = turn_prompts(store, [session["id"]])
         workspace = Path(session.get("workspace") or ".")
         session_id: str | None = session["id"]
         titles[session["id"]] = session.get("title") or ""
@@ -110,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
         with open_store(args, create=False) as store:
             if store is not None:
                 titles = {row["id"]: row["title"] or "" for row in store.sessions()}
+                prompts = turn_prompts(store, sorted({row["session"] for row in found} & set(titles)))
     if args.json:
         for row in found:
             print(dumps(row))
@@ -125,7 +140,8 @@ def run(args: argparse.Namespace) -> int:
         taken = datetime.fromtimestamp(row["time"]).strftime("%Y-%m-%d %H:%M:%S")
         changed = (f"{row['files']} file{'s' if row['files'] != 1 else ''} +{row['added']} −{row['removed']}"
                    if "files" in row else "")
-        title = visible(titles.get(row["session"], ""), keep_newlines=False)[:40]
+        said = prompts.get((row["session"], str(row["turn"]))) or titles.get(row["session"], "")
+        title = visible(" ".join(said.split()), keep_newlines=False)[:40]  # the turn's prompt, else its session's title
         if title and changed:
             changed += f"  ({title})"
         who = visible(row["session"], keep_newlines=False)[:12]
