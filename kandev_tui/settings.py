@@ -83,7 +83,8 @@ def _number(name: str, label: str, meaning: str, low: int, high: int, new_sessio
 
 
 DECLARED: tuple[Declared, ...] = (
-    Declared("theme", "Theme", "colour theme (`textual-light`, `nord`, `gruvbox`, `tokyo-night`, `solarized-light`)",
+    Declared("theme", "Theme", "colour theme: any of Textual's 21 (`textual-light`, `nord`, `gruvbox`, `dracula`, "
+             "`tokyo-night`, `solarized-light`…; F2 lists them all)",
              _as_theme),
     Declared("chart_animation", "Chart animation", "charts animate in once; `TEXTUAL_ANIMATIONS=none` (reduced motion) "
              "turns every animation off whatever this says"),

@@ -713,6 +713,31 @@ async def test_settings_open_with_the_first_setting_focused_and_take_keys_at_onc
         await until(pilot, lambda: app.theme == "textual-light")
 
 
+async def test_f2_shows_the_theme_in_use_and_writes_nothing_the_user_did_not_change(tmp_path):
+    """A theme the settings screen's old list lacked (dracula): F2 showed another and, closed untouched, switched to
+    it and saved it. It shows the one in use, among the app's themes (the list the warning offers), and escape
+    leaves the file as it was."""
+    from textual.widgets import Select
+
+    from kandev_tui.screens.settings import SettingsScreen
+
+    app = replay_app(tmp_path, theme="dracula")
+    config = tmp_path / "config.toml"
+    written = config.read_bytes()
+    async with app.run_test(size=(80, 30)) as pilot:
+        await settle(pilot)
+        assert app.theme == "dracula"
+        await pilot.press("f2")
+        await until(pilot, lambda: isinstance(app.focused, Select) and isinstance(app.screen, SettingsScreen))
+        themes = app.screen.query_one("#theme", Select)
+        assert themes.value == "dracula"  # among the app's themes: the old list of six lacked it
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, SettingsScreen))
+        await pilot.pause(0.2)
+        assert app.theme == "dracula"
+    assert config.read_bytes() == written
+
+
 async def test_a_screenshot_is_saved_where_it_can_be_and_the_notice_says_where(tmp_path, monkeypatch):
     """No Downloads folder (a server, a container): the screenshot goes beside the sessions, and the notice says so."""
     monkeypatch.setenv("HOME", str(tmp_path / "home"))

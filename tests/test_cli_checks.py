@@ -36,7 +36,7 @@ def bad_values(tmp_path) -> list[tuple[list[str], str]]:
         (["snapshot", recording, "-o", str(tmp_path / "x.svg"), "--at", "middle"],
          "kandev-tui snapshot: --at middle: takes top, end or a row number"),
         (["snapshot", recording, "-o", str(tmp_path / "x.svg"), "--theme", "neon"],
-         "kandev-tui snapshot: --theme neon: is not one of textual-dark"),
+         "kandev-tui snapshot: --theme neon: is not one of ansi-dark, ansi-light, atom-one-dark"),
         (["export", "abc", "-o", str(tmp_path / "no-dir" / "x.md")],
          f"kandev-tui export: --output {tmp_path / 'no-dir' / 'x.md'}: no such directory"),
         (["open", "abc", "--stats", str(tmp_path)], f"kandev-tui open: --stats {tmp_path}: is a directory"),

@@ -184,11 +184,11 @@ def scroll_place(text: str) -> str:
 
 
 def theme(text: str) -> str:
-    """One of the app's themes."""
-    from kandev_tui.settings import THEMES
+    """One of the app's themes: Textual's own, the list F2 and the settings' warning offer too."""
+    from textual.theme import BUILTIN_THEMES
 
-    if text not in THEMES:
-        raise ValueError(f"is not one of {', '.join(THEMES)}")
+    if text not in BUILTIN_THEMES:
+        raise ValueError(f"is not one of {', '.join(sorted(BUILTIN_THEMES))}")
     return text
 
 

@@ -11,7 +11,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Select, Static, Switch
 
-from kandev_tui.settings import DECLARED, THEMES, SettingError, SettingsStore
+from kandev_tui.settings import DECLARED, SettingError, SettingsStore
 from kandev_tui.widgets.key_footer import KeyFooter
 
 BY_NAME = {declared.name: declared for declared in DECLARED}
@@ -53,8 +53,9 @@ class SettingsScreen(ModalScreen[None]):
             for declared in DECLARED:
                 with Horizontal():
                     yield Label(declared.screen_label)
-                    if declared.name == "theme":
-                        yield Select([(t, t) for t in THEMES], value=THEMES[0], allow_blank=False, id="theme")
+                    if declared.name == "theme":  # the app's themes (the list its warning offers), the one in use
+                        themes = sorted(self.app.available_themes)
+                        yield Select([(t, t) for t in themes], value=self.app.theme, allow_blank=False, id="theme")
                     elif declared.bounds is not None:
                         yield Input(type="integer", id=declared.name)
                     else:
@@ -72,8 +73,9 @@ class SettingsScreen(ModalScreen[None]):
         with self.prevent(Select.Changed, Switch.Changed, Input.Changed):  # what is shown, not a change
             for declared in DECLARED:
                 value = getattr(settings, declared.name)
-                if declared.name == "theme":
-                    self.query_one("#theme", Select).value = value if value in THEMES else THEMES[0]
+                if declared.name == "theme":  # the one in use (a theme the app lacks is not: it said so at start)
+                    self.query_one("#theme", Select).value = value if value in self.app.available_themes \
+                        else self.app.theme
                 elif declared.bounds is not None:
                     self.query_one(f"#{declared.name}", Input).value = str(value)
                 else:
@@ -81,7 +83,8 @@ class SettingsScreen(ModalScreen[None]):
         self.query_one("#theme", Select).focus()
 
     def on_select_changed(self, event: Select.Changed) -> None:
-        if event.select.id == "theme" and isinstance(event.value, str):
+        # only what the user changed is written: the value shown as the screen opens is no change
+        if event.select.id == "theme" and isinstance(event.value, str) and event.value != self.app.theme:
             self.post_message(self.Changed("theme", event.value))
 
     def on_switch_changed(self, event: Switch.Changed) -> None:
