@@ -49,7 +49,7 @@ fuzz: $(STAMP)
 reliability: $(STAMP)
 	KANDEV_RELIABILITY=docs/reliability.md $(PY) -m pytest -m reliability -p no:randomly
 
-# The pinned Kandev runtime the attach tests start (npm, into ~/.cache/kandev-tui; the tests do it when missing).
+# The pinned Kandev runtime the attach tests start (npm, into $XDG_CACHE_HOME/kandev-tui, else ~/.cache/kandev-tui; the tests do it when missing).
 kandev-runtime: $(STAMP)
 	$(PY) -c "from tests.kandev_backend import runtime_bin; print(runtime_bin())"
 

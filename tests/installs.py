@@ -4,9 +4,20 @@ running beside it): the real agents' adapters and the Kandev runtime, each insta
 from __future__ import annotations
 
 import fcntl
+import os
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
+
+# the suite's downloads (about 1.2 GB of agents, 0.5 GB for the Kandev runtime, and npm's own cache of them):
+# $KANDEV_TEST_CACHE, else kandev-tui's folder in the user's cache folder ($XDG_CACHE_HOME, else ~/.cache)
+TEST_CACHE = Path(os.environ.get("KANDEV_TEST_CACHE")
+                  or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kandev-tui")
+
+
+def npm_cache() -> list[str]:
+    """npm's own cache for the suite's installs, under :data:`TEST_CACHE` (not ~/.npm)."""
+    return ["--cache", str(TEST_CACHE / "npm")]
 
 
 @contextmanager

@@ -23,10 +23,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from .installs import TEST_CACHE, npm_cache
+
 PACKAGE = "@kdlbs/runtime-linux-x64"
 VERSION = "0.95.1"
-CACHE = Path(os.environ.get("KANDEV_RUNTIME_CACHE") or Path(os.environ.get("KANDEV_TEST_CACHE") or Path.home() / ".cache"
-                                                                / "kandev-tui") / f"kandev-runtime-{VERSION}")
+CACHE = Path(os.environ.get("KANDEV_RUNTIME_CACHE") or TEST_CACHE / f"kandev-runtime-{VERSION}")
 
 
 class RuntimeMissing(Exception):
@@ -51,7 +52,7 @@ def _install(bin_dir: Path) -> Path:
     if npm is None:
         raise RuntimeMissing("npm is not installed: install Node.js/npm, or run 'make kandev-runtime' elsewhere")
     CACHE.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run([npm, "install", "--prefix", str(CACHE), "--no-audit", "--no-fund", "--loglevel=error",
+    done = subprocess.run([npm, "install", *npm_cache(), "--prefix", str(CACHE), "--no-audit", "--no-fund", "--loglevel=error",
                            f"{PACKAGE}@{VERSION}"], capture_output=True, text=True, timeout=600)
     if done.returncode != 0 or not (bin_dir / "kandev").is_file():
         raise RuntimeMissing(f"npm install {PACKAGE}@{VERSION} failed: {done.stderr.strip()[-500:]}")

@@ -23,6 +23,8 @@ from typing import Any
 
 from kandev_tui.presets import PINNED_ADAPTERS
 
+from .installs import TEST_CACHE, npm_cache
+
 ROOT = Path(__file__).resolve().parent.parent
 KANDEV = str(Path(sys.executable).with_name("kandev-tui"))
 NETNS_RUN = str(Path(__file__).resolve().parent / "netns_run.py")
@@ -36,8 +38,6 @@ ADAPTERS = {
     "opencode": ("opencode-ai", "1.18.33", "opencode", ["acp"]),
 }
 _PINS = hashlib.sha1(json.dumps(sorted(ADAPTERS.items())).encode()).hexdigest()[:8]
-# the suite's downloads (about 1.2 GB here, 0.5 GB for the Kandev runtime) live under $KANDEV_TEST_CACHE
-TEST_CACHE = Path(os.environ.get("KANDEV_TEST_CACHE") or Path.home() / ".cache" / "kandev-tui")
 CACHE = Path(os.environ.get("KANDEV_AGENTS_CACHE") or TEST_CACHE / f"real-agents-{_PINS}")
 FIXED_PORT = 18080  # for the agents whose config names the server's address; inside its namespace every port is free
 CODEX_PORT = FIXED_PORT
@@ -74,7 +74,7 @@ def _install(binary: Path) -> Path:
     scratch = CACHE / "install-xdg"
     env = {**os.environ, **{f"XDG_{kind}_HOME": str(scratch / kind.lower()) for kind in ("CONFIG", "DATA", "CACHE",
                                                                                         "STATE")}}
-    done = subprocess.run([npm, "install", "--prefix", str(CACHE), "--no-audit", "--no-fund", "--loglevel=error",
+    done = subprocess.run([npm, "install", *npm_cache(), "--prefix", str(CACHE), "--no-audit", "--no-fund", "--loglevel=error",
                            *wanted], capture_output=True, text=True, timeout=900, env=env)
     if done.returncode != 0 or not binary.exists():
         raise Unavailable(f"npm install {' '.join(wanted)} failed: {done.stderr.strip()[-500:]}")

@@ -101,3 +101,22 @@ def test_pipx_and_uv_tool_install_give_a_working_command(tmp_path):
         assert subprocess.run([kandev, "--version"], capture_output=True, text=True, timeout=60).stdout.startswith(
             "kandev-tui ")
         assert "snapshot" in subprocess.run([kandev, "--help"], capture_output=True, text=True, timeout=60).stdout
+
+
+@pytest.mark.system
+def test_the_suites_downloads_go_where_xdg_cache_home_says():
+    """The real agents, the Kandev runtime and npm's cache of them (1.7 GB) go under $XDG_CACHE_HOME/kandev-tui when
+    it is set (they went under ~/.cache whatever it said); $KANDEV_TEST_CACHE still wins."""
+    import json
+    import os
+
+    probe = ("import json; from tests import real_agents, kandev_backend, installs; "
+             "print(json.dumps([str(real_agents.CACHE), str(kandev_backend.CACHE), installs.npm_cache()[1]]))")
+    root = Path(__file__).resolve().parent.parent
+    base = {k: v for k, v in os.environ.items() if k not in ("KANDEV_TEST_CACHE", "KANDEV_AGENTS_CACHE",
+                                                              "KANDEV_RUNTIME_CACHE", "XDG_CACHE_HOME")}
+    for env, where in (({"XDG_CACHE_HOME": "/xdg/cache"}, "/xdg/cache/kandev-tui/"),
+                       ({"XDG_CACHE_HOME": "/xdg/cache", "KANDEV_TEST_CACHE": "/tests/cache"}, "/tests/cache/")):
+        said = subprocess.run([sys.executable, "-c", probe], cwd=root, env={**base, **env}, capture_output=True,
+                              text=True, timeout=60, check=True).stdout
+        assert all(path.startswith(where) for path in json.loads(said)), said
