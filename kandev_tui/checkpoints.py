@@ -118,7 +118,10 @@ def take(root: Path, ref: str, max_file: int = MAX_FILE_BYTES, max_total: int = 
         user_index = git_dir / "index"
         copied = False
         if user_index.is_file():
-            shutil.copyfile(user_index, index)
+            # its times kept: git takes an entry whose file changed in the second the index was written for
+            # unchanged by its stat (same size, same second) unless the index file says when it was written
+            # ("racy git"); a copy made later hid such a change, and a restore left the file as the turn made it
+            shutil.copy2(user_index, index)
             copied = True
             # mid-merge (or any conflict): the index holds unmerged entries a tree cannot be written from
             if _git(root, "ls-files", "-u", "-z", env=env):

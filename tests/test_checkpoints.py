@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -96,6 +97,24 @@ def test_restoring_a_turn_deletes_its_new_files_and_the_folders_they_alone_fille
     assert sorted(p.name for p in (root / "src").iterdir()) == ["old.py"]
     assert sorted(p.name for p in (root / "logs").iterdir()) == ["run.log"]
     assert (root / "a.txt").read_text() == "one\n"
+
+
+def test_a_change_in_the_second_the_index_was_written_is_recorded(tmp_path):
+    """Racy git: a file changed to the same size in the second its index entry records has the stat the entry
+    records (git, built without USE_NSEC as Debian's is, compares seconds and sizes); git reads its content only
+    because the index file says it was written in that second. The checkpoint's copy of the index had the time of the
+    copy, the change was missed, and a restore left the file as the turn had made it (a loaded CI run saw it)."""
+    root = repo(tmp_path / "r", {"a.txt": "one\n"})
+    past = time.time_ns() - 30 * 10**9  # the second the entry and the index say (ctimes stay now: the same second)
+    (root / "a.txt").write_text("one\n")
+    os.utime(root / "a.txt", ns=(past, past))
+    git(root, "add", "a.txt")
+    os.utime(root / ".git" / "index", ns=(past, past))  # the index written in that second
+    before = checkpoints.take(root, "refs/kandev-tui/test/r-start")
+    (root / "a.txt").write_text("two\n")  # the same size, the same second as far as the entry can tell
+    os.utime(root / "a.txt", ns=(past, past))
+    after = checkpoints.take(root, "refs/kandev-tui/test/r-end")
+    assert [f.path for f in checkpoints.changes(root, before.commit, after.commit).files] == ["a.txt"]
 
 
 def test_a_merge_in_progress_a_detached_head_and_a_submodule(tmp_path):
