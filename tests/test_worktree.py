@@ -353,7 +353,9 @@ def test_run_worktree_starts_each_preset_in_a_worktree_of_its_own_and_quitting_r
         # prompt, as the user's would)
         tmux.wait_for("1-9 or click to answer", 60)
         tmux.keys("2")
-        tmux.wait_for("↳ Reject", 30)
+        # answered, the turn runs on to its end (with no demo delay "↳ Reject" can scroll out of view before a look);
+        # that both answers were rejections the worktrees removed unchanged say below
+        tmux.wait_for("○ 1 idle", 30)
         tmux.wait_for("^g Next waiting", 30)
         tmux.keys("C-g")  # the second one's, the same
         tmux.wait_for("1-9 or click to answer", 30)
