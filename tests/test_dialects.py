@@ -748,17 +748,29 @@ def test_a_side_channel_that_dies_mid_session_leaves_the_frames_to_be_read_as_be
 @pytest.mark.parametrize("name_in, asks", [
     ("title", "asks to show rich output: Build times"),  # mcp__kandev__show_rich_output_kandev
     ("meta", "asks to show rich output: Build times"),  # "show_rich_output_kandev (kandev MCP Server): {json}"
-    ("none", "asks to use: Seconds per stage of the last build")])  # nothing names the tool: the call's own title
+    ("none", "asks to use: Seconds per stage of the last build"),  # nothing names the tool: the call's own title
+    # the request alone says it all: the raw arguments for a title, the tool's name beside them (in _meta, nested,
+    # or in the raw input as a tool and its arguments)
+    ("request_meta", "asks to show rich output: Build times"),
+    ("request_raw", "asks to show rich output: Build times")])
 async def test_a_request_with_only_the_calls_id_to_show_rich_output_says_what_it_shows(tmp_path, name_in, asks):
     """The kit's request carries only the call's id (the client knows the call): kandev-tui's own rich-output tool,
     however the agent names it, is asked for by its presentation's title and blocks."""
     from kandev_tui.transcript import Item
     from kandev_tui.widgets.permission import PermissionRequest
 
+    from .agents.dialect_agent import CHART
     from .app_helpers import settle, stored_app
 
-    played = play(tmp_path, {"steps": [{"op": "chart", "name_in": name_in, "arguments_in": "rawInput",
-                                        "order": "frames_first", "call": "c1"}, {"op": "ask", "id_only": True}]})
+    asked_with = {}
+    if name_in.startswith("request_"):
+        asked_with = {"title": json.dumps(CHART), "kind": "read"}
+        asked_with.update({"_meta": {"someAgent": {"toolName": "mcp__kandev__show_rich_output_kandev"}},
+                           "rawInput": CHART} if name_in == "request_meta" else
+                          {"rawInput": {"tool": "kandev/show_rich_output_kandev", "arguments": CHART}})
+    played = play(tmp_path, {"steps": [{"op": "chart", "name_in": "unreported" if asked_with else name_in,
+                                        "arguments_in": "rawInput", "order": "frames_first", "call": "c1"},
+                                       {"op": "ask", "id_only": True, "tool_call": asked_with}]})
     asked = next(item for item in played.items if item["kind"] == "permission")
     payload = {k: v for k, v in asked["payload"].items() if k != "answer"}
     (tmp_path / "app").mkdir()

@@ -95,11 +95,16 @@ def carried_arguments(call: dict[str, Any]) -> list[dict[str, Any]]:
 
 def presentation_asked(tool_call: dict[str, Any]) -> dict[str, Any] | None:
     """What a permission request for kandev's own rich-output tool would show: the arguments it carries (its
-    ``rawInput``, or JSON text in its content, as Gemini sends them), {} when it carries none; None for a request
-    for another tool."""
-    if not names_our_tool(tool_call.get("title")):
+    ``rawInput``, JSON text in its content, as Gemini sends them, or its title), {} when it carries none; None for a
+    request for another tool. The tool is named in its title, its ``_meta`` or its ``rawInput``'s ``tool``/``name``."""
+    raw = tool_call.get("rawInput")
+    named_in_raw = [raw.get(k) for k in ("tool", "name", "toolName")] if isinstance(raw, dict) else []
+    names = [tool_call.get("title"), tool_call.get("name"), *_meta_names(tool_call.get("_meta")), *named_in_raw]
+    if not any(names_our_tool(name) for name in names):  # named anywhere the agent puts a tool's name
         return None
-    carried = carried_arguments({"input": {"raw_input": tool_call.get("rawInput")}, "content": tool_call.get("content")})
+    carried = carried_arguments({"input": {"raw_input": raw}, "content": tool_call.get("content")})
+    title = json_object(tool_call.get("title"))  # the raw arguments for a title, the name beside them
+    carried += [title] if title is not None else []
     return next((found for found in carried if "blocks" in found or "title" in found), {})
 
 

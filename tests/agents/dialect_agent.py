@@ -57,7 +57,8 @@ commands in kandev-tui's terminals. What it plays comes from the JSON in ``$DIAL
     unless they name a ``requestId``), then a message ``answer: {json}`` saying the response it got; ``complete``:
     then ``elicitation/complete`` for the params' ``elicitationId``; ``withdraw_when``: once this file exists, it
     withdraws the question (``$/cancel_request``);
-  - ``{"op": "ask", "id_only": true}``: a permission request for the last call, with only its ``toolCallId``;
+  - ``{"op": "ask", "id_only": true}``: a permission request for the last call, with only its ``toolCallId``
+    (``tool_call``: with these fields too);
   - ``{"op": "stdout", "lines"}``: lines that are not JSON-RPC on its stdout (a stray print mid-turn);
   - ``{"op": "say", "text"}``; ``{"op": "user", "text"}`` (a user message chunk that is not the prompt);
     ``{"op": "usage"}`` (a message chunk with only usage); ``{"op": "write", "path", "content", "report"?: "before_read"|"fragment"|"empty_old"}``: an
@@ -274,7 +275,7 @@ class Agent:
         return code
 
     async def ask(self, step, last_call):
-        tool_call = {"toolCallId": last_call}
+        tool_call = {"toolCallId": last_call, **(step.get("tool_call") or {})}
         return await self.request("session/request_permission", {
             "sessionId": self.session, "toolCall": tool_call,
             "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"},
