@@ -35,7 +35,7 @@ async def test_replayed_demo_renders_every_kind(tmp_path):
         edits = [w.inner for w in view.query(ToolCard) if w.renderer.id == "edit"]
         assert [e.item.payload["title"] for e in edits] == ["Write reports/summary.md"]  # a card of its own
         group = view.query_one(ToolGroup)
-        assert group.summary == "4 tools + 1 card"  # the edit, a card of its own in the run
+        assert group.summary == "4 tools: read, search, execute · 1 card"  # the edit, a card of its own in the run
         assert app.transcript_screen.prompt.disabled  # a replay is read-only
 
 
@@ -332,7 +332,33 @@ def test_group_summary_with_cards_beside_it():
     layout.place(tool_item("b", name="deploy", kind="other", title="deploy"))
     layout.place(rich_item("c", bar_chart("x")))
     group = next(e for e in layout.entries if e.kind == "group")
-    assert layout.summary(group) == "1 tool + 2 cards"
+    assert layout.summary(group) == "1 tool: read · 2 cards"
+
+
+@pytest.mark.parametrize("calls, line", [
+    # one command, running then finished (failed or not): the line keeps the command it ran
+    ([("c", "execute", "in_progress", "./check.sh")], "1 tool: execute  ◐  ./check.sh"),
+    ([("c", "execute", "error", "./check.sh")], "1 tool: execute  ✖  ./check.sh"),
+    ([("c", "execute", "complete", "./check.sh")], "1 tool: execute  ✔  ./check.sh"),
+    # several: the running one's, else the last that failed, else none (the names say what ran)
+    ([("a", "read", "complete", None), ("b", "execute", "error", "make"), ("c", "read", "complete", None)],
+     "3 tools: read, execute  ✔✖✔  make"),
+    ([("a", "read", "complete", None), ("b", "read", "complete", None)], "2 tools: read  ✔✔"),
+    # a title that only repeats the kind, with nothing else to say: said once, not "execute ○ execute"
+    ([("c", "execute", "pending", "")], "1 tool: execute  ○"),
+    # a title with a trailing colon names the tool without it
+    ([("c", "other", "complete", "")], "1 tool: Read  ✔  Read: notes.md")])
+async def test_a_closed_groups_line_names_what_its_calls_ran(tmp_path, calls, line):
+    items = []
+    for call_id, kind, status, command in calls:
+        raw = {"command": command} if command else {}
+        title = {"execute": "execute", "other": "Read: notes.md"}.get(kind, f"read {call_id}")
+        items.append(tool_item(call_id, name=kind, kind=kind, status=status, title=title, raw_input=raw or {"k": 1}))
+    app = stored_app(tmp_path, items)
+    async with app.run_test(size=(100, 20)) as pilot:
+        await settle(pilot)
+        group = app.view.query_one(ToolGroup)
+        assert group.render().plain.strip() == f"▸ {line}"
 
 
 async def test_renderer_cards_and_failure_fallback(tmp_path):
@@ -361,7 +387,7 @@ async def test_card_limit_folds_further_cards_into_the_group(tmp_path):
         cards = list(app.view.query(ToolCard))
         assert [c.renderer.id for c in cards] == ["probe", "probe", "rich_output"]
         group = app.view.query_one(ToolGroup)
-        assert len(group.items) == 3 and group.summary == "3 tools + 3 cards"
+        assert len(group.items) == 3 and group.summary == "3 tools: probe · 3 cards"
 
 
 async def test_rich_output_states_and_neighbours(tmp_path):

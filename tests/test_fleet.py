@@ -265,7 +265,7 @@ async def test_group_summary_beside_fleet_cards(tmp_path):
     app = stored_app(tmp_path, items, registry=Registry.from_entry_points())
     async with app.run_test(size=(80, 30)) as pilot:
         await settle(pilot)
-        assert app.view.query_one(ToolGroup).summary == "1 tool + 2 cards"
+        assert app.view.query_one(ToolGroup).summary == "1 tool: get_relations · 2 cards"
         assert len(app.view.query(ToolCard)) == 2
 
 
@@ -276,7 +276,7 @@ async def test_many_cards_in_a_turn_fold_past_the_limit(tmp_path):
         await settle(pilot)
         assert [c.key for c in app.view.query(ToolCard)] == [f"tool:e{n}" for n in range(4)]
         group = app.view.query_one(ToolGroup)
-        assert list(group.items) == ["tool:e4", "tool:e5", "tool:e6"] and group.summary == "3 tools + 4 cards"
+        assert list(group.items) == ["tool:e4", "tool:e5", "tool:e6"] and group.summary == "3 tools: get_entity · 4 cards"
 
 
 def _promotion_items(first_is_promoted: bool):
@@ -345,7 +345,7 @@ async def test_promotion_rebuilds_the_mounted_group_as_a_card(tmp_path):
         card = app.view.query_one(ToolCard)
         assert card.key == "tool:d" and card.renderer.id == "health_summary" and card.state == "card"
         group = app.view.query_one(ToolGroup)
-        assert list(group.items) == ["tool:p"] and group.summary == "1 tool + 1 card"
+        assert list(group.items) == ["tool:p"] and group.summary == "1 tool: ping_service · 1 card"
         children = [w for w in app.view.children if w in (card, group)]
         assert children == [card, group]
 

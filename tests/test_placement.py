@@ -64,7 +64,7 @@ def test_a_change_set_waiting_for_the_ui_gathers_every_placing_since_it_last_too
     assert [(old, entry.key, entry.kind) for old, entry in changes.rebuilt] == [("group:tool:d", "tool:d", "card")]
     assert changes.new_entries == 1 and changes.updated == {}  # the rest of the group is a new entry, built anew
     assert shape(model.entries) == [("tool:d", "card", ("tool:d",)), ("group:tool:p", "group", ("tool:p",))]
-    assert model.summary(model.entries[1]) == "1 tool + 1 card"
+    assert model.summary(model.entries[1]) == "1 tool: ping_service · 1 card"
 
 
 STEPS = st.lists(st.tuples(st.sampled_from(["message", "plain", "pending", "finish", "card", "kid", "take"]),

@@ -43,7 +43,8 @@ def tool_label(payload: dict[str, Any]) -> str:
     kind = payload.get("kind") or payload.get("name") or "tool"
     if kind == "other" and isinstance(payload.get("title"), str) and payload["title"].strip():
         title = payload["title"].strip()
-        return leaf_name(title) if title.startswith("mcp__") or "/" in title else title.split()[0][:24]
+        word = title.split()[0].rstrip(":;,.") or title.split()[0]  # "Read: a.py" names the tool "Read"
+        return leaf_name(title) if title.startswith("mcp__") or "/" in title else word[:24]
     return str(kind)
 
 
@@ -92,19 +93,17 @@ class Layout:
         return [key for key in self._groups_in_run.get(run, ()) if key in self.by_key and self.by_key[key].kind == "group"]
 
     def summary(self, group: Entry) -> str:
-        """``3 tools: read, search, execute`` / ``1 tool + 2 cards``."""
+        """``3 tools: read, search, execute`` / ``1 tool: execute · 2 cards`` (the run's cards, drawn apart)."""
         count = len(group.item_keys)
         cards = self.cards_in_run(group.run)
         noun = "tool" if count == 1 else "tools"
-        if cards:
-            return f"{count} {noun} + {cards} card{'s' if cards != 1 else ''}"
         names: list[str] = []
         for key in group.item_keys:
             label = tool_label(self.calls[key].payload)
             if label not in names:
                 names.append(label)
         shown = ", ".join(names[:4]) + (f", +{len(names) - 4} more" if len(names) > 4 else "")
-        return f"{count} {noun}: {shown}"
+        return f"{count} {noun}: {shown}" + (f" · {cards} card{'s' if cards != 1 else ''}" if cards else "")
 
     def place(self, item: Item) -> tuple[Entry | None, bool]:
         """The entry an item belongs to, and whether that entry is new."""

@@ -13,6 +13,21 @@ from .base import EntryWidget, mount_into, safe_text
 from .tool_call import ToolCallView, key_argument, status_mark
 
 
+def header_call(items: list[Item]) -> Item | None:
+    """The call a closed group's line names the argument of (a command, a path): the running one, else the one
+    call it holds, else the last that failed; finished, a call keeps the command it ran."""
+    running = [i for i in items if i.status in ("pending", "in_progress")]
+    failed = [i for i in items if i.status == "error"]
+    chosen = running or (items if len(items) == 1 else []) or failed
+    return chosen[-1] if chosen else None
+
+
+def named(item: Item | None) -> set[str]:
+    """What the line already says of ``item`` (its kind, its name): an argument that only repeats it is left out."""
+    payload = item.payload if item is not None else {}
+    return {str(payload.get(key) or "").strip().lower() for key in ("kind", "name")}
+
+
 class ToolGroup(EntryWidget):
     """A run's ordinary tool calls, collapsed into one line that expands to each call."""
 
@@ -67,9 +82,10 @@ class ToolGroup(EntryWidget):
         for item in self.items.values():
             mark, style = status_mark(item.status)
             text.append(mark, style=style)
-        running = [i for i in self.items.values() if i.status in ("pending", "in_progress")]
-        if running and not self.expanded:
-            text.append("  " + key_argument(running[-1].payload)[:60], style="dim italic")
+        shown = None if self.expanded else header_call(list(self.items.values()))
+        argument = key_argument(shown.payload) if shown is not None else ""
+        if argument and argument.strip().lower() not in named(shown):
+            text.append("  " + argument[:60], style="dim italic")
         if text != self._header_text:  # an update lays the transcript out again from this entry down: only when
             self._header_text = text  # the line changes (each batch refreshes the summaries of the last groups)
             if self.BLANK:  # a container: its header child shows the line
