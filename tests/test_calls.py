@@ -739,6 +739,18 @@ async def test_a_call_whose_request_shows_the_diff_waits_for_it_without_its_raw_
                        and "result" in (frame.msg or {}))
     answered = items_from_frames(frames[:answered_at + 1])
     assert "asking" not in next(i for i in answered if i.key == call.key).payload
+    request_item = next(i for i in answered if i.kind == "permission")
+    later = stored_app(tmp_path / "later", [request_item], workspace="/workspace")
+    async with later.run_test(size=(100, 40)) as pilot:  # answered (allowed, as the user did): no "?" any more
+        await settle(pilot)
+        request = later.view.query_one(PermissionRequest)
+        assert request.query(Static).first().render_line(0).text.strip() == "✔ The agent asks to edit: probe/new.txt"
+    # rejected, and withdrawn (the turn cancelled): each says so by its mark
+    from kandev_tui.widgets.permission import answered_mark
+
+    assert request_item.payload["answer"]["option_kind"].startswith("allow")
+    assert answered_mark({"outcome": "selected", "option_kind": "reject_once"})[0] == "✖ "
+    assert answered_mark({"outcome": "cancelled"})[0] == "⊘ " and answered_mark(None)[0] == "? "
 
 
 async def test_an_agents_notice_shows_its_code_as_a_message_does(tmp_path):

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from textual.widgets import Button, Input, Select
+from textual.widgets import Button, Input, Select, Static
 
 from kandev_tui.acp import AgentOptions
 from kandev_tui.app import KandevApp
@@ -58,6 +58,11 @@ def agent_text(app: KandevApp) -> str:
 def said(app: KandevApp) -> dict:
     """What the kit's agent says it received (its message ``answer: {json}``)."""
     return json.loads(agent_text(app).split("answer: ", 1)[1])
+
+
+def title_of(widget) -> str:
+    """The first line a card draws (its mark and who asks)."""
+    return widget.query(Static).first().render_line(0).text.strip()
 
 
 def card(app: KandevApp) -> ElicitationCard | None:
@@ -112,6 +117,7 @@ async def test_a_form_is_answered_by_keys_checked_reviewed_and_sent(tmp_path):
     async with later.run_test(size=(90, 40)) as pilot:
         await until(pilot, lambda: "Release name: v1.0" in screen_text(later))
         assert "↳ sent" in screen_text(later) and not card(later).query(Input)  # answered: no form any more
+        assert title_of(card(later)).startswith("✔ dialect-agent asks")  # not "?": it no longer asks
 
 
 @pytest.mark.system
@@ -131,6 +137,8 @@ async def test_escape_cancels_a_question_and_decline_declines(tmp_path):
         # the items the state's change follows may be applied a moment later: wait for the words, not the state
         await until(pilot, lambda: app.current.last_state == "idle" and agent_text(app).count("answer: ") == 2)
         assert '{"action": "cancel"}' in agent_text(app) and '{"action": "decline"}' in agent_text(app)
+        # answered, neither asks any more: each is marked by how it ended, not with the waiting "?"
+        await until(pilot, lambda: [title_of(c)[:2] for c in app.query(ElicitationCard)] == ["⊘ ", "✖ "])
         await app.action_quit()
     (session,) = store.sessions()
     assert [i.status for i in store.items(session["id"]) if i.kind == "elicitation"] == ["cancelled", "declined"]

@@ -22,6 +22,10 @@ from kandev_tui.transcript.items import Item
 
 from .base import EntryWidget, safe_text
 
+# an answered question's mark, by how it ended ("?" is for one still waiting)
+ANSWERED_MARK = {E.ACCEPTED: ("✔ ", "green"), E.COMPLETED: ("✔ ", "green"), E.DECLINED: ("✖ ", "red"),
+                 E.CANCELLED: ("⊘ ", "dim"), E.WITHDRAWN: ("⊘ ", "dim")}
+
 RADIO_AT_MOST = 12  # more options than this: a drop-down list (an enum of 500 values stays usable)
 SAID = {E.ACCEPTED: "sent", E.DECLINED: "declined", E.CANCELLED: "cancelled", E.WITHDRAWN: "withdrawn by the agent",
         E.COMPLETED: "done"}
@@ -191,7 +195,8 @@ class ElicitationCard(EntryWidget):
         self._item = item
         payload = item.payload
         message = safe_text(payload.get("message") or "", keep_newlines=True)[:4000]
-        title = Text.assemble(("? ", "bold yellow"), (self._who(), "bold"),
+        mark = ANSWERED_MARK.get(item.status or "", ("? ", "bold yellow"))  # a question while it waits
+        title = Text.assemble(mark, (self._who(), "bold"),
                               (" asks you to open a link" if payload.get("mode") == "url" else " asks", ""))
         if message:
             title.append(":\n" + message)

@@ -46,6 +46,16 @@ def request_detail(tool_call: dict, look: Look = DARK_LOOK, root: str | None = N
 KIND_VARIANT: dict[str, ButtonVariant] = {"allow_once": "success", "allow_always": "primary", "reject_once": "error", "reject_always": "error"}
 
 
+def answered_mark(answer: object) -> tuple[str, str]:
+    """A request's mark: "?" while it waits; once answered, what the answer was by its option's kind (allowed ✔,
+    rejected ✖, withdrawn ⊘), as the call's own marks say it."""
+    if not isinstance(answer, dict):
+        return "? ", "bold yellow"
+    if answer.get("outcome") != "selected":
+        return "⊘ ", "dim"
+    return ("✔ ", "green") if str(answer.get("option_kind") or "").startswith("allow") else ("✖ ", "red")
+
+
 class PermissionRequest(EntryWidget):
     """A permission request answered inline, by keyboard (1-9, arrows, Enter) or mouse."""
 
@@ -128,7 +138,8 @@ class PermissionRequest(EntryWidget):
         who = "The agent"
         if item.payload.get("asked_by"):  # one of its subagents
             who = f"Its subagent {safe_text(str(item.payload['asked_by']), keep_newlines=False)[:80]}"
-        self._title.update(Text.assemble(("? ", "bold yellow"), (f"{who} asks to {verb}: ", ""), (title, "bold")))
+        mark = answered_mark(item.payload.get("answer"))
+        self._title.update(Text.assemble(mark, (f"{who} asks to {verb}: ", ""), (title, "bold")))
         detail = request_detail(tool, look_for(self.app.current_theme), workspace_root(self), presentation)
         self._detail.display = bool(detail) and not item.payload.get("answer")
         if detail:
