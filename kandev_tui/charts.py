@@ -218,6 +218,9 @@ def plot(data: ChartData, width: int, height: int, colors: tuple[tuple[int, int,
     cells_per_x = plot_cells / max(1, n)
     with _LOCK:
         plt.clf()
+        # the size asked for: plotext caps a plot at the size of the terminal it thinks it is in ($COLUMNS, else the
+        # process's terminal, else 80x24: a snapshot or a test drew every chart 77 wide at any width)
+        plt.limitsize(False, False)
         plt.plotsize(max(10, drawn_width), max(5, height))
         plt.theme("clear")
         for order, index in enumerate(shown):

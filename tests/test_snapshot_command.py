@@ -16,8 +16,8 @@ pytestmark = pytest.mark.system  # tests/kinds.py
 CLAUDE = FIXTURES / "recordings" / "claude-real.jsonl"
 
 
-def snap(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "KANDEV_TUI_DB"}
+def snap(*args: str, cwd: Path | None = None, **environ: str) -> subprocess.CompletedProcess:
+    env = {**{k: v for k, v in os.environ.items() if k != "KANDEV_TUI_DB"}, **environ}
     return subprocess.run([sys.executable, "-m", "kandev_tui", "snapshot", *args], capture_output=True, text=True,
                           timeout=120, env=env, cwd=cwd, stdin=subprocess.DEVNULL)
 
@@ -34,6 +34,23 @@ def test_the_demo_recordings_text_and_svg_are_what_the_app_draws(tmp_path, size,
     assert "end of turn" in shown and "Read-only" in shown
     assert shown == snapshot(name="text")
     assert svg.read_text() == snapshot(name="svg")
+
+
+@pytest.mark.parametrize("width", [100, 120, 200])
+def test_a_snapshots_charts_fill_their_cards_at_any_width(tmp_path, width):
+    """A snapshot is what the app shows at that size: each chart's frame spans its card (less its y labels and a
+    bar chart's rounding to whole cells per category), whatever the terminal the command runs in says
+    ($COLUMNS=80: plotext drew every chart 77 wide)."""
+    out = tmp_path / "screen.txt"
+    result = snap(str(DEMO_RECORDING), "--all", "--size", f"{width}x60", "-o", str(out), COLUMNS="80", LINES="24")
+    assert result.returncode == 0, result.stderr
+    lines = [line for path in sorted(tmp_path.glob("screen-*.txt")) for line in path.read_text().splitlines()]
+    bottoms = [line for line in lines if "└" in line and "┘" in line]  # each chart's frame, at its foot
+    assert len(bottoms) >= 2, "\n".join(lines)
+    for line in bottoms:
+        card_inner = line.rindex("│") - line.index("│") - 1  # between the card's borders
+        chart = line.index("┘") - line.index("└") + 1
+        assert chart >= card_inner - 12, f"a chart {chart} wide in a card {card_inner} wide:\n{line}"
 
 
 def test_the_same_input_gives_the_same_bytes_and_at_chooses_the_place(tmp_path):
