@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from kandev_tui.svg_pictures import monospaced, offline
+
 FORMATS = (".svg", ".png", ".txt")
 MIN_SIZE = (40, 12)  # the smallest screen the transcript can be drawn on
 
@@ -62,7 +64,7 @@ def render(format_: str, svg: str, text: str) -> bytes:
     except (ImportError, OSError) as exc:  # OSError: the cairo library itself is missing
         raise SnapshotError(f"PNG needs cairosvg and the cairo library ({exc}); install kandev-tui[png], "
                             "or write .svg or .txt") from None
-    return cairosvg.svg2png(bytestring=svg.encode())
+    return cairosvg.svg2png(bytestring=monospaced(svg).encode())
 
 
 def outputs(output: Path, count: int) -> list[Path]:
@@ -93,7 +95,7 @@ async def shoot(app: Any, shot: Shot) -> list[tuple[str, str]]:
 
         async def take() -> None:
             await still()
-            screens.append((app.export_screenshot(title="kandev-tui"), screen_text(app)))
+            screens.append((offline(app.export_screenshot(title="kandev-tui")), screen_text(app)))
 
         if shot.every:
             view.jump_to_first()

@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("session", ("kandev_tui.session", "kandev_tui.agent_session")),
     ("sources", ("kandev_tui.sources", "kandev_tui.runner", "kandev_tui.launch")),
     ("ui", ("kandev_tui.user_input", "kandev_tui.key_order", "kandev_tui.ansi", "kandev_tui.charts",
-            "kandev_tui.textual_hooks", "kandev_tui.widgets", "kandev_tui.screens")),
+            "kandev_tui.textual_hooks", "kandev_tui.widgets", "kandev_tui.screens", "kandev_tui.svg_pictures")),
     ("packs", ("kandev_tui.packs",)),
     ("app", ("kandev_tui.app", "kandev_tui.app_session", "kandev_tui.app_starting", "kandev_tui.app_home",
              "kandev_tui.app_lists", "kandev_tui.app_attention", "kandev_tui.app_lifecycle", "kandev_tui.app_switching",

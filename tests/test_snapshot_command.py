@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -141,3 +142,44 @@ def test_a_hostile_recording_is_as_inert_in_the_picture_as_on_screen(tmp_path):
         drawn = path.read_text()
         assert not any(char in drawn for char in NEVER_SHOWN), path.name
     assert all("<script" not in p.read_text().lower() for p in tmp_path.glob("h-*.svg"))
+
+
+async def test_a_png_is_drawn_a_character_per_cell_in_a_monospaced_font(tmp_path):
+    """cairosvg drew the screenshot in a proportional font (the SVG's Fira Code is not installed, and it honours
+    neither the family list nor textLength): labels under the wrong bars, columns run together. Measured on the
+    PNG: lines of narrow and of wide letters, each one span of the SVG, end in the same column, where their SVG
+    puts it; braille (which the monospace font lacks) is drawn, at its cells."""
+    from io import BytesIO
+
+    from PIL import Image
+    from textual.app import App
+    from textual.widgets import Static
+
+    from kandev_tui.snapshot import render
+    from kandev_tui.svg_pictures import offline
+
+    rows = ["i" * 30 + "█", "M" * 30 + "█", "." * 30 + "█", "⣿" * 30 + "█"]
+
+    class Lines(App):
+        CSS = "Screen { background: black; } Static { color: white; background: black; }"
+
+        def compose(self):
+            yield Static("\n".join(rows))
+
+    async with Lines().run_test(size=(40, 6)) as pilot:
+        await pilot.pause()
+        svg = offline(pilot.app.export_screenshot())
+    assert 'url("http' not in svg and "@font-face" not in svg  # nothing fetched when it is viewed
+    image = Image.open(BytesIO(render(".png", svg, ""))).convert("L")
+    pixels = image.load()
+    left, down = (float(n) for n in re.findall(r"translate\(([0-9.]+), ?([0-9.]+)\)", svg)[-1])  # the terminal's
+    cell = float(re.search(r'textLength="([0-9.]+)"', svg.split("line-1)", 1)[0].rsplit("<text", 1)[1]).group(1)) / 31
+    right = int(left + 35 * cell)  # the terminal's cells, short of the window's frame
+    ends = []
+    for number, row in enumerate(rows):  # each row's band of pixels, from its baseline in the SVG
+        baseline = down + float(re.search(rf'y="([0-9.]+)"[^>]*line-{number}\)', svg).group(1))
+        band = range(int(baseline) - 16, int(baseline) + 3)
+        inked = [x for x in range(int(left), right) if any(pixels[x, y] > 128 for y in band)]
+        assert len(inked) > 60, row  # drawn, not left blank (braille in a font that lacks it)
+        ends.append(max(inked))
+    assert max(ends) - min(ends) <= 2, ends  # the "█" of each row in the same column
