@@ -116,11 +116,27 @@ class UserActions(AppParts):
 
     def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
         """The palette's Screenshot: saved where it can be (the Downloads folder where there is one, else beside the
-        sessions, else the temporary folder), and the notice says where (Textual only tried a Downloads folder, and
-        said "Failed to save screenshot" where there is none)."""
-        if path is None and not self.is_web:
-            path = str(screenshot_directory())
-        self.deliver_screenshot(filename, path)
+        sessions, else the temporary folder), as an SVG that fetches nothing when viewed (no web font), and the
+        notice says where, or why not (Textual only tried a Downloads folder, and said "Failed to save screenshot"
+        without a reason where there is none). In a browser (``serve``) the browser is handed it."""
+        if self.is_web:
+            self.deliver_screenshot(filename, path)
+            return
+        from datetime import datetime
+
+        from kandev_tui.svg_pictures import offline
+        from kandev_tui.userpaths import open_private
+
+        folder = Path(path) if path is not None else screenshot_directory()
+        target = folder / (filename or f"kandev-tui {datetime.now():%Y-%m-%d %H-%M-%S}.svg")
+        try:
+            with open_private(target, "w", encoding="utf-8") as file:
+                file.write(offline(self.export_screenshot(title="kandev-tui")))
+        except OSError as exc:
+            self.notify(f"The screenshot was not saved: {target}: {exc.strerror or exc}", title="Screenshot",
+                        severity="error")
+            return
+        self.notify(f"Saved screenshot to {target}", title="Screenshot")
 
     def action_settings(self) -> None:
         from kandev_tui.screens.settings import SettingsScreen
@@ -145,7 +161,13 @@ class UserActions(AppParts):
             self.view.keys_moved_to(focused)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):
+            if command.title == "Keys":  # Textual's panel of the focused widget's bindings: F1 lists every key
+                continue
+            if command.title == "Screenshot":  # saved as kandev-tui saves it (where it can be, or why not)
+                command = SystemCommand(command.title, "Save an SVG picture of the screen (it says where)",
+                                        lambda: self.set_timer(0.1, self.action_screenshot))
+            yield command
         # the sessions' keys have commands too: a browser (serve) keeps ctrl+n and ctrl+w for itself
         if self.launcher is not None:
             yield SystemCommand("New session", "An agent from a preset, in a folder or a new git worktree (ctrl+n)",

@@ -10,6 +10,7 @@ from kandev_tui.renderers import Registry, Renderer
 from kandev_tui.session.layout import Layout
 from kandev_tui.packs.rich_output import RENDERER as RICH
 from kandev_tui.settings import SettingsStore
+from kandev_tui.textual_hooks import screen_text
 from kandev_tui.transcript import Item
 from kandev_tui.widgets.agent_message import AgentMessage
 from kandev_tui.widgets.chart_block import ChartBlock
@@ -779,6 +780,39 @@ async def test_a_screenshot_is_saved_where_it_can_be_and_the_notice_says_where(t
     shots = list((tmp_path / "data" / "screenshots").glob("*.svg"))
     assert len(shots) == 1 and "<svg" in shots[0].read_text()
     assert str(shots[0]) in next(message for message in said if "Saved screenshot" in message)
+
+
+async def test_the_palettes_screenshot_is_saved_or_says_why_not(tmp_path, monkeypatch):
+    """The palette's Screenshot (Textual's command, which saved only to a Downloads folder and said "Failed to save
+    screenshot" without a reason) saves as the action does, an SVG with no web font to fetch; where the folder
+    cannot be written, the notice says where and why. Textual's "Keys" panel is not offered beside F1's."""
+    from textual.command import CommandPalette
+
+    downloads = tmp_path / "Downloads"
+    downloads.mkdir()
+    monkeypatch.setenv("XDG_DOWNLOAD_DIR", str(downloads))
+    app = replay_app(tmp_path)
+    said: list[tuple[str, str]] = []
+    app.notify = lambda message, **kwargs: said.append((str(message), kwargs.get("severity", "")))  # type: ignore[method-assign]
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        offered = [command.title for command in app.get_system_commands(app.screen)]
+        assert "Screenshot" in offered and "Keys" not in offered and "Help: keys" in offered
+        app.action_command_palette()
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"Screenshot")
+        await until(pilot, lambda: "Save an SVG picture" in screen_text(app))
+        await pilot.press("enter")
+        await until(pilot, lambda: any("Saved screenshot" in message for message, _ in said))
+        (shot,) = downloads.glob("*.svg")
+        assert str(shot) in said[-1][0] and said[-1][1] != "error"
+        assert "<svg" in shot.read_text() and "@font-face" not in shot.read_text()
+        not_a_folder = tmp_path / "a file"
+        not_a_folder.write_text("")
+        app.action_screenshot(path=str(not_a_folder))
+        message, severity = said[-1]
+        assert severity == "error" and message.startswith(f"The screenshot was not saved: {not_a_folder}/")
+        assert message.endswith(": Not a directory"), message
 
 
 @pytest.mark.parametrize("width", [100, 60])
