@@ -138,6 +138,9 @@ class AppSession(SessionLogin, SessionPrompts, SessionQuiet):
             return
         if turn is not None:
             self.app.run_worker(self._turn(turn), name="turn", group=f"turn-{self.number}")
+        elif self.initial_prompt and self.model.source.held_back:  # held back (a mode asked for is not offered):
+            prompt = self.screen.prompt  # in the prompt box, to send once the user has chosen; the transcript says why
+            prompt.text = self.initial_prompt + (f"\n\n{prompt.text}" if prompt.text.strip() else "")
         elif self.initial_prompt:  # not sent: the agent waits for a login (it goes once the session is ready), or
             # it failed (back in the prompt box, said), as a message the user sent while it started
             self.held = self.initial_prompt if self.held is None else f"{self.initial_prompt}\n\n{self.held}"

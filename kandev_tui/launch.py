@@ -105,7 +105,7 @@ class Launcher:
             from kandev_tui.sources import LiveSource
 
             return LiveSource(options, store, on_items, on_state, record=record, choices=choices,
-                              continuing=continuing, pick=pick)
+                              continuing=continuing, pick=pick, asked=frozenset(self.asked))
 
         return source
 

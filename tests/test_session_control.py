@@ -21,6 +21,8 @@ from kandev_tui.sources import LiveSource
 from kandev_tui.transcript import IN, OUT, Frame, Normalizer, Store
 from kandev_tui.widgets.permission import PermissionRequest
 
+from kandev_tui.textual_hooks import screen_text
+
 from .app_helpers import ready, settings_at, until
 
 KANDEV = str(Path(sys.executable).with_name("kandev-tui"))
@@ -129,13 +131,15 @@ def test_the_guidance_never_becomes_the_sessions_title():
 
 # -- the app, over the real demo agent ---------------------------------------------------------------------------
 
-def demo_app(tmp_path, *agent_args: str, choices=None, env=None) -> tuple[KandevApp, Store]:
+def demo_app(tmp_path, *agent_args: str, choices=None, env=None, asked=frozenset(),
+             prompt=None) -> tuple[KandevApp, Store]:
     store = Store(tmp_path / "s.db")
     options = AgentOptions(command=[*agent_command(), *agent_args], workspace=prepare_workspace(tmp_path / "ws"),
                            env=env)
     settings = settings_at(tmp_path, chart_animation=False)
-    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state, choices=choices),
-                    settings_store=settings)
+    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state, choices=choices,
+                                                          asked=asked),
+                    settings_store=settings, initial_prompt=prompt)
     app.animation_level = "none"
     return app, store
 
@@ -177,6 +181,28 @@ async def test_a_choice_the_agent_does_not_offer_is_said_and_its_own_stays(tmp_p
         await until(pilot, lambda: app.source.state == "idle" and app.transcript_screen.status.choices)
         await until(pilot, lambda: app.transcript_screen.status.choices == "Ask · Thorough")  # the model taken
         assert any("mode 'yolo' was not chosen" in n and "it offers: ask, write" in n for n in notices)
+        await app.action_quit()
+
+
+@pytest.mark.parametrize("asked", [True, False])
+async def test_a_first_prompt_is_held_when_the_mode_asked_for_is_not_offered(tmp_path, monkeypatch, asked):
+    """run --mode yolo --prompt …: the agent offers no such mode. The prompt is not sent in a mode the user did not
+    ask for: it waits in the prompt box, and the transcript says why (a toast that vanished was all there was). A
+    mode remembered from an earlier session, not asked for now, only says so, and the prompt goes."""
+    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
+    notices = []
+    app, store = demo_app(tmp_path, choices={"mode": "yolo"}, asked=frozenset({"mode"} if asked else ()),
+                          prompt="Check the build")
+    app.notify = lambda message, **kwargs: notices.append(message)  # type: ignore[method-assign]
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: any("mode 'yolo' was not chosen" in n for n in notices))
+        if asked:
+            await until(pilot, lambda: "Your first prompt was not sent: mode 'yolo' was not chosen" in
+                        screen_text(app) and app.source.state == "idle")
+            assert app.transcript_screen.prompt.text == "Check the build"
+            assert not [i for i in app.view.model.items.values() if i.kind == "user_message"]
+        else:
+            await until(pilot, lambda: any(i.kind == "user_message" for i in app.view.model.items.values()))
         await app.action_quit()
 
 

@@ -46,6 +46,7 @@ class Source:
     workspace: Path | None = None
     can_prompt: bool = False
     can_cancel: bool = False  # whether cancel() can stop a running turn (a live agent, a Kandev session)
+    held_back: str = ""  # why start_with did not send the first prompt though the session is open ("": it did not)
     read_only_reason: str = ""
     session_id: str | None = None
     can_pick_session: bool = False

@@ -46,7 +46,11 @@ class LiveSource(RunsInBackground, Source):
 
     def __init__(self, options: AgentOptions, store: Store, on_items: ItemsCallback, on_state: StateCallback,
                  *, record: Path | None = None, title: str = "", choices: dict[str, str] | None = None,
-                 continuing: dict[str, Any] | None = None, pick: bool = False) -> None:
+                 continuing: dict[str, Any] | None = None, pick: bool = False,
+                 asked: frozenset[str] = frozenset()) -> None:
+        """``choices``: the mode, model and options to choose once the session is open; ``asked``: those of them
+        the user asked for in this command (``run --mode``…), not remembered: one the agent refuses holds the first
+        prompt back."""
         super().__init__(on_items, on_state)
         self.options = options
         self.store = store
@@ -58,6 +62,7 @@ class LiveSource(RunsInBackground, Source):
         self.workspace = options.workspace
         self.repos = dict(options.repos)
         self.choices = dict(choices or {})
+        self.asked = asked
         self.continuing = continuing
         self.can_pick_session = pick
         self.login_methods: list[dict[str, Any]] = []  # the agent's ways to log in, while it waits for one
@@ -67,6 +72,7 @@ class LiveSource(RunsInBackground, Source):
         self.pipeline: Pipeline | None = None
         self.core: AgentSession | None = None  # the stored session, its pipeline (made when the agent starts)
         self.background_name = f"kandev-tui agent {self.agent_name}"
+        self._refused: list[str] = []  # the choices asked for that the agent does not offer or refused
 
     # -- starting: a new session, a stored one continued, or one the agent lists ----------------------------
 
@@ -132,6 +138,14 @@ class LiveSource(RunsInBackground, Source):
             self.options.resume = picked  # one of the agent's own sessions, chosen in the picker
         if not await self._open(idle=first_prompt is None) or first_prompt is None:
             return None
+        if self._refused:  # run --mode NAME the agent does not offer: not sent in a mode the user did not ask for
+            self.held_back = "; ".join(self._refused)
+            if self.pipeline is not None:
+                self.pipeline.feed(Frame.now(LOCAL, {"event": "note", "message": (
+                    f"Your first prompt was not sent: {self.held_back}. It is in the prompt box: choose with ctrl+o, "
+                    "then send it.")}))
+            self._set_state("idle", "")
+            return None
         return asyncio.run_coroutine_threadsafe(self._send(first_prompt), asyncio.get_running_loop())
 
     async def _open(self, idle: bool = True) -> bool:
@@ -162,8 +176,12 @@ class LiveSource(RunsInBackground, Source):
         self._set_state("error", str(exc))
 
     async def _choose_at_start(self) -> None:
+        """The remembered choices, then those asked for (a refusal of which :meth:`_start` holds the prompt for)."""
         if self.client is not None:
-            await choose_at_start(self.client, self.choices, lambda text: self.on_state("notice", text))
+            said = lambda text: self.on_state("notice", text)  # noqa: E731
+            await choose_at_start(self.client, {k: v for k, v in self.choices.items() if k not in self.asked}, said)
+            self._refused = await choose_at_start(
+                self.client, {k: v for k, v in self.choices.items() if k in self.asked}, said)
 
     # -- logging in -------------------------------------------------------------------------------------------
 
