@@ -107,8 +107,11 @@ async def test_the_lists_footer_offers_enter_and_ctrl_n_where_agents_start(tmp_p
         await until(pilot, lambda: {"Open", "New session"} <= {d for _, d, _ in footer_keys(app)})
         await new_session_dialog(pilot)
         # the dialog's own keys, not the list's beneath it ("⏎ Open ^n New session" was shown under the dialog)
+        # the preset first (enter opens its list): no "Start" said; in a field, enter starts the session
+        await until(pilot, lambda: [d for _, d, _ in footer_keys(app)] == ["Next field", "Cancel"])
+        await pilot.press("tab")  # to the folder field
         await until(pilot, lambda: [d for _, d, _ in footer_keys(app)] == ["Start", "Next field", "Cancel"])
-        await pilot.press("tab")  # from the prompt field to Cancel: enter presses it, so no "Start" is said
+        await pilot.press("shift+tab", "shift+tab")  # back past the preset to Start: enter presses it
         await until(pilot, lambda: [d for _, d, _ in footer_keys(app)] == ["Next field", "Cancel"])
         await app.action_quit()
     store.close()
@@ -241,6 +244,31 @@ async def test_the_palette_offers_the_sessions_keys_a_browser_keeps_for_itself(t
         await until(pilot, lambda: app.sessions[0].closed and app.screen is app.home)
         await app.action_quit()
     assert store.sessions()[0]["state"] == "ended"
+    store.close()
+
+
+async def test_the_new_session_dialog_opens_on_its_first_field_marked_and_typing_starts_the_prompt(tmp_path):
+    """It opened on its last field, marked by one shade, and a character typed on a button was dropped. The preset
+    has the focus, marked beside it; what is typed while the preset, the checkbox or a button has the focus goes to
+    the prompt (space still ticks the checkbox)."""
+    from textual.widgets import Button, Checkbox, Input, Select
+
+    app, store = home_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        dialog = await new_session_dialog(pilot)
+        await until(pilot, lambda: isinstance(app.focused, Select) and app.focused.id == "preset")
+        assert app.focused.styles.outline_left[0] == "thick"  # a mark beside it, not only a shade
+        await pilot.press(*"Fix")
+        prompt = dialog.query_one("#prompt", Input)
+        assert app.focused is prompt and prompt.value == "Fix"
+        assert prompt.styles.outline_left[0] == "thick"
+        dialog.query_one("#worktree", Checkbox).focus()
+        await pilot.press("space", "i", "t")
+        assert dialog.query_one("#worktree", Checkbox).value and prompt.value == "Fixit"
+        dialog.query_one("#cancel", Button).focus()
+        await pilot.press("!")
+        assert app.focused is prompt and prompt.value == "Fixit!"
+        await app.action_quit()
     store.close()
 
 

@@ -371,7 +371,7 @@ def test_a_folder_name_holding_markup_is_said_as_typed_in_the_new_session_dialog
         tmux.wait_for("ctrl+n starts one")
         tmux.keys("C-n")
         tmux.wait_for("Workspace folder")
-        tmux.keys("BTab", "BTab")  # from the first prompt, back to the folder
+        tmux.keys("Tab")  # from the preset (the first field) to the folder
         tmux.keys("C-u")
         tmux.keys("-l", folder)
         tmux.keys("Enter")

@@ -15,6 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
@@ -62,6 +63,9 @@ class NewSessionScreen(ModalScreen["NewSession | None"]):
     NewSessionScreen #new-session-error { color: $error; height: auto; margin-top: 1; }
     NewSessionScreen Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
     NewSessionScreen Button { margin-left: 1; min-width: 10; }
+    /* the field with the focus is marked beside it, not only by a shade (compact fields have no border) */
+    NewSessionScreen Input:focus, NewSessionScreen Select:focus-within, NewSessionScreen Checkbox:focus,
+    NewSessionScreen Button:focus { outline-left: thick $accent; }
     """
 
     def __init__(self, presets: dict[str, Preset], workspace: Path, preset: str | None = None) -> None:
@@ -83,7 +87,8 @@ class NewSessionScreen(ModalScreen["NewSession | None"]):
             yield Checkbox("In a new git worktree and branch", id="worktree", compact=True)
             yield _Field(placeholder="branch (empty: kandev/PRESET-N)", id="branch", compact=True)
             yield Label("First prompt (optional)")
-            yield _Field(placeholder="sent once the agent is ready", id="prompt", compact=True)
+            yield _Field(placeholder="sent once the agent is ready", id="prompt", compact=True,
+                         select_on_focus=False)  # (typed on another field, the first characters land here)
             yield Static("", id="new-session-error", markup=False)
             with Horizontal():
                 yield Button("Cancel", id="cancel", compact=True)
@@ -98,8 +103,21 @@ class NewSessionScreen(ModalScreen["NewSession | None"]):
         return visible(f"{preset.name}  ({command})", keep_newlines=False)[:70]
 
     def on_mount(self) -> None:
-        self.query_one("#prompt", Input).focus() if self.default_preset else self.query_one("#preset").focus()
+        self.query_one("#preset").focus()  # the first field, as a dialog opens (typing goes to the prompt: on_key)
         self._workspace_of(self.default_preset)
+
+    def on_key(self, event: events.Key) -> None:
+        """A character typed while the preset, the checkbox or a button has the focus is the start of a prompt,
+        not a key dropped: it goes to the prompt field, which takes the focus (space and enter keep their work)."""
+        if not isinstance(self.focused, (Select, Checkbox, Button)) or not event.is_printable:
+            return
+        if event.character is None or event.character == " ":
+            return
+        event.stop()
+        event.prevent_default()
+        prompt = self.query_one("#prompt", Input)
+        prompt.focus()
+        prompt.insert_text_at_cursor(event.character)
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
