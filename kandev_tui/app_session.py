@@ -31,7 +31,7 @@ from kandev_tui.session.row import WAITING_STATES, SessionRow, activity
 from kandev_tui.transcript.database import StoreError
 from kandev_tui.transcript.items import SESSION_INFO, SUBAGENT, USAGE, Item
 from kandev_tui.widgets.context import DrawContext
-from kandev_tui.widgets.status_line import cost_text
+from kandev_tui.widgets.status_line import StatusLine, cost_text
 from kandev_tui.widgets.transcript_view import TranscriptView
 
 if TYPE_CHECKING:
@@ -65,6 +65,8 @@ class AppSession(SessionLogin, SessionPrompts, SessionQuiet):
             visible=lambda: app.app_visible, flooding=lambda: self.model.source.streaming,
             working=lambda: app.gc_policy.working())
         self.screen = TranscriptScreen(self.view, shown=self.model.look_now)
+        # from the first frame, the source's state ("starting"), not the line's own default ("ready")
+        self.screen.status.set_reactive(StatusLine.state, str(self.source.state))
         self.controls = Controls()  # what the agent lets the user choose (session_info): modes, models, commands
         self.focus_prompt = False
         self.request_takes_keys = False  # a request waits for the user's answer, and takes the keys when shown

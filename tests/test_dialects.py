@@ -489,6 +489,27 @@ async def test_what_is_typed_and_sent_while_the_agent_starts_is_sent_once_it_is_
 
 
 @pytest.mark.system
+async def test_the_status_line_says_starting_from_the_first_frame_it_draws(tmp_path, monkeypatch):
+    """`make demo`'s first frame said "ready", then "starting": the line's own default was drawn before the
+    source's state came. Every line it draws until the agent answers says "starting"."""
+    from kandev_tui.widgets.status_line import StatusLine
+
+    from .app_helpers import until
+
+    drawn: list[str] = []
+    render = StatusLine.render
+    monkeypatch.setattr(StatusLine, "render", lambda self: drawn.append(self.state) or render(self))
+    gate = tmp_path / "ready"
+    app = dialect_app(tmp_path, {"start_gate": str(gate), "steps": [{"op": "say", "text": "Got it."}]}, monkeypatch)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.source.state == "starting" and drawn)
+        gate.write_text("")
+        await until(pilot, lambda: app.source.state == "idle" and drawn[-1] == "idle")
+        await app.action_quit()
+    assert drawn[0] == "starting" and "idle" not in drawn[:drawn.index("idle")], drawn
+
+
+@pytest.mark.system
 async def test_a_message_sent_while_the_agent_starts_with_a_first_prompt_follows_that_prompts_turn(tmp_path, monkeypatch):
     """``run --prompt``, and the user sends a message of their own while the agent starts: the first prompt's turn
     runs, the message waits in the queue meanwhile, and is sent when that turn ends. Both reach the agent, in that
