@@ -170,6 +170,19 @@ def force_exit(status: int) -> None:
 
 # -- the signals ------------------------------------------------------------------------------------------------------
 
+def terminal_alive() -> bool:
+    """Whether standard output is a terminal that has not hung up (a hung-up one refuses its ioctls with EIO)."""
+    try:
+        if not os.isatty(1):
+            return False
+        import termios
+
+        termios.tcgetattr(1)
+    except (OSError, ImportError):
+        return False
+    return True
+
+
 def detach_terminal() -> None:
     """Point standard input, output and error at ``/dev/null`` (the terminal hung up): reads end, writes vanish."""
     try:
@@ -235,8 +248,8 @@ class EndingSignals:
     def _handle(self, signum: int, _frame: object) -> None:
         # runs in the main thread between two bytecodes: only what is safe there (no locks the interrupted code
         # may hold); the rest is handed to the loop
-        if signum == signal.SIGHUP:
-            detach_terminal()
+        if signum == signal.SIGHUP and not terminal_alive():  # hung up: nothing may be written there; a SIGHUP
+            detach_terminal()  # sent to a terminal still open (kill -HUP) ends as SIGTERM does, its modes given back
         if self.received is not None:  # asked again while ending: a hang-up again changes nothing, a kill is now
             if signum == signal.SIGHUP:
                 return

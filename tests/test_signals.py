@@ -69,8 +69,10 @@ def assert_closed_as_interrupted(db: Path, reason: str) -> None:
     assert calls and all(item.status not in (None, "pending", "in_progress") for item in calls)
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=["SIGTERM", "SIGINT", "SIGHUP"])
 def test_a_kill_ends_the_agents_tree_stores_the_session_and_gives_the_terminal_back(tmp_path, sig):
+    """SIGHUP too when the terminal is still there (kill -HUP): its modes are given back (a hang-up with the terminal
+    gone writes nothing to it: test_a_hang_up_…)."""
     script, token = launcher(tmp_path)
     status = tmp_path / "status"
     tmux = Tmux(100, 30, f"{KANDEV} run --prompt 'check the build' -- {script}; echo $? > {status}", env_for(tmp_path))
