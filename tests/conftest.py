@@ -130,6 +130,14 @@ def _session_root(tmp_path_factory):
 
 
 @pytest.fixture(autouse=True)
+def _working_directory(tmp_path_factory, monkeypatch):
+    """Each test runs in a scratch folder of its own, not in the checkout: an agent a test starts with no
+    --workspace works there, and its checkpoints (refs/kandev-tui/*) never land in the project's own repository
+    (tests/leftovers.py looks for them when the run ends)."""
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
+
+
+@pytest.fixture(autouse=True)
 def _fresh_counters():
     """Work counters and the plot memo start empty in every test."""
     from kandev_tui import stats

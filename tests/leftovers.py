@@ -1,5 +1,6 @@
 """What the suite leaves behind, checked when it ends: processes it started that still run (agents, their helpers,
-tmux servers, browsers), the demo's workspace copies and tmux's socket files. A leftover fails the run, named, and is
+tmux servers, browsers), the demo's workspace copies, tmux's socket files and checkpoints (``refs/kandev-tui/*``) in
+the checkout's own repository. A leftover fails the run, named, and is
 then cleaned up, so that a test that leaks fails on the machine where it leaks."""
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import time
 from pathlib import Path
 
 from .tmux import socket_dir
+
+CHECKOUT = Path(__file__).resolve().parent.parent  # the project's own checkout (a test must leave its repository be)
 
 
 
@@ -26,6 +29,23 @@ class Leftovers:
         self.started = time.time()
         self.started_ticks = _ticks_now() if Path("/proc/uptime").exists() else None
         self.mine = {os.getpid(), *self._ancestors()}
+        self.refs_before = self._checkpoint_refs()
+
+    @staticmethod
+    def _checkpoint_refs() -> set[str]:
+        """kandev-tui's checkpoint refs in the checkout's repository (none when it is no repository)."""
+        import subprocess
+
+        try:
+            done = subprocess.run(["git", "for-each-ref", "--format=%(refname)", "refs/kandev-tui/"], cwd=CHECKOUT,
+                                  capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.SubprocessError):
+            return set()
+        return set(done.stdout.split()) if done.returncode == 0 else set()
+
+    def refs(self) -> list[str]:
+        """Checkpoint refs made in the checkout's repository since the suite began."""
+        return sorted(self._checkpoint_refs() - self.refs_before)
 
     @staticmethod
     def _ancestors() -> set[int]:
@@ -103,8 +123,14 @@ class Leftovers:
             if not (processes or files) or time.monotonic() > deadline:
                 break
             time.sleep(0.2)
+        refs = self.refs() if look_for_files else []
         said = [f"process {pid}: {line}" for pid, line in sorted(processes.items())]
         said += [f"file {path}" for path in files]
+        said += [f"checkpoint {ref} in the checkout's repository {CHECKOUT}" for ref in refs]
+        for ref in refs:
+            import subprocess
+
+            subprocess.run(["git", "update-ref", "-d", ref], cwd=CHECKOUT, capture_output=True, timeout=30)
         for pid in processes:
             try:
                 os.kill(pid, signal.SIGKILL)

@@ -1,5 +1,5 @@
 """The suite's own check of what it leaves behind (tests/leftovers.py, run when the suite ends): a run whose test
-leaks a process and a demo workspace copy fails, names both and removes them, in one process and in workers
+leaks a process, a demo workspace copy and a checkpoint in the checkout's repository fails, names both and removes them, in one process and in workers
 (``pytest -n 2``, as ``make test`` runs it: each worker says its processes, the controller the files)."""
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ def test_leaks_on_purpose():
     subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", LEAKING],  # never ended
                      start_new_session=True)
     tempfile.mkdtemp(prefix="kandev-demo-")
+    subprocess.run(["git", "update-ref", f"refs/kandev-tui/{LEAKING}/1-start", "HEAD"], cwd=Path(__file__).parents[1],
+                   check=True)  # a checkpoint left in the checkout's own repository
 
 
 @pytest.mark.system
@@ -41,3 +43,6 @@ def test_a_leak_fails_the_run_names_it_and_removes_it(tmp_path, workers):
     assert "file " + str(scratch / "kandev-demo-") in said, said
     assert not live_pids(lambda _pid, cmdline: mark.encode() in cmdline)  # ended
     assert not list(scratch.glob("kandev-demo-*"))  # removed
+    ref = f"refs/kandev-tui/{mark}/1-start"
+    assert f"checkpoint {ref} in the checkout's repository" in said, said
+    assert subprocess.run(["git", "rev-parse", "--verify", "-q", ref], cwd=Path(__file__).parents[1]).returncode != 0
