@@ -75,6 +75,18 @@ def test_a_file_the_agent_also_wrote_itself_shows_its_real_change(tmp_path):
 
 
 @pytest.mark.system
+def test_a_new_file_written_before_its_call_is_reported_is_never_an_empty_diff(tmp_path):
+    """An agent that writes a new file itself and then reports the call, its diff new (no old text): kandev-tui
+    reads the file as the call is first seen, after the write, and that read made the diff "+0 −0 no change" (one
+    run in three) while the turn's changes card said +3. The agent's new file stands."""
+    played = play(tmp_path, {"steps": [
+        {"op": "write", "id": "e1", "path": "made/new.txt", "content": "one\ntwo\nthree\n", "report": "written_first"}]})
+    assert played.code == 0, played.stderr
+    diff = diff_of(played.call("e1"))
+    assert diff["new_file"] and (diff["added"], diff["removed"]) == (3, 0), diff
+
+
+@pytest.mark.system
 def test_a_write_reported_before_the_file_was_read_is_compared_with_the_file_on_disk(tmp_path):
     played = play(tmp_path, {"steps": [
         {"op": "write", "id": "e1", "path": "notes.txt", "content": NOTES.replace("line 9\n", "line nine\n"),

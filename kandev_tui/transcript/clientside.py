@@ -122,7 +122,10 @@ class ClientSide:
             state = self._before.get((call_id, path)) if isinstance(path, str) else None
             text = state.get("text") if state is not None and state["exists"] else None
             old = block.get("oldText") if isinstance(block, dict) else None
-            if text is not None and old is None:
+            if text is not None and old is None and text == block.get("newText"):
+                pass  # the file was read after the agent had written it (it writes, then reports): not "no change"
+                # but what the agent says, a new file (an ACP diff with no old text)
+            elif text is not None and old is None:
                 block = {**block, "oldText": text}
                 changed = True
             elif state is not None and not state["exists"] and old == "":  # a new file, sent as "" (Gemini CLI,

@@ -380,6 +380,16 @@ class Agent:
             diff = {"type": "diff", "path": path, "oldText": None, "newText": step["content"]}
         elif step.get("report") == "empty_old":  # a new file's old text as "" (Gemini CLI, OpenCode), not null
             diff = {"type": "diff", "path": path, "oldText": "", "newText": step["content"]}
+        elif step.get("report") == "written_first":  # it writes the new file itself, then reports the call, done,
+            os.makedirs(os.path.dirname(path), exist_ok=True)  # with the file's diff as new (no old text)
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(step["content"])
+            self.update({"sessionUpdate": "tool_call", "toolCallId": call, "title": f"Write {step['path']}",
+                         "kind": "edit", "status": "in_progress", "locations": [{"path": path}],
+                         "content": [{"type": "diff", "path": path, "oldText": None, "newText": step["content"]}]})
+            await self.writer.drain()
+            self.update({"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "completed"})
+            return
         else:
             diff = None
         self.update({"sessionUpdate": "tool_call", "toolCallId": call, "title": f"Edit {step['path']}",
