@@ -345,16 +345,30 @@ async def test_in_the_app_the_card_follows_the_turn_and_enter_reviews_each_files
         await pilot.press("y")
         await until(pilot, lambda: content(root / "a.py") == b"def one():\n    return 1\n")
         session_id = app.current.status.session_id
-        await until(pilot, lambda: any("a.py put back before this turn. The agent's memory did not go back"
-                                       in i.payload.get("text", "") for i in store.items(session_id) if i.kind == "note"))
+        # one file: "it", and the list marks it
+        await until(pilot, lambda: any("“a.py” put back as it was before this turn. The agent's memory did not go "
+                                       "back: it may still think it changed." in i.payload.get("text", "")
+                                       for i in store.items(session_id) if i.kind == "note"))
+        await until(pilot, lambda: "M a.py  +1 −1  ↺ restored" in screen_text(app))
         assert (root / "added.txt").exists() and "a.py" not in git(root, "diff", "--cached", "--name-only")
         await until(pilot, lambda: app.screen.check_action("undo_restore", ()) is True)
         await pilot.press("u")
         await until(pilot, lambda: content(root / "a.py") == edited)
+        # undone: said so (not "put back as they were… u undoes it"), the mark gone, nothing more to undo
+        await until(pilot, lambda: any("The restore is undone: “a.py” is as the turn left it." == i.payload.get("text")
+                                       for i in store.items(session_id) if i.kind == "note"))
+        await until(pilot, lambda: "↺ restored" not in screen_text(app) and not app.screen.check_action("undo_restore", ()))
         await pilot.press("n")
         await until(pilot, lambda: "added.txt  (new file)" in screen_text(app))
         await pilot.press("n")
         await until(pilot, lambda: "new_name.txt  (renamed from old_name.txt)" in screen_text(app))
+        await pilot.press("r")  # a rename put back: named as the rename, not by the file it removes
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await until(pilot, lambda: content(root / "old_name.txt") == b"kept\n" and not (root / "new_name.txt").exists())
+        await until(pilot, lambda: any(i.payload.get("text", "").startswith("“old_name.txt → new_name.txt” put back as "
+                                                                            "it was before this turn.")
+                                       for i in store.items(session_id) if i.kind == "note"))
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, TranscriptScreen))
         await app.action_quit()

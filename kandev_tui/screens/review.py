@@ -81,7 +81,9 @@ class ReviewScreen(Screen[None]):
         super().__init__()
         self.payload = payload
         self.owner = owner  # the AppSession whose transcript the card is in (a restore is said there)
-        self.undo: tuple[str, list[str] | None] | None = None  # the last restore: (its checkpoint before, paths)
+        self.undo: tuple[str, list[str] | None, str] | None = None  # the last restore: (its checkpoint before,
+        # paths, what it was called)
+        self.restored: set[str] = set()  # the paths put back as they were ("*": every file), marked in the list
         self.files: list[dict[str, Any]] = list(payload.get("files") or [])
         self.side = False
         self._title = Static(id="review-title")
@@ -93,12 +95,21 @@ class ReviewScreen(Screen[None]):
         self._hunks: list[Static] = []  # a widget per hunk, to move between them
 
     @staticmethod
-    def _file_row(entry: dict[str, Any]) -> Text:
+    def _file_row(entry: dict[str, Any], restored: bool = False) -> Text:
         letter, style = LETTERS.get(entry.get("status", ""), ("?", ""))
         row = Text.assemble((f"{letter} ", f"bold {style}"), file_name(entry))
         row.append("  binary" if entry.get("binary") else f"  +{entry.get('added', 0)} −{entry.get('removed', 0)}",
                    style="dim")
+        if restored:
+            row.append("  ↺ restored", style="bold yellow")
         return row
+
+    def _mark_restored(self) -> None:
+        """Each file put back marked in the list (and the mark gone once the restore is undone)."""
+        for number, entry in enumerate(self.files):
+            paths = {entry.get("path"), entry.get("old_path")} - {None}
+            marked = "*" in self.restored or bool(paths & self.restored)
+            self.files_list.replace_option_prompt(str(number), self._file_row(entry, marked))
 
     def compose(self) -> ComposeResult:
         yield self._title
@@ -222,17 +233,20 @@ class ReviewScreen(Screen[None]):
         def answered(yes: bool | None) -> None:
             if yes:
                 paths = None if everything else [p for p in (entry.get("path"), entry.get("old_path")) if p]
-                self._restore(self.payload["before"], paths, "before this turn")
+                self._restore(self.payload["before"], paths, "before this turn", what)
 
         self.app.push_screen(ConfirmScreen(question, "Restore"), answered)
 
     def action_undo_restore(self) -> None:
         if self.undo is not None:
-            before, paths = self.undo
-            self._restore(before, paths, "as they were before the restore")
+            before, paths, what = self.undo
+            self._restore(before, paths, "", what)
 
     @work(thread=True, exclusive=True, group="review-restore")
-    def _restore(self, source: str, paths: list[str] | None, said: str) -> None:
+    def _restore(self, source: str, paths: list[str] | None, said: str, what: str) -> None:
+        """Put ``paths`` (None: every file) as they are in ``source``: a turn's state before it (``said``: "before
+        this turn"), or the state a restore recorded (``said`` "": the restore undone). ``what``: the files as the
+        question named them."""
         from pathlib import Path
 
         from kandev_tui import checkpoints
@@ -249,14 +263,25 @@ class ReviewScreen(Screen[None]):
         except checkpoints.Unavailable as exc:
             self.app.call_from_thread(self.notify, f"Nothing restored: {exc}.", severity="error", timeout=8)
             return
-        self.app.call_from_thread(self._restored, before.commit, paths, said)
+        self.app.call_from_thread(self._restored, before.commit, paths, said, what)
 
-    def _restored(self, before: str, paths: list[str] | None, said: str) -> None:
-        self.undo = (before, paths)
+    def _restored(self, before: str, paths: list[str] | None, said: str, what: str) -> None:
+        """Said once done: which files (as the question named them: a rename as ``old → new``), in the number they
+        are; a restore can be undone (``u``), an undo is the end of it."""
+        one = paths is not None
+        if said:  # a restore: recorded, u undoes it
+            self.undo = (before, paths, what)
+            self.restored = self.restored | ({p for p in paths} if paths else {"*"})
+            text = (f"{what[:1].upper()}{what[1:]} put back as {'it was' if one else 'they were'} {said}. The agent's "
+                    f"memory did not go back: it may still think {'it' if one else 'they'} changed.")
+            self.notify(text + " u undoes it.", timeout=8)
+        else:  # the restore undone: as the turn left them again
+            self.undo = None
+            self.restored = self.restored - ({p for p in paths} if paths else self.restored)
+            text = f"The restore is undone: {what} {'is' if one else 'are'} as the turn left {'it' if one else 'them'}."
+            self.notify(text, timeout=8)
         self.refresh_bindings()
-        which = "Every file" if paths is None else ", ".join(safe_text(p, keep_newlines=False) for p in paths[:1])
-        text = f"{which} put back {said}. The agent's memory did not go back: it may still think they changed."
-        self.notify(text + " u undoes it.", timeout=8)
+        self._mark_restored()
         if self.owner is not None:
             self.app.run_worker(self.owner.source.note(text), group="restore-note")
         at = self.files_list.highlighted
