@@ -549,6 +549,35 @@ async def test_help_screen_lists_keys(tmp_path):
         assert not isinstance(app.screen, HelpScreen)
 
 
+def test_f1_lists_every_key_of_kandev_tuis_own_screens_and_cards():
+    """F1 lacked the review's keys, d in the sessions list, @ mentions and a form's keys. Every key a screen or card of
+    kandev-tui binds (shown in the footer or not) is in F1's list, under the section for where it works."""
+    from kandev_tui.screens.help import KEYS
+    from kandev_tui.screens.review import ReviewScreen
+    from kandev_tui.screens.sessions import SessionsScreen
+    from kandev_tui.widgets.chart_block import ChartBlock
+    from kandev_tui.widgets.subagent import SubagentCard
+
+    names = {"right_square_bracket": "]", "left_square_bracket": "[", "left": "←", "right": "→", "up": "↑", "down": "↓"}
+
+    def covers(tokens: list[str], key: str) -> bool:  # "1-4" covers 2, "←/→" covers ←
+        return any(key == token or key in token.split("/") or
+                   (key.isdigit() and "-" in token and token.split("-")[0] <= key <= token.split("-")[1])
+                   for token in tokens)
+    listed = {section: " ".join(key for key, _what in keys).split() for section, keys in KEYS}
+    for where, section in ((ReviewScreen, "Changes card, review"), (SessionsScreen, "Several sessions"),
+                           (ChartBlock, "Chart (focused)"), (SubagentCard, "Subagent")):
+        for binding in where.BINDINGS:
+            for key in binding.key.split(","):
+                key = names.get(key, key)
+                if key in ("ctrl+n", "escape") and section == "Several sessions":  # the app's, listed above
+                    continue
+                assert covers(listed[section], key), (where.__name__, key, listed[section])
+    prompt = dict(dict(KEYS)["Prompt"])
+    assert "@" in prompt and "d (in the list)" in dict(dict(KEYS)["Several sessions"])
+    assert "Agent's question (form)" in dict(KEYS)
+
+
 def test_system_commands_include_the_main_actions(tmp_path):
     app = replay_app(tmp_path)
     titles = [c.title for c in app.get_system_commands(app.transcript_screen)]
