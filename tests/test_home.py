@@ -50,7 +50,7 @@ async def test_the_home_lists_stored_sessions_opens_one_and_continues_another(tm
         assert app.current.source.session_id == plain and not app.current.source.can_prompt
         await pilot.press("ctrl+s")  # home again
         await until(pilot, lambda: app.screen is home and len(home.stored) == 1)  # the open one is live here now
-        assert "Sessions  1 in this app  · ctrl+n" in screen_text(app)  # the stored one open here
+        assert "Sessions  1 in this app  ctrl+n new" in screen_text(app)  # the stored one open here
         home.options.highlighted = next(i for i in range(home.options.option_count)
                                         if (home.options.get_option_at_index(i).id or "").startswith("stored:"))
         await pilot.press("c")  # continued by its agent: session/load, then a new turn

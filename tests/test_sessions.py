@@ -732,6 +732,60 @@ def test_in_the_sidebars_columns_a_rows_agent_is_kept_over_its_words_and_in_the_
     assert first(*on_screen, 10) == "○ 1 idle …"  # the narrowest a row is drawn: cut, never wider
 
 
+def test_a_rows_title_is_cut_between_words_and_the_lists_heading_keeps_whole_keys():
+    """At 45 and 80 columns a row cut its title mid-word ("bu…") and the heading wrapped its key onto a line of its
+    own. A title is cut between two words, a folder where it ends; the heading says whole parts on one line, who
+    waits first."""
+    from kandev_tui.screens.sessions import heading_text
+    from kandev_tui.session.row import SessionRow
+    from kandev_tui.widgets.sessions_sidebar import row_text
+
+    row = SessionRow(1, "demo", "Fix the build of billing", "/w/app", "", SessionState.IDLE, "idle", "", None, 0, "",
+                     False)
+    assert row_text(row, 26).plain.splitlines()[1] == "    Fix the build of…"
+    assert row_text(row, 40).plain.splitlines()[1] == "    Fix the build of billing  /w/app"
+    assert row_text(row, 34).plain.splitlines()[1] == "    Fix the build of billing  /w/…"  # the folder: its end
+    for width in (43, 78, 118):
+        heading = heading_text(3, 3, 1, True, width).plain
+        assert len(heading) <= width and "(ctrl+g)" in heading, heading
+        assert heading.startswith("Sessions  1 waiting"), heading
+    assert heading_text(3, 3, 1, True, 118).plain == "Sessions  1 waiting for you (ctrl+g)  3 in this app · 3 live  " \
+                                                     "ctrl+n new"
+    assert heading_text(3, 3, 1, True, 43).plain == "Sessions  1 waiting for you (ctrl+g)"
+
+
+@pytest.mark.system
+@pytest.mark.parametrize("width", [45, 80])
+async def test_the_lists_rows_keep_to_two_lines_at_any_width(tmp_path, width):
+    """A row drawn as wide as the list wrapped onto a third line holding only "…" (the list's scrollbar took two
+    columns): each row is its two lines, at the width the list has, and again after a resize."""
+    from kandev_tui.sources import ReplaySource
+
+    from .app_helpers import DEMO_RECORDING, replay_app
+
+    long = tmp_path / "the build of the billing service and all of its flaky integration tests.jsonl"
+    long.write_bytes(DEMO_RECORDING.read_bytes())  # a title that does not fit
+    app = replay_app(tmp_path)
+    for _ in range(14):  # more rows than fit: the list scrolls
+        app.open_session(lambda on_items, on_state: ReplaySource(long, on_items, on_state))
+    async with app.run_test(size=(width, 24)) as pilot:
+        await until(pilot, lambda: len(app.sessions) == 15)
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.options.option_count >= 15)
+        for size in ((width, 24), (width - 7, 24)):
+            await pilot.resize_terminal(*size)
+            await until(pilot, lambda wanted=size[0]: app.screen.size.width == wanted)
+            await pilot.pause()
+            lines = screen_text(app).splitlines()
+            assert not [line for line in lines if line.strip(" ▁▂▃▄▅▆▇█▎▊") == "…"], "\n".join(lines)
+            assert all(app.screen.options.get_option_at_index(i).prompt.plain.count("\n") == 1
+                       for i in range(app.screen.options.option_count)
+                       if app.screen.options.get_option_at_index(i).id)
+            titles = [line for line in lines if "the build of" in line]
+            assert len(titles) >= 5 and all(line.rstrip(" ▁▂▃▄▅▆▇█▎▊").endswith(("…", "jsonl")) for line in titles)
+            assert all(len(line.rstrip()) <= size[0] for line in lines), "\n".join(lines)
+
+
 @pytest.mark.system
 @pytest.mark.parametrize("width", [45, 100])
 async def test_the_queue_line_says_only_whole_hints_in_its_two_lines(tmp_path, monkeypatch, width):

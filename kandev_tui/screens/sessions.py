@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Callable
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -57,6 +58,24 @@ def stored_text(row: dict[str, Any], width: int) -> Text:
     return text
 
 
+def heading_text(count: int, live: int, waiting: int, can_start: bool, width: int) -> Text:
+    """The list's heading in ``width`` columns, on one line: whole parts only (a key is never wrapped away from what
+    it does), who waits first, then how many there are, then ctrl+n; a part that does not fit is left out."""
+    parts: list[tuple[str, str]] = []
+    if waiting:
+        parts.append((f"  {waiting} waiting for you (ctrl+g)", "bold yellow"))
+    parts.append((f"  {count} in this app" + (f" · {live} live" if live else ""), "dim"))
+    if can_start:  # agents can be started here
+        parts.append(("  ctrl+n new", "dim"))
+    heading = Text("Sessions")
+    for part, style in parts:
+        if heading.cell_len + cell_len(part) <= width:
+            heading.append(part, style=style)
+        elif style.startswith("bold") and heading.cell_len + cell_len(f"  {waiting} waiting (ctrl+g)") <= width:
+            heading.append(f"  {waiting} waiting (ctrl+g)", style=style)
+    return heading
+
+
 def _items(row: dict[str, Any]) -> str:
     count = row.get("items", 0)
     return f"{count} item{'s' if count != 1 else ''}"
@@ -93,7 +112,7 @@ class SessionsScreen(Screen["Choice | None"]):
     DEFAULT_CSS = """
     SessionsScreen { layout: vertical; }
     SessionsScreen #sessions-title { height: auto; padding: 0 1; background: $panel; text-style: bold; }
-    SessionsScreen OptionList { height: 1fr; border: none; padding: 0 1; }
+    SessionsScreen OptionList { height: 1fr; border: none; padding: 0 1; scrollbar-gutter: stable; }
     """
     BINDINGS = [Binding("escape", "back", "Back"), Binding("c", "continue_stored", "Continue"),
                 Binding("d", "delete_stored", "Delete"),
@@ -160,7 +179,7 @@ class SessionsScreen(Screen["Choice | None"]):
         self.rows = rows
         highlighted = self.options.highlighted
         was = self.options.get_option_at_index(highlighted).id if highlighted is not None else None
-        width = (self.size.width or self.app.size.width) - 4
+        width = self.row_width()
         self.options.clear_options()
         options: list[Option | None] = []
         for row in rows:  # each session, its subagents under it (enter shows one full screen)
@@ -193,13 +212,20 @@ class SessionsScreen(Screen["Choice | None"]):
                                              if not self.options.get_option_at_index(i).disabled), None)
         waiting = sum(1 for row in rows if row.activity == "waiting for you")
         live = sum(1 for row in rows if row.activity not in ("ended", "failed", "stored", "replayed"))
-        heading = Text.assemble("Sessions", (f"  {len(rows)} in this app" + (f" · {live} live" if live else ""), "dim"))
-        if waiting:
-            heading.append(f"  · {waiting} waiting for you (ctrl+g)", style="bold yellow")
-        if self.stored_reader is not None:  # agents can be started here
-            heading.append("  · ctrl+n new", style="dim")
-        self.heading.update(heading)
+        self.heading.update(heading_text(len(rows), live, waiting, self.stored_reader is not None,
+                                         (self.size.width or self.app.size.width) - 2))
         self.refresh_bindings()
+
+    def row_width(self) -> int:
+        """The columns a row has: the list's, less its border, padding and scrollbar gutter (kept: a row drawn as
+        wide as the screen less its padding wrapped onto a third line holding only "…" once the list had a border
+        and scrolled); before the list is laid out, the screen's less those."""
+        laid_out = self.options.scrollable_content_region.width
+        return max(10, laid_out if laid_out > 0 else (self.size.width or self.app.size.width) - 6)
+
+    def on_resize(self, event) -> None:
+        if self.is_mounted:  # laid out again at the new width, once the list has it
+            self.call_after_refresh(self.show_rows, self.rows)
 
     def _index_of(self, option_id: str | None) -> int | None:
         if option_id is None:

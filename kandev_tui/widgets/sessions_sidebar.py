@@ -41,16 +41,33 @@ def row_text(row: SessionRow, width: int) -> Text:
     if row.title:
         second.append(safe_text(row.title, keep_newlines=False), style="italic")
         second.append("  ")
+    words_end = len(second.plain)  # up to here words, cut between two; the folder after them is cut where it ends
     where = safe_text(row.workspace, keep_newlines=False)
     if row.branch:  # before the folder, whose end is cut first (a worktree's folder is long: the branch says it)
         where = f"{safe_text(row.branch, keep_newlines=False)} · {where}"
     if row.detail and row.activity in ("failed", "waiting for you", "working"):  # (working: quiet for how long)
         where = f"{safe_text(row.detail, keep_newlines=False)}  {where}"
     second.append(where, style="dim")
-    second.truncate(max(10, width), overflow="ellipsis")
+    cut_between_words(second, max(10, width), words_end)
     text.append("\n")
     text.append_text(second)
     return text
+
+
+def cut_between_words(text: Text, width: int, words_end: int) -> None:
+    """``text`` cut to ``width`` cells with an ellipsis: between two words where the cut falls in its first
+    ``words_end`` characters (a title: "fix the…", not "fix the bu…"), else where it falls (a folder's end)."""
+    if text.cell_len <= width:
+        return
+    plain = text.plain
+    if width - 1 < words_end:
+        space = plain.rfind(" ", 0, width)
+        if space > len(plain) - len(plain.lstrip()) + 4:  # a word before it, not only the indent
+            text.truncate(space)
+            text.rstrip()
+            text.append("…")
+            return
+    text.truncate(width, overflow="ellipsis")
 
 
 def _first_line(row: SessionRow, width: int) -> Text:
