@@ -206,6 +206,40 @@ async def test_a_first_prompt_is_held_when_the_mode_asked_for_is_not_offered(tmp
         await app.action_quit()
 
 
+async def test_the_demos_summary_and_release_commands_do_what_they_offer(tmp_path, monkeypatch):
+    """/summary was offered and not done (it charted its own name); /release asks a question (a form), so that a
+    newcomer can try one: the answer reaches the agent, which says it."""
+    from textual.widgets import Button, Input
+
+    from kandev_tui.widgets.elicitation import ElicitationCard
+
+    monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
+    app, store = demo_app(tmp_path, choices={"mode": "write"})  # its turns write without asking
+    summary = tmp_path / "ws" / "reports" / "summary.md"
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = app.transcript_screen
+        await until(pilot, lambda: app.source.state == "idle" and screen.prompt.commands)
+        screen.prompt.focus()
+        await pilot.press(*"/summary", "enter")
+        await until(pilot, lambda: "Done: reports/summary.md holds the build summary." in screen_text(app)
+                    and app.source.state == "idle")
+        assert summary.read_text() == "# Build summary\n\n3 failing tests.\n"
+        assert not [i for i in app.view.model.items.values() if i.kind == "tool_call"
+                    and "show_rich_output" in str(i.payload.get("name"))]  # no chart of the word "/summary"
+        screen.prompt.focus()
+        await pilot.press(*"/release", "enter")
+        await until(pilot, lambda: any(card.answerable for card in app.query(ElicitationCard)))
+        await until(pilot, lambda: isinstance(app.focused, Input))
+        await pilot.press(*"v1.4.0")
+        while not (isinstance(app.focused, Button) and app.focused.id == "review"):
+            await pilot.press("tab")
+        await pilot.press("enter")
+        await until(pilot, lambda: "Send this answer?" in screen_text(app))
+        await pilot.press("enter")  # Send has the focus
+        await until(pilot, lambda: "I would cut v1.4.0 on the beta channel" in screen_text(app))
+        await app.action_quit()
+
+
 async def test_slash_commands_are_offered_filtered_and_completed_then_sent_as_text(tmp_path, monkeypatch):
     monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
     app, store = demo_app(tmp_path, choices={"mode": "write"})  # its first turn asks for nothing
@@ -215,7 +249,7 @@ async def test_slash_commands_are_offered_filtered_and_completed_then_sent_as_te
         screen.prompt.focus()
         await pilot.press("/")
         await until(pilot, lambda: screen.command_menu.open)
-        assert [c.name for c in screen.command_menu.commands] == ["chart", "summary"]
+        assert [c.name for c in screen.command_menu.commands] == ["chart", "summary", "release"]
         await pilot.press("c")
         assert [c.name for c in screen.command_menu.commands] == ["chart"]
         await pilot.press("tab")

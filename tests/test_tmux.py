@@ -43,6 +43,7 @@ def test_demo_in_a_real_terminal(tmp_path, size):
         assert "┤" in seen and "api" in seen  # axes with tick values
         assert "Passed" in seen and "412" in seen  # the metric group
         assert "4 tools: read" in seen  # the tool group (the edit is a card of its own: "… · 1 card", wrapped at 45)
+        assert "1 file changed" in seen  # the demo's copy is a git repository: the turn's changes card
         for line in (end + history).splitlines():
             assert len(line) <= size[0]  # nothing wider than the screen
         # drawn at the pane's size, not at a size the environment names (COLUMNS, LINES): the prompt box spans it

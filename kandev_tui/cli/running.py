@@ -211,7 +211,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     # the sample workspace's copy: removed on exit, whatever ends the process (a signal after the app gave its
     # handlers back too)
     with scratch_directory("kandev-demo-") as scratch, open_store(args) as store:
-        workspace = prepare_workspace(scratch / "demo-service")
+        workspace = prepare_workspace(scratch / "demo-service", repository=True)  # its changes card and review
         settings = SettingsStore()
         launcher = Launcher(store, settings, inject_guidance=settings.settings.inject_guidance)
         return _run_app(args, store, launcher.factory(agent_command(args.scenario), Workspace(workspace)),

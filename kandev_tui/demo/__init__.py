@@ -13,11 +13,31 @@ def sample_workspace() -> Path:
     return Path(__file__).with_name("workspace")
 
 
-def prepare_workspace(destination: str | Path | None = None) -> Path:
-    """A fresh copy of the sample workspace, so nothing bundled is ever modified."""
+def prepare_workspace(destination: str | Path | None = None, *, repository: bool = False) -> Path:
+    """A fresh copy of the sample workspace, so nothing bundled is ever modified; ``repository``: made a git
+    repository with the copy committed (``kandev-tui demo``: each turn's changes card and review can then be tried),
+    when git is there to make it."""
     target = Path(destination) if destination is not None else Path(tempfile.mkdtemp(prefix="kandev-demo-")) / "demo-service"
     shutil.copytree(sample_workspace(), target, dirs_exist_ok=True)
+    if repository:
+        _commit_all(target)
     return target
+
+
+def _commit_all(folder: Path) -> bool:
+    """``git init`` and a first commit of everything in ``folder`` (through kandev-tui's hardened git); whether it
+    was made (no git: the demo runs without, and says that changes are not tracked)."""
+    from kandev_tui.gitrun import run_git
+
+    who = ("-c", "user.name=kandev-tui demo", "-c", "user.email=demo@kandev-tui.invalid", "-c", "commit.gpgsign=false")
+    for args in (("init", "-q", "-b", "main"), ("add", "-A"), (*who, "commit", "-q", "-m", "The demo's sample workspace")):
+        try:
+            done = run_git(args, folder, error=OSError, missing="git is not installed", timeout=30)
+        except OSError:
+            return False
+        if done.returncode != 0:
+            return False
+    return True
 
 
 SCENARIOS = {

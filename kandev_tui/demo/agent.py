@@ -230,12 +230,14 @@ class DemoAgent:
         self._sessions: dict[str, dict[str, Any]] = {}
         self._cancelled: set[str] = set()
         self._ids = 0
+        self._asks = False  # the client answers questions (elicitation)
 
     def on_connect(self, conn: Any) -> None:
         self._conn = conn
 
     async def initialize(self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None,
                          **_: Any) -> InitializeResponse:
+        self._asks = getattr(client_capabilities, "elicitation", None) is not None  # it can answer questions
         response = InitializeResponse(
             protocol_version=1,
             agent_capabilities=AgentCapabilities(load_session=False, mcp_capabilities=McpCapabilities(http=True, sse=False)),
@@ -324,7 +326,7 @@ class DemoAgent:
         state["turns"] += 1
         text = "".join(getattr(block, "text", "") for block in prompt)
         first = self._fleet_turn if self.scenario == "fleet" else self._first_turn
-        script = first if state["turns"] == 1 and _chart_words(text) is None else self._later_turn
+        script = first if state["turns"] == 1 and _command(text) is None else self._later_turn
         try:
             await script(session_id, state, text)
         except _Cancelled:
@@ -499,10 +501,11 @@ class DemoAgent:
         if session_id in self._cancelled:
             raise _Cancelled
 
-    async def _ask_to_write(self, session_id: str, cwd: Path) -> None:
+    async def _ask_to_write(self, session_id: str, cwd: Path, call_id: str = "edit-1") -> bool:
+        """The summary written, asked first in the Ask mode; whether it was."""
         if self._sessions[session_id].get("mode") == "write":  # the user's mode: write without asking
-            return await self._write_summary(session_id, cwd)
-        call_id = "edit-1"
+            await self._write_summary(session_id, cwd, call_id)
+            return True
         summary = "# Build summary\n\n3 failing tests.\n"
         old = (cwd / "reports" / "summary.md").read_text() if (cwd / "reports" / "summary.md").is_file() else None
         diff: list[schema.ContentToolCallContent | schema.FileEditToolCallContent | schema.TerminalToolCallContent] = [
@@ -527,12 +530,16 @@ class DemoAgent:
                 call_id, status="failed", raw_output={"error": "Permission denied by the user"}))
         if session_id in self._cancelled:
             raise _Cancelled
+        return outcome == "allow"
 
     async def _later_turn(self, session_id: str, state: dict[str, Any], text: str) -> None:
-        words_given = _chart_words(text)  # the slash command it offers: the words after it, not itself
-        command = words_given is not None
-        if words_given is not None:
-            text = words_given
+        name, rest = _command(text) or ("", text)  # a slash command it offers: the words after it, not itself
+        if name == "summary":
+            return await self._summary_again(session_id, state)
+        if name == "release":
+            return await self._release(session_id)
+        command = name == "chart"
+        text = rest
         words = [w.strip(".,!?;:\"'()") for w in text.split()]
         words = [w[:40] for w in words if w][:8] or ["(empty)"]
         quoted = " ".join(text.split())[:200]
@@ -553,38 +560,72 @@ class DemoAgent:
         await self._present(session_id, state, f"rich-extra-{state['extra']}", chart, "codex")
         await self._stream(session_id, "Anything else?")
 
+    async def _summary_again(self, session_id: str, state: dict[str, Any]) -> None:
+        """``/summary``: the build summary written again (asked first, in the Ask mode)."""
+        await self._stream(session_id, "Writing the build summary to `reports/summary.md` again.\n\n")
+        allowed = await self._ask_to_write(session_id, state["cwd"], f"edit-{state['turns']}")
+        await self._stream(session_id, "Done: `reports/summary.md` holds the build summary." if allowed else
+                           "Left as it was: nothing written.")
+
+    async def _release(self, session_id: str) -> None:
+        """``/release``: a question for the user, as a form (ACP elicitation), and what was answered."""
+        if not self._asks:
+            return await self._stream(session_id, "This client cannot answer an agent's questions (it offers no "
+                                                  "`elicitation`), so I cannot ask which release to cut.")
+        form = schema.ElicitationFormSessionMode.model_validate({"sessionId": session_id, "requestedSchema": RELEASE})
+        response = await self._conn.create_elicitation(message="Which release should I cut?", mode=form)
+        action = getattr(response, "action", "cancel")
+        content = getattr(response, "content", None) or {}
+        if action == "accept":
+            said = {key: getattr(value, "root", value) for key, value in dict(content).items()}
+            told = ", and tell the team" if said.get("notify") else ""
+            await self._stream(session_id, f"I would cut **{said.get('name')}** on the {said.get('channel', 'beta')} "
+                                            f"channel{told}. (I am the demo agent: nothing was cut.)")
+        else:
+            await self._stream(session_id, "No release, then." if action == "decline" else "The question was "
+                                                                                         "cancelled: no release.")
+
     async def close(self) -> None:
         for state in self._sessions.values():
             if state["mcp"] is not None:
                 await state["mcp"].close()
 
 
-    async def _write_summary(self, session_id: str, cwd: Path) -> None:
+    async def _write_summary(self, session_id: str, cwd: Path, call_id: str = "edit-1") -> None:
         summary = "# Build summary\n\n3 failing tests.\n"
         old = (cwd / "reports" / "summary.md").read_text() if (cwd / "reports" / "summary.md").is_file() else None
         diff: list[schema.ContentToolCallContent | schema.FileEditToolCallContent | schema.TerminalToolCallContent] = [
             helpers.tool_diff_content("reports/summary.md", summary, old)]
-        await self._send(session_id, helpers.start_tool_call("edit-1", "Write reports/summary.md", kind="edit",
+        await self._send(session_id, helpers.start_tool_call(call_id, "Write reports/summary.md", kind="edit",
                                                              status="in_progress", content=diff))
         (cwd / "reports").mkdir(exist_ok=True)
         (cwd / "reports" / "summary.md").write_text(summary)
-        await self._send(session_id, helpers.update_tool_call("edit-1", status="completed",
+        await self._send(session_id, helpers.update_tool_call(call_id, status="completed",
                                                               raw_output="Wrote reports/summary.md"))
 
 
-def _chart_words(text: str) -> str | None:
-    """The words after ``/chart`` when the user's prompt is that command (its last paragraph: a client may put text of
-    its own before the user's, as kandev-tui's guidance), else None."""
+def _command(text: str) -> tuple[str, str] | None:
+    """The slash command (``chart``, ``summary``, ``release``) the user's prompt is, and the words after it, when it is
+    one (its last paragraph: a client may put text of its own before the user's, as kandev-tui's guidance)."""
     last = text.strip().rsplit("\n\n", 1)[-1].strip()
-    return last[len("/chart"):] if last.split()[:1] == ["/chart"] else None
+    first = last.split()[:1]
+    names = {f"/{command['name']}" for command in COMMANDS}
+    return (first[0][1:], last[len(first[0]):]) if first and first[0] in names else None
 
 
 MODES = {"ask": {"name": "Ask", "description": "Ask before writing files"},
          "write": {"name": "Write", "description": "Write files without asking"}}
 MODELS = {"demo-standard": {"name": "Standard", "description": "The demo's usual answers"},
           "demo-thorough": {"name": "Thorough", "description": "The same answers, more slowly"}}
-COMMANDS = [{"name": "chart", "description": "Chart the words of a message", "input": {"hint": "some words"}},
-            {"name": "summary", "description": "Write the build summary again", "input": None}]
+COMMANDS: list[dict[str, Any]] = [
+    {"name": "chart", "description": "Chart the words of a message", "input": {"hint": "some words"}},
+    {"name": "summary", "description": "Write the build summary again", "input": None},
+    {"name": "release", "description": "Ask you which release to cut (a form)", "input": None}]
+RELEASE = {"type": "object", "required": ["name"], "properties": {  # /release's question
+    "name": {"type": "string", "title": "Release name", "minLength": 3, "description": "e.g. v1.4.0"},
+    "channel": {"type": "string", "title": "Channel", "oneOf": [{"const": "beta", "title": "Beta"},
+                                                                {"const": "stable", "title": "Stable"}]},
+    "notify": {"type": "boolean", "title": "Tell the team", "default": False}}}
 
 
 def login_in_terminal() -> int:
