@@ -406,6 +406,37 @@ async def test_a_diff_read_that_lands_after_the_list_moved_on_is_dropped(tmp_pat
         await until(pilot, lambda: "+ one = 10" in screen_text(app))
 
 
+async def test_at_45_columns_a_long_diff_line_wraps_beside_its_gutter(tmp_path):
+    """The review at 45 columns wrapped a long changed line back to the first column, under the line numbers: the
+    code goes on beside them, each wrapped piece under the code's first character."""
+    from kandev_tui import checkpoints
+    from kandev_tui.screens.review import ReviewScreen
+    from kandev_tui.textual_hooks import screen_text
+
+    from .app_helpers import stored_app, until
+
+    long = "value = compute(" + ", ".join(f"argument_{n}" for n in range(12)) + ")\n"
+    root = repo(tmp_path / "w", {"a.py": "x = 1\n"})
+    before = checkpoints.take(root, "refs/kandev-tui/test/wrap-start")
+    (root / "a.py").write_text("x = 1\n" + long)
+    after = checkpoints.take(root, "refs/kandev-tui/test/wrap-end")
+    found = checkpoints.changes(root, before.commit, after.commit)
+    payload = {"files": [f.to_json() for f in found.files], "count": found.count, "added": found.added,
+               "removed": found.removed, "before": before.commit, "after": after.commit, "repository": str(root)}
+    app = stored_app(tmp_path, [])
+    async with app.run_test(size=(45, 30)) as pilot:
+        await app.push_screen(ReviewScreen(payload))
+        await until(pilot, lambda: "+ value = compute(" in screen_text(app))
+        lines = screen_text(app).splitlines()
+        first = next(n for n, line in enumerate(lines) if "+ value = compute(" in line)
+        code_at = lines[first].index("value")
+        rest = [line for line in lines[first + 1:first + 6] if "argument_" in line]
+        assert len(rest) >= 2, "\n".join(lines)  # it wraps, at 45 columns
+        for line in rest:  # beside the gutter: nothing under the numbers, the code from the code's column
+            assert not line[:code_at].strip(" ▎▊│"), "\n".join(lines)
+            assert line[code_at] != " ", "\n".join(lines)
+
+
 def test_the_card_is_placed_before_the_turn_end_and_a_turn_cut_short_has_none():
     from kandev_tui.transcript.frames import IN, LOCAL, OUT, Frame
     from kandev_tui.transcript.normalize import Normalizer

@@ -23,7 +23,7 @@ from textual.widgets.option_list import Option
 from kandev_tui.gitrun import run_git
 from kandev_tui.transcript.diffs import FileDiff, file_diff
 from kandev_tui.widgets.base import safe_text
-from kandev_tui.widgets.calls.diff import diff_lines, look_for, side_by_side
+from kandev_tui.widgets.calls.diff import Hanging, diff_lines, gutter_width, look_for, side_by_side
 from kandev_tui.widgets.changes_card import LETTERS, file_name
 from kandev_tui.widgets.key_footer import KeyFooter
 
@@ -175,10 +175,12 @@ class ReviewScreen(Screen[None]):
             chunks = [[part] for part in parts]
         else:
             parts, more = diff_lines(diff, MAX_LINES, look)
+            gutter = gutter_width(diff)
             for line in parts:  # a hunk from its "@@" header on
-                if line.plain.startswith("@@ ") or not chunks:
+                header = line.plain.startswith("@@ ")
+                if header or not chunks:
                     chunks.append([])
-                chunks[-1].append(line)
+                chunks[-1].append(line if header else Hanging(line, gutter))  # a long line wraps beside its gutter
         if not diff.hunks and (entry.get("old_path") or not diff.note):
             said = "Renamed; its text is unchanged." if entry.get("old_path") else \
                 "No change in its text (its mode or type changed)."

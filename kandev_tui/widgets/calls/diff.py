@@ -165,6 +165,43 @@ def by_file(diffs: list[FileDiff]) -> list[list[FileDiff]]:
     return groups
 
 
+class Hanging:
+    """A diff line whose code, when it wraps, goes on beside its gutter (line numbers and sign), not back under it
+    (the review at 45 columns): the first ``indent`` cells of ``line`` stand once, the rest wraps in the width
+    left."""
+
+    def __init__(self, line: Text, indent: int) -> None:
+        self.line = line
+        self.indent = indent
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        from rich.segment import Segment
+
+        indent = min(self.indent, max(0, options.max_width - 8))  # a sliver of a screen: the code keeps 8 columns
+        head, body = self.line.divide([indent]) if indent else (Text(), self.line)
+        lines = console.render_lines(body, options.update(width=max(1, options.max_width - indent)), pad=False,
+                                     new_lines=False)
+        blank = Segment(" " * indent)
+        for number, segments in enumerate(lines):
+            if number == 0:
+                yield from head.render(console)
+            else:
+                yield blank
+            yield from segments
+            yield Segment.line()
+
+    def __rich_measure__(self, console: Any, options: Any) -> Any:
+        from rich.measure import Measurement
+
+        return Measurement(min(options.max_width, self.indent + 1), min(options.max_width, self.line.cell_len))
+
+
+def gutter_width(diff: FileDiff) -> int:
+    """The cells :func:`diff_lines` puts before a line's code: its old and new numbers and its sign."""
+    digits = len(str(max((n for h in diff.hunks for line in h.lines for n in (line.old, line.new) if n), default=1)))
+    return 2 * digits + 2 + 2
+
+
 def diff_lines(diff: FileDiff, limit: int | None = None, look: Look = DARK_LOOK) -> tuple[list[Text], int]:
     """The diff's lines as Text (a hunk header, then gutter, sign and highlighted code), at most ``limit`` of
     them; and how many more there are."""
