@@ -755,6 +755,26 @@ async def test_a_theme_textual_does_not_have_is_said_and_the_default_used(tmp_pa
     assert any("The theme 'nope' (settings) is not one kandev-tui has" in message for message in said)
 
 
+async def test_at_45_columns_no_settings_label_touches_its_switch(tmp_path):
+    """A label that fills its column ("Rich-output guidance for▊") ran into the switch beside it: a gap stays."""
+    from textual.widgets import Label
+
+    from kandev_tui.screens.settings import SettingsScreen
+
+    app = replay_app(tmp_path)
+    async with app.run_test(size=(45, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("f2")
+        await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        await pilot.pause()
+        beside = [(label, label.parent.children[1]) for label in app.screen.query(Label)
+                  if label.parent is not None and len(label.parent.children) > 1 and label.parent.children[0] is label]
+        assert beside
+        for label, control in beside:
+            text_right = label.content_region.right  # where its words may reach
+            assert control.region.x - text_right >= 2, (str(label.render()), text_right, control.region.x)
+
+
 async def test_settings_open_with_the_first_setting_focused_and_take_keys_at_once(tmp_path):
     from textual.widgets import Select
 

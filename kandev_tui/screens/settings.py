@@ -28,7 +28,7 @@ class SettingsScreen(ModalScreen[None]):
     SettingsScreen > VerticalScroll { width: 90%; max-width: 72; height: auto; max-height: 90%; border: round $accent;
                                       background: $surface; padding: 0 1; }
     SettingsScreen Horizontal { height: auto; margin: 1 0 0 0; }
-    SettingsScreen Label { width: 1fr; padding: 1 0 0 0; }
+    SettingsScreen Label { width: 1fr; padding: 1 2 0 0; }  /* (at 45 columns a label ran into its switch) */
     SettingsScreen Select { width: 24; }
     SettingsScreen Input { width: 10; }
     SettingsScreen .note { color: $text-muted; }
