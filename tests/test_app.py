@@ -755,6 +755,27 @@ async def test_a_theme_textual_does_not_have_is_said_and_the_default_used(tmp_pa
     assert any("The theme 'nope' (settings) is not one kandev-tui has" in message for message in said)
 
 
+@pytest.mark.parametrize("theme", ["textual-light", "textual-dark"])
+async def test_under_no_color_every_card_border_stands_out_from_its_background(tmp_path, monkeypatch, theme):
+    """NO_COLOR draws each colour as a grey of its lightness: a light theme's accent and warning borders became the
+    grey of its background (white on light grey). Every card's border, as grey, stays far from its background's."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = replay_app(tmp_path, theme=theme)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+home")
+        await settle(pilot)
+        cards = [*app.view.walk_children(), app.transcript_screen.prompt]  # the transcript's cards and the prompt
+        bordered = [w for w in cards if w.styles.border_top[0] in ("round", "thick", "tall")
+                    or w.styles.border_left[0] == "thick"]
+        assert {type(w).__name__ for w in bordered} >= {"PermissionRequest", "EditCard", "Plan", "UserMessage"}
+        for widget in bordered:
+            kind, color = widget.styles.border_top if widget.styles.border_top[0] else widget.styles.border_left
+            background = widget.background_colors[1]
+            grey, under = (background + color).monochrome, background.monochrome
+            assert abs(grey.brightness - under.brightness) >= 0.25, (type(widget).__name__, widget.classes, color)
+
+
 async def test_at_45_columns_no_settings_label_touches_its_switch(tmp_path):
     """A label that fills its column ("Rich-output guidance for▊") ran into the switch beside it: a gap stays."""
     from textual.widgets import Label
