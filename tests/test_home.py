@@ -257,11 +257,12 @@ async def test_the_new_session_dialog_opens_on_its_first_field_marked_and_typing
     async with app.run_test(size=(100, 30)) as pilot:
         dialog = await new_session_dialog(pilot)
         await until(pilot, lambda: isinstance(app.focused, Select) and app.focused.id == "preset")
-        assert app.focused.styles.outline_left[0] == "thick"  # a mark beside it, not only a shade
+        await until(pilot, lambda: "▸ Agent preset" in screen_text(app))  # its label marked, not only a shade
+        assert dialog.query_one("#preset-label").has_class("-focused")
         await pilot.press(*"Fix")
         prompt = dialog.query_one("#prompt", Input)
         assert app.focused is prompt and prompt.value == "Fix"
-        assert prompt.styles.outline_left[0] == "thick"
+        await until(pilot, lambda: "▸ First prompt (optional)" in screen_text(app) and "▸ Agent" not in screen_text(app))
         dialog.query_one("#worktree", Checkbox).focus()
         await pilot.press("space", "i", "t")
         assert dialog.query_one("#worktree", Checkbox).value and prompt.value == "Fixit"

@@ -41,6 +41,9 @@ class NewSession:
     prompt: str | None
 
 
+LABELS = {"preset": "Agent preset", "workspace": "Workspace folder", "prompt": "First prompt (optional)"}
+
+
 class _Field(Input):
     """A field of the dialog, whose enter starts the session (the footer says so while one has the focus)."""
 
@@ -63,9 +66,10 @@ class NewSessionScreen(ModalScreen["NewSession | None"]):
     NewSessionScreen #new-session-error { color: $error; height: auto; margin-top: 1; }
     NewSessionScreen Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
     NewSessionScreen Button { margin-left: 1; min-width: 10; }
-    /* the field with the focus is marked beside it, not only by a shade (compact fields have no border) */
-    NewSessionScreen Input:focus, NewSessionScreen Select:focus-within, NewSessionScreen Checkbox:focus,
-    NewSessionScreen Button:focus { outline-left: thick $accent; }
+    /* the field with the focus is marked by its label, in the accent and with a pointer, not only by a shade
+       (compact fields have no border, and a mark drawn over a field hid its first character) */
+    NewSessionScreen Label.-focused { color: $accent; text-style: bold; }
+    NewSessionScreen Input:focus { background: $accent 20%; }
     """
 
     def __init__(self, presets: dict[str, Preset], workspace: Path, preset: str | None = None) -> None:
@@ -78,15 +82,15 @@ class NewSessionScreen(ModalScreen["NewSession | None"]):
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Static("[b]New session[/b]")
-            yield Label("Agent preset")
+            yield Label(LABELS["preset"], id="preset-label")
             yield Select([(self._preset_label(p), name) for name, p in self.presets.items()], id="preset",
                          value=self.default_preset if self.default_preset else Select.BLANK, allow_blank=False,
                          compact=True)
-            yield Label("Workspace folder")
+            yield Label(LABELS["workspace"], id="workspace-label")
             yield _Field(str(self.default_workspace), id="workspace", compact=True)
             yield Checkbox("In a new git worktree and branch", id="worktree", compact=True)
             yield _Field(placeholder="branch (empty: kandev/PRESET-N)", id="branch", compact=True)
-            yield Label("First prompt (optional)")
+            yield Label(LABELS["prompt"], id="prompt-label")
             yield _Field(placeholder="sent once the agent is ready", id="prompt", compact=True,
                          select_on_focus=False)  # (typed on another field, the first characters land here)
             yield Static("", id="new-session-error", markup=False)
@@ -105,6 +109,16 @@ class NewSessionScreen(ModalScreen["NewSession | None"]):
     def on_mount(self) -> None:
         self.query_one("#preset").focus()  # the first field, as a dialog opens (typing goes to the prompt: on_key)
         self._workspace_of(self.default_preset)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """The label of the field with the focus marked (▸, in the accent); the others plain."""
+        focused = getattr(event.widget, "id", None)
+        for label in self.query(Label):
+            field = (label.id or "").removesuffix("-label")
+            if field:
+                marked = field == focused
+                label.set_class(marked, "-focused")
+                label.update(("▸ " if marked else "") + LABELS[field])
 
     def on_key(self, event: events.Key) -> None:
         """A character typed while the preset, the checkbox or a button has the focus is the start of a prompt,
