@@ -786,8 +786,7 @@ async def test_at_45_columns_no_settings_label_touches_its_switch(tmp_path):
     async with app.run_test(size=(45, 40)) as pilot:
         await settle(pilot)
         await pilot.press("f2")
-        await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
-        await pilot.pause()
+        await until(pilot, lambda: isinstance(app.screen, SettingsScreen) and app.screen.query(Label).first().size.width)
         beside = [(label, label.parent.children[1]) for label in app.screen.query(Label)
                   if label.parent is not None and len(label.parent.children) > 1 and label.parent.children[0] is label]
         assert beside

@@ -290,6 +290,19 @@ def test_headless_outside_a_repository_says_once_that_changes_are_not_tracked(tm
     assert [i["kind"] for i in items][-1] == "turn_end"
 
 
+def review_of(tmp_path: Path, files: dict[str, str], changed: dict[str, str], name: str) -> dict:
+    """A changes card's payload (what the review is opened with) for a turn that changed ``files`` to ``changed``
+    in a real repository, between two real checkpoints."""
+    root = repo(tmp_path / "w", files)
+    before = checkpoints.take(root, f"refs/kandev-tui/test/{name}-start")
+    for path, text in changed.items():
+        (root / path).write_text(text)
+    after = checkpoints.take(root, f"refs/kandev-tui/test/{name}-end")
+    found = checkpoints.changes(root, before.commit, after.commit)
+    return {"files": [f.to_json() for f in found.files], "count": found.count, "added": found.added,
+            "removed": found.removed, "before": before.commit, "after": after.commit, "repository": str(root)}
+
+
 def content(path: Path) -> bytes | None:
     """A file's bytes, or None while it is missing: git puts a file back by deleting it and writing it anew, and a
     look in between found no file (a restore in the app's worker, watched from the test)."""
@@ -374,6 +387,7 @@ async def test_in_the_app_the_card_follows_the_turn_and_enter_reviews_each_files
         await app.action_quit()
 
 
+@pytest.mark.system  # a real repository and real checkpoints
 async def test_a_diff_read_that_lands_after_the_list_moved_on_is_dropped(tmp_path):
     """Each file's diff is read in a thread and set when it lands; a read for a file no longer chosen (it finished
     after the next one's, as after a restore and n at once) must not put the old file back on screen."""
@@ -382,14 +396,8 @@ async def test_a_diff_read_that_lands_after_the_list_moved_on_is_dropped(tmp_pat
 
     from .app_helpers import stored_app, until
 
-    root = repo(tmp_path / "w", {"a.py": "one = 1\n", "b.py": "two = 2\n"})
-    before = checkpoints.take(root, "refs/kandev-tui/test/late-start")
-    (root / "a.py").write_text("one = 10\n")
-    (root / "b.py").write_text("two = 20\n")
-    after = checkpoints.take(root, "refs/kandev-tui/test/late-end")
-    found = checkpoints.changes(root, before.commit, after.commit)
-    payload = {"files": [f.to_json() for f in found.files], "count": found.count, "added": found.added,
-               "removed": found.removed, "before": before.commit, "after": after.commit, "repository": str(root)}
+    payload = review_of(tmp_path, {"a.py": "one = 1\n", "b.py": "two = 2\n"},
+                        {"a.py": "one = 10\n", "b.py": "two = 20\n"}, "late")
     app = stored_app(tmp_path, [])
     async with app.run_test(size=(100, 30)) as pilot:
         screen = ReviewScreen(payload)
@@ -406,23 +414,17 @@ async def test_a_diff_read_that_lands_after_the_list_moved_on_is_dropped(tmp_pat
         await until(pilot, lambda: "+ one = 10" in screen_text(app))
 
 
+@pytest.mark.system  # a real repository and real checkpoints
 async def test_at_45_columns_a_long_diff_line_wraps_beside_its_gutter(tmp_path):
     """The review at 45 columns wrapped a long changed line back to the first column, under the line numbers: the
     code goes on beside them, each wrapped piece under the code's first character."""
-    from kandev_tui import checkpoints
     from kandev_tui.screens.review import ReviewScreen
     from kandev_tui.textual_hooks import screen_text
 
     from .app_helpers import stored_app, until
 
     long = "value = compute(" + ", ".join(f"argument_{n}" for n in range(12)) + ")\n"
-    root = repo(tmp_path / "w", {"a.py": "x = 1\n"})
-    before = checkpoints.take(root, "refs/kandev-tui/test/wrap-start")
-    (root / "a.py").write_text("x = 1\n" + long)
-    after = checkpoints.take(root, "refs/kandev-tui/test/wrap-end")
-    found = checkpoints.changes(root, before.commit, after.commit)
-    payload = {"files": [f.to_json() for f in found.files], "count": found.count, "added": found.added,
-               "removed": found.removed, "before": before.commit, "after": after.commit, "repository": str(root)}
+    payload = review_of(tmp_path, {"a.py": "x = 1\n"}, {"a.py": "x = 1\n" + long}, "wrap")
     app = stored_app(tmp_path, [])
     async with app.run_test(size=(45, 30)) as pilot:
         await app.push_screen(ReviewScreen(payload))
