@@ -578,6 +578,16 @@ def test_f1_lists_every_key_of_kandev_tuis_own_screens_and_cards():
     assert "Agent's question (form)" in dict(KEYS)
 
 
+def test_the_readme_lists_the_keys_f1_lists():
+    """One list of keys: the README's table is F1's, row for row."""
+    from pathlib import Path
+
+    from kandev_tui.screens.help import keys_markdown
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert keys_markdown() in readme, "the README's keys table is not F1's: paste keys_markdown() into its Keys section"
+
+
 def test_system_commands_include_the_main_actions(tmp_path):
     app = replay_app(tmp_path)
     titles = [c.title for c in app.get_system_commands(app.transcript_screen)]

@@ -40,6 +40,8 @@ KEYS = [
                       "completes)")]),
     ("Transcript", [("pageup / pagedown", "scroll"), ("ctrl+home / ctrl+end", "first / latest output"),
                     ("enter / space", "expand a tool group or file preview"), ("m", "more / less of a tool's output")]),
+    ("Login screen", [("1-9", "choose a way to log in (a variable's value is typed in its box, then enter)"),
+                      ("escape", "later")]),
     ("Permission request", [("1-9", "choose an option"), ("ctrl+g", "the keys back to it, after typing in the prompt"),
                             ("←/→ + enter", "choose with the buttons")]),
     ("Agent's question (form)", [("tab / shift+tab", "the next / previous field"),
@@ -58,6 +60,17 @@ KEYS = [
     ("Subagent", [("enter", "its calls and the latest it said"), ("o", "full screen, followed live (escape back)"),
                   ("x", "cancel its work, where it can be cancelled")]),
 ]
+
+
+def keys_markdown() -> str:
+    """F1's list as the README's table (one row per key; tests/test_app.py holds the README to it): one list of
+    keys for both."""
+    rows = ["| where | key | what it does |", "|---|---|---|"]
+    for section, keys in KEYS:
+        for number, (key, what) in enumerate(keys):
+            shown = key.replace("|", "\\|")
+            rows.append(f"| {section if number == 0 else ''} | `{shown}` | {what.replace('|', chr(92) + '|')} |")
+    return "\n".join(rows)
 
 
 BOLD = Style(bold=True)
