@@ -130,6 +130,7 @@ class SessionsScreen(Screen["Choice | None"]):
         self.remote: list[Any] | None = None  # None until read
         self.home = home  # the bare kandev-tui's first screen: nothing to go back to
         self.options = SessionsOptions(id="sessions-list")
+        self._drawn_width = 0  # the width the rows were last drawn at
         self.heading = Static(id="sessions-title")
 
     def compose(self) -> ComposeResult:
@@ -179,7 +180,7 @@ class SessionsScreen(Screen["Choice | None"]):
         self.rows = rows
         highlighted = self.options.highlighted
         was = self.options.get_option_at_index(highlighted).id if highlighted is not None else None
-        width = self.row_width()
+        width = self._drawn_width = self.row_width()
         self.options.clear_options()
         options: list[Option | None] = []
         for row in rows:  # each session, its subagents under it (enter shows one full screen)
@@ -224,8 +225,12 @@ class SessionsScreen(Screen["Choice | None"]):
         return max(10, laid_out if laid_out > 0 else (self.size.width or self.app.size.width) - 6)
 
     def on_resize(self, event) -> None:
-        if self.is_mounted:  # laid out again at the new width, once the list has it
-            self.call_after_refresh(self.show_rows, self.rows)
+        if self.is_mounted:  # laid out again at the new width, once the list has it (only if it changed)
+            self.call_after_refresh(self._fit_rows)
+
+    def _fit_rows(self) -> None:
+        if self.row_width() != self._drawn_width:
+            self.show_rows(self.rows)
 
     def _index_of(self, option_id: str | None) -> int | None:
         if option_id is None:
