@@ -65,11 +65,13 @@ KEYS = [
 def keys_markdown() -> str:
     """F1's list as the README's table (one row per key; tests/test_app.py holds the README to it): one list of
     keys for both."""
+    def cell(text: str) -> str:  # a "|" in a cell would end it
+        return text.replace("|", "\\|")
+
     rows = ["| where | key | what it does |", "|---|---|---|"]
     for section, keys in KEYS:
         for number, (key, what) in enumerate(keys):
-            shown = key.replace("|", "\\|")
-            rows.append(f"| {section if number == 0 else ''} | `{shown}` | {what.replace('|', chr(92) + '|')} |")
+            rows.append(f"| {section if number == 0 else ''} | `{cell(key)}` | {cell(what)} |")
     return "\n".join(rows)
 
 

@@ -273,13 +273,13 @@ class ReviewScreen(Screen[None]):
         one = paths is not None
         if said:  # a restore: recorded, u undoes it
             self.undo = (before, paths, what)
-            self.restored = self.restored | ({p for p in paths} if paths else {"*"})
+            self.restored = self.restored | (set(paths) if paths else {"*"})
             text = (f"{what[:1].upper()}{what[1:]} put back as {'it was' if one else 'they were'} {said}. The agent's "
                     f"memory did not go back: it may still think {'it' if one else 'they'} changed.")
             self.notify(text + " u undoes it.", timeout=8)
         else:  # the restore undone: as the turn left them again
             self.undo = None
-            self.restored = self.restored - ({p for p in paths} if paths else self.restored)
+            self.restored = self.restored - (set(paths) if paths else self.restored)
             text = f"The restore is undone: {what} {'is' if one else 'are'} as the turn left {'it' if one else 'them'}."
             self.notify(text, timeout=8)
         self.refresh_bindings()
