@@ -169,6 +169,46 @@ def bar_labels(ticks: tuple[str, ...], slot: float) -> tuple[list[str], str | No
     return fitted, None
 
 
+def bar_label_rows(ticks: tuple[str, ...], slot: float) -> tuple[list[dict[int, str]], str | None]:
+    """The categories' labels as rows of {category: label}: one row when each label fits whole in it; else two, the
+    categories taking turns (each label then has two slots of room: ``billing`` whole at 45 columns where one row cut
+    it to ``bill…``), when that cuts fewer; else the one row with its cuts; else no row and a note (see
+    :func:`bar_labels`)."""
+    one, note = bar_labels(ticks, slot)
+    if note is None and tuple(one) == ticks:
+        return [dict(enumerate(one))], None
+    rows: list[dict[int, str]] = []
+    for first in (0, 1) if len(ticks) > 1 else ():
+        indices = range(first, len(ticks), 2)
+        labels, row_note = bar_labels(tuple(ticks[i] for i in indices), 2 * slot)
+        if row_note is not None:
+            break
+        rows.append(dict(zip(indices, labels)))
+    if len(rows) == 2:
+        both = {**rows[0], **rows[1]}
+        whole = sum(both[i] == tick for i, tick in enumerate(ticks))
+        if len(set(both.values())) == len(set(ticks)) and (note is not None or whole > sum(
+                a == b for a, b in zip(one, ticks))):
+            return rows, None
+    return ([dict(enumerate(one))], None) if note is None else ([], note)
+
+
+def _label_line(row: dict[int, str], columns: list[int], width: int) -> Text:
+    """One row of labels, each centred under its tick (as plotext centres its own), kept inside the line and a space
+    clear of the label before it (cut with "…" where that leaves it too little room)."""
+    cells = [" "] * width
+    end = -1  # the last cell the row's labels take so far
+    for index in sorted(row):
+        label = row[index]
+        start = max(0, columns[index] - len(label) // 2, end + 2 if end >= 0 else 0)
+        room = width - start
+        if room < len(label):
+            label = label[: room - 1] + "…" if room > 1 else ""
+        cells[start:start + len(label)] = label
+        end = start + len(label) - 1 if label else end
+    return Text("".join(cells).rstrip())
+
+
 def _ordered_unique(data):
     """plotext's ``no_duplicates`` without the hash-seed-dependent ordering."""
     return list(dict.fromkeys(data))
@@ -198,30 +238,29 @@ def plot(data: ChartData, width: int, height: int, colors: tuple[tuple[int, int,
     plt = _plotext()
 
     n = len(data.labels)
-    low, high = y_range(data, visible)
-    exponent = _exponent(max(abs(low), abs(high)))
-    rows = max(5, height) - 3  # plotext's rows of plot: less the frame's top and bottom and the x labels
-    ticks, s_low, s_high = y_axis(_scaled(low, exponent), _scaled(high, exponent), rows)
-    reals = [_real(t, exponent) for t in ticks]
-    if not all(math.isfinite(value) for value in reals):  # near the float limit: ticks only where they are finite
-        ticks = [t for t, value in zip(ticks, reals) if math.isfinite(value)] or [0.0]
-        reals = [_real(t, exponent) for t in ticks]
-        s_low, s_high = min(s_low, _scaled(low, exponent)), max(_scaled(high, exponent), ticks[-1])
-    tick_labels = [format_y_tick(value) for value in reals]
+    height = max(5, height)
+    layout = _Layout(data, width, height - 3, visible)  # plotext's rows: less the frame's top and bottom, the labels
+    label_rows: list[dict[int, str]] = []
     note = None
+    if data.chart_type == "bar":  # categories: each one labelled (in one row or two), or a note says why not
+        label_rows, note = bar_label_rows(data.ticks, layout.cells_per_x)
+        if len(label_rows) == 2:  # a second row of labels takes a row of the plot (and its y labels may differ)
+            narrower = _Layout(data, width, height - 4, visible)
+            rows_there, note_there = bar_label_rows(data.ticks, narrower.cells_per_x)
+            if len(rows_there) == 2:
+                layout, label_rows, note = narrower, rows_there, note_there
+            else:
+                label_rows = [dict(enumerate(bar_labels(data.ticks, layout.cells_per_x)[0]))]
+    drawn_height = height - max(0, len(label_rows) - 1)
+    exponent, ticks, tick_labels = layout.exponent, layout.ticks, layout.tick_labels
+    s_low, s_high, drawn_width, cells_per_x = layout.low, layout.high, layout.drawn_width, layout.cells_per_x
     shown = [i for i, v in enumerate(visible) if v]
-    plot_cells = max(1, width - max(len(t) for t in tick_labels) - 3)  # less the y labels, "┤" and the frame
-    drawn_width = width
-    if data.chart_type == "bar" and plot_cells > n:  # a whole number of cells per category: every bar of a series as
-        drawn_width -= plot_cells % n  # wide as the others (plotext rounds each one's edges to cells: 6 or 7 wide)
-        plot_cells -= plot_cells % n
-    cells_per_x = plot_cells / max(1, n)
     with _LOCK:
         plt.clf()
         # the size asked for: plotext caps a plot at the size of the terminal it thinks it is in ($COLUMNS, else the
         # process's terminal, else 80x24: a snapshot or a test drew every chart 77 wide at any width)
         plt.limitsize(False, False)
-        plt.plotsize(max(10, drawn_width), max(5, height))
+        plt.plotsize(max(10, drawn_width), drawn_height)
         plt.theme("clear")
         for order, index in enumerate(shown):
             color = colors[index % len(colors)] if colors else None
@@ -245,15 +284,21 @@ def plot(data: ChartData, width: int, height: int, colors: tuple[tuple[int, int,
         else:
             plt.xlim(1 - 0.02 * max(n - 1, 1), n + 0.02 * max(n - 1, 1)) if n > 1 else plt.xlim(0.5, 1.5)
         plt.ylim(s_low, s_high if s_high > s_low else s_low + 1)
-        if data.chart_type == "bar":  # categories: each one labelled, or a note says why not
-            labels, note = bar_labels(data.ticks, cells_per_x)
-            plt.xticks(list(range(1, n + 1)) if labels else [], labels)
+        if data.chart_type == "bar":  # ticks only: the labels are drawn below, in one row or two
+            plt.xticks(list(range(1, n + 1)) if label_rows else [], [""] * n if label_rows else [])
         else:
             positions = x_tick_positions(n, data.ticks, width)
             plt.xticks(positions, [data.ticks[p - 1] for p in positions])
         plt.yticks(ticks, tick_labels)
         rendered = plt.build()
-    lines = [Text.from_ansi(line) for line in rendered.split("\n")][:height]
+    lines = [Text.from_ansi(line) for line in rendered.split("\n")][:drawn_height]
+    if label_rows and len(lines) >= 2:
+        frame_line = lines[-2].plain
+        columns = [i for i, cell in enumerate(frame_line) if cell == "┬"]
+        if len(columns) != n:  # no tick marks to centre on (never seen): the categories' centres in the frame
+            left, right = frame_line.find("└"), frame_line.rfind("┘")
+            columns = [round(left + (i + 0.5) * (right - left) / n) for i in range(n)]
+        lines[-1:] = [_label_line(row, columns, width) for row in label_rows]
     if note is not None and lines:
         lines[-1] = Text(note[:width], style="dim italic")
     for line in lines:
@@ -262,6 +307,30 @@ def plot(data: ChartData, width: int, height: int, colors: tuple[tuple[int, int,
     while len(lines) < height:
         lines.append(Text(""))
     return tuple(lines)
+
+
+class _Layout:
+    """The y axis and the plot's width for a plot of ``rows`` rows: round ticks at that many rows, their labels'
+    width, and for bars a whole number of cells per category."""
+
+    def __init__(self, data: ChartData, width: int, rows: int, visible: tuple[bool, ...]) -> None:
+        low, high = y_range(data, visible)
+        self.exponent = exponent = _exponent(max(abs(low), abs(high)))
+        ticks, self.low, self.high = y_axis(_scaled(low, exponent), _scaled(high, exponent), rows)
+        reals = [_real(t, exponent) for t in ticks]
+        if not all(math.isfinite(value) for value in reals):  # near the float limit: ticks only where finite
+            ticks = [t for t, value in zip(ticks, reals) if math.isfinite(value)] or [0.0]
+            reals = [_real(t, exponent) for t in ticks]
+            self.low, self.high = min(self.low, _scaled(low, exponent)), max(_scaled(high, exponent), ticks[-1])
+        self.ticks = ticks
+        self.tick_labels = [format_y_tick(value) for value in reals]
+        n = len(data.labels)
+        plot_cells = max(1, width - max(len(t) for t in self.tick_labels) - 3)  # less the y labels, "┤", the frame
+        self.drawn_width = width
+        if data.chart_type == "bar" and plot_cells > n:  # a whole number of cells per category: every bar of a
+            self.drawn_width -= plot_cells % n  # series as wide as the others (plotext rounds each one's edges to
+            plot_cells -= plot_cells % n  # cells: 6 or 7 wide)
+        self.cells_per_x = plot_cells / max(1, n)
 
 
 def _line(plt, values: list[float | None], frame: float, color, marker: str) -> None:

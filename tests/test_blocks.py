@@ -442,3 +442,23 @@ async def test_a_replays_file_preview_says_why_it_cannot_show_the_file(tmp_path)
         await until(pilot, lambda: preview.state == "unavailable")
         shown = " ".join(str(preview._body.content).split())
         assert shown.startswith("Preview unavailable: this session has no workspace here to read it from (a replay")
+
+
+async def test_the_inspection_cursor_stays_inside_the_frame_over_two_rows_of_labels(tmp_path):
+    """At 45 columns the demo's categories take two rows of labels: the cursor's column is reversed on the plot's
+    rows only, never on the frame's bottom edge or a label (it stopped two rows above the end, wherever the frame
+    was)."""
+    doc = chart_doc(chart_type="bar", labels=("api", "auth", "billing", "web"),
+                    series=(("Passed", (128, 64, 91, 129)), ("Failed", (0, 1, 2, 0))))
+    app = stored_app(tmp_path, [rich_item("c", doc)])
+    async with app.run_test(size=(45, 30)) as pilot:
+        await settle(pilot)
+        chart = app.view.query_one(ChartBlock)
+        chart.focus()
+        await pilot.press("right")
+        await until(pilot, lambda: chart.cursor == 0)
+        lines = chart.query_one(PlotArea).render().split("\n")
+        bottom = next(row for row, line in enumerate(lines) if "└" in line.plain)
+        assert len(lines) - bottom - 1 == 2, [line.plain for line in lines]  # two rows of labels
+        rows = [row for row, line in enumerate(lines) if any("reverse" in str(span.style) for span in line.spans)]
+        assert rows and max(rows) < bottom and min(rows) > 0, rows

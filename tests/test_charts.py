@@ -63,9 +63,10 @@ def test_every_bar_category_is_labelled_or_the_chart_says_why(width):
     if "labels hidden" in last:
         assert "d: data table" in last
         return
+    labels = "\n".join(line.plain for line in lines[-2:] if "└" not in line.plain)  # one row or two
     for label in ("api", "auth", "web"):
-        assert label in last
-    assert "billing" in last or "bil" in last  # cut with "…" where it does not fit
+        assert label in labels
+    assert "billing" in labels or "bil" in labels  # cut with "…" where it does not fit
 
 
 def test_bar_labels_are_cut_or_give_way_to_a_note():
@@ -113,8 +114,52 @@ def test_every_bar_of_a_series_is_as_wide_as_the_others_and_labels_use_the_room_
         lines = plot(data, width, 12, None, (True,))
         widths = {len(run.group(0)) for line in lines[1:-2] for run in re.finditer("█+", line.plain)}
         assert len(widths) == 1, (width, widths)
-        assert lines[-2].plain.count("┬") == 5 and len(lines[-1].plain.split()) == 5, width
+        bottom = next(row for row, line in enumerate(lines) if "└" in line.plain)
+        assert lines[bottom].plain.count("┬") == 5, width
+        assert sum(len(line.plain.split()) for line in lines[bottom + 1:]) == 5, width  # in one row or two
     assert bar_labels(("auth", "slow-tests", "web"), 9)[0] == ["auth", "slow-tests", "web"]  # 8 cells of its own, 10
     assert bar_labels(("auth", "slow-tests", "web"), 8)[0] == ["auth", "slow-te…", "web"]  # as much as leaves a gap
     assert bar_labels(("storage", "compute"), 8)[0] == ["storage", "compute"]  # each within its slot, as before
     assert bar_labels(("billing", "invoices", "refunds"), 6)[0] == ["bill…", "invo…", "refu…"]  # no room to share
+
+
+def label_runs(line: str) -> list[tuple[int, int, str]]:
+    """(start, end, text) of each word of a row of labels."""
+    return [(m.start(), m.end(), m.group(0)) for m in re.finditer(r"\S+", line)]
+
+
+@pytest.mark.parametrize("width", range(24, 121))
+def test_bar_labels_that_one_row_would_cut_take_two_rows_each_whole_under_its_tick(width):
+    """At a 45-column terminal the demo's card plots about 34 cells wide, and one row cut "billing" to "billi…": the
+    categories then take turns on two rows (the plot a row shorter, the chart as high as asked), every label whole,
+    centred on its tick, a space or more from its row's neighbours."""
+    lines = plot(DEMO_BARS, width, 10, None, (True, True))
+    assert len(lines) == 10
+    bottom = next(row for row, line in enumerate(lines) if "└" in line.plain)
+    ticks = [i for i, cell in enumerate(lines[bottom].plain) if cell == "┬"]
+    label_rows = [line.plain for line in lines[bottom + 1:]]
+    assert len(ticks) == 4 and 1 <= len(label_rows) <= 2
+    runs = [run for row in label_rows for run in label_runs(row)]
+    assert sorted(text for _, _, text in runs) == ["api", "auth", "billing", "web"], (width, label_rows)
+    for start, end, text in runs:
+        tick = ticks[["api", "auth", "billing", "web"].index(text)]
+        assert start <= tick < end, (width, text, label_rows)
+    for row in label_rows:
+        spans = label_runs(row)
+        assert all(b[0] - a[1] >= 1 for a, b in zip(spans, spans[1:]))
+    one_row_fits = bar_labels(DEMO_BARS.ticks, (ticks[1] - ticks[0]))[0] == list(DEMO_BARS.ticks)
+    assert len(label_rows) == (1 if one_row_fits else 2), (width, label_rows)
+
+
+def test_two_rows_of_labels_only_where_they_cut_fewer():
+    from kandev_tui.charts import bar_label_rows
+
+    assert bar_label_rows(("api", "auth", "billing", "web"), 8) == ([{0: "api", 1: "auth", 2: "billing", 3: "web"}],
+                                                                     None)
+    assert bar_label_rows(("api", "auth", "billing", "web"), 6) == ([{0: "api", 2: "billing"}, {1: "auth", 3: "web"}],
+                                                                     None)
+    # cut alike in one row (a note), told apart in two
+    assert bar_label_rows(("service-a", "service-b", "service-c"), 6)[0] == [{0: "service-a", 2: "service-c"},
+                                                                            {1: "service-b"}]
+    assert bar_label_rows(("a", "b"), 1.5) == ([{0: "a"}, {1: "b"}], None)  # a letter each, on two rows
+    assert bar_label_rows(("alpha", "beta"), 0.9) == ([], "labels hidden: too narrow · d: data table")

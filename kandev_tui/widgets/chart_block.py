@@ -235,10 +235,11 @@ class ChartBlock(Widget):
         column = self._cursor_column(width, lines)
         if column is None:
             return lines
+        bottom = next((row for row, line in enumerate(lines) if "└" in line.plain), len(lines) - 2)
         out = []
-        for row, line in enumerate(lines):
+        for row, line in enumerate(lines):  # inside the frame: not its edges, nor the labels (one row or two)
             line = line.copy()
-            if 0 < row < len(lines) - 2 and column < len(line):
+            if 0 < row < bottom and column < len(line):
                 line.stylize("reverse", column, column + 1)
             out.append(line)
         return out
