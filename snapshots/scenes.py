@@ -522,7 +522,8 @@ async def show_new_session(pilot) -> None:
 # -- what a turn changed: the changes card and its review, from checkpoints of a real git repository --------------
 
 def changes_items(tmp_path: Path) -> list[Item]:
-    """A turn that changed a real repository (checkpoints taken around the change): its message, then its card."""
+    """A turn that changed a real repository (checkpoints taken around the change): its message, then its card; two
+    of its files the agent's own state, which no tool call named."""
     import os
     import subprocess
 
@@ -546,9 +547,13 @@ def changes_items(tmp_path: Path) -> list[Item]:
     (root / "tests").mkdir()
     (root / "tests" / "test_app.py").write_text("from app import total\n\n\ndef test_total():\n"
                                                 "    assert total([1, 2, 3]) == 6\n")
+    (root / ".agentstate").mkdir()  # the agent's own state, written by its process: no tool call named it
+    (root / ".agentstate" / "session.json").write_text('{"turns": 1}\n')
+    (root / ".agentstate" / "history.jsonl").write_text('{"role": "user"}\n{"role": "agent"}\n')
     after = checkpoints.take(root, "refs/kandev-tui/snap/1-end")
     found = checkpoints.changes(root, before.commit, after.commit)
-    payload = {"state": "ready", "files": [f.to_json() for f in found.files], "count": found.count,
+    files = [{**f.to_json(), **({"unnamed": True} if f.path.startswith(".agentstate/") else {})} for f in found.files]
+    payload = {"state": "ready", "files": files, "count": found.count,
                "added": found.added, "removed": found.removed, "skipped": 0, "overlapped": True,
                "before": before.commit, "after": after.commit, "session": "snap", "repository": str(root)}
     return [Item("user:1", "user_message", 1, {"text": "Simplify total and test it"}, final=True),

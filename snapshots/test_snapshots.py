@@ -156,7 +156,8 @@ def test_subagent_full_screen(snap_compare, tmp_path, size):
 @pytest.mark.parametrize("step", ["card", "review"])
 def test_changes(snap_compare, tmp_path, step, size):
     """What a turn changed in a real repository: the card after its message (a modified file, a rename, a binary
-    file, a new file; another session's turn overlapped), and its review (the first file's diff)."""
+    file, a new file, the agent's own state summed up apart; another session's turn overlapped), and its review (the
+    first file's diff)."""
     from tests.app_helpers import stored_app
 
     from .scenes import changes_items, show_changes, show_review

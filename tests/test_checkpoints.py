@@ -277,7 +277,8 @@ def test_headless_a_turn_that_edits_through_its_tool_and_a_command_prints_its_ch
     store = Store(tmp_path / "s.db")
     (session,) = store.sessions()
     exported = session_markdown(session, store.items(session["id"]))
-    assert "**3 files changed** +3 −1" in exported and "| c.txt | added | 1 | 0 |" in exported
+    assert "**3 files changed** +3 −1" in exported and "| c.txt | added (no tool call named it) | 1 | 0 |" in exported
+    assert "| a.txt | modified | 1 | 0 |" in exported  # the tool's write: named
 
 
 @pytest.mark.system
@@ -343,7 +344,9 @@ async def test_in_the_app_the_card_follows_the_turn_and_enter_reviews_each_files
         await until(pilot, lambda: "✎ 3 files changed" in screen_text(app))
         text = screen_text(app)
         assert text.index("Changed three files.") < text.index("✎ 3 files changed")
-        assert "R old_name.txt → new_name.txt" in text and "A added.txt" in text and "M a.py  +1 −1" in text
+        # the edit's file listed; the command's two summed up (no tool call named them), all three in the review
+        assert "M a.py  +1 −1" in text and "A added.txt" not in text, text
+        assert "+ 2 files no tool call named: added.txt, new_name.txt (the agent's own state, or a" in text
         app.query_one(ChangesCard).focus()
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ReviewScreen) and "return 2" in screen_text(app))
@@ -373,6 +376,7 @@ async def test_in_the_app_the_card_follows_the_turn_and_enter_reviews_each_files
         await until(pilot, lambda: "↺ restored" not in screen_text(app) and not app.screen.check_action("undo_restore", ()))
         await pilot.press("n")
         await until(pilot, lambda: "added.txt  (new file)" in screen_text(app))
+        assert "A added.txt  +1 −0  no tool call named it" in screen_text(app)
         await pilot.press("n")
         await until(pilot, lambda: "new_name.txt  (renamed from old_name.txt)" in screen_text(app))
         await pilot.press("r")  # a rename put back: named as the rename, not by the file it removes

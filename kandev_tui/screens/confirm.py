@@ -1,4 +1,5 @@
-"""A question with two answers, asked before something that cannot be undone (deleting a stored session)."""
+"""A question with two answers (or three), asked before something that cannot be undone (deleting a stored session,
+putting files back)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,13 @@ from textual.widgets import Button, Static
 from kandev_tui.widgets.key_footer import KeyFooter
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(ModalScreen["bool | str"]):
     """``question`` (plain text, shown inert) with ``yes`` and ``No``: dismissed with True only for yes (``y``, or
-    the button); ``n``, escape and the other button say no. The safe answer has the focus."""
+    the button); ``n``, escape and the other button say no. ``also``: a third answer, a wider yes (``a``, or its
+    button), dismissed with "also". The safe answer has the focus."""
 
     BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n", "answer(False)", "No"),
+                Binding("a", "answer('also')", "All"),
                 Binding("escape", "answer(False)", "Keep", show=False)]
 
     DEFAULT_CSS = """
@@ -27,16 +30,19 @@ class ConfirmScreen(ModalScreen[bool]):
     ConfirmScreen Button { margin: 0 1 0 0; }
     """
 
-    def __init__(self, question: str, yes: str) -> None:
+    def __init__(self, question: str, yes: str, also: str | None = None) -> None:
         super().__init__()
         self.question = question
         self.yes = yes
+        self.also = also
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Text(self.question))
             with Horizontal():
                 yield Button(Text(f"{self.yes} (y)"), id="yes", variant="error", compact=True)
+                if self.also is not None:
+                    yield Button(Text(f"{self.also} (a)"), id="also", variant="error", compact=True)
                 yield Button("Keep it (n)", id="no", compact=True)
         yield KeyFooter()  # its keys, not those of the list beneath (whose "d Delete" asked this)
 
@@ -45,7 +51,10 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(event.button.id == "yes")
+        self.dismiss("also" if event.button.id == "also" else event.button.id == "yes")
 
-    def action_answer(self, yes: bool) -> None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.also is not None or parameters != ("also",)
+
+    def action_answer(self, yes: bool | str) -> None:
         self.dismiss(yes)

@@ -24,7 +24,7 @@ from kandev_tui.gitrun import run_git
 from kandev_tui.transcript.diffs import FileDiff, file_diff
 from kandev_tui.widgets.base import safe_text
 from kandev_tui.widgets.calls.diff import Hanging, diff_lines, gutter_width, look_for, side_by_side
-from kandev_tui.widgets.changes_card import LETTERS, file_name
+from kandev_tui.widgets.changes_card import LETTERS, file_name, unnamed_where
 from kandev_tui.widgets.key_footer import KeyFooter
 
 MAX_TEXT_BYTES = 2 * 1024 * 1024  # a file's side read for its diff (beyond: said, not drawn)
@@ -81,10 +81,12 @@ class ReviewScreen(Screen[None]):
         super().__init__()
         self.payload = payload
         self.owner = owner  # the AppSession whose transcript the card is in (a restore is said there)
-        self.undo: tuple[str, list[str] | None, str] | None = None  # the last restore: (its checkpoint before,
-        # paths, what it was called)
+        self.undo: tuple[str, list[str] | None, str, bool] | None = None  # the last restore: (its checkpoint
+        # before, paths, what it was called, whether that is several files)
         self.restored: set[str] = set()  # the paths put back as they were ("*": every file), marked in the list
-        self.files: list[dict[str, Any]] = list(payload.get("files") or [])
+        files = list(payload.get("files") or [])  # the files the turn's tool calls named first, then the rest
+        self.files: list[dict[str, Any]] = [f for f in files if not f.get("unnamed")] + [
+            f for f in files if f.get("unnamed")]
         self.side = False
         self._title = Static(id="review-title")
         self.files_list = OptionList(*[Option(self._file_row(e), id=str(i)) for i, e in enumerate(self.files)])
@@ -100,6 +102,8 @@ class ReviewScreen(Screen[None]):
         row = Text.assemble((f"{letter} ", f"bold {style}"), file_name(entry))
         row.append("  binary" if entry.get("binary") else f"  +{entry.get('added', 0)} −{entry.get('removed', 0)}",
                    style="dim")
+        if entry.get("unnamed"):
+            row.append("  no tool call named it", style="dim italic")
         if restored:
             row.append("  ↺ restored", style="bold yellow")
         return row
@@ -221,34 +225,74 @@ class ReviewScreen(Screen[None]):
         return True
 
     def action_restore(self, everything: bool) -> None:
-        """``r``: the file shown, as it was before the turn; ``R``: every file of the workspace. Confirmed first;
-        the state before is recorded, so that ``u`` undoes it."""
+        """``r``: the file shown, as it was before the turn; ``R``: every file of the workspace, or, when some no tool
+        call of the turn named (an agent's own state, in use now, among them), the files the tool calls named unless
+        the user chooses all. Confirmed first; the state before is recorded, so that ``u`` undoes it."""
         from kandev_tui.screens.confirm import ConfirmScreen
 
         if self._entry is None and not everything:
             return
+        if everything:
+            self._restore_all()
+            return
         entry = self._entry or {}
-        what = ("every file of the workspace" if everything else f"“{file_name(entry)}”")
-        question = (f"Put {what} back as it was before this turn? What is there now is recorded first: u undoes it. "
-                    "The agent's memory does not go back.")
+        what = f"“{file_name(entry)}”"
+        warning = (" No tool call of this turn named it: it may be the agent's own state, which it is using now."
+                   if entry.get("unnamed") else "")
+        question = (f"Put {what} back as it was before this turn?{warning} What is there now is recorded first: u "
+                    "undoes it. The agent's memory does not go back.")
 
-        def answered(yes: bool | None) -> None:
-            if yes:
-                paths = None if everything else [p for p in (entry.get("path"), entry.get("old_path")) if p]
-                self._restore(self.payload["before"], paths, "before this turn", what)
+        def answered(yes: bool | str | None) -> None:
+            if yes is True:
+                paths = [p for p in (entry.get("path"), entry.get("old_path")) if p]
+                self._restore(self.payload["before"], paths, "before this turn", what, False)
 
         self.app.push_screen(ConfirmScreen(question, "Restore"), answered)
 
+    def _restore_all(self) -> None:
+        """``R``: every file back, or, when the turn changed files both that its tool calls named and that none did,
+        the named ones (``y``) or all (``a``): an agent's own state, in use now, goes back only when asked."""
+        from kandev_tui.screens.confirm import ConfirmScreen
+
+        unnamed = [entry for entry in self.files if entry.get("unnamed")]
+        named = [entry for entry in self.files if not entry.get("unnamed")]
+        every = "every file of the workspace"
+        after = " What is there now is recorded first: u undoes it. The agent's memory does not go back."
+        listed = len(self.files) == self.payload.get("count", len(self.files))  # a capped list: not every file known
+        paths: list[str] | None = None
+        also = None
+        if not unnamed or not named or not listed:
+            question = f"Put {every} back as it was before this turn?" + (
+                " No tool call of this turn named some of these files: the agent's own state, which it is using now, "
+                "goes back too." if unnamed else "")
+            yes, what, many = "Restore", every, True
+        else:
+            what = f"the {len(named)} file{'s' if len(named) != 1 else ''} the turn's tool calls named"
+            question = (f"Put {what} back as {'they were' if len(named) != 1 else 'it was'} before this turn? The other "
+                        f"{len(unnamed)} (no tool call named {'them' if len(unnamed) != 1 else 'it'}: "
+                        f"{unnamed_where(unnamed)}; the agent's own state, which it is using now, or a command's "
+                        "output) stay as they are; a puts them back too.")
+            yes, many, also = f"Restore {len(named)}", len(named) != 1, f"All {len(self.files)}"
+            paths = [p for entry in named for p in (entry.get("path"), entry.get("old_path")) if p]
+
+        def answered(answer: bool | str | None) -> None:
+            if answer is True:
+                self._restore(self.payload["before"], paths, "before this turn", what, many)
+            elif answer == "also":
+                self._restore(self.payload["before"], None, "before this turn", every, True)
+
+        self.app.push_screen(ConfirmScreen(question + after, yes, also=also), answered)
+
     def action_undo_restore(self) -> None:
         if self.undo is not None:
-            before, paths, what = self.undo
-            self._restore(before, paths, "", what)
+            before, paths, what, many = self.undo
+            self._restore(before, paths, "", what, many)
 
     @work(thread=True, exclusive=True, group="review-restore")
-    def _restore(self, source: str, paths: list[str] | None, said: str, what: str) -> None:
+    def _restore(self, source: str, paths: list[str] | None, said: str, what: str, many: bool) -> None:
         """Put ``paths`` (None: every file) as they are in ``source``: a turn's state before it (``said``: "before
         this turn"), or the state a restore recorded (``said`` "": the restore undone). ``what``: the files as the
-        question named them."""
+        question named them (``many``: several)."""
         from pathlib import Path
 
         from kandev_tui import checkpoints
@@ -265,14 +309,14 @@ class ReviewScreen(Screen[None]):
         except checkpoints.Unavailable as exc:
             self.app.call_from_thread(self.notify, f"Nothing restored: {exc}.", severity="error", timeout=8)
             return
-        self.app.call_from_thread(self._restored, before.commit, paths, said, what)
+        self.app.call_from_thread(self._restored, before.commit, paths, said, what, many)
 
-    def _restored(self, before: str, paths: list[str] | None, said: str, what: str) -> None:
+    def _restored(self, before: str, paths: list[str] | None, said: str, what: str, many: bool) -> None:
         """Said once done: which files (as the question named them: a rename as ``old → new``), in the number they
         are; a restore can be undone (``u``), an undo is the end of it."""
-        one = paths is not None
+        one = not many
         if said:  # a restore: recorded, u undoes it
-            self.undo = (before, paths, what)
+            self.undo = (before, paths, what, many)
             self.restored = self.restored | (set(paths) if paths else {"*"})
             text = (f"{what[:1].upper()}{what[1:]} put back as {'it was' if one else 'they were'} {said}. The agent's "
                     f"memory did not go back: it may still think {'it' if one else 'they'} changed.")

@@ -305,8 +305,8 @@ class SessionsScreen(Screen["Choice | None"]):
         question = (f"Delete the stored session “{title}” ({_items(row)})? Its transcript is gone for "
                     "good; its agent is asked to delete its own copy where it can.")
 
-        def answered(yes: bool | None) -> None:
-            if yes:
+        def answered(yes: bool | str | None) -> None:
+            if yes is True:
                 self.app.starter.delete_stored(row, self)  # type: ignore[attr-defined]
 
         self.app.push_screen(ConfirmScreen(question, "Delete"), answered)

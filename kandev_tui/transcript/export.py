@@ -173,5 +173,6 @@ def changes_markdown(payload: dict[str, Any]) -> str:
     for entry in payload.get("files") or []:
         name = entry["path"] if not entry.get("old_path") else f"{entry['old_path']} → {entry['path']}"
         rows.append(f"| {_md_cell(name)} | {_md_cell(entry.get('status', ''))}{' (binary)' if entry.get('binary') else ''}"
+                    f"{' (no tool call named it)' if entry.get('unnamed') else ''}"
                     f" | {entry.get('added', 0)} | {entry.get('removed', 0)} |")
     return said + "\n\n" + "\n".join(rows)

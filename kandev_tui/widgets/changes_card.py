@@ -1,5 +1,7 @@
 """What a turn changed, after its last message: "N files changed +a −d" and the files with their counts (those the
-agent's commands changed too, and those of an agent that reports no diff), from the workspace's checkpoints. Its
+agent's commands changed too, and those of an agent that reports no diff), from the workspace's checkpoints. Files
+no tool call of the turn named are summed up on a line of their own (an agent's own state in the workspace filled
+the card), unless no tool call named any of them. Its
 states: pending while it is computed, none, unavailable (the reason, said once a session). It says when another
 session's turn ran in the same repository meanwhile. Enter (or a click) on it opens the review of its diffs."""
 
@@ -27,6 +29,18 @@ def file_name(entry: dict) -> str:
     return path
 
 
+def unnamed_where(unnamed: list[dict]) -> str:
+    """``.agentstate/ (5), run.log``: the first three folders (or files) of the repository's root the files are in."""
+    folders: dict[str, int] = {}
+    for entry in unnamed:
+        path = str(entry.get("path", ""))
+        folder = path.split("/", 1)[0] + "/" if "/" in path else path
+        folders[folder] = folders.get(folder, 0) + 1
+    where = ", ".join(safe_text(name, keep_newlines=False) + (f" ({n})" if n > 1 else "")
+                      for name, n in list(folders.items())[:3])
+    return where + (f", +{len(folders) - 3} more" if len(folders) > 3 else "")
+
+
 def changes_text(item: Item, shown: int = SHOWN_FILES) -> Text:
     payload = item.payload
     state = payload.get("state")
@@ -37,11 +51,16 @@ def changes_text(item: Item, shown: int = SHOWN_FILES) -> Text:
     if state == "none":
         text = Text("No files changed in this turn.", style="dim")
     else:
-        count = payload.get("count", 0)
-        text = Text.assemble(("✎ ", "bold"), (f"{count} file{'s' if count != 1 else ''} changed", "bold"), " ",
+        total = count = payload.get("count", 0)
+        files = payload.get("files") or []
+        unnamed = [entry for entry in files if entry.get("unnamed")]
+        apart = bool(unnamed) and len(unnamed) < len(files)  # the tool calls' files listed, the rest summed up
+        if apart:
+            files = [entry for entry in files if not entry.get("unnamed")]
+            count -= len(unnamed)
+        text = Text.assemble(("✎ ", "bold"), (f"{total} file{'s' if total != 1 else ''} changed", "bold"), " ",
                              (f"+{payload.get('added', 0)}", "green"), " ", (f"−{payload.get('removed', 0)}", "red"),
                              ("  enter: review", "dim"))
-        files = payload.get("files") or []
         for entry in files[:shown]:
             letter, style = LETTERS.get(entry.get("status", ""), ("?", ""))
             text.append(f"\n  {letter} ", style=f"bold {style}")
@@ -50,6 +69,11 @@ def changes_text(item: Item, shown: int = SHOWN_FILES) -> Text:
                         style="dim")
         if count > min(len(files), shown):
             text.append(f"\n  … and {count - min(len(files), shown)} more", style="dim")
+        if apart:
+            text.append(f"\n  + {len(unnamed)} file{'s' if len(unnamed) != 1 else ''} no tool call named: "
+                        f"{unnamed_where(unnamed)} (the agent's own state, or a command's output)", style="dim")
+        elif unnamed:
+            text.append("\n  No tool call of this turn named these files.", style="dim")
     if payload.get("overlapped"):  # the repository is compared as a whole: the other turn's changes count too
         text.append("\n⚠ Another session's turn ran in this repository meanwhile: " + (
             "between them, nothing changed." if state == "none" else "some of these changes may be its."),

@@ -60,6 +60,8 @@ commands in kandev-tui's terminals. What it plays comes from the JSON in ``$DIAL
   - ``{"op": "ask", "id_only": true}``: a permission request for the last call, with only its ``toolCallId``
     (``tool_call``: with these fields too);
   - ``{"op": "stdout", "lines"}``: lines that are not JSON-RPC on its stdout (a stray print mid-turn);
+  - ``{"op": "state", "files"}``: files (path → text, under the working folder) the agent's process writes itself,
+    with no tool call: its own session state kept in the workspace;
   - ``{"op": "say", "text"}``; ``{"op": "user", "text"}`` (a user message chunk that is not the prompt);
     ``{"op": "usage"}`` (a message chunk with only usage); ``{"op": "write", "path", "content", "report"?: "before_read"|"fragment"|"empty_old"}``: an
     edit, written through the client; reported with its path only, or with a diff (``fragment``: old and new text
@@ -359,6 +361,11 @@ class Agent:
                 self.writer.write("".join(line + "\n" for line in step["lines"]).encode())
             elif op == "write":
                 await self.write(step)
+            elif op == "state":  # its own state, written by its process: no tool call says so
+                for path, text in step["files"].items():
+                    os.makedirs(os.path.dirname(os.path.join(os.getcwd(), path)) or ".", exist_ok=True)
+                    with open(os.path.join(os.getcwd(), path), "w", encoding="utf-8") as state:
+                        state.write(text)
             await self.writer.drain()
         if DIALECT.get("usage_chunk"):
             self.update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": ""},

@@ -14,7 +14,7 @@ from typing import Any, Callable
 from kandev_tui.jsonutil import of_type
 
 from .. import items as K
-from ..changes import TurnChangesItems
+from ..changes import TurnChangesItems, named_paths
 from ..clientside import ClientSide
 from ..elicitations import Elicitations
 from ..frames import IN, LOCAL, OUT, Frame
@@ -258,7 +258,8 @@ class Normalizer(ToolCalls, Requests, LocalEvents, SessionState):
 
     def _finish_turn(self) -> list[Item]:
         """Unfinished tool calls are cancelled, the plan is final, memory is released."""
-        changed = self._turn_changes.turn_ending(self.turn)  # the turn's changes card, before its end
+        # the turn's changes card, before its end (told the files its tool calls named)
+        changed = self._turn_changes.turn_ending(self.turn, named_paths(self._tools.values()))
         made = self._rich.turn_ended(self.turn, self._call_of_ours)  # calls the agent never reported
         if made:
             changed += self._close_text()
