@@ -224,7 +224,7 @@ def _chunk(text: str, kind="agent_message_chunk", **extra) -> Frame:
 def test_messages_stream_and_split():
     frames = [
         Frame(OUT, {"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {"prompt": [{"type": "text", "text": "hi"}]}}),
-        _chunk("thinking", "agent_thought_chunk"), _chunk("Hel"), _chunk("lo"),
+        _chunk("thinking", "agent_thought_chunk"), _chunk("Hel"), _chunk("lo."),
         _update({"sessionUpdate": "tool_call", "toolCallId": "c", "kind": "read", "status": "pending"}),
         _chunk("after"), _chunk("other id", messageId="m2"), _chunk(" more", messageId="m2"),
         _update({"sessionUpdate": "tool_call", "toolCallId": "child", "kind": "read", "_meta": {"claudeCode": {"parentToolUseId": "c"}}}),
@@ -232,9 +232,49 @@ def test_messages_stream_and_split():
     ]
     items = items_from_frames(end_turn(frames))
     texts = [(i.kind, i.payload.get("text")) for i in items if i.kind in ("agent_message", "thought", "user_message")]
-    assert texts == [("user_message", "hi"), ("thought", "thinking"), ("agent_message", "Hello"),
+    assert texts == [("user_message", "hi"), ("thought", "thinking"), ("agent_message", "Hello."),
                      ("agent_message", "after"), ("agent_message", "other id more still m2")]
     assert tool(items, "c").status == "cancelled"  # unfinished at the end of the turn
+
+
+@pytest.mark.parametrize("before, after, one", [
+    (["I'll check the confi"], ["guration file first."], True),  # the rest of a word
+    (["Let me run the tests"], [" and fix what fails."], True),  # a lowercase word
+    (["Counting: 1, 2,"], [" 3."], True),
+    (["Reading the ", ""], ["", "README", " next."], True),  # empty chunks say nothing either way
+    (["Let me look"], [" Done: it works."], False),  # a new sentence
+    (["Let me look"], ["\n\nDone."], False),  # a new paragraph
+    (["I'll check the file."], ["it is fine"], False),  # the message had ended its sentence
+    (["Checking"], ["Done."], False),  # a capital straight after a lowercase letter: not a word going on
+])
+def test_a_sentence_the_agent_interleaves_with_a_tool_call_stays_whole_above_its_row(before, after, one):
+    """An agent may announce a call while its model is still writing the sentence about it: the message held open at
+    the call grows whole when its next chunk goes on with the sentence, and anything else starts a new message
+    after the call (as every other tool call ends the message)."""
+    frames = [Frame(OUT, {"jsonrpc": "2.0", "id": 1, "method": "session/prompt",
+                          "params": {"prompt": [{"type": "text", "text": "hi"}]}}),
+              *[_chunk(text) for text in before],
+              _update({"sessionUpdate": "tool_call", "toolCallId": "c", "kind": "read", "status": "pending"}),
+              *[_chunk(text) for text in after]]
+    items = items_from_frames(end_turn(frames))
+    order = [(i.kind, i.payload.get("text")) for i in items if i.kind in ("agent_message", "tool_call")]
+    whole, first, rest = "".join(before + after), "".join(before), "".join(after)
+    assert order == ([("agent_message", whole), ("tool_call", None)] if one else
+                     [("agent_message", first), ("tool_call", None), ("agent_message", rest)]), order
+
+
+def test_a_held_sentence_ends_at_anything_else_and_at_another_message_id():
+    frames = [Frame(OUT, {"jsonrpc": "2.0", "id": 1, "method": "session/prompt",
+                          "params": {"prompt": [{"type": "text", "text": "hi"}]}}),
+              _chunk("I'll check the confi", messageId="m1"),
+              _update({"sessionUpdate": "tool_call", "toolCallId": "c", "kind": "read", "status": "pending"}),
+              _chunk("guration", messageId="m2"),  # another message: not the rest of the first one's word
+              _update({"sessionUpdate": "tool_call", "toolCallId": "d", "kind": "read", "status": "pending"}),
+              _chunk("thinking", "agent_thought_chunk"),  # a thought closes the held message
+              _chunk("uration")]
+    items = items_from_frames(end_turn(frames))
+    texts = [i.payload.get("text") for i in items if i.kind in ("agent_message", "thought")]
+    assert texts == ["I'll check the confi", "guration", "thinking", "uration"]
 
 
 def test_guidance_is_stripped_from_the_user_message():

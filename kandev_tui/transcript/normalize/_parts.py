@@ -16,6 +16,7 @@ from ..elicitations import Elicitations
 from ..items import Item
 from ..rich_calls import RichCalls
 from ..subagents import Subagents
+from ..texts import OpenTexts
 
 
 class NormalizerParts:
@@ -35,6 +36,7 @@ class NormalizerParts:
     _elicitations: Elicitations
     _turn_changes: TurnChangesItems
     _subagents: Subagents
+    _texts: OpenTexts
     _session_info: dict[str, Any]
     _guidance: str
     _asked_first: dict[str, dict[str, Any]]

@@ -65,7 +65,7 @@ class ToolCalls(NormalizerParts):
         self._show_terminals(call)
         changed: list[Item] = []
         if is_new and not call.get("parent_id"):
-            changed.extend(self._close_text())  # a top-level tool call ends the message
+            changed.extend(self._texts.at_call())  # a top-level tool call ends the message (not mid-sentence)
         changed.append(self._tool_item(call))
         todos = _todos(call.get("output"))
         if todos is not None:
