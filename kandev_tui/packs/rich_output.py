@@ -31,5 +31,5 @@ def _widget(item: Any) -> Any:
 
 
 RENDERER = Renderer(id="rich_output", widget=_widget, matches=_matches, priority=1000, stands_alone=True,
-                    draws_all_states=True, prepare=_prepare,
+                    draws_all_states=True, prepare=_prepare, after_request=True,
                     tool_names=frozenset({"show_rich_output_kandev"}))

@@ -56,6 +56,9 @@ class Renderer:
     prepare: Callable[[Any], Any] | None = None
     stands_alone: bool = False  # never counted against the per-turn card limit (rich output)
     draws_all_states: bool = False  # False: the host draws pending, error and empty states itself
+    # the card shows what the call made (a chart), not what it asks to do: it comes after the permission request that
+    # allowed the call, not above it (an edit's card shows the edit asked about, and stays where the call is)
+    after_request: bool = False
     source: str = field(default="", compare=False)
 
     def match_name(self, call: dict[str, Any], leaves: frozenset[str] | None = None) -> bool:

@@ -7,8 +7,11 @@ other calls collapse into one group per run, whose summary names them
 (``3 tools: read, search, execute``, or ``1 tool + 2 cards`` when cards
 stand beside it). A call that spawned subagents (a subagent item names it, ``spawned_by``) leaves its group for an
 entry of its own, a *call* entry, that holds the call and each child it spawned, in the order they came: the child is
-shown inside the call that made it, and what follows starts a new run below. Headless: the view asks this where each
-item goes.
+shown inside the call that made it, and what follows starts a new run below. A card that shows what its call made
+(a chart: the renderer's ``after_request``) moves below the permission request for its call when that is placed, live
+(the call still running) as in a stored session (the call finished, placed before its request): the answer that
+allowed the chart comes before it; the place it left is a ``moved`` entry, drawn as nothing. Headless: the view asks
+this where each item goes.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ NOT_IN_FLOW = {K.SESSION_INFO, K.USAGE}
 @dataclass
 class Entry:
     key: str
-    kind: str  # "item", "card", "group" or "call" (a tool call and the subagents it spawned)
+    kind: str  # "item", "card", "group", "call" (a tool call and the subagents it spawned) or "moved" (nothing)
     turn: int
     run: int
     item_keys: list[str] = field(default_factory=list)
@@ -124,8 +127,10 @@ class Layout:
             if self._last_was_tool:
                 self._run += 1
             self._last_was_tool = False
-            entry = Entry(item.key, "item", item.turn, self._run, [item.key])
-            return self._add(entry, item), True
+            entry = self._add(Entry(item.key, "item", item.turn, self._run, [item.key]), item)
+            if item.kind == K.PERMISSION and isinstance(item.tool_call_id, str):
+                self._card_below_request(item.tool_call_id)
+            return entry, True
         if not self._last_was_tool:
             self._run += 1
         self._last_was_tool = True
@@ -193,6 +198,24 @@ class Layout:
         self.rebuilt.append((group.key, group))
         entry = Entry(item.key, kind, item.turn, group.run, [item.key], renderer)
         return self._add(entry, item), True
+
+    def _card_below_request(self, tool_call_id: str) -> None:
+        """The permission request for ``tool_call_id`` is placed: its call's card, if it shows what the call made,
+        moves below it (its place above becomes a ``moved`` entry), the first of a new run of calls."""
+        key = self._call_keys.get(tool_call_id)
+        card = self.entry_of.get(key) if key is not None else None
+        if key is None or card is None or card.kind != "card" or card.renderer is None or not card.renderer.after_request:
+            return
+        card = self._own(card)
+        del self.by_key[card.key]
+        self._cards_in_run[card.run] -= 1
+        old_key, renderer = card.key, card.renderer
+        card.key, card.kind, card.item_keys, card.renderer = f"moved:{old_key}", "moved", [], None
+        self.by_key[card.key] = card
+        self.rebuilt.append((old_key, card))
+        self._run += 1
+        self._last_was_tool = True  # calls that follow join the card's run, below it
+        self._add(Entry(old_key, "card", card.turn, self._run, [key], renderer), self.calls[key])
 
     def _into_spawner(self, child: Item) -> tuple[Entry, bool] | None:
         """A subagent placed inside the call that spawned it (its ``spawned_by``): the call's entry, taken out of its

@@ -48,6 +48,8 @@ class Viewport:
         """A rough height in lines, only to decide how many entries fill a few screens."""
         if entry.kind == "group":
             return 2
+        if entry.kind == "moved":  # a card's old place: nothing
+            return 0
         if entry.kind == "card":
             return 24
         if entry.kind == "call":  # the call's lines and a row per subagent it spawned

@@ -100,6 +100,9 @@ class MountedWindow(ViewParts):
                 group.update_item(item)
             group.set_summary(self.model.summary(entry))
             widget = group
+        elif entry.kind == "moved":  # a card's old place (it moved below its request): an empty group, not drawn
+            widget = E.ToolGroup(entry.key)
+            widget.display = False
         elif entry.kind == "card":
             widget = E.ToolCard(items[0], entry.renderer)
         elif entry.kind == "call":
