@@ -103,7 +103,7 @@ def main() -> None:
     plot_times()
     charts, plain = first_paint("charts"), first_paint("plain")
     print(f"first paint, 1,000-chart session: {charts:.2f} s; 1,000-item session without charts: {plain:.2f} s; "
-          f"ratio {charts / plain:.2f} (the README's Performance section says why 1.3 is not the aim)")
+          f"ratio {charts / plain:.2f} (docs/performance.md says why 1.3 is not the aim)")
     asyncio.run(toggle_cost())
 
 

@@ -52,7 +52,8 @@ KEYS = [
     ("Changes card, review", [("enter", "review the turn's changes, file by file"),
                               ("n / p", "next / previous file"), ("] / [", "next / previous hunk"),
                               ("s", "side by side (100 columns or more)"),
-                              ("r / R", "restore the file / every file as before the turn (confirmed first)"),
+                              ("r / R", "restore the file / the files the turn's tool calls named, as before it (asked first; a: all, the "
+                               "agent's own state too)"),
                               ("u", "undo the restore"), ("escape", "back")]),
     ("Chart (focused)", [("1-4", "show or hide a series"), ("←/→ home end", "inspect values"),
                          ("d", "data view (table)"), ("escape", "hide the cursor")]),
