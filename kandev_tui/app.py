@@ -70,7 +70,7 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
         Binding("f2", "settings", "Settings"),
         # what waits for the user before the rest: a narrow footer keeps the first keys (kandev_tui/widgets/key_footer.py)
         Binding("ctrl+l", "log_in", "Log in"),  # shown while the agent waits for a login
-        Binding("ctrl+g", "next_waiting", "Next waiting", priority=True),  # shown when another session waits
+        Binding("f4", "next_waiting", "Next waiting", priority=True),  # shown when another session waits
         Binding("ctrl+r", "send_queued_now", "Send queued now"),  # shown while messages are queued
         Binding("ctrl+t", "remove_queued", "Unqueue"),
         Binding("ctrl+o", "choices", "Mode"),  # the agent's modes and models (shown when it offers any)
@@ -199,7 +199,7 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if not self.sessions or self.current_mode == "home":  # the home list: what needs a session on screen is not
-            if action == "next_waiting":  # offered; ctrl+g still goes to one waiting for the user
+            if action == "next_waiting":  # offered; f4 still goes to one waiting for the user
                 return any(s.waiting_since is not None for s in self.sessions)
             return action not in ("choices", "log_in", "sessions", "close_session", "toggle_sidebar",
                                   "send_queued_now", "remove_queued")

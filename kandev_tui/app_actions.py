@@ -175,7 +175,7 @@ class UserActions(AppParts):
         if self.check_action("sessions", ()):
             yield SystemCommand("Sessions", "Every session, and the stored ones (ctrl+s)", self.action_sessions)
         if self.check_action("next_waiting", ()):
-            yield SystemCommand("Session waiting for you", "The one that has waited longest (ctrl+g)",
+            yield SystemCommand("Session waiting for you", "The one that has waited longest (f4)",
                                 self.action_next_waiting)
         if not self.sessions or self.current_mode == "home":
             yield SystemCommand("Settings", "Theme, chart animation, card limit, guidance (F2)", self.action_settings)

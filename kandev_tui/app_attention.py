@@ -53,7 +53,7 @@ class Attention:
         """When a request waits for the user, the agent needs a login, or a turn ends, while the terminal is not in
         view (Textual's app focus: the terminal reports it, as tmux does with ``focus-events on``), or while another
         session is on screen: ring the bell and say it in the terminal's title, as the settings allow; a session not
-        on screen is said in a notice too (ctrl+g goes to it)."""
+        on screen is said in a notice too (f4 goes to it)."""
         what = NEEDS_USER.get(state)
         if previous in TURN_RUNS and state in TURN_STOPS:
             what = "turn ended" if state == SessionState.IDLE else "the agent stopped"
@@ -109,17 +109,17 @@ class Attention:
 
     @staticmethod
     def _notice(calls: list[Call]) -> str:
-        """The sessions not on screen that need the user, in one sentence; ctrl+g goes to them."""
+        """The sessions not on screen that need the user, in one sentence; f4 goes to them."""
         if len(calls) == 1:
             call = calls[0]
             name = visible(call.session.status.agent or "agent", keep_newlines=False)
-            return f"Session {call.session.number} ({name}) {SAID[call.what][0]}: ctrl+g goes there."
+            return f"Session {call.session.number} ({name}) {SAID[call.what][0]}: f4 goes there."
         by_what: dict[str, list[int]] = {}
         for call in calls:
             by_what.setdefault(call.what, []).append(call.session.number)
         text = "; ".join(f"session {numbers[0]} {SAID[what][0]}" if len(numbers) == 1  # in order, to be read at a glance
                          else f"sessions {_numbers(sorted(numbers))} {SAID[what][1]}" for what, numbers in by_what.items())
-        return f"{text[0].upper()}{text[1:]}: ctrl+g goes to each, the one waiting longest first."
+        return f"{text[0].upper()}{text[1:]}: f4 goes to each, the one waiting longest first."
 
     def back_in_view(self) -> None:
         """The terminal is in view again: the title no longer calls."""

@@ -1,5 +1,5 @@
 """Where the app shows its sessions to each other: the sessions list (ctrl+s), the sidebar beside the transcript (120
-columns and more), the status line's "+2 · 1 waiting ^g", switching from one to another, and ctrl+g. The app keeps the
+columns and more), the status line's "+2 · 1 waiting f4", switching from one to another, and f4. The app keeps the
 sessions; :class:`SessionLists` keeps what shows them, and redraws a row only when it changed."""
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ class SessionLists:
         return len(self.app.sessions) > 1 and self.app.size.width >= SIDEBAR_FROM and not self.sidebar_hidden
 
     def show(self) -> None:
-        """The status line of the session on screen says what the others do ("+2 · 1 waiting ^g"); the
+        """The status line of the session on screen says what the others do ("+2 · 1 waiting f4"); the
         sessions list and the sidebar show every session's row again."""
         app = self.app
         rows = self._rows_shown = self.rows()
@@ -67,14 +67,14 @@ class SessionLists:
             session.screen.sidebar.display = session.screen.sidebar.can_focus = sidebar and session.on_screen
             if sidebar and session.on_screen:
                 session.screen.sidebar.show_rows(rows)
-        app.refresh_bindings()  # ctrl+g is offered while another session waits
+        app.refresh_bindings()  # f4 is offered while another session waits
         others = [s for s in app.sessions if not s.on_screen]
         text = ""
         if others:
             waiting = sum(1 for s in others if s.waiting_since is not None)
             text = f"+{len(others)}" if waiting else f"+{len(others)} session{'s' if len(others) > 1 else ''}"
             if waiting:
-                text += f" · {waiting} waiting ^g"
+                text += f" · {waiting} waiting f4"
         for session in app.sessions:
             session.screen.status.others = text if session.on_screen else ""
 
@@ -147,7 +147,7 @@ class SessionLists:
             set_terminal_title(app, f"kandev-tui · {visible(session.status.title, keep_newlines=False)}")
 
     def next_waiting(self) -> None:
-        """ctrl+g: the session that has waited longest for the user (a permission, a login), other than this one; but
+        """f4: the session that has waited longest for the user (a permission, a login), other than this one; but
         first this one's own request, when it waits while the user typed in the prompt (where 1 would be typed)."""
         app = self.app
         if app.sessions and app.screen is app.current.screen and app.current.request_without_keys():

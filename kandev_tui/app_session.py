@@ -229,7 +229,7 @@ class AppSession(SessionLogin, SessionPrompts, SessionQuiet):
 
     def request_without_keys(self) -> bool:
         """On screen, a request of this session waits for the user's answer without the keys: the user typed in the
-        prompt meanwhile (ctrl+g gives them back; the state is looked at first, the transcript only then)."""
+        prompt meanwhile (f4 gives them back; the state is looked at first, the transcript only then)."""
         return self.last_state == SessionState.WAITING and self.on_screen and self.view.request_without_keys()
 
     def gives_way(self) -> bool:  # (any thread)

@@ -68,7 +68,7 @@ class Switching(AppParts):
         self.lists.switch_to(self.sessions[event.number - 1])
 
     def action_next_waiting(self) -> None:
-        """ctrl+g: the session that has waited longest for the user (kandev_tui/app_lists.py)."""
+        """f4: the session that has waited longest for the user (kandev_tui/app_lists.py)."""
         self.lists.next_waiting()
 
     async def close_current(self) -> None:

@@ -14,7 +14,7 @@ the widget, then at each ancestor in turn, has run (so the key's handlers and bi
 after :data:`~kandev_tui.pacing.KEY_HELD_AT_MOST` (a handler that takes that long must not freeze the keyboard).
 Only public Textual API: the app's ``on_event``, ``Message.is_forwarded``, ``call_later``.
 
-A widget that kept keys for another not mounted yet (the transcript, for a request: ``ctrl+g`` and ``1`` at once)
+A widget that kept keys for another not mounted yet (the transcript, for a request: ``f4`` and ``1`` at once)
 gives them back with :func:`type_again`: they go first, to the focus then.
 """
 

@@ -75,7 +75,7 @@ constant                      value       mechanism (where)                     
                                           (``widgets/prompt_input.py``)                idle sessions in 10 s); sessions.py 8: idle CPU
                                                                                        1.71-1.83% blinking, 0.18-0.20% once still
 ``LISTS_AT_MOST_EVERY``       50 ms       the sessions' rows (sidebar, list, "+2 ·      each showing redrew the sidebar and looked at every
-                                          1 waiting ^g") follow state changes at most  key: 1.8 ms, 61 times in sessions.py 8 (40 of them
+                                          1 waiting f4") follow state changes at most  key: 1.8 ms, 61 times in sessions.py 8 (40 of them
                                           this often (``app_lists.py``)                state changes while the agents start and stream)
 ``CALL_OUT_EVERY``            2 s         the user is called (a notice, the bell, the  30 demo sessions, each asking for a permission at
                                           title, a desktop notification) at once, then once: 29 notices stacked over the transcript, 29

@@ -287,7 +287,7 @@ async def test_from_the_home_ctrl_g_reaches_the_session_waiting_for_you(tmp_path
         await until(pilot, lambda: app.sessions and app.sessions[0].waiting_since is not None)
         await pilot.press("ctrl+s")  # home, the session waiting
         await until(pilot, lambda: app.screen is app.home and "waiting for you" in screen_text(app))
-        await pilot.press("ctrl+g")
+        await pilot.press("f4")
         await until(pilot, lambda: app.current.on_screen and app.screen is app.sessions[0].screen
                     and app.sessions[0].view.query(PermissionRequest))
         await app.action_quit()

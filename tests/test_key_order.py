@@ -135,7 +135,7 @@ async def test_the_message_typed_right_after_an_answer_goes_to_the_prompt(tmp_pa
 
 
 async def test_ctrl_g_then_a_digit_in_one_burst_answers_the_request_it_reached(tmp_path):
-    """From another session, ctrl+g and the answer typed at once: the digit goes to the waiting session's request,
+    """From another session, f4 and the answer typed at once: the digit goes to the waiting session's request,
     not to the session left, nor lost, nor typed into the prompt (the request is mounted only once its session is
     shown: the transcript keeps the keys for it until then); the letters after it go to the prompt."""
     app = KandevApp(lambda on_items, on_state: ScriptedSource(on_items, on_state, [message_item(1, "Elsewhere.")]),
@@ -146,7 +146,7 @@ async def test_ctrl_g_then_a_digit_in_one_burst_answers_the_request_it_reached(t
         await until(pilot, lambda: app.sessions[1].waiting_since is not None and app.current is app.sessions[0])
         answered = []
         app.answer_permission = lambda key, option_id: answered.append((key, option_id))
-        burst(app, ["ctrl+g", "2", *"ok"])  # the request is mounted once its session is shown: the keys wait for it
+        burst(app, ["f4", "2", *"ok"])  # the request is mounted once its session is shown: the keys wait for it
         await until(pilot, lambda: answered == [("permission:1", "reject")], fail=False)
         assert answered == [("permission:1", "reject")], (app.focused, app.transcript_screen.prompt.text,
                                                           app.view._kept_for_request, app.current.number)
@@ -165,7 +165,7 @@ async def test_keys_kept_for_a_request_that_is_answered_elsewhere_go_to_the_prom
                                                                state="waiting", detail="asks", waiting=waits))
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.sessions[1].waiting_since is not None and app.current is app.sessions[0])
-        burst(app, ["ctrl+g", *"hi"])
+        burst(app, ["f4", *"hi"])
         await until(pilot, lambda: app.current is app.sessions[1] and app.view.has_focus)
         await until(pilot, lambda: app.view._kept_for_request == [("h", "h"), ("i", "i")])
         assert app.transcript_screen.prompt.text == ""

@@ -213,15 +213,15 @@ async def test_the_footer_fits_and_offers_what_the_keys_do_now(tmp_path, monkeyp
 async def test_at_80_columns_a_turn_with_queued_messages_shows_only_whole_keys(tmp_path, monkeypatch):
     """A running turn waiting for an answer, with two messages queued and another session waiting, offers more keys
     than 80 columns hold: the footer shows whole keys only, none under the command palette's key (the last ran under
-    it: "^g Nex" cut, and one letter of the next key left at the right edge), and those of what waits for the user
-    before the rest (the keys dropped from the end were ctrl+g's and the queue's, while ctrl+o's mode stayed)."""
+    it: "f4 Nex" cut, and one letter of the next key left at the right edge), and those of what waits for the user
+    before the rest (the keys dropped from the end were f4's and the queue's, while ctrl+o's mode stayed)."""
     from kandev_tui.widgets.key_footer import KeyFooter
 
     monkeypatch.setenv(DELAY_ENV, "0")
     app, store = live_app(tmp_path)
     other = AgentOptions(command=agent_command(), workspace=prepare_workspace(tmp_path / "ws2"))
     app.open_session(lambda on_items, on_state: LiveSource(other, store, on_items, on_state), "Check the build")
-    async with app.run_test(size=(80, 24)) as pilot:  # the second session waits too, covered: ctrl+g is offered
+    async with app.run_test(size=(80, 24)) as pilot:  # the second session waits too, covered: f4 is offered
         await send_when_idle(pilot, app, "Check the build")
         await until(pilot, lambda: all(s.waiting_since is not None for s in app.sessions))
         app.transcript_screen.prompt.focus()  # its keys (send, newline) are offered too

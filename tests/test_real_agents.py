@@ -623,7 +623,7 @@ def test_three_sessions_side_by_side_with_the_real_claude_adapter(tmp_path):
     """One app, three agents from presets (the settings file's): the dialect kit (on screen first), the demo agent
     and the real Claude Code adapter against its scripted model server, all in one loopback-only namespace, in
     tmux. The prompt goes to each; Claude's write waits for a
-    permission while another session is on screen: its row is marked, ctrl+g reaches it, a message typed meanwhile
+    permission while another session is on screen: its row is marked, f4 reaches it, a message typed meanwhile
     is queued, answering lets the turn end and the queued message then reaches the model server. Closing the kit's
     session leaves the others running; quitting leaves no process; every session is stored whole."""
     import json
@@ -672,18 +672,18 @@ def test_three_sessions_side_by_side_with_the_real_claude_adapter(tmp_path):
                     if pid != int(tmux.show("#{pane_pid}") or 0)]
     try:
         tmux.wait_for("The kit has spoken.", 90)  # the kit on screen, the others stream meanwhile
-        tmux.wait_for("+2 · 2 waiting ^g", 90)  # Claude's write waits (and the demo's summary)
+        tmux.wait_for("+2 · 2 waiting f4", 90)  # Claude's write waits (and the demo's summary)
         tmux.keys("C-s")  # the list: both rows marked
-        screen = tmux.wait_for("2 waiting for you (ctrl+g)", 30)
+        screen = tmux.wait_for("2 waiting for you (f4)", 30)
         assert screen.count("? ") >= 2, screen
         tmux.keys("Escape")
-        # ctrl+g: the oldest waiting first; answer until Claude's request is on screen
+        # f4: the oldest waiting first; answer until Claude's request is on screen
         for _ in range(2):
-            tmux.keys("C-g")
+            tmux.keys("F4")
             deadline = time.monotonic() + 30
             # whose request waits on screen: Claude's, or the demo's. "to answer" tells a waiting one from the
-            # demo's answered one, which stays on the demo's screen until ctrl+g is taken: on a loaded machine
-            # that screen was read, "1" typed into its prompt, and ctrl+g never came back to Claude
+            # demo's answered one, which stays on the demo's screen until f4 is taken: on a loaded machine
+            # that screen was read, "1" typed into its prompt, and f4 never came back to Claude
             while time.monotonic() < deadline:
                 screen = tmux.stable_screen()
                 if "1-9 or click to answer" in screen and ("asks to edit: Write hello.py" in screen
@@ -696,9 +696,9 @@ def test_three_sessions_side_by_side_with_the_real_claude_adapter(tmp_path):
             # failure said only that nothing waited any more: the screen read is what the failure shows now
             assert "asks to edit: Write reports/summary.md" in screen, f"neither request waits on screen:\n{screen}"
             tmux.keys("1")
-            tmux.wait_for("+2 · 1 waiting ^g", 30)
+            tmux.wait_for("+2 · 1 waiting f4", 30)
         else:
-            raise AssertionError("ctrl+g never reached Claude's request")
+            raise AssertionError("f4 never reached Claude's request")
         # while it waits, a message typed into Claude's prompt is queued
         tmux.keys("Tab")  # from the request to the prompt
         tmux.keys("-l", "and the queued one")

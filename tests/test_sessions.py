@@ -1,5 +1,5 @@
 """Several live sessions in one app (real agent processes: the demo agent twice, the dialect kit's scripted agent):
-each streams and stores while another is on screen, the list says who waits, ctrl+g goes there, ctrl+w closes one
+each streams and stores while another is on screen, the list says who waits, f4 goes there, ctrl+w closes one
 and the others go on, quitting leaves no agent behind."""
 
 from __future__ import annotations
@@ -74,17 +74,17 @@ async def test_three_live_sessions_stream_wait_switch_and_close_in_one_app(tmp_p
         stored = {row["id"]: row for row in store.sessions()}
         kit_texts = [i.payload.get("text") for i in store.items(third.source.session_id) if i.kind == "agent_message"]
         assert kit_texts == ["The kit's answer, off screen."] and len(stored) == 3
-        await until(pilot, lambda: "+2 · 1 waiting ^g" in screen_text(app).splitlines()[0])  # (within 50 ms)
+        await until(pilot, lambda: "+2 · 1 waiting f4" in screen_text(app).splitlines()[0])  # (within 50 ms)
 
         await pilot.press("ctrl+s")  # the list: who waits is marked
         await until(pilot, lambda: isinstance(app.screen, SessionsScreen))
         text = screen_text(app)
         assert "? 2 waiting for you" in text and "○ 3 idle" in text and "○ 1 idle" in text
-        assert "1 waiting for you (ctrl+g)" in text
+        assert "1 waiting for you (f4)" in text
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is first.screen)
 
-        await pilot.press("ctrl+g")  # the one waiting, at once, with its request answerable
+        await pilot.press("f4")  # the one waiting, at once, with its request answerable
         await until(pilot, lambda: app.current is second and app.screen is second.screen)
         await until(pilot, lambda: any(w.answerable for w in second.view.query(PermissionRequest)))
         request = second.view.query_one(PermissionRequest)
@@ -336,7 +336,7 @@ async def test_the_search_asked_for_as_a_session_is_first_shown_takes_the_keys(t
 
 
 async def test_thirty_sessions_at_once_are_listed_and_reached(tmp_path):
-    """Thirty sessions in one app: every one listed (the list scrolls), ctrl+g reaches the one that waits, the oldest
+    """Thirty sessions in one app: every one listed (the list scrolls), f4 reaches the one that waits, the oldest
     waiting first, and each screen is its own."""
     from .app_helpers import ScriptedSource, message_item
 
@@ -358,7 +358,7 @@ async def test_thirty_sessions_at_once_are_listed_and_reached(tmp_path):
         await pilot.press("end", "enter")
         await until(pilot, lambda: app.current is app.sessions[29])
         oldest = min((s for s in app.sessions if s.waiting_since is not None), key=lambda s: s.waiting_since)
-        await pilot.press("ctrl+g")
+        await pilot.press("f4")
         await until(pilot, lambda: app.current is oldest)
         await until(pilot, lambda: "Session " in screen_text(app))
         assert f"Session {oldest.number} here." in screen_text(app)
@@ -397,7 +397,7 @@ async def test_sessions_that_start_waiting_together_call_the_user_once_then_once
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: all(s.last_state in ("waiting", "login") for s in app.sessions[1:]))
         assert len(notices) == len(bells) == len(titles) == len(desktop) == 1
-        called = re.fullmatch(r"Session (\d) \(agent-\d\) (is waiting for you|needs a login): ctrl\+g goes there\.",
+        called = re.fullmatch(r"Session (\d) \(agent-\d\) (is waiting for you|needs a login): f4 goes there\.",
                               notices[0])
         assert called is not None, notices[0]
         first = int(called.group(1))
@@ -410,7 +410,7 @@ async def test_sessions_that_start_waiting_together_call_the_user_once_then_once
         assert len(notices) == len(bells) == len(titles) == len(desktop) == 2
         named = {int(n) for n in re.findall(r"\d+", notices[1])}
         assert named == {2, 3, 4, 5, 6} - {first, waiting[0].number}, notices[1]
-        assert notices[1].endswith(": ctrl+g goes to each, the one waiting longest first.")
+        assert notices[1].endswith(": f4 goes to each, the one waiting longest first.")
         assert ("are waiting for you" in notices[1]) and (("session 6 needs a login" in notices[1]) == (first != 6))
         assert titles[1].startswith("kandev-tui: ") and " · sessions " in titles[1]
         await app.action_quit()
@@ -506,7 +506,7 @@ async def test_a_message_queued_when_the_agent_dies_is_given_back_and_said_at_th
 async def test_a_request_left_waiting_while_the_user_typed_says_ctrl_g_and_ctrl_g_gives_it_the_keys(tmp_path, monkeypatch):
     """The demo's turn asks for permission and its request has the keys; the user types a message (the letters go on
     to the prompt) and queues it: the prompt keeps the keys (↑ takes the message back), so a digit would be typed there.
-    The request says so (ctrl+g first) and the footer offers ctrl+g; ctrl+g gives the request the keys, and 1 answers
+    The request says so (f4 first) and the footer offers f4; f4 gives the request the keys, and 1 answers
     it: its turn ends and the queued message goes (the store says so)."""
     store, app = demo_asking(tmp_path, monkeypatch)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -519,9 +519,9 @@ async def test_a_request_left_waiting_while_the_user_typed_says_ctrl_g_and_ctrl_
         await until(pilot, lambda: prompt.text == "Plot my words" and prompt.has_focus)
         await pilot.press("enter")
         await until(pilot, lambda: app.current.queue == ["Plot my words"])
-        await until(pilot, lambda: "ctrl+g then 1-9, or click, to answer" in screen_text(app))
+        await until(pilot, lambda: "f4 then 1-9, or click, to answer" in screen_text(app))
         assert prompt.has_focus and "Next waiting" in screen_text(app)
-        await pilot.press("ctrl+g")
+        await pilot.press("f4")
         await until(pilot, lambda: request.has_focus and "1-9 or click to answer" in screen_text(app))
         await pilot.press("1")
         await until(pilot, lambda: app.source.state == SessionState.IDLE and not app.current.queue and len(
@@ -615,9 +615,9 @@ async def test_a_screen_shown_before_the_first_frame_does_not_hold_the_agent_bac
 
 
 async def test_ctrl_g_to_a_request_never_gives_the_prompt_the_keys_first(tmp_path, monkeypatch):
-    """A session whose request waits, reached with ctrl+g: the request takes the keys (1-9 answer it) and the prompt
+    """A session whose request waits, reached with f4: the request takes the keys (1-9 answer it) and the prompt
     never has them on the way. The session's prompt was due the focus when shown (its turn started off screen), and
-    ctrl+g gave it the prompt first, then the request once mounted: a "1" typed in between went into the prompt, and a
+    f4 gave it the prompt first, then the request once mounted: a "1" typed in between went into the prompt, and a
     Tab meant for the request left it (the real Claude test's flake)."""
     from kandev_tui.widgets.prompt_input import PromptInput
 
@@ -642,7 +642,7 @@ async def test_ctrl_g_to_a_request_never_gives_the_prompt_the_keys_first(tmp_pat
     async with app.run_test(size=(100, 30), message_hook=watch) as pilot:
         await until(pilot, lambda: asking.last_state == SessionState.WAITING)
         pressed = True
-        await pilot.press("ctrl+g")
+        await pilot.press("f4")
         await until(pilot, lambda: app.screen is asking.screen and any(
             w.has_focus for w in asking.view.query(PermissionRequest)))
         pressed = False
@@ -664,10 +664,10 @@ def test_a_call_names_the_sessions_that_need_the_user_in_one_sentence():
         return Call(session, what, state)  # type: ignore[arg-type]
 
     login = call(6, SessionState.LOGIN, "needs a login")
-    assert Attention._notice([login]) == "Session 6 (agent ␛[31m6) needs a login: ctrl+g goes there."  # inert
+    assert Attention._notice([login]) == "Session 6 (agent ␛[31m6) needs a login: f4 goes there."  # inert
     waiting = [call(n, SessionState.WAITING, "waiting for you") for n in (30, 2, 9, 7, 15, 13, 4)]
     assert Attention._notice(waiting[:2] + [login]) == ("Sessions 2 and 30 are waiting for you; session 6 needs a login: "
-                                                        "ctrl+g goes to each, the one waiting longest first.")
+                                                        "f4 goes to each, the one waiting longest first.")
     assert Attention._notice(waiting).startswith("Sessions 2, 4, 7, 9, 13 and 2 more are waiting for you: ")
 
 
@@ -747,11 +747,11 @@ def test_a_rows_title_is_cut_between_words_and_the_lists_heading_keeps_whole_key
     assert row_text(row, 34).plain.splitlines()[1] == "    Fix the build of billing  /w/…"  # the folder: its end
     for width in (43, 78, 118):
         heading = heading_text(3, 3, 1, True, width).plain
-        assert len(heading) <= width and "(ctrl+g)" in heading, heading
+        assert len(heading) <= width and "(f4)" in heading, heading
         assert heading.startswith("Sessions  1 waiting"), heading
-    assert heading_text(3, 3, 1, True, 118).plain == "Sessions  1 waiting for you (ctrl+g)  3 in this app · 3 live  " \
+    assert heading_text(3, 3, 1, True, 118).plain == "Sessions  1 waiting for you (f4)  3 in this app · 3 live  " \
                                                      "ctrl+n new"
-    assert heading_text(3, 3, 1, True, 43).plain == "Sessions  1 waiting for you (ctrl+g)"
+    assert heading_text(3, 3, 1, True, 43).plain == "Sessions  1 waiting for you (f4)"
 
 
 @pytest.mark.system

@@ -356,8 +356,8 @@ def test_run_worktree_starts_each_preset_in_a_worktree_of_its_own_and_quitting_r
         # answered, the turn runs on to its end (with no demo delay "↳ Reject" can scroll out of view before a look);
         # that both answers were rejections the worktrees removed unchanged say below
         tmux.wait_for("○ 1 idle", 30)
-        tmux.wait_for("^g Next waiting", 30)
-        tmux.keys("C-g")  # the second one's, the same
+        tmux.wait_for("f4 Next waiting", 30)
+        tmux.keys("F4")  # the second one's, the same
         tmux.wait_for("1-9 or click to answer", 30)
         tmux.keys("2")
         tmux.wait_for("kandev/demo-2 · ", 60)  # idle, the rows say their branches before their folders

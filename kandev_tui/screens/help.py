@@ -22,7 +22,8 @@ KEYS = [
                     ("escape", "cancel the running turn"),
                     ("ctrl+o", "the agent's modes, models and options"), ("ctrl+l", "log in, when the agent waits for it")]),
     ("Several sessions", [("ctrl+s", "the sessions list (escape: back; at 120 columns beside the transcript: focus it)"),
-                          ("ctrl+g", "the request here you typed past, else the session waiting longest for you"),
+                          ("f4", "the request here you typed past, else the session waiting longest for you (it was "
+                                 "ctrl+g, which is the editor now, as in the agents' own terminal UIs)"),
                           ("ctrl+w twice", "close this session"),
                           ("ctrl+b", "hide or show the sessions beside the transcript"),
                           ("ctrl+n", "a new session: preset, folder, git worktree, first prompt"),
@@ -35,6 +36,8 @@ KEYS = [
                 ("ctrl+r", "send the next queued message now (the running turn is cancelled)"),
                 ("ctrl+t", "take the next queued message out (back in the prompt)"),
                 ("ctrl+j / alt+enter", "new line"),
+                ("ctrl+g", "edit the prompt in $VISUAL or $EDITOR (as in Claude Code, Codex, Gemini CLI); it comes "
+                           "back here, not sent"),
                 ("/", "the agent's slash commands (tab or enter completes)"),
                 ("@", "send a workspace file with the message (the files offered as you type; tab or enter "
                       "completes)")]),
@@ -42,7 +45,7 @@ KEYS = [
                     ("enter / space", "expand a tool group or file preview"), ("m", "more / less of a tool's output")]),
     ("Login screen", [("1-9", "choose a way to log in (a variable's value is typed in its box, then enter)"),
                       ("escape", "later")]),
-    ("Permission request", [("1-9", "choose an option"), ("ctrl+g", "the keys back to it, after typing in the prompt"),
+    ("Permission request", [("1-9", "choose an option"), ("f4", "the keys back to it, after typing in the prompt"),
                             ("←/→ + enter", "choose with the buttons")]),
     ("Agent's question (form)", [("tab / shift+tab", "the next / previous field"),
                                  ("enter (on a button)", "review, send or decline"),
@@ -52,8 +55,8 @@ KEYS = [
     ("Changes card, review", [("enter", "review the turn's changes, file by file"),
                               ("n / p", "next / previous file"), ("] / [", "next / previous hunk"),
                               ("s", "side by side (100 columns or more)"),
-                              ("r / R", "restore the file / the files the turn's tool calls named, as before it (asked first; a: all, the "
-                               "agent's own state too)"),
+                              ("r / R", "restore the file / the files the turn's tool calls named, as before it "
+                                        "(asked first; a: all, the agent's own state too)"),
                               ("u", "undo the restore"), ("escape", "back")]),
     ("Chart (focused)", [("1-4", "show or hide a series"), ("←/→ home end", "inspect values"),
                          ("d", "data view (table)"), ("escape", "hide the cursor")]),

@@ -63,7 +63,7 @@ def heading_text(count: int, live: int, waiting: int, can_start: bool, width: in
     it does), who waits first, then how many there are, then ctrl+n; a part that does not fit is left out."""
     parts: list[tuple[str, str]] = []
     if waiting:
-        parts.append((f"  {waiting} waiting for you (ctrl+g)", "bold yellow"))
+        parts.append((f"  {waiting} waiting for you (f4)", "bold yellow"))
     parts.append((f"  {count} in this app" + (f" · {live} live" if live else ""), "dim"))
     if can_start:  # agents can be started here
         parts.append(("  ctrl+n new", "dim"))
@@ -71,8 +71,8 @@ def heading_text(count: int, live: int, waiting: int, can_start: bool, width: in
     for part, style in parts:
         if heading.cell_len + cell_len(part) <= width:
             heading.append(part, style=style)
-        elif style.startswith("bold") and heading.cell_len + cell_len(f"  {waiting} waiting (ctrl+g)") <= width:
-            heading.append(f"  {waiting} waiting (ctrl+g)", style=style)
+        elif style.startswith("bold") and heading.cell_len + cell_len(f"  {waiting} waiting (f4)") <= width:
+            heading.append(f"  {waiting} waiting (f4)", style=style)
     return heading
 
 

@@ -112,7 +112,7 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
 
     def _first_focus(self) -> None:
         """The prompt has the keys at first, unless something took them before this screen was mounted (a session
-        mounted late, shown by ctrl+g while its request waits: the keys are the request's; given to the prompt here
+        mounted late, shown by f4 while its request waits: the keys are the request's; given to the prompt here
         they typed the answer's digit into it)."""
         if self.focused is None:
             self.set_focus(self.prompt)

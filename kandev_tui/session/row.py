@@ -22,7 +22,7 @@ class SessionRow:
     state: SessionState
     activity: str  # working, waiting for you, idle, failed, ended, starting
     detail: str  # why it failed, what it waits for
-    waiting_since: float | None  # when it started waiting for the user (monotonic), for ctrl+g's "oldest first"
+    waiting_since: float | None  # when it started waiting for the user (monotonic), for f4's "oldest first"
     unseen: int  # items that arrived since the user last looked at it
     cost: str  # what the agent reports it cost, when it does
     current: bool

@@ -259,7 +259,7 @@ class ElicitationCard(EntryWidget):
         pass
 
     def on_focus(self) -> None:
-        """Focused itself (a new question, ctrl+g): the first field (or button) takes the focus instead, so that
+        """Focused itself (a new question, f4): the first field (or button) takes the focus instead, so that
         typing answers at once."""
         first = next((w for w in self.query("Input, Checkbox, RadioSet, Select, SelectionList, Button")
                       if w.display and w.focusable), None)

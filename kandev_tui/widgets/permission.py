@@ -164,7 +164,7 @@ class PermissionRequest(EntryWidget):
             return
         if self.answerable:
             has_keys = self.has_focus if focused is None else focused
-            hint = "1-9 or click to answer" if has_keys else "ctrl+g then 1-9, or click, to answer"
+            hint = "1-9 or click to answer" if has_keys else "f4 then 1-9, or click, to answer"
         elif self.elsewhere:
             hint = f"(read-only here: answer it in {self.elsewhere})"
         else:

@@ -35,6 +35,8 @@ class PromptInput(TextArea):
     BINDINGS = [
         Binding("enter", "submit", "Send"),
         Binding(",".join(NEWLINE_KEYS), "newline", "Newline"),
+        # the prompt in $VISUAL/$EDITOR, as in Claude Code, Codex, Gemini CLI (F1 says so; the footer keeps its room)
+        Binding("ctrl+g", "editor", "Editor", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -272,3 +274,18 @@ class PromptInput(TextArea):
 
     def action_newline(self) -> None:
         self.insert("\n")
+
+    def action_editor(self) -> None:
+        """ctrl+g: the prompt's text in the user's editor (:mod:`.external_editor`); what it holds when the editor
+        ends well replaces it, the cursor at its end, not sent; else why not, and the text stays."""
+        from .external_editor import edit, editor_command
+
+        if self.read_only or self.disabled:
+            return
+        edited = edit(self.text, editor_command(), self.app.suspend)
+        if edited.text is None:
+            self.app.notify(f"Not edited: {edited.problem}.", severity="warning", timeout=6)
+            return
+        self.text = edited.text
+        self.move_cursor(self.document.end)
+        self.focus()

@@ -40,7 +40,7 @@ class StatusLine(Static):
     state: reactive[str] = reactive("idle")
     choices: reactive[str] = reactive("")  # the agent's mode and model, by name
     usage: reactive[dict] = reactive(dict, always_update=True)
-    others: reactive[str] = reactive("")  # what the other sessions do ("+2 sessions · 1 waiting (ctrl+g)")
+    others: reactive[str] = reactive("")  # what the other sessions do ("+2 sessions · 1 waiting (f4)")
     branch: reactive[str] = reactive("")  # the git branch its agent works on (a worktree's, or the checkout's)
     quiet: reactive[int] = reactive(0)  # seconds the running turn has gone without a word from the agent, once
     # QUIET_AFTER have (its AppSession looks once a second while a turn runs)

@@ -77,7 +77,7 @@ class Requests(ViewParts):
         if self.is_mounted and not any(w.has_focus_within for w in pending):
             self.screen.set_focus(target, scroll_visible=False)  # now, not after the messages already queued
             if target is self:
-                self._kept_for_request = []  # what is typed until then is the request's (ctrl+g and 1 at once)
+                self._kept_for_request = []  # what is typed until then is the request's (f4 and 1 at once)
 
     _kept_for_request: list[tuple[str, str | None]] | None = None
 
