@@ -9,16 +9,13 @@ import contextlib
 import os
 import shutil
 import stat
-import sys
 from pathlib import Path
 
 import pytest
 
 from kandev_tui.widgets.external_editor import edit, editor_command
 
-from .tmux import Tmux
-
-KANDEV = str(Path(sys.executable).with_name("kandev-tui"))
+from .tmux import demo_agent_run, sent_prompts
 
 
 def editor_script(tmp_path: Path, body: str) -> Path:
@@ -85,34 +82,19 @@ async def test_where_the_terminal_cannot_be_handed_over_the_prompt_keeps_its_tex
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_in_a_real_terminal_ctrl_g_edits_the_prompt_in_the_editor_and_it_comes_back_unsent(tmp_path):
-    from kandev_tui.transcript import Store
-
     marker = tmp_path / "editor-ran"
     script = editor_script(tmp_path, f'printf " and the rest, from the editor" >> "$1"; touch {marker}\n')
-    env = {"KANDEV_TUI_DB": str(tmp_path / "s.db"), "KANDEV_TUI_CONFIG": str(tmp_path / "c.toml"),
-           "TERM": "xterm-256color", "KANDEV_DEMO_DELAY": "0", "PYTHONHASHSEED": "0", "VISUAL": str(script),
-           "EDITOR": "false"}
-    tmux = Tmux(100, 30, f"{KANDEV} run --workspace {tmp_path} -- {sys.executable} -m kandev_tui.demo.agent", env)
+    tmux = demo_agent_run(tmp_path, VISUAL=str(script), EDITOR="false")  # VISUAL first
     try:
-        tmux.wait_for("⏎ Send")  # the prompt takes text
         tmux.keys("a first half")
         tmux.wait_for("a first half")
         tmux.keys("C-g")
         screen = tmux.wait_for("a first half and the rest, from the editor")
         assert marker.exists() and "Message the agent" in screen  # the app is back, the prompt holds the text
-        store = Store(tmp_path / "s.db", create=False)
-        try:
-            assert not [i for i in store.items(store.sessions()[0]["id"]) if i.kind == "user_message"]  # not sent
-        finally:
-            store.close()
+        assert sent_prompts(tmp_path / "s.db") == []  # not sent
         tmux.keys("Enter")
         tmux.wait_for("Allow once")  # sent by enter, as typed
-        store = Store(tmp_path / "s.db", create=False)
-        try:
-            sent = [i.payload["text"] for i in store.items(store.sessions()[0]["id"]) if i.kind == "user_message"]
-        finally:
-            store.close()
-        assert sent == ["a first half and the rest, from the editor"]
+        assert sent_prompts(tmp_path / "s.db") == ["a first half and the rest, from the editor"]
         assert not [p for p in Path(os.environ.get("TMPDIR", "/tmp")).glob("kandev-tui-prompt-*")
                     if p.stat().st_mtime >= marker.stat().st_mtime - 1 and stat.S_ISDIR(p.stat().st_mode)]
         tmux.quit()

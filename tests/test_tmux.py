@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from .hostile_corpus import CORPUS
-from .tmux import Tmux
+from .tmux import Tmux, demo_agent_run, sent_prompts
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 KANDEV = str(Path(sys.executable).with_name("kandev-tui"))
@@ -57,13 +57,8 @@ def test_demo_in_a_real_terminal(tmp_path, size):
 def test_alt_enter_from_a_real_terminal_is_a_new_line_never_a_send(tmp_path):
     """tmux sends alt+enter as ESC CR, as xterm, GNOME Terminal and Terminal.app do: a new line in the prompt, like
     ctrl+j; only enter sends, and the prompt goes out whole."""
-    from kandev_tui.transcript import Store
-
-    env = {"KANDEV_TUI_DB": str(tmp_path / "s.db"), "KANDEV_TUI_CONFIG": str(tmp_path / "c.toml"),
-           "TERM": "xterm-256color", "KANDEV_DEMO_DELAY": "0", "PYTHONHASHSEED": "0"}
-    tmux = Tmux(100, 30, f"{KANDEV} run --workspace {tmp_path} -- {sys.executable} -m kandev_tui.demo.agent", env)
+    tmux = demo_agent_run(tmp_path)
     try:
-        tmux.wait_for("⏎ Send")  # the prompt takes text
         tmux.keys("line one")
         tmux.keys("C-j")
         tmux.keys("line two")
@@ -71,19 +66,10 @@ def test_alt_enter_from_a_real_terminal_is_a_new_line_never_a_send(tmp_path):
         tmux.keys("line three")
         screen = tmux.wait_for("line three")
         assert "line one" in screen and "line two" in screen  # still in the box: nothing was sent
-        store = Store(tmp_path / "s.db", create=False)
-        try:
-            assert not [i for i in store.items(store.sessions()[0]["id"]) if i.kind == "user_message"]
-        finally:
-            store.close()
+        assert sent_prompts(tmp_path / "s.db") == []
         tmux.keys("Enter")
         tmux.wait_for("Allow once")  # the demo's turn asks before it writes
-        store = Store(tmp_path / "s.db", create=False)
-        try:
-            sent = [i.payload["text"] for i in store.items(store.sessions()[0]["id"]) if i.kind == "user_message"]
-        finally:
-            store.close()
-        assert sent == ["line one\nline two\nline three"]
+        assert sent_prompts(tmp_path / "s.db") == ["line one\nline two\nline three"]
     finally:
         tmux.close()
 

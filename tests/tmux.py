@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
+
+KANDEV = str(Path(sys.executable).with_name("kandev-tui"))
 
 
 class Tmux:
@@ -85,3 +88,30 @@ class Tmux:
 def socket_dir() -> Path:
     """Where tmux keeps its sockets for this user (what ``-L`` names)."""
     return Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
+
+
+def sent_prompts(db: Path) -> list[str]:
+    """The user's messages the app in the pane has stored in its first session, in order (the database opened and
+    closed again: the app goes on writing it)."""
+    from kandev_tui.transcript import Store
+
+    store = Store(db, create=False)
+    try:
+        return [i.payload["text"] for i in store.items(store.sessions()[0]["id"]) if i.kind == "user_message"]
+    finally:
+        store.close()
+
+
+def demo_agent_run(tmp_path: Path, **env: str) -> Tmux:
+    """``kandev-tui run`` of the demo agent in a 100x30 pane (its store and settings in ``tmp_path``, no demo delay,
+    ``env`` added), once its prompt takes text."""
+    base = {"KANDEV_TUI_DB": str(tmp_path / "s.db"), "KANDEV_TUI_CONFIG": str(tmp_path / "c.toml"),
+            "TERM": "xterm-256color", "KANDEV_DEMO_DELAY": "0", "PYTHONHASHSEED": "0"}
+    tmux = Tmux(100, 30, f"{KANDEV} run --workspace {tmp_path} -- {sys.executable} -m kandev_tui.demo.agent",
+                {**base, **env})
+    try:
+        tmux.wait_for("⏎ Send")
+    except BaseException:
+        tmux.close()
+        raise
+    return tmux
