@@ -10,6 +10,8 @@ import time
 import uuid
 from pathlib import Path
 
+from kandev_tui.shutdown import ENDING_GRACE
+
 KANDEV = str(Path(sys.executable).with_name("kandev-tui"))
 
 
@@ -64,9 +66,10 @@ class Tmux:
             time.sleep(0.2)
         raise AssertionError(f"{text!r} never appeared; the screen was:\n{self.screen()}")
 
-    def quit(self, key: str = "C-q", seconds: float = 30) -> None:
+    def quit(self, key: str = "C-q", seconds: float = ENDING_GRACE + 15) -> None:
         """Press the app's quit ``key`` and wait until the app has exited: the pane's shell then runs the ``sleep``
-        after the command (it ran the command as its child until then)."""
+        after the command (it ran the command as its child until then). The app may take up to ``ENDING_GRACE`` to
+        end its agents before it forces them (a loaded CI run's Gemini CLI took over 30 s): longer than that."""
         self.keys(key)
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
