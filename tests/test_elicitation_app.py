@@ -280,3 +280,48 @@ async def test_a_question_with_many_choices_is_a_drop_down_whatever_its_default(
         await app.action_quit()
     answers = [i.status for i in store.items(store.sessions()[0]["id"]) if i.kind == "elicitation"]
     assert answers == ["declined"] * len(cases)
+
+
+ONE_QUESTION = {"mode": "form", "message": "Which database should the service use?", "requestedSchema": {
+    "type": "object", "properties": {
+        "question_0": {"type": "string", "title": "Database",
+                       "oneOf": [{"const": "Postgres", "title": "Postgres — the team knows it"},
+                                 {"const": "SQLite", "title": "SQLite — one file, no server"}]},
+        "question_0_custom": {"type": "string", "title": "Other", "description": "Your own answer instead"}}}}
+
+
+@pytest.mark.system
+@pytest.mark.parametrize("keys", [("2",), ("down", "enter")], ids=["digit", "arrow-enter"])
+async def test_a_question_with_one_list_of_options_is_answered_in_two_keys_at_most(tmp_path, keys):
+    """One single-choice field beside an optional free-text one (Claude's AskUserQuestion with one question, as its
+    adapter sends it): a digit, or an arrow and enter, chooses and sends; no review step."""
+    _, app = kit_app(tmp_path, [{"op": "elicit", "params": ONE_QUESTION}])
+    async with app.run_test(size=(90, 40)) as pilot:
+        await until(pilot, lambda: card(app) is not None and card(app).answerable)
+        await until(pilot, lambda: app.focused is not None and card(app) in app.focused.ancestors_with_self)
+        assert "1-9 or enter on an option answers" in screen_text(app)
+        await pilot.press(*keys)
+        await until(pilot, lambda: app.current.last_state == "idle" and "answer: " in agent_text(app))
+        assert said(app) == {"action": "accept", "content": {"question_0": "SQLite"}}
+        assert "Send this answer?" not in screen_text(app) and not card(app).answerable
+        await app.action_quit()
+
+
+@pytest.mark.system
+async def test_an_answer_typed_beside_the_options_goes_through_the_review(tmp_path):
+    """Typed in the free-text field, a digit is text and enter goes on: the answer is reviewed and sent as typed."""
+    _, app = kit_app(tmp_path, [{"op": "elicit", "params": ONE_QUESTION}])
+    async with app.run_test(size=(90, 40)) as pilot:
+        await until(pilot, lambda: card(app) is not None and card(app).answerable)
+        await until(pilot, lambda: app.focused is not None and card(app) in app.focused.ancestors_with_self)
+        await pilot.press("tab")
+        await until(pilot, lambda: isinstance(app.focused, Input))
+        await pilot.press(*"MySQL 8", "enter")  # "8" typed, not an answer; enter: on to the buttons
+        while not (isinstance(app.focused, Button) and app.focused.id == "review"):
+            await pilot.press("tab")
+        await pilot.press("enter")
+        await until(pilot, lambda: "Send this answer?" in screen_text(app))
+        await pilot.press("enter")
+        await until(pilot, lambda: app.current.last_state == "idle" and "answer: " in agent_text(app))
+        assert said(app) == {"action": "accept", "content": {"question_0_custom": "MySQL 8"}}
+        await app.action_quit()

@@ -466,7 +466,8 @@ def test_claude_in_the_app_in_a_real_terminal(tmp_path):
 
 def test_claude_asks_the_user_a_question_answered_by_keys_in_a_real_terminal(tmp_path):
     """Claude's AskUserQuestion, which the adapter offers only to a client that takes form questions (elicitation):
-    in the app, in tmux, the question is a form; the second option is chosen by keys, reviewed and sent, and the
+    in the app, in tmux, the question is a form of one list of options (and an "other" box); the second option is
+    chosen and sent in two keys (an arrow and enter: the options are answered as a permission request is), and the
     answer is in the next request the scripted model server receives."""
     import json
 
@@ -480,13 +481,10 @@ def test_claude_asks_the_user_a_question_answered_by_keys_in_a_real_terminal(tmp
         tmux.wait_for("Which database should the service use?", 90)
         screen = tmux.wait_for("Postgres — the team knows it", 30)  # the card drawn whole (a loaded machine draws late)
         assert "Claude" in screen
-        tmux.keys("Down", "Enter")  # the options: the second one chosen
-        tmux.keys("Tab", "Tab")  # past "Other" (a typed answer instead) to Review
-        tmux.keys("Enter")
-        tmux.wait_for("Send this answer?", 30)
-        tmux.wait_for("Database: SQLite — one file, no server", 30)
-        tmux.keys("Enter")
-        tmux.wait_for("Going with your choice.", 90)
+        assert "1-9 or enter on an option answers" in " ".join(screen.split())
+        tmux.keys("Down", "Enter")  # the second option, chosen and sent: two keys
+        screen = tmux.wait_for("Going with your choice.", 90)
+        assert "Send this answer?" not in screen and "Database: SQLite" in screen  # sent as chosen, no review
         tmux.quit()
     finally:
         tmux.close()

@@ -47,7 +47,9 @@ KEYS = [
                       ("escape", "later")]),
     ("Permission request", [("1-9", "choose an option"), ("f4", "the keys back to it, after typing in the prompt"),
                             ("←/→ + enter", "choose with the buttons")]),
-    ("Agent's question (form)", [("tab / shift+tab", "the next / previous field"),
+    ("Agent's question (form)", [("1-9, or enter on an option", "a question of one list of options: choose and send "
+                                                              "(as a permission request)"),
+                                 ("tab / shift+tab", "the next / previous field"),
                                  ("enter (on a button)", "review, send or decline"),
                                  ("escape", "cancel the question (not the turn)")]),
     ("Edit card", [("m", "the whole diff, or its first lines"), ("s", "old and new side by side (100 columns or more)"),

@@ -1,6 +1,10 @@
 """An agent's question (ACP elicitation) in the transcript: a form to fill in, review and send, or a link to open
 with the user's consent. Like a permission request it takes the focus while it waits, and it is answered by keys
-(tab between fields, enter on a button) or the mouse: accept, decline or cancel."""
+(tab between fields, enter on a button) or the mouse: accept, decline or cancel.
+
+A form whose only choice is one list of options (beside optional free-text fields such as an "other" answer: Claude's
+AskUserQuestion with one question) is answered in one or two keys, as a permission request is: a digit, or enter on
+an option, sends it; the review is for forms with more to fill in, and for an answer typed in a free-text field."""
 
 from __future__ import annotations
 
@@ -64,7 +68,8 @@ class ElicitationCard(EntryWidget):
     """See the module docstring. ``Answered`` carries the response the client sends (``{"action": ...}``)."""
 
     can_focus = True
-    BINDINGS = [Binding("escape", "cancel_request", "Cancel the question", show=False)]
+    BINDINGS = [Binding("escape", "cancel_request", "Cancel the question", show=False),
+                *[Binding(str(n), f"choose({n})", f"Answer {n}", show=False) for n in range(1, 10)]]
 
     DEFAULT_CSS = """
     ElicitationCard { height: auto; margin: 1 0 0 0; padding: 0 1; border: round $warning; }
@@ -220,8 +225,51 @@ class ElicitationCard(EntryWidget):
             part.display = False
         self._answer.update(self._outcome(item))
 
+    @property
+    def one_choice(self) -> E.Field | None:
+        """The form's one single-choice field when choosing it is all there is to do (every other field an optional
+        free-text one, such as an "other" answer): a digit or enter on an option then sends it."""
+        choices = [f for f in self.fields if f.kind == E.CHOICE and len(f.options) <= RADIO_AT_MOST]
+        others = [f for f in self.fields if f not in choices]
+        if len(choices) != 1 or any(f.required or f.kind != E.TEXT for f in others):
+            return None
+        return choices[0]
+
+    def _typed_elsewhere(self) -> bool:
+        """Something typed in a free-text field beside the choice: the answer goes through the review."""
+        return any(isinstance(w, Input) and w.value.strip() for w in self.query(Input))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "choose":
+            field = self.one_choice
+            return bool(self.answerable and field is not None and self._form.display and not self._typed_elsewhere()
+                        and isinstance(parameters[0], int) and parameters[0] <= len(field.options))
+        return True
+
+    def action_choose(self, number: int) -> None:
+        """A digit: option ``number`` of the form's one choice, chosen and sent."""
+        field = self.one_choice
+        if field is not None and 1 <= number <= len(field.options):
+            self._send_choice(field, field.options[number - 1][0])
+
+    def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
+        """Enter (or space, or a click) on an option of the one choice: sent, when nothing was typed beside it. A
+        change made while the set was not focused (its default, set as it mounted) is not the user's."""
+        field = self.one_choice
+        if field is None or not self.answerable or not event.radio_set.has_focus or self._typed_elsewhere():
+            return
+        index = event.radio_set.pressed_index
+        if 0 <= index < len(field.options):
+            self._send_choice(field, field.options[index][0])
+
+    def _send_choice(self, field: E.Field, value: str) -> None:
+        self._values = {field.name: value}
+        self._send({"action": "accept", "content": E.answer_content(self.fields, self._values)})
+
     def _hint(self) -> str:
         if self.answerable:
+            if self.one_choice is not None:
+                return "1-9 or enter on an option answers · tab: the other fields, review · escape cancels"
             return "tab between fields · enter on a button · escape cancels" if self.fields else \
                 "enter on a button · escape cancels"
         if self.elsewhere:
