@@ -369,3 +369,29 @@ def test_a_folder_name_holding_markup_is_said_as_typed_in_the_new_session_dialog
         tmux.quit()
     finally:
         tmux.close()
+
+
+@pytest.mark.parametrize("mouse", ["off", "on"])
+def test_the_mouse_wheel_never_brings_back_an_earlier_prompt(tmp_path, mouse):
+    """Terminals send the wheel as ↑/↓ in the alternate screen unless the app asks for the mouse (Codex #36158,
+    Gemini #27378: the wheel cycled the prompt's history). kandev-tui asks for it, with tmux's mouse on or off, and a
+    wheel turned over the transcript or the prompt scrolls: the empty prompt stays empty."""
+    tmux = demo_agent_run(tmp_path)
+    try:
+        tmux.option("mouse", mouse)
+        tmux.keys("the first message", "Enter")
+        tmux.wait_for("Allow once")
+        tmux.keys("1")
+        tmux.wait_for("end of turn")
+        assert tmux.show("#{mouse_any_flag}") == "1" and tmux.show("#{mouse_sgr_flag}") == "1"  # the wheel: events
+        box = next(row for row, line in enumerate(tmux.screen().splitlines()) if "Message the agent" in line) + 2
+        for row in (5, 15, box):  # over the transcript and over the prompt, as the terminal sends them (SGR)
+            for button in (64, 64, 65, 64):  # up, up, down, up
+                tmux.keys("-l", f"\x1b[<{button};40;{row}M")
+        tmux.keys("x")  # something typed after the wheel: the prompt holds it alone
+        screen = tmux.wait_for("│ x ")
+        prompt = screen.splitlines()[box - 1]
+        assert "the first message" not in prompt and prompt.split("│")[1].strip() == "x", screen
+        tmux.quit()
+    finally:
+        tmux.close()

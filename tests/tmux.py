@@ -35,6 +35,10 @@ class Tmux:
     def keys(self, *keys: str) -> None:
         self._run("send-keys", "-t", "t", *keys)
 
+    def option(self, name: str, value: str) -> None:
+        """A tmux option of this server (``mouse on``), as a user's ``.tmux.conf`` sets it."""
+        self._run("set-option", "-g", name, value)
+
     def resize(self, width: int, height: int) -> None:
         """The window resized, as a user drags a terminal's corner (the app gets SIGWINCH)."""
         self._run("resize-window", "-t", "t", "-x", str(width), "-y", str(height))
