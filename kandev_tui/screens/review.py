@@ -263,8 +263,8 @@ class ReviewScreen(Screen[None]):
         also = None
         if not unnamed or not named or not listed:
             question = f"Put {every} back as it was before this turn?" + (
-                " No tool call of this turn named some of these files: the agent's own state, which it is using now, "
-                "goes back too." if unnamed else "")
+                f" No tool call of this turn named {'some' if named else 'any'} of these files: the agent's own state, "
+                "which it is using now, goes back too." if unnamed else "")
             yes, what, many = "Restore", every, True
         else:
             what = f"the {len(named)} file{'s' if len(named) != 1 else ''} the turn's tool calls named"
