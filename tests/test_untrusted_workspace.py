@@ -419,3 +419,20 @@ def test_a_relative_path_entry_never_finds_the_workspaces_programs(tmp_path, mon
 
     said = asyncio.run(asyncio.wait_for(start(), 60))
     assert "command not found" in said and not mark.exists()
+
+
+def test_a_database_named_in_a_shared_folder_leaves_the_folders_permissions_alone(tmp_path, monkeypatch):
+    """``$KANDEV_TUI_DB`` (or ``--db``) in a folder others share, as ``/tmp`` is: the database is private (0600), the
+    folder keeps its mode (1777). kandev-tui tightened it to 0700 when it took the named file for its own folder's,
+    and every other user of the machine was locked out of ``/tmp``."""
+    from kandev_tui.transcript import Store
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    monkeypatch.setenv("KANDEV_TUI_DB", str(shared / "mine.db"))
+    store = Store(shared / "mine.db")
+    store.create_session(title="t", agent_command=["a"], workspace="", state="ended")
+    store.close()
+    assert shared.stat().st_mode & 0o7777 == 0o1777
+    assert (shared / "mine.db").stat().st_mode & 0o777 == 0o600

@@ -152,6 +152,13 @@ def default_db_path() -> Path:
     override = os.environ.get("KANDEV_TUI_DB")
     if override:
         return Path(override).expanduser()
+    return own_db_path()
+
+
+def own_db_path() -> Path:
+    """``sessions.db`` in kandev-tui's own folder of the platform data directory: the one folder whose permissions it
+    may tighten (a database the user names, ``$KANDEV_TUI_DB`` or ``--db``, may be in a folder others share: ``/tmp``
+    made 0700 locked every other user out of it)."""
     from platformdirs import user_data_path
 
     return user_data_path("kandev-tui", appauthor=False) / "sessions.db"
@@ -197,7 +204,7 @@ class Database:
         from kandev_tui.userpaths import private_dir
 
         try:  # kandev-tui's data folder (0700, however an older version made it) and the database (0600) are private
-            private_dir(self.path.parent, tighten=self.path == default_db_path())
+            private_dir(self.path.parent, tighten=self.path == own_db_path())
             if not self.path.exists():
                 os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
         except OSError as exc:
