@@ -48,7 +48,7 @@ class Named:
     def __init__(self, paths: set[str], repository: str) -> None:
         root = repository.rstrip("/") + "/" if repository else None
         self.exact: set[str] = set()
-        self.others: list[str] = []
+        self.others: dict[str, list[str]] = {}  # the other paths by their last part: a file is looked up by its own
         for path in paths:
             path = path.replace("\\", "/")
             while path.startswith("./"):
@@ -56,13 +56,16 @@ class Named:
             if root is not None and path.startswith(root):
                 self.exact.add(path[len(root):])
             else:
-                self.others.append(path.rstrip("/"))
+                path = path.rstrip("/")
+                self.others.setdefault(path.rsplit("/", 1)[-1], []).append(path)
 
     def __contains__(self, file: object) -> bool:
         if not isinstance(file, str) or not file:
             return False
-        return file in self.exact or any(other == file or other.endswith("/" + file) or file.endswith("/" + other)
-                                         for other in self.others)
+        if file in self.exact:
+            return True
+        return any(other == file or other.endswith("/" + file) or file.endswith("/" + other)
+                   for other in self.others.get(file.rsplit("/", 1)[-1], ()))
 
 
 def _int(value: Any) -> int:
