@@ -20,8 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kandev_tui import stats  # noqa: E402
-from kandev_tui.charts import ChartData, plot  # noqa: E402
+from kandev_tui.base import stats  # noqa: E402
+from kandev_tui.ui.charts import ChartData, plot  # noqa: E402
 
 COLORS = ((0, 120, 215), (255, 165, 0), (80, 200, 120), (220, 80, 80))
 

@@ -58,7 +58,7 @@ def touch(root: Path, count: int, turn: int) -> None:
 async def review_and_keys(root: Path, payload: dict, tmp: Path) -> tuple[float | None, list[float]]:
     from keytimer import KeyTimer
 
-    from kandev_tui import checkpoints
+    from kandev_tui.workspace import checkpoints
     from kandev_tui.screens.help import HelpScreen
     from kandev_tui.screens.review import ReviewScreen
     from kandev_tui.transcript import Item
@@ -112,7 +112,7 @@ async def review_and_keys(root: Path, payload: dict, tmp: Path) -> tuple[float |
 
 
 def main(files: int, megabytes: int) -> None:
-    from kandev_tui import checkpoints
+    from kandev_tui.workspace import checkpoints
 
     tmp = Path(tempfile.mkdtemp())
     root = tmp / "repo"

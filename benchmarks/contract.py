@@ -15,7 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kandev_tui.presentation import encoded_size, parse_tool_input, resolve_csv  # noqa: E402
-from kandev_tui.workspace import Workspace  # noqa: E402
+from kandev_tui.workspace.reads import Workspace  # noqa: E402
 
 RUNS = 20
 

@@ -1,6 +1,6 @@
 """Key-to-screen latency, as the benchmarks measure it: a key delivered as the terminal driver delivers one, and
 the time until the first frame the app writes for the screen that shows its effect (the help for F1, the
-transcript again for escape), through kandev_tui.textual_hooks' watch_frames and send_as_terminal."""
+transcript again for escape), through kandev_tui.ui.textual_hooks' watch_frames and send_as_terminal."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import time
 
 from textual import events
 
-from kandev_tui.textual_hooks import send_as_terminal, watch_frames
+from kandev_tui.ui.textual_hooks import send_as_terminal, watch_frames
 
 
 class KeyTimer:

@@ -52,7 +52,7 @@ async def main():
     if sys.argv[4] == "build":  # its own process: building 50,000 items must not count in the opening's peak
         stored_app(tmp, items(count))
         return
-    from kandev_tui.app import KandevApp
+    from kandev_tui.app.kandev_app import KandevApp
     from kandev_tui.sources import StoredSource
     from tests.app_helpers import settings_at
 

@@ -7,7 +7,7 @@ Case ``quiet``: a stored session of 200 items, nothing else happening. Case ``fl
 (tests/agents/fault_agent.py, mode ``burst``) streams 50,000 chunks and 2,000 tool calls (as benchmarks/stream.py) (the move is left out: the
 flood draws the screen beneath a modal one anyway). Prints median and worst per key and screen (target: worst
 ≤ 50 ms; the transcript screen and the help draw an input's effect at once, the others at their update timer's
-next tick, up to 1/60 s later: kandev_tui/textual_hooks.py, DrawsInputAtOnce).
+next tick, up to 1/60 s later: kandev_tui/ui/textual_hooks.py, DrawsInputAtOnce).
 
     .venv/bin/python benchmarks/screens.py [CASE] [ROUNDS]    (CASE: quiet, flood or both)
 """
@@ -31,7 +31,7 @@ class Frames:
     """The screens drawn, by class name, each with the time of its newest frame."""
 
     def __init__(self, app) -> None:
-        from kandev_tui.textual_hooks import watch_frames
+        from kandev_tui.ui.textual_hooks import watch_frames
 
         self.app = app
         self.drawn: dict[str, float] = {}
@@ -44,7 +44,7 @@ class Frames:
         """Deliver ``key``; seconds until a frame of ``screen`` (a class name) is written after it."""
         from textual import events
 
-        from kandev_tui.textual_hooks import send_as_terminal
+        from kandev_tui.ui.textual_hooks import send_as_terminal
 
         pressed = time.perf_counter()
         send_as_terminal(self.app, events.Key(key, None))
@@ -93,7 +93,7 @@ async def quiet(count: int) -> dict[str, list[float]]:
 
 async def flood(count: int) -> dict[str, list[float]]:
     from kandev_tui.acp import AgentOptions
-    from kandev_tui.app import KandevApp
+    from kandev_tui.app.kandev_app import KandevApp
     from kandev_tui.sources import LiveSource
     from kandev_tui.transcript import Store
     from tests.app_helpers import settings_at

@@ -67,7 +67,7 @@ async def one_run(sessions: int, chunks: int, tools: int, rich: int, last: bool)
     from keytimer import KeyTimer
 
     from kandev_tui.acp import AgentOptions
-    from kandev_tui.app import KandevApp
+    from kandev_tui.app.kandev_app import KandevApp
     from kandev_tui.screens.help import HelpScreen
     from kandev_tui.sources import LiveSource
     from kandev_tui.transcript import Store
@@ -110,7 +110,7 @@ async def one_run(sessions: int, chunks: int, tools: int, rich: int, last: bool)
             if screen is s.screen and s.number not in shown_at:
                 shown_at[s.number] = time.perf_counter()
 
-    from kandev_tui.textual_hooks import watch_frames
+    from kandev_tui.ui.textual_hooks import watch_frames
     watch_frames(app, frame)
     latencies: list[float] = []
     by_key: dict[str, list[float]] = {"f1": [], "escape": []}

@@ -30,7 +30,7 @@ import asyncio, time
 
 async def print_first_frame(app, start, quit_after=None):
     # the time from the script's start to the first frame the app writes to the terminal (its driver's output)
-    from kandev_tui.textual_hooks import watch_frames
+    from kandev_tui.ui.textual_hooks import watch_frames
     drawn = []
     def first_frame(screen):
         if not drawn:
@@ -64,9 +64,9 @@ import asyncio, sys, tempfile
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from kandev_tui.acp import AgentOptions
-from kandev_tui.app import KandevApp
+from kandev_tui.app.kandev_app import KandevApp
 from kandev_tui.demo import agent_command, prepare_workspace
-from kandev_tui.settings import SettingsStore
+from kandev_tui.base.settings import SettingsStore
 from kandev_tui.sources import LiveSource
 from kandev_tui.transcript import Store
 """ + FIRST_FRAME + r"""

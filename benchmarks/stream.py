@@ -39,7 +39,7 @@ async def main(case: str, chunks: int, tools: int) -> None:
     from keytimer import KeyTimer
 
     from kandev_tui.acp import AgentOptions
-    from kandev_tui.app import KandevApp
+    from kandev_tui.app.kandev_app import KandevApp
     from kandev_tui.screens.help import HelpScreen
     from kandev_tui.widgets.agent_message import AgentMessage
     from kandev_tui.sources import LiveSource

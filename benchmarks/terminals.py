@@ -33,10 +33,10 @@ async def main(seconds: float) -> None:
     from keytimer import KeyTimer
 
     from kandev_tui.acp import AgentOptions
-    from kandev_tui.app import KandevApp
+    from kandev_tui.app.kandev_app import KandevApp
     from kandev_tui.screens.help import HelpScreen
     from kandev_tui.sources import LiveSource
-    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.ui.textual_hooks import screen_text
     from kandev_tui.transcript import Store
     from kandev_tui.widgets.tool_group import ToolGroup
     from tests.app_helpers import settings_at

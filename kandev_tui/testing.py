@@ -103,7 +103,7 @@ def _run(coroutine: Any) -> Any:
 async def _draw(store_path: Path, session_id: str, size: tuple[int, int], theme: str) -> list[str]:
     import tempfile
 
-    from kandev_tui.snapshot import Shot, deterministic_app, shoot
+    from kandev_tui.app.snapshot import Shot, deterministic_app, shoot
     from kandev_tui.sources import StoredSource
     from kandev_tui.transcript import Store
 
@@ -134,7 +134,7 @@ def kandev_agent(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[...
     def run(command: Sequence[str], prompt: str, *, workspace: str | Path = ".", permission: str = "allow-once",
             env: dict[str, str] | None = None, inject_guidance: bool = True, timeout: float = 300.0) -> AgentRun:
         from kandev_tui.acp import AgentOptions
-        from kandev_tui.runner import run_turn
+        from kandev_tui.sources.runner import run_turn
         from kandev_tui.transcript import Store
 
         if permission not in ("reject", "allow-once"):

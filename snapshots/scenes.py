@@ -294,7 +294,7 @@ LOGIN_METHODS = [
 def control_app(tmp_path: Path, view: str):
     from tests.app_helpers import ScriptedSource
 
-    from kandev_tui.snapshot import deterministic_app
+    from kandev_tui.app.snapshot import deterministic_app
 
     items = [Item("session_info", "session_info", 1, CLAUDE_INFO),
              message_item(1, "I'll look at the flaky test first.")]
@@ -341,7 +341,7 @@ QUESTION_FORM = {"type": "object", "required": ["name"], "properties": {
 def question_app(tmp_path: Path, mode: str):
     from tests.app_helpers import ScriptedSource
 
-    from kandev_tui.snapshot import deterministic_app
+    from kandev_tui.app.snapshot import deterministic_app
 
     if mode == "form":
         payload = {"mode": "form", "message": "Which release should I cut?", "schema": QUESTION_FORM,
@@ -407,7 +407,7 @@ def subagent_items() -> list[Item]:
 
 
 async def expand_subagent(pilot) -> None:
-    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.ui.textual_hooks import screen_text
     from kandev_tui.widgets.subagent import SubagentCard
 
     app = pilot.app
@@ -420,7 +420,7 @@ async def expand_subagent(pilot) -> None:
 async def open_subagent(pilot) -> None:
     """The subagent full screen (``o`` on its row)."""
     from kandev_tui.screens.subagent import SubagentScreen
-    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.ui.textual_hooks import screen_text
     from kandev_tui.widgets.subagent import SubagentCard
 
     app = pilot.app
@@ -477,8 +477,8 @@ def home_app(tmp_path: Path):
     import sqlite3
     import time
 
-    from kandev_tui.app_home import HomeApp
-    from kandev_tui.launch import Launcher
+    from kandev_tui.app.home import HomeApp
+    from kandev_tui.sources.launch import Launcher
     from kandev_tui.transcript import Store
     from tests.app_helpers import settings_at
 
@@ -527,7 +527,7 @@ def changes_items(tmp_path: Path) -> list[Item]:
     import os
     import subprocess
 
-    from kandev_tui import checkpoints
+    from kandev_tui.workspace import checkpoints
 
     root = tmp_path / "repo"
     root.mkdir()
@@ -562,14 +562,14 @@ def changes_items(tmp_path: Path) -> list[Item]:
 
 
 async def show_changes(pilot) -> None:
-    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.ui.textual_hooks import screen_text
 
     await shown_when(pilot, lambda: "files changed" in screen_text(pilot.app))
 
 
 async def show_review(pilot) -> None:
     from kandev_tui.screens.review import ReviewScreen
-    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.ui.textual_hooks import screen_text
     from kandev_tui.widgets.changes_card import ChangesCard
 
     app = pilot.app

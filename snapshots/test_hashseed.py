@@ -43,7 +43,7 @@ def test_rendering_is_identical_under_different_hash_seeds():
 PLOT_SCRIPT = r"""
 import hashlib, sys
 sys.path.insert(0, sys.argv[1])
-from kandev_tui.charts import ChartData, plot
+from kandev_tui.ui.charts import ChartData, plot
 
 line = ChartData('l', 'line', ('2026-09-01T10:00:00Z', '2026-09-01T11:00:00Z', '2026-09-01T12:00:00Z', '2026-09-01T13:00:00Z'),
                  ('p95', 'p50'), ((420, 380, None, 180), (90, 85, 80, 0)))

@@ -80,7 +80,7 @@ def test_scene_in_16_colours(snap_compare, tmp_path, scene, theme):
     """What a terminal of 16 colours (TERM=xterm) shows: every colour rounded as the app's console rounds it there,
     drawn in xterm's palette. Each card's border, diff line, prompt and text stays readable in either theme (a light
     theme's diff lines were black on black, its card borders bright white on bright white)."""
-    from kandev_tui.textual_hooks import screen_svg
+    from kandev_tui.ui.textual_hooks import screen_svg
 
     app = make(scene, tmp_path, theme)
     app.sixteen_colors = True

@@ -9,10 +9,10 @@ from typing import Any, Iterable
 
 from textual.widget import Widget
 
-from kandev_tui.app import KandevApp
+from kandev_tui.app.kandev_app import KandevApp
 from kandev_tui.renderers import Registry
-from kandev_tui.settings import SettingsStore
-from kandev_tui.snapshot import deterministic_app
+from kandev_tui.base.settings import SettingsStore
+from kandev_tui.app.snapshot import deterministic_app
 from kandev_tui.sources import ReplaySource, StoredSource
 from kandev_tui.transcript import Item, Store
 
@@ -30,8 +30,8 @@ def settings_at(tmp_path: Path, **values) -> SettingsStore:
 def home_app(tmp_path: Path) -> tuple[Any, Store]:
     """The bare kandev-tui (its sessions list, agents started from presets) over a new store in ``tmp_path``, charts
     not animated; and the store, for the test to close."""
-    from kandev_tui.app_home import HomeApp
-    from kandev_tui.launch import Launcher
+    from kandev_tui.app.home import HomeApp
+    from kandev_tui.sources.launch import Launcher
 
     store = Store(tmp_path / "s.db")
     settings = settings_at(tmp_path, chart_animation=False)

@@ -140,8 +140,8 @@ def _working_directory(tmp_path_factory, monkeypatch):
 @pytest.fixture(autouse=True)
 def _fresh_counters():
     """Work counters and the plot memo start empty in every test."""
-    from kandev_tui import stats
-    from kandev_tui.charts import plot
+    from kandev_tui.base import stats
+    from kandev_tui.ui.charts import plot
 
     stats.reset()
     plot.cache_clear()

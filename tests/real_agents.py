@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kandev_tui.presets import PINNED_ADAPTERS
+from kandev_tui.base.presets import PINNED_ADAPTERS
 
 from .installs import TEST_CACHE, npm_cache
 

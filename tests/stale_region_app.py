@@ -48,7 +48,7 @@ class StaleRegion(App[None]):
 
 if __name__ == "__main__":
     if "--hook" in sys.argv:
-        from kandev_tui.textual_hooks import repaint_what_a_rebuilt_map_moved
+        from kandev_tui.ui.textual_hooks import repaint_what_a_rebuilt_map_moved
 
         repaint_what_a_rebuilt_map_moved()
     StaleRegion().run()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kandev_tui.acp import AgentOptions
-from kandev_tui.app import KandevApp
+from kandev_tui.app.kandev_app import KandevApp
 from kandev_tui.screens.help import HelpScreen
 from kandev_tui.sources import LiveSource
 from kandev_tui.transcript import Store
@@ -35,7 +35,7 @@ def press(app, key: str) -> None:
     does not while an agent floods it (the agent's thread keeps the process busy)."""
     from textual import events
 
-    from kandev_tui.textual_hooks import send_as_terminal
+    from kandev_tui.ui.textual_hooks import send_as_terminal
 
     send_as_terminal(app, events.Key(key, key if len(key) == 1 else None))
 

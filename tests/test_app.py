@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from textual.geometry import Region
 
-from kandev_tui import stats
+from kandev_tui.base import stats
 from kandev_tui.renderers import Registry, Renderer
 from kandev_tui.session.layout import Layout
 from kandev_tui.packs.rich_output import RENDERER as RICH
-from kandev_tui.settings import SettingsStore
-from kandev_tui.textual_hooks import screen_text
+from kandev_tui.base.settings import SettingsStore
+from kandev_tui.ui.textual_hooks import screen_text
 from kandev_tui.transcript import Item
 from kandev_tui.widgets.agent_message import AgentMessage
 from kandev_tui.widgets.chart_block import ChartBlock
@@ -492,7 +492,7 @@ async def test_text_selected_with_the_mouse_or_in_the_prompt_is_copied_by_ctrl_c
     """An agent's message draws its own lines: each character knows its place, so a drag selects part of it (drawn in
     the selection's colours) and ctrl+c copies just that, as it copies what is selected in the prompt. With text
     selected, ctrl+c is a copy, never the first of the two that quit; with none, it is."""
-    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.ui.textual_hooks import screen_text
     from kandev_tui.widgets.agent_message import AgentMessage
 
     from .app_helpers import message_item, stored_app
@@ -656,7 +656,7 @@ async def test_stats_file_is_written_on_exit(tmp_path):
 
 
 def test_saving_settings_keeps_what_this_version_does_not_know(tmp_path):
-    from kandev_tui.settings import SettingsStore
+    from kandev_tui.base.settings import SettingsStore
 
     path = tmp_path / "config.toml"
     path.write_text('# mine\ntheme = "nord"\nfuture_option = 3  # from a newer kandev-tui\n\n[plugins]\nx = "y"\n')
@@ -723,7 +723,7 @@ async def test_a_diffs_shades_follow_the_theme_even_once_drawn(tmp_path):
         await settle(pilot)
 
         def shades_drawn() -> set:
-            from kandev_tui.textual_hooks import screen_svg
+            from kandev_tui.ui.textual_hooks import screen_svg
 
             svg = screen_svg(app)
             return {colour for colour in (look_for(app.current_theme).added.bgcolor.triplet.hex,

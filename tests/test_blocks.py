@@ -7,7 +7,7 @@ import os
 import pytest
 from rich.text import Text
 
-from kandev_tui import stats
+from kandev_tui.base import stats
 from kandev_tui.widgets.chart_block import ChartBlock, LegendEntry, PlotArea
 from kandev_tui.widgets.file_preview import BINARY, CLIPPED, FilePreview
 from kandev_tui.widgets.metrics_block import MetricsBlock, columns_for
@@ -60,8 +60,8 @@ async def test_charts_coming_into_view_are_plotted_a_slice_at_a_time_and_after_t
     on its way. Plotting costs plotext 10-30 ms a chart: all at once held a key behind them."""
     import time
 
-    from kandev_tui import charts as chart_module
-    from kandev_tui.pacing import CHART_SLICE
+    from kandev_tui.ui import charts as chart_module
+    from kandev_tui.base.pacing import CHART_SLICE
     from kandev_tui.widgets import chart_block
 
     plot = chart_module.plot
@@ -338,7 +338,7 @@ async def test_file_preview_reuses_and_retries(tmp_path):
 
 async def test_clipped_notice(tmp_path):
     from kandev_tui.widgets.file_preview import load_preview
-    from kandev_tui.workspace import Workspace
+    from kandev_tui.workspace.reads import Workspace
 
     (tmp_path / "big.txt").write_text("y" * 2500)
     state, text, clipped = load_preview(Workspace(tmp_path), "big.txt", None)
@@ -379,7 +379,7 @@ async def test_file_viewer_search_marks_each_match_and_scrolls_by_the_rows_drawn
     from textual.containers import VerticalScroll
 
     from kandev_tui.screens.file_viewer import FileViewerScreen
-    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.ui.textual_hooks import screen_text
 
     ws = tmp_path / "ws"
     ws.mkdir()

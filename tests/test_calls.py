@@ -8,7 +8,7 @@ import json
 import pytest
 from rich.console import Console
 
-from kandev_tui.ansi import ansi_text, strip_ansi
+from kandev_tui.ui.ansi import ansi_text, strip_ansi
 from kandev_tui.transcript import IN, OUT, Frame
 from kandev_tui.transcript.frames import read_recording
 from kandev_tui.transcript.diffs import diff_summary, file_diff
@@ -453,7 +453,7 @@ async def test_a_big_diff_laid_out_in_a_thread_looks_at_the_users_input_as_it_go
     import threading
 
     from kandev_tui.transcript import Item
-    from kandev_tui.user_input import UserInput
+    from kandev_tui.ui.user_input import UserInput
     from kandev_tui.widgets.edit_card import EditCard
 
     from .app_helpers import stored_app
@@ -598,7 +598,7 @@ async def test_a_call_no_view_knows_says_its_output_once(tmp_path):
     its content, and the card showed it twice. A call whose only output is its content's text showed that text as
     its output and again as content. Each is said once; other text of the content stays. Its location inside the
     workspace is relative to it, as its diff's header would be."""
-    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.ui.textual_hooks import screen_text
 
     (tmp_path / "ws").mkdir()
     error = "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>"
@@ -623,7 +623,7 @@ async def test_a_call_no_view_knows_says_its_output_once(tmp_path):
 async def test_a_calls_output_can_be_selected_with_the_mouse_and_copied(tmp_path):
     """A call draws a Rich group (its command, its output), which Textual cannot select in: its lines carry each
     character's place, so a drag over two lines of its output selects them, and ctrl+c copies them."""
-    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.ui.textual_hooks import screen_text
 
     run = tool_item("c1", name="bash", kind="execute", title="Run the tests", raw_input={"command": "pytest -q"},
                     output="....F\nFAILED tests/test_x.py::test_y - assert 1 == 2\n1 failed, 4 passed in 0.1s")

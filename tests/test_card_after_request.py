@@ -58,7 +58,7 @@ def test_a_chart_comes_below_the_request_that_allowed_it_live_as_when_stored(nam
         assert registry.match(call.payload).after_request and call.tool_call_id in requests
 
 async def test_on_screen_the_chart_is_below_the_answer_and_its_old_place_draws_nothing(tmp_path):
-    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.ui.textual_hooks import screen_text
 
     from .app_helpers import replay_app, settle
 

@@ -8,7 +8,7 @@ import re
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from kandev_tui.charts import LEGEND_MARKS, ChartData, bar_labels, plot, x_tick_positions, y_axis
+from kandev_tui.ui.charts import LEGEND_MARKS, ChartData, bar_labels, plot, x_tick_positions, y_axis
 
 DEMO_BARS = ChartData("demo", "bar", ("api", "auth", "billing", "web"), ("Passed", "Failed"),
                       ((128, 64, 91, 129), (0, 1, 2, 0)))
@@ -107,7 +107,7 @@ def test_every_bar_of_a_series_is_as_wide_as_the_others_and_labels_use_the_room_
     room ("slow-tests" between "auth" and "web"; it was cut to "slow-…")."""
     import re
 
-    from kandev_tui.charts import ChartData, bar_labels, plot
+    from kandev_tui.ui.charts import ChartData, bar_labels, plot
 
     data = ChartData("k", "bar", ("api", "billing", "auth", "slow-tests", "web"), ("Failures",), ((3, 12, 4, 7, 2),))
     for width in range(40, 121):
@@ -152,7 +152,7 @@ def test_bar_labels_that_one_row_would_cut_take_two_rows_each_whole_under_its_ti
 
 
 def test_two_rows_of_labels_only_where_they_cut_fewer():
-    from kandev_tui.charts import bar_label_rows
+    from kandev_tui.ui.charts import bar_label_rows
 
     assert bar_label_rows(("api", "auth", "billing", "web"), 8) == ([{0: "api", 1: "auth", 2: "billing", 3: "web"}],
                                                                      None)

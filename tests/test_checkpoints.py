@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from kandev_tui import checkpoints
-from kandev_tui.checkpoints import Unavailable
+from kandev_tui.workspace import checkpoints
+from kandev_tui.workspace.checkpoints import Unavailable
 
 from .test_elicitation_app import KANDEV, KIT
 
@@ -236,7 +236,7 @@ def test_a_read_only_git_folder_says_so(tmp_path):
     if shutil.which("unshare") is None or subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode:
         pytest.skip("mount namespaces are not available here")
     root = repo(tmp_path / "r")
-    code = ("import sys; from pathlib import Path; from kandev_tui import checkpoints as c\n"
+    code = ("import sys; from pathlib import Path; from kandev_tui.workspace import checkpoints as c\n"
             "try:\n    c.take(Path(sys.argv[1]), 'refs/kandev-tui/test/ro-start')\n"
             "except c.Unavailable as e:\n    print('UNAVAILABLE', e)\n")
     done = subprocess.run(["unshare", "-m", "sh", "-c", 'mount --bind "$1/.git" "$1/.git" && '
@@ -314,12 +314,12 @@ def content(path: Path) -> bytes | None:
 
 
 async def test_in_the_app_the_card_follows_the_turn_and_enter_reviews_each_files_diff(tmp_path):
-    from kandev_tui.app import KandevApp
+    from kandev_tui.app.kandev_app import KandevApp
     from kandev_tui.screens.review import ReviewScreen
     from kandev_tui.screens.transcript import TranscriptScreen
     from kandev_tui.sources import LiveSource
     from kandev_tui.acp import AgentOptions
-    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.ui.textual_hooks import screen_text
     from kandev_tui.transcript import Store
     from kandev_tui.widgets.changes_card import ChangesCard
 
@@ -396,7 +396,7 @@ async def test_a_diff_read_that_lands_after_the_list_moved_on_is_dropped(tmp_pat
     """Each file's diff is read in a thread and set when it lands; a read for a file no longer chosen (it finished
     after the next one's, as after a restore and n at once) must not put the old file back on screen."""
     from kandev_tui.screens.review import ReviewScreen, read_diff
-    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.ui.textual_hooks import screen_text
 
     from .app_helpers import stored_app, until
 
@@ -423,7 +423,7 @@ async def test_at_45_columns_a_long_diff_line_wraps_beside_its_gutter(tmp_path):
     """The review at 45 columns wrapped a long changed line back to the first column, under the line numbers: the
     code goes on beside them, each wrapped piece under the code's first character."""
     from kandev_tui.screens.review import ReviewScreen
-    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.ui.textual_hooks import screen_text
 
     from .app_helpers import stored_app, until
 
@@ -470,7 +470,7 @@ def test_old_checkpoints_are_pruned_but_never_the_sessions_own_and_a_deleted_ses
     import asyncio
     import time
 
-    from kandev_tui.launch import Launcher
+    from kandev_tui.sources.launch import Launcher
     from kandev_tui.transcript import Store
 
     from .app_helpers import settings_at

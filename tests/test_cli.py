@@ -183,11 +183,11 @@ def test_the_demos_first_frame_imports_nothing_it_does_not_draw(tmp_path):
 import asyncio, sys
 from pathlib import Path
 from kandev_tui.acp import AgentOptions
-from kandev_tui.app import KandevApp
+from kandev_tui.app.kandev_app import KandevApp
 from kandev_tui.demo import agent_command, prepare_workspace
-from kandev_tui.settings import SettingsStore
+from kandev_tui.base.settings import SettingsStore
 from kandev_tui.sources import LiveSource
-from kandev_tui.textual_hooks import watch_frames
+from kandev_tui.ui.textual_hooks import watch_frames
 from kandev_tui.transcript import Store
 
 
@@ -198,7 +198,7 @@ from kandev_tui.transcript import Store
 LATER = ("acp", "mcp", "pydantic", "plotext", "markdown_it", "importlib.metadata", "kandev_tui.packs.fleet",
          "kandev_tui.packs.rich_output", "kandev_tui.widgets.entries", "kandev_tui.widgets.tool_call",
          "kandev_tui.widgets.subagent", "rich.syntax", "pygments", "kandev_tui.widgets.markdown_rich",
-         "kandev_tui.turn_changes", "kandev_tui.checkpoints", "kandev_tui.acp.files",
+         "kandev_tui.workspace.turn_changes", "kandev_tui.workspace.checkpoints", "kandev_tui.acp.files",
          "kandev_tui.acp.terminals", "kandev_tui.screens.settings", "kandev_tui.screens.file_viewer",
          "kandev_tui.screens.login", "kandev_tui.screens.choices", "kandev_tui.screens.subagent",
          "kandev_tui.acp.client", "kandev_tui.acp.transport", "kandev_tui.transcript.pipeline",

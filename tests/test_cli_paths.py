@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kandev_tui.transcript import Item, Store
-from kandev_tui.userpaths import directory_problem, output_problem
+from kandev_tui.base.userpaths import directory_problem, output_problem
 
 from .app_helpers import DEMO_RECORDING
 

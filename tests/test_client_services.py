@@ -315,7 +315,7 @@ def test_writes_into_a_repositorys_own_files_are_refused(tmp_path, ws):
     assert not (ws / ".git" / "hooks" / "new").exists() and not (ws / ".GIT").exists()
     notes = [i.payload["text"] for i in session.items() if i.kind == "note"]
     assert len(notes) == len(cases) and all("repository's own files" in n for n in notes)
-    from kandev_tui import checkpoints
+    from kandev_tui.workspace import checkpoints
 
     checkpoints.take(checkpoints.repository(ws), "refs/kandev-tui/t/1-start")
     assert not mark.exists()
@@ -618,9 +618,9 @@ def _no_stray_signal_handlers():
 async def test_in_the_app_a_commands_output_streams_into_its_call_and_escape_ends_it(tmp_path, ws):
     """The app over the scripted agent: the command's lines appear in its tool call while it runs (the call is in
     the turn's tool group: expanded with enter), and escape (cancel) ends the command, which never exits by itself."""
-    from kandev_tui.app import KandevApp
+    from kandev_tui.app.kandev_app import KandevApp
     from kandev_tui.sources import LiveSource
-    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.ui.textual_hooks import screen_text
     from kandev_tui.widgets.tool_group import ToolGroup
 
     from .app_helpers import ready, settings_at, until

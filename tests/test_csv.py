@@ -9,7 +9,7 @@ import pytest
 
 from kandev_tui.presentation import CsvSourceError, parse_tool_input, resolve_csv
 from kandev_tui.presentation.csvsnap import parse_csv, parse_number
-from kandev_tui.workspace import Workspace
+from kandev_tui.workspace.reads import Workspace
 
 
 def chart_doc(path="data.csv", x="x", series=("y",), labels=None, repo=None) -> dict:

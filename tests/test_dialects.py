@@ -343,7 +343,7 @@ TERMINAL_AUTH = {"id": "cli-login", "name": "Log in with the CLI", "description"
 
 def dialect_app(tmp_path: Path, dialect: dict[str, Any], monkeypatch, initial_prompt: str | None = None):
     from kandev_tui.acp import AgentOptions
-    from kandev_tui.app import KandevApp
+    from kandev_tui.app.kandev_app import KandevApp
     from kandev_tui.sources import LiveSource
     from kandev_tui.transcript import Store
 
@@ -668,7 +668,7 @@ print(json.dumps({"installed": skip_sdk_docstrings(), "sdk": fields["protocol_ve
 async def test_the_workspaces_repository_is_found_while_the_agent_starts(tmp_path, monkeypatch):
     """Where the turns' checkpoints go (git's answer, and old checkpoints removed) is found while the agent starts,
     not when the first prompt is about to go: it waited for it (5-60 ms with eight agents starting at once)."""
-    from kandev_tui import checkpoints
+    from kandev_tui.workspace import checkpoints
 
     from .app_helpers import until
 
@@ -848,7 +848,7 @@ async def test_the_status_line_says_when_a_running_turn_has_been_quiet_and_stops
     long, counting on, and so does its row in the sessions list; the agent's next word ends it."""
     from kandev_tui.sources import StoredSource
     from kandev_tui.transcript import Store
-    from kandev_tui import pacing
+    from kandev_tui.base import pacing
 
     from .app_helpers import until
 
@@ -890,9 +890,9 @@ async def test_a_headless_turn_says_on_stderr_each_time_its_agent_has_been_quiet
     import io
     import re
 
-    from kandev_tui import pacing
+    from kandev_tui.base import pacing
     from kandev_tui.acp import AgentOptions
-    from kandev_tui.runner import run_turn
+    from kandev_tui.sources.runner import run_turn
     from kandev_tui.transcript import Store
 
     monkeypatch.setattr(pacing, "QUIET_AFTER", 0.5)

@@ -14,9 +14,9 @@ import pytest
 from textual.widgets import Button, Input, Select, Static
 
 from kandev_tui.acp import AgentOptions
-from kandev_tui.app import KandevApp
+from kandev_tui.app.kandev_app import KandevApp
 from kandev_tui.sources import LiveSource
-from kandev_tui.textual_hooks import screen_text
+from kandev_tui.ui.textual_hooks import screen_text
 from kandev_tui.transcript import Store
 from kandev_tui.widgets.elicitation import ElicitationCard
 
@@ -37,7 +37,7 @@ def kit_app(tmp_path: Path, steps: list[dict], prompt: str = "Cut a release", la
             **dialect) -> tuple[Store, KandevApp]:
     """The app over the dialect kit's agent playing ``steps``; ``launcher``: as ``kandev-tui run`` makes it (ctrl+s
     lists the stored sessions, ctrl+n starts more)."""
-    from kandev_tui.launch import Launcher
+    from kandev_tui.sources.launch import Launcher
 
     store = Store(tmp_path / "s.db")
     (tmp_path / "w").mkdir(exist_ok=True)
@@ -166,7 +166,7 @@ async def test_the_app_offers_questions_to_the_agent_and_a_headless_run_does_not
         caps = json.loads(agent_text(app).split("caps: ", 1)[1])
         assert caps["elicitation"] == {"form": {}, "url": {}}
         await app.action_quit()
-    from kandev_tui.runner import run_turn
+    from kandev_tui.sources.runner import run_turn
 
     out = (tmp_path / "out.jsonl").open("w")
     env = {**os.environ, "DIALECT": json.dumps({"steps": [{"op": "caps"}]})}

@@ -8,10 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kandev_tui.app_home import HomeApp
-from kandev_tui.launch import Launcher
+from kandev_tui.app.home import HomeApp
+from kandev_tui.sources.launch import Launcher
 from kandev_tui.session import SessionState
-from kandev_tui.textual_hooks import screen_text
+from kandev_tui.ui.textual_hooks import screen_text
 from kandev_tui.transcript import Item, Store
 
 from .app_helpers import DEMO_RECORDING, footer_keys, home_app, new_session_dialog, replay_app, settings_at, until
@@ -301,7 +301,7 @@ async def test_the_new_session_dialogs_folder_follows_the_preset_chosen_until_th
     from textual.widgets import Select
 
     from kandev_tui.screens.new_session import NewSessionScreen
-    from kandev_tui.settings import SettingsStore
+    from kandev_tui.base.settings import SettingsStore
 
     own = tmp_path / "far"
     own.mkdir()

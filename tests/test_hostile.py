@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kandev_tui.sanitize import visible
+from kandev_tui.base.sanitize import visible
 from kandev_tui.transcript import Item
 from kandev_tui.widgets.permission import PermissionRequest
 

@@ -11,36 +11,31 @@ output, edits, fleet) are a layer above the widgets and screens, which never imp
 from __future__ import annotations
 
 import ast
+import re
+import tomllib
 from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "kandev_tui"
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "kandev_tui"
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+ROOT_MODULES_AT_MOST = 12
 
-# lowest first; a module's layer is that of the longest prefix listed
-LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("foundation", ("kandev_tui", "kandev_tui.jsonutil", "kandev_tui.sanitize", "kandev_tui.userpaths",
-                    "kandev_tui.stats", "kandev_tui.settings", "kandev_tui.gcpolicy",
-                    "kandev_tui.shutdown", "kandev_tui.presets", "kandev_tui.pacing")),
-    ("presentation", ("kandev_tui.presentation",)),
-    ("workspace", ("kandev_tui.workspace", "kandev_tui.worktree", "kandev_tui.gitrun", "kandev_tui.checkpoints",
-                   "kandev_tui.turn_changes")),
-    ("transcript", ("kandev_tui.transcript",)),
-    ("registry", ("kandev_tui.renderers", "kandev_tui.renderers.registry")),
-    ("agents", ("kandev_tui.acp", "kandev_tui.kandev", "kandev_tui.mcp_server", "kandev_tui.mcp_hub", "kandev_tui.demo")),
-    ("session", ("kandev_tui.session", "kandev_tui.agent_session")),
-    ("sources", ("kandev_tui.sources", "kandev_tui.runner", "kandev_tui.launch")),
-    ("ui", ("kandev_tui.user_input", "kandev_tui.key_order", "kandev_tui.ansi", "kandev_tui.charts",
-            "kandev_tui.textual_hooks", "kandev_tui.widgets", "kandev_tui.screens", "kandev_tui.svg_pictures")),
-    ("packs", ("kandev_tui.packs",)),
-    ("app", ("kandev_tui.app", "kandev_tui.app_session", "kandev_tui.app_starting", "kandev_tui.app_home",
-             "kandev_tui.app_lists", "kandev_tui.app_attention", "kandev_tui.app_lifecycle", "kandev_tui.app_switching",
-             "kandev_tui.app_session_login", "kandev_tui.app_session_prompts", "kandev_tui.app_session_quiet",
-             "kandev_tui.app_actions", "kandev_tui.app_parts", "kandev_tui.app_session_parts", "kandev_tui.snapshot",
-             "kandev_tui.testing")),
-    ("command line", ("kandev_tui.cli", "kandev_tui.__main__", "kandev_tui.web")),
-]
-HEADLESS = {name for name, _ in LAYERS[:[n for n, _ in LAYERS].index("ui")]}
+
+def declared_layers() -> list[tuple[str, tuple[str, ...], bool, bool]]:
+    """(layer, packages, headless, strictly typed), lowest first, from the one table of docs/architecture.md."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    table = text[text.index("| layer | packages |"):].split("\n\n")[0].splitlines()[2:]
+    layers = []
+    for row in table:
+        name, packages, headless, strict = (cell.strip() for cell in row.strip("|").split("|"))
+        layers.append((name, tuple(re.findall(r"`(kandev_tui[\w.]*)`", packages)), headless == "yes", strict == "yes"))
+    return layers
+
+
+LAYERS = [(name, packages) for name, packages, _, _ in declared_layers()]
+HEADLESS = {name for name, _, headless, _ in declared_layers() if headless}
 UI_LIBRARIES = ("textual", "rich", "plotext")
 
 
@@ -87,9 +82,10 @@ def layer_of(module: str) -> int:
     best, layer = -1, None
     for index, (_, prefixes) in enumerate(LAYERS):
         for prefix in prefixes:
-            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+            below = prefix != "kandev_tui" and module.startswith(prefix + ".")  # the face is itself only
+            if (module == prefix or below) and len(prefix) > best:
                 best, layer = len(prefix), index
-    assert layer is not None, f"{module} is in no layer of the contract: add it to LAYERS"
+    assert layer is not None, f"{module} is in no layer: put it in a layer's package, or add one to docs/architecture.md's table"
     return layer
 
 
@@ -113,6 +109,24 @@ def graph() -> list[tuple[str, int, str]]:
 def test_every_module_has_a_layer():
     for module in known_modules():
         layer_of(module)
+
+
+def test_the_package_root_holds_at_most_a_dozen_modules():
+    """The layers show in the folders: a module belongs in its layer's package, not at the root."""
+    root = sorted(path.name for path in PACKAGE.glob("*.py"))
+    assert len(root) <= ROOT_MODULES_AT_MOST, root
+
+
+def test_the_strict_mypy_modules_are_the_tables_strictly_typed_layers():
+    """pyproject.toml cannot read the table, so it is held to it: the strict override names each package of a layer
+    the table marks strictly typed (the face exactly, a package with all below it), and nothing else."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    strict = [override["module"] for override in config["tool"]["mypy"]["overrides"]
+              if override.get("disallow_untyped_defs")]
+    assert len(strict) == 1, "one strict override"
+    expected = {package if package == "kandev_tui" else f"{package}.*"
+                for _, packages, _, typed in declared_layers() if typed for package in packages}
+    assert set(strict[0]) == expected
 
 
 def test_no_module_imports_a_layer_above_its_own():
@@ -166,11 +180,11 @@ def test_the_registry_never_reaches_up_to_the_widgets_or_the_packs():
 
 
 @pytest.mark.parametrize("source, expected", [
-    ("def f():\n    from kandev_tui.app import KandevApp\n", {"kandev_tui.app", "kandev_tui.app.KandevApp"}),
+    ("def f():\n    from kandev_tui.app.kandev_app import KandevApp\n", {"kandev_tui.app.kandev_app", "kandev_tui.app.kandev_app.KandevApp"}),
     ("class A:\n    def f(self):\n        import textual.widgets\n", {"textual.widgets"}),
     ("from ..widgets import base\n", {"kandev_tui.widgets", "kandev_tui.widgets.base"}),
     ("from . import items\n", {"kandev_tui.transcript", "kandev_tui.transcript.items"}),
-    ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from kandev_tui.app import App\n", {"typing",
+    ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from kandev_tui.app.kandev_app import App\n", {"typing",
                                                                                                "typing.TYPE_CHECKING"}),
 ])
 def test_the_reader_counts_lazy_and_relative_imports_and_not_type_only_ones(source, expected):

@@ -19,7 +19,7 @@ from kandev_tui.kandev import Attachment
 from kandev_tui.presentation.stored import State, read_stored_call
 from kandev_tui.renderers import Registry
 from kandev_tui.session.changes import TranscriptModel
-from kandev_tui.textual_hooks import screen_text
+from kandev_tui.ui.textual_hooks import screen_text
 from kandev_tui.transcript import Store
 from kandev_tui.transcript import items as K
 
@@ -270,8 +270,8 @@ async def test_list_prints_sessions_newest_first(backend, finished, tmp_path):
 
 
 def attached_app(backend: Backend, session_id: str | None, tmp_path: Path, page_size: int = 10):
-    from kandev_tui.app import KandevApp
-    from kandev_tui.launch import KandevBackend
+    from kandev_tui.app.kandev_app import KandevApp
+    from kandev_tui.sources.launch import KandevBackend
     from kandev_tui.sources import KandevSource
 
     from .app_helpers import settings_at

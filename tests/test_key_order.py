@@ -1,13 +1,13 @@
 """Keys typed in one burst reach the widget that has the focus when their turn comes: a key that moves the focus
-(tab, an answer) moves it before the keys behind it are handed out (``kandev_tui/key_order.py``)."""
+(tab, an answer) moves it before the keys behind it are handed out (``kandev_tui/ui/key_order.py``)."""
 
 from __future__ import annotations
 
 from textual import events
 
-from kandev_tui.app import KandevApp
-from kandev_tui.key_order import KeyOrder
-from kandev_tui.textual_hooks import send_as_terminal
+from kandev_tui.app.kandev_app import KandevApp
+from kandev_tui.ui.key_order import KeyOrder
+from kandev_tui.ui.textual_hooks import send_as_terminal
 from kandev_tui.transcript import Item
 from kandev_tui.widgets.permission import PermissionRequest
 

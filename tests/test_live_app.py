@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kandev_tui.acp import AgentOptions
-from kandev_tui.app import KandevApp
+from kandev_tui.app.kandev_app import KandevApp
 from kandev_tui.demo import agent_command, prepare_workspace
 from kandev_tui.sources import LiveSource
 from kandev_tui.transcript import Store
@@ -311,7 +311,7 @@ async def test_a_pending_edit_shows_its_diff_once_where_the_answer_is_given(tmp_
     """The demo asks before it writes: while the request waits, the edit's card says its diff is in the request, and
     the request shows it; once answered, the card shows it and the request no longer does. Each diff line is on
     screen once, never twice."""
-    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.ui.textual_hooks import screen_text
     from kandev_tui.widgets.edit_card import EditCard
 
     monkeypatch.setenv(DELAY_ENV, "0")

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from kandev_tui.sanitize import visible
+from kandev_tui.base.sanitize import visible
 from kandev_tui.screens.choices import ChoicesScreen
 from kandev_tui.screens.login import LoginScreen
 from kandev_tui.session.controls import Controls
-from kandev_tui.textual_hooks import screen_text
+from kandev_tui.ui.textual_hooks import screen_text
 
 from .app_helpers import home_app, message_item, new_session_dialog, stored_app, until
 from .hostile_corpus import CORPUS

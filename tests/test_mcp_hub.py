@@ -1,4 +1,4 @@
-"""kandev-tui's own MCP server as a session knows it (kandev_tui/mcp_hub.py): the official ``mcp`` client over
+"""kandev-tui's own MCP server as a session knows it (kandev_tui/mcp/hub.py): the official ``mcp`` client over
 Streamable HTTP, ``kandev-tui mcp --report`` over stdio reporting to it, and what it refuses. Real sockets, real
 processes."""
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from kandev_tui.mcp_hub import McpHub
+from kandev_tui.mcp.hub import McpHub
 from kandev_tui.presentation import TOOL_NAME
 from kandev_tui.presentation.guidance import CSV_CHART_EXAMPLE
 
@@ -287,7 +287,7 @@ def test_the_hub_cannot_be_exhausted_by_a_local_user_without_its_secret(tmp_path
     import socket
     import time
 
-    from kandev_tui import mcp_hub
+    from kandev_tui.mcp import hub as mcp_hub
 
     monkeypatch.setattr(mcp_hub, "HEAD_TIME", 1.0)
     initialize = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",

@@ -192,8 +192,8 @@ def test_the_tool_is_listed_before_anything_heavy_is_imported(tmp_path):
     the agent's first request went out without the tool). benchmarks/mcp_start.py measures the time."""
     probe = (
         "import json, sys\n"
-        "from kandev_tui.mcp_server import McpServer\n"
-        "from kandev_tui.workspace import Workspace\n"
+        "from kandev_tui.mcp.server import McpServer\n"
+        "from kandev_tui.workspace.reads import Workspace\n"
         "server = McpServer(Workspace(sys.argv[1]))\n"
         "server.handle({'jsonrpc': '2.0', 'id': 1, 'method': 'initialize', 'params': {'protocolVersion': '2025-06-18'}})\n"
         "tools = server.handle({'jsonrpc': '2.0', 'id': 2, 'method': 'tools/list'})['result']['tools']\n"
@@ -239,8 +239,8 @@ def test_serve_returns_with_no_import_still_running(tmp_path):
     the interpreter shuts down can abort it (SIGABRT, exit -6, seen in CI)."""
     code = (
         "import io, threading\n"
-        "from kandev_tui.mcp_server import serve\n"
-        "from kandev_tui.workspace import Workspace\n"
+        "from kandev_tui.mcp.server import serve\n"
+        "from kandev_tui.workspace.reads import Workspace\n"
         f"rc = serve(Workspace({str(tmp_path)!r}), stdin=io.BytesIO(b''), stdout=io.BytesIO())\n"
         "print(rc, sorted(t.name for t in threading.enumerate() if t is not threading.main_thread()))\n"
     )

@@ -9,7 +9,7 @@ import pytest
 
 from kandev_tui.acp.files import ClientFiles
 from kandev_tui.acp.mentions import mention_blocks, mentioned
-from kandev_tui.textual_hooks import screen_text
+from kandev_tui.ui.textual_hooks import screen_text
 
 from .app_helpers import until
 from .test_elicitation_app import agent_text, kit_app
@@ -70,7 +70,7 @@ async def test_the_app_sends_mentions_and_the_users_message_shows_them(tmp_path,
 def test_the_files_offered_honour_gitignore_in_a_repository_and_skip_build_folders_elsewhere(tmp_path):
     import subprocess
 
-    from kandev_tui.workspace import matching_files, workspace_files
+    from kandev_tui.workspace.reads import matching_files, workspace_files
 
     plain = tmp_path / "plain"
     (plain / "node_modules" / "x").mkdir(parents=True)

@@ -9,7 +9,7 @@ import pytest
 
 from kandev_tui.transcript.frames import IN, OUT, Frame
 from kandev_tui.transcript.normalize import Normalizer
-from kandev_tui.textual_hooks import screen_text
+from kandev_tui.ui.textual_hooks import screen_text
 from kandev_tui.widgets.compaction import CompactionRow
 
 from .app_helpers import until

@@ -1,4 +1,4 @@
-"""The timing constants' table (kandev_tui/pacing.py): every constant has its row with its value, the table names no
+"""The timing constants' table (kandev_tui/base/pacing.py): every constant has its row with its value, the table names no
 constant that is not there, and no other module defines one of them again."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kandev_tui import pacing
+from kandev_tui.base import pacing
 
 pytestmark = pytest.mark.unit
 
@@ -56,7 +56,7 @@ def test_no_other_module_defines_a_timing_constant_again():
 def test_work_in_a_thread_gives_way_at_its_points_only_inside_the_block_and_only_while_told():
     """give_way() pauses the work of a thread inside giving_way() while the hook says the user's input is on its way,
     looking again until it is not; outside the block it asks nothing and never pauses."""
-    from kandev_tui.user_input import give_way, giving_way
+    from kandev_tui.ui.user_input import give_way, giving_way
 
     asked: list[int] = []
 

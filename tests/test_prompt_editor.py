@@ -61,8 +61,8 @@ def test_an_editor_that_fails_or_is_missing_says_so_and_changes_nothing(tmp_path
 
 async def test_where_the_terminal_cannot_be_handed_over_the_prompt_keeps_its_text(tmp_path, monkeypatch):
     """Under Textual's pilot (as in a browser tab) the app cannot suspend: ctrl+g says so, the text stays."""
-    from kandev_tui.app import KandevApp
-    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.app.kandev_app import KandevApp
+    from kandev_tui.ui.textual_hooks import screen_text
 
     from .app_helpers import ScriptedSource, settings_at, until
 

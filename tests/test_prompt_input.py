@@ -82,7 +82,7 @@ async def test_a_hint_in_square_brackets_is_shown_as_it_is_not_read_as_markup():
 async def test_the_cursor_stops_blinking_a_while_after_the_last_key_and_blinks_again_at_the_next(monkeypatch):
     """As GTK's cursor-blink-timeout: an idle app does not redraw twice a second for a blink (pacing.CURSOR_BLINKS_FOR,
     here 2 s); a key, or the focus coming back, makes it blink again."""
-    from kandev_tui import pacing
+    from kandev_tui.base import pacing
 
     monkeypatch.setattr(pacing, "CURSOR_BLINKS_FOR", 2.0)
     app = PromptApp()
@@ -102,7 +102,7 @@ async def test_the_cursor_stops_blinking_a_while_after_the_last_key_and_blinks_a
 
 
 async def test_a_prompt_whose_owner_stopped_its_blinking_never_starts_it(monkeypatch):
-    from kandev_tui import pacing
+    from kandev_tui.base import pacing
 
     monkeypatch.setattr(pacing, "CURSOR_BLINKS_FOR", 0.01)
     app = PromptApp()

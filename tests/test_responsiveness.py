@@ -6,8 +6,8 @@ from __future__ import annotations
 import gc
 import time
 
-from kandev_tui import stats
-from kandev_tui.gcpolicy import FULL_AT_LEAST_EVERY, NO_AUTOMATIC_FULL, GcPolicy
+from kandev_tui.base import stats
+from kandev_tui.base.gcpolicy import FULL_AT_LEAST_EVERY, NO_AUTOMATIC_FULL, GcPolicy
 from kandev_tui.screens.help import HelpScreen
 
 from .app_helpers import apply_now, message_item, settle, stored_app, tool_item, until
@@ -115,8 +115,8 @@ async def test_the_agents_readers_give_way_from_a_key_until_its_effect_is_drawn(
 
     from textual import events
 
-    from kandev_tui.pacing import FRAME_WAITS_AT_MOST
-    from kandev_tui.textual_hooks import send_as_terminal
+    from kandev_tui.base.pacing import FRAME_WAITS_AT_MOST
+    from kandev_tui.ui.textual_hooks import send_as_terminal
 
     app = stored_app(tmp_path, [message_item(i, f"Message {i}.") for i in range(40)])
     async with app.run_test(size=(80, 24)) as pilot:
@@ -145,7 +145,7 @@ async def test_a_live_agent_is_read_normalised_and_stored_off_the_ui_thread(tmp_
     import threading
 
     from kandev_tui.acp import AgentOptions
-    from kandev_tui.app import KandevApp
+    from kandev_tui.app.kandev_app import KandevApp
     from kandev_tui.demo import agent_command, prepare_workspace
     from kandev_tui.session.model import SessionModel
     from kandev_tui.sources import LiveSource
@@ -421,7 +421,7 @@ async def test_new_messages_are_drawn_ahead_of_their_frame(tmp_path, monkeypatch
     them: the frame draws no Markdown (a key pressed meanwhile waits for one slice, not a screen of messages)."""
     from textual.screen import Screen
 
-    from kandev_tui import pacing
+    from kandev_tui.base import pacing
     from kandev_tui.widgets.markdown_lines import MarkdownLines
 
     monkeypatch.setattr(pacing, "PREDRAW_SLICE", 0.0)  # one message a turn
@@ -459,8 +459,8 @@ async def test_new_messages_are_drawn_ahead_of_their_frame(tmp_path, monkeypatch
 async def test_the_app_takes_the_full_collections_over_from_its_first_frame(tmp_path):
     """Before any session has started (here none is open: the bare kandev-tui's list). An automatic full pass while
     eight agents started (70-100 ms, benchmarks/sessions.py 8) held the user's first keys back for 100-200 ms."""
-    from kandev_tui.app_home import HomeApp
-    from kandev_tui.launch import Launcher
+    from kandev_tui.app.home import HomeApp
+    from kandev_tui.sources.launch import Launcher
     from kandev_tui.transcript import Store
 
     from .app_helpers import settings_at

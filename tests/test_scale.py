@@ -266,7 +266,7 @@ async def test_only_the_user_stops_the_following(tmp_path):
     entries mount above) change scroll_y; only a wheel turn, a key or the scrollbar moving up stop the following."""
     from textual import events
 
-    from kandev_tui.textual_hooks import send_as_terminal
+    from kandev_tui.ui.textual_hooks import send_as_terminal
 
     app = stored_app(tmp_path, [message_item(i, " ".join(f"w{i}-{n}" for n in range(80))) for i in range(60)])
     async with app.run_test(size=(100, 30)) as pilot:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
-from kandev_tui.textual_hooks import screen_text
+from kandev_tui.ui.textual_hooks import screen_text
 from kandev_tui.widgets.search_marks import HIT_STYLE
 
 from .app_helpers import message_item, rich_item, settle, stored_app, tool_item, until

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kandev_tui.acp import AgentOptions
-from kandev_tui.app import KandevApp
+from kandev_tui.app.kandev_app import KandevApp
 from kandev_tui.demo import agent_command, prepare_workspace
 from kandev_tui.screens.choices import ChoicesScreen
 from kandev_tui.screens.login import LoginScreen
@@ -21,7 +21,7 @@ from kandev_tui.sources import LiveSource
 from kandev_tui.transcript import IN, OUT, Frame, Normalizer, Store
 from kandev_tui.widgets.permission import PermissionRequest
 
-from kandev_tui.textual_hooks import screen_text
+from kandev_tui.ui.textual_hooks import screen_text
 
 from .app_helpers import ready, settings_at, until
 
@@ -167,7 +167,7 @@ async def test_the_status_line_shows_the_mode_and_model_and_the_picker_changes_t
 
 
 def SettingsStoreReloaded(app):  # noqa: N802 - a fresh read of the file the app saved
-    from kandev_tui.settings import SettingsStore
+    from kandev_tui.base.settings import SettingsStore
 
     return SettingsStore(app.settings_store.path)
 
@@ -310,7 +310,7 @@ async def test_the_command_menu_uses_its_width_from_its_first_showing_and_after_
     """Claude's commands at 100 columns: each description was cut at 58 columns the first time the menu showed
     (hidden, it had no width yet, and 60 was guessed), with 40 columns empty beside it. Each line is one row, cut to
     the width the menu has, and cut again when the terminal is resized."""
-    from kandev_tui.snapshot import deterministic_app
+    from kandev_tui.app.snapshot import deterministic_app
     from kandev_tui.transcript import Item
 
     from .app_helpers import ScriptedSource
@@ -349,7 +349,7 @@ async def test_a_slash_typed_before_the_agent_said_its_commands_is_offered_them_
     """Claude and OpenCode say their commands seconds after the session is ready: a "/" typed meanwhile offered
     nothing until the next key. It is offered them as they come; the same commands said again (a new title) do not
     open the menu the user hid."""
-    from kandev_tui.snapshot import deterministic_app
+    from kandev_tui.app.snapshot import deterministic_app
     from kandev_tui.transcript import Item
 
     from .app_helpers import ScriptedSource
@@ -493,7 +493,7 @@ async def test_a_stored_session_its_agent_can_continue_says_the_command_that_doe
     import re
     import shlex
 
-    from kandev_tui.snapshot import deterministic_app
+    from kandev_tui.app.snapshot import deterministic_app
     from kandev_tui.sources import StoredSource
 
     agent = [*LOADING_AGENT, str(tmp_path / "agent-sessions.json")]
@@ -532,9 +532,9 @@ async def test_a_stored_session_names_its_agent_as_the_live_session_did(tmp_path
     opened stored, it said its command's name ("gemini", "kandev_tui.demo.agent"), and replayed, "replay": a stored
     session did not draw as it did live. The name is stored with the session's info; a session stored without it
     keeps its command's."""
-    from kandev_tui.snapshot import deterministic_app
+    from kandev_tui.app.snapshot import deterministic_app
     from kandev_tui.sources import StoredSource
-    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.ui.textual_hooks import screen_text
 
     workspace = prepare_workspace(tmp_path / "ws")
     done = subprocess.run([KANDEV, "run", "--headless", "--prompt", "Check the build", "--db", str(tmp_path / "s.db"),
@@ -649,7 +649,7 @@ async def test_pick_lists_the_agents_own_sessions_and_loads_the_chosen_one_with_
     import time
 
     from kandev_tui.screens.session_picker import SessionPickerScreen
-    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.ui.textual_hooks import screen_text
 
     agent = [*LOADING_AGENT, str(tmp_path / "agent-sessions.json")]
     assert headless(tmp_path, "--prompt", "older work", "--db", str(tmp_path / "other.db"), "--", *agent).returncode == 0
@@ -707,7 +707,7 @@ async def test_keys_answer_while_a_long_session_loads(tmp_path):
 
 async def test_attention_rings_and_titles_only_when_the_terminal_is_elsewhere_and_as_the_settings_say(tmp_path,
                                                                                                       monkeypatch):
-    from kandev_tui import app_attention as app_module
+    from kandev_tui.app import attention as app_module
 
     monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
     titles, bells = [], []

@@ -517,7 +517,7 @@ def test_a_rich_output_calls_presentation_is_validated_where_it_arrives():
     source's thread: the card, drawn on the UI's, finds it parsed."""
     import threading
 
-    from kandev_tui import stats
+    from kandev_tui.base import stats
     from kandev_tui.session.parsed import presentation_of
 
 

@@ -58,10 +58,10 @@ def headless_kit_session(tmp_path, **dialect) -> str:
 async def delete_from_the_home(tmp_path, monkeypatch, answer: str, **dialect) -> tuple[object, str]:
     """The bare kandev-tui's list; ``d`` on the stored session, then ``answer`` to the question. (The store, what
     the app said.) The agent started to delete its copy plays ``dialect``."""
-    from kandev_tui.app_home import HomeApp
-    from kandev_tui.launch import Launcher
+    from kandev_tui.app.home import HomeApp
+    from kandev_tui.sources.launch import Launcher
     from kandev_tui.screens.confirm import ConfirmScreen
-    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.ui.textual_hooks import screen_text
     from kandev_tui.transcript import Store
 
     from .app_helpers import footer_keys, settings_at

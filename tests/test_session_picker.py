@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kandev_tui import app as app_module
-from kandev_tui.app import KandevApp
+from kandev_tui.app import kandev_app as app_module
+from kandev_tui.app.kandev_app import KandevApp
 from kandev_tui.screens.session_picker import SessionPickerScreen
 from kandev_tui.sources import StoredSource
 from kandev_tui.transcript import Store

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from kandev_tui.acp import AgentOptions
-from kandev_tui.app import KandevApp
+from kandev_tui.app.kandev_app import KandevApp
 from kandev_tui.demo import agent_command, prepare_workspace
 from kandev_tui.screens.sessions import SessionsScreen
 from kandev_tui.session import SessionState
 from kandev_tui.sources import LiveSource
-from kandev_tui.textual_hooks import screen_text
+from kandev_tui.ui.textual_hooks import screen_text
 from kandev_tui.transcript import Store
 from kandev_tui.widgets.permission import PermissionRequest
 
@@ -145,7 +145,7 @@ def test_a_hostile_title_agent_and_workspace_are_inert_in_a_row():
 
 
 def test_presets_from_the_settings_file_and_what_is_wrong_with_them(tmp_path):
-    from kandev_tui.settings import SettingsStore
+    from kandev_tui.base.settings import SettingsStore
 
     config = tmp_path / "config.toml"
     config.write_text('theme = "nord"\n\n[presets.mine]\ncommand = ["my-agent", "--acp"]\nenv = { A = "1" }\n'
@@ -293,7 +293,7 @@ async def test_quitting_while_the_rows_and_a_screens_hidden_widgets_wait_ends_cl
     those never shown (their sidebar, search box and command menu wait for their first frame; each mounted ahead of
     it): neither waits past the screens, and the app ends without an error (with six sessions, the last waiting for a
     login, at 100 columns, a screen mounted ahead mounted its hidden widgets while the app exited: MountError)."""
-    from kandev_tui import pacing
+    from kandev_tui.base import pacing
 
     from .app_helpers import ScriptedSource, message_item
 
@@ -371,7 +371,9 @@ async def test_sessions_that_start_waiting_together_call_the_user_once_then_once
     that no longer waits by then. Thirty sessions asking at once stacked 29 notices over the transcript."""
     import re
 
-    from kandev_tui import app_attention, pacing
+    from kandev_tui.app import attention as app_attention
+
+    from kandev_tui.base import pacing
 
     from .app_helpers import ScriptedSource, message_item
 
@@ -657,7 +659,7 @@ async def test_ctrl_g_to_a_request_never_gives_the_prompt_the_keys_first(tmp_pat
 def test_a_call_names_the_sessions_that_need_the_user_in_one_sentence():
     from types import SimpleNamespace
 
-    from kandev_tui.app_attention import Attention, Call
+    from kandev_tui.app.attention import Attention, Call
 
     def call(number: int, state: SessionState, what: str) -> Call:
         session = SimpleNamespace(number=number, status=SimpleNamespace(agent=f"agent \x1b[31m{number}"))

@@ -1,4 +1,4 @@
-"""Each setting is declared once (kandev_tui/settings.py: DECLARED): the settings dataclass has exactly those
+"""Each setting is declared once (kandev_tui/base/settings.py: DECLARED): the settings dataclass has exactly those
 fields, the settings screen is made from the declarations (a row each, switches, numbers and the theme as declared,
 changes posted as messages and applied by the app), and the README's table says what the declarations say."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from textual.widgets import Input, Label, Select, Switch
 
-from kandev_tui.settings import DECLARED, Settings
+from kandev_tui.base.settings import DECLARED, Settings
 
 from .app_helpers import message_item, settle, stored_app, until
 

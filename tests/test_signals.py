@@ -150,7 +150,7 @@ def test_a_kill_ends_a_headless_run_as_interrupted_with_the_signals_status(tmp_p
 
 FORCED = r"""
 import asyncio, os, signal, sys, tempfile
-from kandev_tui.shutdown import EndingSignals, remove_even_if_forced
+from kandev_tui.base.shutdown import EndingSignals, remove_even_if_forced
 
 scratch = tempfile.mkdtemp(prefix="kandev-demo-", dir=sys.argv[1])
 remove_even_if_forced(scratch)
@@ -188,7 +188,7 @@ def test_an_ending_forced_by_a_second_signal_still_removes_the_demos_workspace_c
 
 LATE = r"""
 import os, signal, sys
-from kandev_tui.shutdown import scratch_directory
+from kandev_tui.base.shutdown import scratch_directory
 
 with scratch_directory("kandev-demo-") as scratch:
     (scratch / "copy.txt").write_text("the demo's workspace copy")

@@ -155,8 +155,8 @@ async def test_a_png_is_drawn_a_character_per_cell_in_a_monospaced_font(tmp_path
     from textual.app import App
     from textual.widgets import Static
 
-    from kandev_tui.snapshot import render
-    from kandev_tui.svg_pictures import offline
+    from kandev_tui.app.snapshot import render
+    from kandev_tui.ui.svg_pictures import offline
 
     rows = ["i" * 30 + "█", "M" * 30 + "█", "." * 30 + "█", "⣿" * 30 + "█"]
 

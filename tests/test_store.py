@@ -137,7 +137,7 @@ def test_lone_surrogates_are_stored_exactly(tmp_path):
     """JSON escapes like "\\ud800" from an agent decode to strings UTF-8 cannot encode: stored and read back as sent."""
     import json
 
-    from kandev_tui.jsonutil import dumps
+    from kandev_tui.base.jsonutil import dumps
 
     text = json.loads('"bad \\ud800 and \\udfff bytes, caf\\u00e9"')
     store = Store(tmp_path / "s.db")

@@ -229,7 +229,7 @@ def waiting_turn(store: Store, title: str) -> str:
 
 
 async def test_a_session_whose_process_is_gone_opens_with_nothing_left_waiting(tmp_path):
-    from kandev_tui.app import KandevApp
+    from kandev_tui.app.kandev_app import KandevApp
     from kandev_tui.sources import StoredSource
 
     from .app_helpers import settings_at, settle
@@ -260,7 +260,7 @@ async def test_a_session_whose_process_is_gone_opens_with_nothing_left_waiting(t
 
 
 async def test_a_session_another_kandev_tui_runs_says_where_to_answer(tmp_path):
-    from kandev_tui.app import KandevApp
+    from kandev_tui.app.kandev_app import KandevApp
     from kandev_tui.sources import StoredSource
 
     from .app_helpers import settings_at, settle

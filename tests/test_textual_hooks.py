@@ -1,4 +1,4 @@
-"""Each use of Textual's private names (kandev_tui/textual_hooks.py) fails here when an upgrade breaks it."""
+"""Each use of Textual's private names (kandev_tui/ui/textual_hooks.py) fails here when an upgrade breaks it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Static
 
 from kandev_tui.screens.help import HelpScreen
-from kandev_tui.textual_hooks import screen_text, send_as_terminal, watch_frames
+from kandev_tui.ui.textual_hooks import screen_text, send_as_terminal, watch_frames
 
 from .app_helpers import apply_now, message_item, settle, stored_app, until
 
@@ -50,7 +50,7 @@ async def test_the_suites_wait_returns_once_what_was_just_mounted_has_made_its_p
         assert app.query_one(_Card).query(_Part)
 
 
-# -- nothing outside kandev_tui/textual_hooks.py names a private attribute of Textual ---------------------------
+# -- nothing outside kandev_tui/ui/textual_hooks.py names a private attribute of Textual ---------------------------
 
 def textual_private_names(cls: type) -> set[str]:
     """The private names ``cls`` has from Textual: its Textual bases' methods and class attributes, and what their
@@ -255,12 +255,12 @@ async def test_what_the_user_did_is_drawn_at_once_not_at_the_next_tick(tmp_path,
 
 async def test_an_input_whose_only_work_is_a_recompose_is_drawn_at_once(tmp_path, monkeypatch):
     """Textual's own idle handler looks at the screen's pending recompose as well as its layout, scroll, repaint
-    and dirty widgets; so does the hook that draws an input's effect at once (kandev_tui/textual_hooks.py). Textual
+    and dirty widgets; so does the hook that draws an input's effect at once (kandev_tui/ui/textual_hooks.py). Textual
     recomposes at its next turn, so the idle moment that finds only the recompose pending is met here by hand."""
 
     from textual import events
 
-    from kandev_tui.user_input import user_input
+    from kandev_tui.ui.user_input import user_input
     from kandev_tui.screens.transcript import TranscriptScreen
 
     app = stored_app(tmp_path, [message_item(i, f"Message {i}.") for i in range(3)])
@@ -340,7 +340,7 @@ async def test_a_screen_shown_during_a_batch_of_updates_is_drawn_when_the_batch_
 
 async def test_the_terminal_title_is_written_through_the_driver(tmp_path):
     """set_terminal_title writes OSC 2 (printable text only, bounded) through the app's driver."""
-    from kandev_tui.textual_hooks import set_terminal_title
+    from kandev_tui.ui.textual_hooks import set_terminal_title
 
     app = stored_app(tmp_path, [message_item(1, "Hello.")])
     async with app.run_test(size=(80, 24)) as pilot:
@@ -354,7 +354,7 @@ async def test_the_terminal_title_is_written_through_the_driver(tmp_path):
 async def test_a_desktop_notification_is_written_through_the_driver_and_through_tmux(tmp_path, monkeypatch):
     """notify_desktop writes OSC 777 and OSC 9 (printable text, no field separator) through the app's driver; inside
     tmux each goes through its passthrough (every ESC doubled)."""
-    from kandev_tui.textual_hooks import notify_desktop
+    from kandev_tui.ui.textual_hooks import notify_desktop
 
     app = stored_app(tmp_path, [message_item(1, "Hello.")])
     async with app.run_test(size=(80, 24)) as pilot:
@@ -408,7 +408,7 @@ def test_esc_cr_from_a_terminal_reads_as_alt_enter():
     """What a terminal sends for alt+enter reaches the app as alt+enter (Textual's parser alone makes it enter)."""
     from textual._xterm_parser import XTermParser
 
-    from kandev_tui.textual_hooks import read_alt_enter
+    from kandev_tui.ui.textual_hooks import read_alt_enter
 
     def keys(data: str) -> list[str]:
         parser = XTermParser()
@@ -424,7 +424,7 @@ async def test_a_screen_mounted_ahead_is_shown_without_restyling_the_app():
     switch); a theme changed afterwards still restyles it when it is shown."""
     from textual.screen import Screen
 
-    from kandev_tui.textual_hooks import mount_screen_ahead
+    from kandev_tui.ui.textual_hooks import mount_screen_ahead
 
     class Modes(App[None]):
         def on_mount(self) -> None:

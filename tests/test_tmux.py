@@ -281,7 +281,7 @@ def test_the_demo_starts_in_the_mode_last_chosen_for_it(tmp_path):
     """The mode remembered for the demo's agent (the settings' [agents."…"] table, as the picker writes it) is the one
     it starts in, as for any agent: in write mode it asks nothing before it writes."""
     from kandev_tui.demo import agent_command
-    from kandev_tui.settings import agent_key
+    from kandev_tui.base.settings import agent_key
 
     (tmp_path / "c.toml").write_text(f'[agents."{agent_key(agent_command())}"]\nmode = "write"\n')
     env = {"KANDEV_TUI_DB": str(tmp_path / "s.db"), "KANDEV_TUI_CONFIG": str(tmp_path / "c.toml"),

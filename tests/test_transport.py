@@ -152,7 +152,7 @@ async def test_while_the_users_input_is_on_its_way_the_reader_gives_way_then_rea
     at most."""
     import time
 
-    from kandev_tui.pacing import GIVE_WAY_AT_MOST
+    from kandev_tui.base.pacing import GIVE_WAY_AT_MOST
 
     line = json.dumps({"jsonrpc": "2.0", "method": "session/update", "params": {"update": {
         "sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x" * 40}}}}) + "\n"

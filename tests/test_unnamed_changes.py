@@ -62,11 +62,11 @@ def test_the_card_marks_each_file_no_tool_call_of_its_turn_named():
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 async def test_an_agents_own_state_is_summed_up_apart_and_restore_all_leaves_it_unless_asked(tmp_path):
     from kandev_tui.acp import AgentOptions
-    from kandev_tui.app import KandevApp
+    from kandev_tui.app.kandev_app import KandevApp
     from kandev_tui.screens.confirm import ConfirmScreen
     from kandev_tui.screens.review import ReviewScreen
     from kandev_tui.sources import LiveSource
-    from kandev_tui.textual_hooks import screen_text
+    from kandev_tui.ui.textual_hooks import screen_text
     from kandev_tui.transcript import Store
     from kandev_tui.widgets.changes_card import ChangesCard
     from kandev_tui.widgets.permission import PermissionRequest

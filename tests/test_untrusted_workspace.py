@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from kandev_tui import checkpoints, worktree
-from kandev_tui.mcp_hub import McpHub
-from kandev_tui.presets import PINNED_ADAPTERS, builtin_presets, python_child
+from kandev_tui.workspace import checkpoints, worktree
+from kandev_tui.mcp.hub import McpHub
+from kandev_tui.base.presets import PINNED_ADAPTERS, builtin_presets, python_child
 from kandev_tui.screens.review import _show
-from kandev_tui.workspace import workspace_files
+from kandev_tui.workspace.reads import workspace_files
 
 PACKAGE = Path(__file__).resolve().parent.parent / "kandev_tui"
 KANDEV = str(Path(sys.executable).with_name("kandev-tui"))
@@ -34,7 +34,7 @@ def git(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.unit
 def test_every_git_call_goes_through_the_hardened_entry():
-    """No module but kandev_tui/gitrun.py names ``git`` as a program to start: a call that bypassed run_git would run
+    """No module but kandev_tui/workspace/gitrun.py names ``git`` as a program to start: a call that bypassed run_git would run
     with the repository's hooks, fsmonitor and filters on."""
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
@@ -50,7 +50,7 @@ def test_every_git_call_goes_through_the_hardened_entry():
                 if getattr(node.func, "attr", "") in ("run", "Popen", "check_output", "call", "system",
                                                       "create_subprocess_shell"):
                     found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
-    assert found == [], f"git started outside kandev_tui/gitrun.py: {found}"
+    assert found == [], f"git started outside kandev_tui/workspace/gitrun.py: {found}"
 
 
 def trap(marker: Path) -> str:
@@ -262,7 +262,7 @@ def test_a_builtin_presets_adapter_is_never_taken_from_the_workspace(tmp_path):
     (cache_home / "kandev-tui" / "adapters").mkdir(parents=True)
     (cache_home / "kandev-tui" / "adapters" / f"{package.replace('/', '+')}@{version}").symlink_to(CACHE)
     env = {**env, "XDG_CACHE_HOME": str(cache_home)}
-    command = subprocess.run([sys.executable, "-c", "import json, sys; from kandev_tui.presets import "
+    command = subprocess.run([sys.executable, "-c", "import json, sys; from kandev_tui.base.presets import "
                               "builtin_presets; print(json.dumps(builtin_presets()['claude'].command))"],
                              env=env, capture_output=True, text=True, check=True).stdout
     answer = initialize_answer([*unshare, *json.loads(command)], workspace, env)
@@ -274,7 +274,7 @@ def test_a_builtin_presets_adapter_is_never_taken_from_the_workspace(tmp_path):
 def test_an_adapter_missing_from_the_cache_is_installed_whole_or_not_at_all(tmp_path, monkeypatch):
     """npm installs into a folder beside the adapter's, renamed into place when whole; a failed install says why in
     one line and leaves nothing. (A small real package stands in for an adapter: the install is the same.)"""
-    from kandev_tui.presets import InstallError, adapter_command, adapters_cache, cached_adapter, install_missing
+    from kandev_tui.base.presets import InstallError, adapter_command, adapters_cache, cached_adapter, install_missing
 
     if shutil.which("npm") is None:
         pytest.skip("npm is not installed")
@@ -328,7 +328,7 @@ def test_what_kandev_tui_stores_is_private_whatever_the_umask(tmp_path):
 @pytest.mark.unit
 def test_settings_saved_through_a_symlinked_config_write_the_file_it_names(tmp_path):
     """A config.toml that is a link into a dotfiles repository stays a link; the file it names gets the setting."""
-    from kandev_tui.settings import SettingsStore
+    from kandev_tui.base.settings import SettingsStore
 
     dotfiles = tmp_path / "dotfiles"
     dotfiles.mkdir()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kandev_tui.workspace import (
+from kandev_tui.workspace.reads import (
     AccessDenied,
     FileMissing,
     InvalidPath,

@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from kandev_tui.app import KandevApp
-from kandev_tui.launch import Launcher
+from kandev_tui.app.kandev_app import KandevApp
+from kandev_tui.sources.launch import Launcher
 from kandev_tui.screens.new_session import NewSessionScreen
 from kandev_tui.session import SessionState
-from kandev_tui.settings import SettingsStore
-from kandev_tui.textual_hooks import screen_text
+from kandev_tui.base.settings import SettingsStore
+from kandev_tui.ui.textual_hooks import screen_text
 from kandev_tui.transcript import Store
 from kandev_tui.widgets.permission import PermissionRequest
-from kandev_tui.workspace import Workspace
-from kandev_tui.worktree import WorktreeError, close, create, current_branch, suggest_branch
+from kandev_tui.workspace.reads import Workspace
+from kandev_tui.workspace.worktree import WorktreeError, close, create, current_branch, suggest_branch
 
 from .app_helpers import home_app, new_session_dialog, settings_at, until
 
@@ -160,7 +160,7 @@ async def test_ctrl_n_opens_a_demo_session_in_a_new_worktree_and_closing_it_keep
 
 
 def test_the_worktree_home_can_be_set(monkeypatch, tmp_path):
-    from kandev_tui.worktree import worktrees_dir
+    from kandev_tui.workspace.worktree import worktrees_dir
 
     monkeypatch.setenv("KANDEV_TUI_WORKTREES", str(tmp_path / "w"))
     assert worktrees_dir() == tmp_path / "w"
@@ -264,7 +264,7 @@ async def test_sessions_editing_one_folder_say_so_in_their_rows_and_a_worktree_s
     is closed, the others no longer name it. No notice stands over the transcript for it."""
     monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
     from kandev_tui.demo import agent_command
-    from kandev_tui.worktree import create
+    from kandev_tui.workspace.worktree import create
 
     store = Store(tmp_path / "s.db")
     settings = settings_at(tmp_path, chart_animation=False)

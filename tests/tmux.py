@@ -10,7 +10,7 @@ import time
 import uuid
 from pathlib import Path
 
-from kandev_tui.shutdown import ENDING_GRACE
+from kandev_tui.base.shutdown import ENDING_GRACE
 
 KANDEV = str(Path(sys.executable).with_name("kandev-tui"))
 

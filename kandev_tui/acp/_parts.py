@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Callable
 
-from kandev_tui.mcp_hub import McpHub
+from kandev_tui.mcp.hub import McpHub
 from kandev_tui.transcript.frames import Frame
 
 from .files import ClientFiles

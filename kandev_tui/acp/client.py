@@ -15,8 +15,8 @@ import asyncio
 from typing import TYPE_CHECKING, Any, Callable
 
 from kandev_tui import __version__
-from kandev_tui.jsonutil import of_type
-from kandev_tui.shutdown import register_group
+from kandev_tui.base.jsonutil import of_type
+from kandev_tui.base.shutdown import register_group
 from kandev_tui.transcript.frames import IN, LOCAL, Frame
 from .options import (AUTH_REQUIRED, WAIT_LONGER, AgentError, AgentOptions, ElicitationHandler, LoginRequired,
                       PermissionHandler, agent_env, headless_permission_policy, initialize_failure, install_adapter,
@@ -33,7 +33,7 @@ __all__ = ["AgentClient", "AgentError", "AgentOptions", "ElicitationHandler", "L
            "parse_mcp_config", "request_error_text"]
 
 if TYPE_CHECKING:  # imported when a client is made (after the app's first frame)
-    from kandev_tui.mcp_hub import McpHub
+    from kandev_tui.mcp.hub import McpHub
 
     from .terminals import Terminals
 
@@ -83,7 +83,7 @@ class AgentClient(SessionOps, AgentRequests):
         self._files = ClientFiles(options.workspace, options.repos)
         self._terminals = Terminals(self._files, on_frame, env=options.env)
         self._watcher: asyncio.Task[None] | None = None
-        self._hub: McpHub | None = None  # kandev-tui's own MCP server as this session knows it (kandev_tui.mcp_hub)
+        self._hub: McpHub | None = None  # kandev-tui's own MCP server as this session knows it (kandev_tui.mcp.hub)
         self._edits: set[str] = set()  # the agent's calls of kind edit (a later update may not repeat the kind)
         self._before_read: dict[tuple[str, str], None] = {}  # (call, path) whose file was read before the edit
 
@@ -142,7 +142,7 @@ class AgentClient(SessionOps, AgentRequests):
             message = f"Could not start the agent ({' '.join(options.command)[:200]}): {reason}"
             self._local(message, ends_turn=True)
             raise AgentError(message) from None
-        register_group(self.process.pid)  # ended however kandev-tui ends (kandev_tui/shutdown.py)
+        register_group(self.process.pid)  # ended however kandev-tui ends (kandev_tui/base/shutdown.py)
         if self._log is not None:
             self._log.start(self.process.stderr)
         assert self.process.stdout is not None and self.process.stdin is not None
@@ -190,7 +190,7 @@ class AgentClient(SessionOps, AgentRequests):
     async def _start_hub(self) -> McpHub | None:
         """The loopback server through which this session knows each call of its MCP server (None if it cannot
         listen: the server is then offered over stdio, and the agent's frames are all there is to read)."""
-        from kandev_tui.mcp_hub import McpHub
+        from kandev_tui.mcp.hub import McpHub
 
         hub = McpHub(self.options.workspace, self.options.repos, self._on_frame, busy=lambda: self.turn_running,
                      agent=tuple(self.options.command))

@@ -2,7 +2,7 @@
 
 An agent names a file by its absolute path (a relative one is taken from the workspace root). The path must lie
 inside one of the session's roots (the workspace and the ``--repo`` directories), and then passes the same rules as
-a file preview (:class:`kandev_tui.workspace.Workspace`): symlinks resolved, also through parent directories, and
+a file preview (:class:`kandev_tui.workspace.reads.Workspace`): symlinks resolved, also through parent directories, and
 the real path still inside its root; a regular file, opened without blocking (a FIFO or device is refused, never
 waited on). A read is bounded (:data:`READ_AT_MOST`; a bigger file is read in parts with ``line`` and ``limit``)
 and must be UTF-8 text. A write is atomic: the new text goes to a temporary file beside the target, which is then
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from kandev_tui.presentation.paths import path_problem
-from kandev_tui.workspace import FileMissing, Workspace, WorkspaceError, decode_text
+from kandev_tui.workspace.reads import FileMissing, Workspace, WorkspaceError, decode_text
 
 from .writing import FolderSwapped, write_atomically
 
@@ -314,7 +314,7 @@ class ClientFiles:
         """The repository's own directories for the workspace root ``root`` (none when it is no repository), asked of
         git once per root."""
         if root not in self._git_dir_cache:
-            from kandev_tui.gitrun import run_git
+            from kandev_tui.workspace.gitrun import run_git
 
             places: tuple[Path, ...] = ()
             try:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from kandev_tui.presets import python_child
+from kandev_tui.base.presets import python_child
 
 PermissionHandler = Callable[[dict[str, Any]], Awaitable[str | None]]
 # a question (elicitation/create) asked of the user: the response ({"action": ...}), or None (cancelled)
@@ -98,11 +98,11 @@ class AgentOptions:
     fs_write: bool = True
     terminals: bool = True
     # what kandev-tui does beside the agent: each turn in a git workspace recorded, and what it changed said (the
-    # settings track_changes and checkpoint_days: kandev_tui/turn_changes.py)
+    # settings track_changes and checkpoint_days: kandev_tui/workspace/turn_changes.py)
     track_changes: bool = True
     checkpoint_days: int = 30
     # whether the reader of the agent's output pauses for now (asked from the reader's thread): the app's, while the
-    # user's input is on its way to the screen (kandev_tui/user_input.py)
+    # user's input is on its way to the screen (kandev_tui/ui/user_input.py)
     gives_way: Callable[[], bool] | None = field(default=None, repr=False, compare=False)
 
 
@@ -234,7 +234,7 @@ async def install_adapter(command: list[str], note: Callable[[str], None], fail:
     turn, and :class:`AgentError` is raised with it."""
     import asyncio
 
-    from kandev_tui.presets import InstallError, cached_adapter, install_missing
+    from kandev_tui.base.presets import InstallError, cached_adapter, install_missing
 
     adapter = cached_adapter(command[0]) if command else None
     if adapter is None or os.path.exists(command[0]):
@@ -251,7 +251,7 @@ def agent_env(env: dict[str, str] | None) -> dict[str, str]:
     """The agent's environment (kandev-tui's own when the options give none) with a ``PATH`` that has no relative
     entries: the agent starts in the workspace, where ``.`` in ``PATH`` would find its command, or the ``node`` its
     script asks for, in the workspace itself."""
-    from kandev_tui.presets import trusted_path
+    from kandev_tui.base.presets import trusted_path
 
     base = dict(os.environ if env is None else env)
     return {**base, "PATH": trusted_path(base.get("PATH"))}

@@ -7,7 +7,7 @@ import asyncio
 import signal
 from pathlib import Path
 
-from kandev_tui.shutdown import forget_group, session_members, signal_session
+from kandev_tui.base.shutdown import forget_group, session_members, signal_session
 
 
 async def _exited(process: asyncio.subprocess.Process) -> int:
@@ -82,12 +82,12 @@ async def _gone(process: asyncio.subprocess.Process, within: float) -> None:
 
 class StderrLog:
     """The agent's stderr copied into its log file (made 0600 in a 0700 folder), with the secrets kandev-tui handed
-    out scrubbed (:func:`kandev_tui.sanitize.scrub_secrets`): an agent that logs its ``session/new`` would write the
+    out scrubbed (:func:`kandev_tui.base.sanitize.scrub_secrets`): an agent that logs its ``session/new`` would write the
     MCP hub's secret there. Written a line at a time; a line longer than the pipe's read bound in parts, the end of
-    each kept back for the next by :data:`~kandev_tui.sanitize.SECRET_REACH`, so no secret is cut in two."""
+    each kept back for the next by :data:`~kandev_tui.base.sanitize.SECRET_REACH`, so no secret is cut in two."""
 
     def __init__(self, path: Path) -> None:
-        from kandev_tui.userpaths import open_private, private_dir
+        from kandev_tui.base.userpaths import open_private, private_dir
 
         private_dir(path.parent)
         self._handle = open_private(path, "ab")
@@ -98,7 +98,7 @@ class StderrLog:
             self._task = asyncio.ensure_future(self._copy(reader))
 
     async def _copy(self, reader: asyncio.StreamReader) -> None:
-        from kandev_tui.sanitize import SECRET_REACH, scrub_secrets
+        from kandev_tui.base.sanitize import SECRET_REACH, scrub_secrets
 
         held = ""
         try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
-from kandev_tui.jsonutil import of_type
+from kandev_tui.base.jsonutil import of_type
 from kandev_tui.transcript.clientside import edit_paths
 from kandev_tui.transcript.frames import LOCAL, Frame
 

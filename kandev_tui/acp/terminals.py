@@ -32,8 +32,8 @@ import termios
 from pathlib import Path
 from typing import Any, Callable
 
-from kandev_tui.pacing import TERMINAL_FLUSH_EVERY  # seconds between the transcript's output frames
-from kandev_tui.shutdown import forget_group, register_group, session_members, signal_session
+from kandev_tui.base.pacing import TERMINAL_FLUSH_EVERY  # seconds between the transcript's output frames
+from kandev_tui.base.shutdown import forget_group, register_group, session_members, signal_session
 from kandev_tui.transcript.frames import LOCAL, Frame
 
 from .files import INTERNAL_ERROR, INVALID_PARAMS, ClientFiles, FileRequestError
@@ -305,7 +305,7 @@ class Terminals:
                                                    f"{exc.strerror or type(exc).__name__}") from None
         finally:
             os.close(slave)
-        register_group(process.pid)  # ended however kandev-tui ends (kandev_tui/shutdown.py)
+        register_group(process.pid)  # ended however kandev-tui ends (kandev_tui/base/shutdown.py)
         self._count += 1
         terminal_id = f"term-{self._count}"
         emit = self._emit(terminal_id)

@@ -20,7 +20,7 @@ from contextvars import ContextVar
 from typing import Any, Callable
 
 from kandev_tui.transcript.frames import IN, OUT, RAW_PREFIX, Frame
-from kandev_tui.pacing import GIVE_WAY_AT_MOST, GIVE_WAY_STEP, YIELD_AFTER, YIELD_EVERY  # reading before the loop gets a turn (see receive, pacing.py)
+from kandev_tui.base.pacing import GIVE_WAY_AT_MOST, GIVE_WAY_STEP, YIELD_AFTER, YIELD_EVERY  # reading before the loop gets a turn (see receive, pacing.py)
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
 READ_BYTES = 256 * 1024  # read from the agent's output at most this much at a time

@@ -20,7 +20,7 @@ def write_atomically(root: Path, target: Path, data: bytes, mode: int | None, ow
     """Write ``target`` (a real path inside ``root``, its missing folders made); ``mode`` None: a new file's, as the
     agent's own tools would make it (the umask's). OSError when it cannot be written."""
     if mode is None:
-        from kandev_tui.userpaths import process_umask
+        from kandev_tui.base.userpaths import process_umask
 
         mode = 0o666 & ~process_umask()
     folder = _walk_to_parent(root, target.relative_to(root).parts)

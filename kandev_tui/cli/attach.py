@@ -50,7 +50,7 @@ def cmd_attach(args: argparse.Namespace) -> int:
         if args.headless:
             return asyncio.run(headless.run_headless(url, session_id, token=token, store=store, follow=args.follow,
                                                      page_size=args.page_size))
-        from kandev_tui.launch import KandevBackend
+        from kandev_tui.sources.launch import KandevBackend
         from kandev_tui.sources import KandevSource
 
         backend = KandevBackend(url, token, store, args.page_size)  # its other task sessions are in the list (ctrl+s)

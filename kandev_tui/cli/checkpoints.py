@@ -35,7 +35,7 @@ def add_arguments(commands: Any) -> None:
 def _parts(name: str) -> tuple[str, str, str]:
     """(session, turn, kind) of a checkpoint ref: ``refs/kandev-tui/<session>/<turn>-start`` (or ``-end``), or
     ``…/restore-<ns>`` (the state before a restore)."""
-    from kandev_tui.checkpoints import REF_ROOT
+    from kandev_tui.workspace.checkpoints import REF_ROOT
 
     session, _, last = name.removeprefix(REF_ROOT + "/").rpartition("/")
     if last.startswith("restore-"):
@@ -47,7 +47,7 @@ def _parts(name: str) -> tuple[str, str, str]:
 def rows(root: Path, session_id: str | None) -> list[dict[str, Any]]:
     """Each checkpoint of ``root`` (of one session, or all), session by session (the one with the oldest first),
     each session's oldest first; an end one with what its turn changed."""
-    from kandev_tui import checkpoints
+    from kandev_tui.workspace import checkpoints
 
     kept = checkpoints.refs(root, session_id)
     first: dict[str, int] = {}
@@ -91,9 +91,9 @@ def turn_prompts(store: Any, sessions: list[str]) -> dict[tuple[str, str], str]:
 def run(args: argparse.Namespace) -> int:
     from datetime import datetime
 
-    from kandev_tui import checkpoints
-    from kandev_tui.jsonutil import dumps
-    from kandev_tui.sanitize import visible
+    from kandev_tui.workspace import checkpoints
+    from kandev_tui.base.jsonutil import dumps
+    from kandev_tui.base.sanitize import visible
 
     titles: dict[str, str] = {}
     prompts: dict[tuple[str, str], str] = {}  # (session, turn) → the prompt that began the turn
@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
             raise Failure(f"kandev-tui checkpoints: session {session['id']}'s workspace "
                           f"{visible(str(workspace), keep_newlines=False)[:200]!r} is not here any more")
     else:
-        from kandev_tui.userpaths import not_a_directory
+        from kandev_tui.base.userpaths import not_a_directory
 
         workspace, session_id = Path(args.workspace).expanduser(), None
         problem = not_a_directory(workspace)

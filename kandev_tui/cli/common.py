@@ -28,7 +28,7 @@ class UsageError(Failure):
 
 
 def _fail(message: str, code: int = EXIT_FAIL) -> int:
-    from kandev_tui.sanitize import visible
+    from kandev_tui.base.sanitize import visible
 
     print(visible(message), file=sys.stderr)
     return code
@@ -42,8 +42,8 @@ def _workspace_at(directory: str, args: argparse.Namespace) -> Any:
 def _workspace(args: argparse.Namespace) -> Any:
     """The Workspace of --workspace and --repo (checked as they were read), or of a directory a stored session or a
     preset names (UsageError: it is not there)."""
-    from kandev_tui.userpaths import not_a_directory
-    from kandev_tui.workspace import Workspace
+    from kandev_tui.base.userpaths import not_a_directory
+    from kandev_tui.workspace.reads import Workspace
 
     root = Path(args.workspace).expanduser() if args.workspace else Path.cwd()
     problem = not_a_directory(root)
@@ -114,7 +114,7 @@ def _store_problem(args: argparse.Namespace, path: Path, exc: Any) -> str:
 def _find_session(command: str, store: Any, wanted: str) -> dict[str, Any]:
     """The one stored session ``wanted`` names (an id or a unique prefix); Failure: the line that says why there is
     none."""
-    from kandev_tui.sanitize import visible
+    from kandev_tui.base.sanitize import visible
 
     rows = store.matching_sessions(wanted) if store is not None else []
     if len(rows) == 1:
@@ -176,8 +176,8 @@ def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt:
     problem = _no_terminal()
     if problem:
         return _fail(problem, EXIT_USAGE)
-    from kandev_tui.app import KandevApp
-    from kandev_tui.settings import SettingsStore
+    from kandev_tui.app.kandev_app import KandevApp
+    from kandev_tui.base.settings import SettingsStore
 
     from kandev_tui.transcript.store import default_db_path
 
@@ -197,7 +197,7 @@ def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt:
     finally:
         for session in app.sessions:  # not closed by the app (it failed before its sessions ended): closed here
             if session.worktree is not None and not session.closing_note:
-                from kandev_tui.worktree import close as close_worktree
+                from kandev_tui.workspace.worktree import close as close_worktree
 
                 session.closing_note = close_worktree(session.worktree)
     return app_exit_status(app)
@@ -252,7 +252,7 @@ def _log_to_file(path: Path) -> None:
     import logging
     from logging.handlers import RotatingFileHandler
 
-    from kandev_tui.userpaths import open_private, private_dir
+    from kandev_tui.base.userpaths import open_private, private_dir
 
     try:
         private_dir(path.parent)

@@ -33,7 +33,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             return EXIT_OK
         detail = result.reason if result.state is State.UNAVAILABLE else result.error
         return _fail(f"{result.state.value}: {detail}" if detail else result.state.value)
-    from kandev_tui.mcp_server import call_show_rich_output
+    from kandev_tui.mcp.server import call_show_rich_output
 
     workspace = _workspace(args)
     outcome = call_show_rich_output(data, workspace)
@@ -52,7 +52,7 @@ def cmd_guidance(args: argparse.Namespace) -> int:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     workspace = _workspace(args)
-    from kandev_tui.mcp_server import Reporter, serve
+    from kandev_tui.mcp.server import Reporter, serve
 
     report = None
     if args.report:

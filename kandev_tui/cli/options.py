@@ -84,7 +84,7 @@ def directory(text: str) -> str:
     """A directory that is there."""
     from pathlib import Path
 
-    from kandev_tui.userpaths import not_a_directory
+    from kandev_tui.base.userpaths import not_a_directory
 
     problem = not_a_directory(Path(text).expanduser())
     if problem:
@@ -94,7 +94,7 @@ def directory(text: str) -> str:
 
 def repo(text: str) -> tuple[str, Any]:
     """``NAME=DIR`` of ``--repo``: the name and the directory (a Path), which is there."""
-    from kandev_tui.workspace import parse_repo_option
+    from kandev_tui.workspace.reads import parse_repo_option
 
     name, path = parse_repo_option(text)
     directory(str(path))
@@ -148,7 +148,7 @@ def output_file(new: bool = False, suffixes: tuple[str, ...] = ()) -> Callable[[
     def check(text: str) -> str:
         from pathlib import Path
 
-        from kandev_tui.userpaths import output_problem
+        from kandev_tui.base.userpaths import output_problem
 
         path = Path(text).expanduser()
         if suffixes and path.suffix.lower() not in suffixes:
@@ -163,7 +163,7 @@ def output_file(new: bool = False, suffixes: tuple[str, ...] = ()) -> Callable[[
 
 def screen_size(text: str) -> tuple[int, int]:
     """``WIDTHxHEIGHT`` of a screen to draw (``snapshot --size``)."""
-    from kandev_tui.snapshot import MIN_SIZE
+    from kandev_tui.app.snapshot import MIN_SIZE
 
     width, sep, height = text.lower().partition("x")
     if not sep or not width.isdigit() or not height.isdigit():

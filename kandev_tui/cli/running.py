@@ -16,7 +16,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     command = list(args.agent)
     if command and command[0] == "--":
         command = command[1:]
-    from kandev_tui.settings import SettingsStore
+    from kandev_tui.base.settings import SettingsStore
 
     settings = SettingsStore()
     if args.preset and command:
@@ -62,7 +62,7 @@ def _run_with(args: argparse.Namespace, settings: Any, agents: list[Any], comman
               store: Any) -> int:
     """``run`` once its workspace and store are open."""
     from kandev_tui.acp import parse_mcp_config
-    from kandev_tui.runner import run_headless
+    from kandev_tui.sources.runner import run_headless
 
     extra_servers = []
     if args.mcp_config:
@@ -90,7 +90,7 @@ def _run_with(args: argparse.Namespace, settings: Any, agents: list[Any], comman
                                  f"{continuing['id']}, or continue it in another folder with --workspace DIR")
             workspace = _workspace_at(continuing["workspace"], args)
 
-    from kandev_tui.launch import Launcher
+    from kandev_tui.sources.launch import Launcher
 
     launcher = Launcher(store, settings, extra_servers, inject_guidance=not args.no_guidance and
                         settings.settings.inject_guidance, init_timeout=args.init_timeout,
@@ -119,7 +119,7 @@ def _worktrees(args: argparse.Namespace, places: list[Any]) -> list[Any]:
     """--worktree: a new worktree for each session, on a branch named after its preset (kandev/demo-1,
     kandev/demo-2…), made once the app can open; none is left behind when one of them cannot be made (UsageError:
     why, in one line)."""
-    from kandev_tui.worktree import WorktreeError, close, create, repository_root, suggest_branch
+    from kandev_tui.workspace.worktree import WorktreeError, close, create, repository_root, suggest_branch
 
     problem = _no_terminal()
     if problem:  # said by the app's start, before anything is made
@@ -138,7 +138,7 @@ def _worktrees(args: argparse.Namespace, places: list[Any]) -> list[Any]:
 
 def _asked_choices(args: argparse.Namespace) -> dict[str, str]:
     """What ``run`` was asked to choose at the start: ``--mode``, ``--model``, each ``--option``."""
-    from kandev_tui.agent_session import OPTION
+    from kandev_tui.session.agent import OPTION
 
     asked = {k: v for k, v in (("mode", args.mode), ("model", args.model)) if v}
     return {**asked, **{OPTION + option_id: value for option_id, value in args.option}}
@@ -146,7 +146,7 @@ def _asked_choices(args: argparse.Namespace) -> dict[str, str]:
 
 def _preset_agents(args: argparse.Namespace, settings: Any) -> list[tuple[list[str], dict[str, str] | None, str | None]] | str:
     """The agents the --preset options name: (command, environment added, workspace) each, or why not."""
-    from kandev_tui.userpaths import not_a_directory
+    from kandev_tui.base.userpaths import not_a_directory
 
     known, warnings = settings.presets()
     for warning in warnings:
@@ -182,9 +182,9 @@ def _preset_agents(args: argparse.Namespace, settings: Any) -> list[tuple[list[s
 def cmd_home(args: argparse.Namespace) -> int:
     """The bare ``kandev-tui`` in a terminal: the app on the sessions list (stored sessions to open or continue,
     ctrl+n for a new one from a preset)."""
-    from kandev_tui.app_home import HomeApp
-    from kandev_tui.launch import Launcher
-    from kandev_tui.settings import SettingsStore
+    from kandev_tui.app.home import HomeApp
+    from kandev_tui.sources.launch import Launcher
+    from kandev_tui.base.settings import SettingsStore
 
     settings = SettingsStore()
     with open_store(args) as store:
@@ -198,15 +198,15 @@ def cmd_home(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from kandev_tui.demo import agent_command, prepare_workspace
-    from kandev_tui.launch import Launcher
-    from kandev_tui.settings import SettingsStore
-    from kandev_tui.workspace import Workspace
+    from kandev_tui.sources.launch import Launcher
+    from kandev_tui.base.settings import SettingsStore
+    from kandev_tui.workspace.reads import Workspace
 
     problem = _no_terminal()  # before anything is made
     if problem:
         return _fail(problem, EXIT_USAGE)
     from kandev_tui.demo import SCENARIOS
-    from kandev_tui.shutdown import scratch_directory
+    from kandev_tui.base.shutdown import scratch_directory
 
     # the sample workspace's copy: removed on exit, whatever ends the process (a signal after the app gave its
     # handlers back too)

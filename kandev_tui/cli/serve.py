@@ -10,7 +10,7 @@ import sys
 from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, Failure, UsageError, _fail, stored_session
 from kandev_tui.cli.options import APP_COMMANDS, LOOPBACK, Checked, whole_number
 from kandev_tui.cli.stored import _recording_problem
-from kandev_tui.presets import python_child
+from kandev_tui.base.presets import python_child
 
 
 def _serve_problem(args: argparse.Namespace, app_args: list[str]) -> str | None:
@@ -76,7 +76,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if problem:
         return _fail(problem, EXIT_USAGE)
     try:
-        from kandev_tui.web import serve
+        from kandev_tui.cli.web import serve
     except ImportError:
         return _fail("kandev-tui serve: textual-serve is missing from this install; reinstall kandev-tui "
                      "(pip install --force-reinstall kandev-tui)", EXIT_USAGE)

@@ -15,11 +15,11 @@ from kandev_tui.transcript.continuing import how_continued
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
-    from kandev_tui.jsonutil import dumps
+    from kandev_tui.base.jsonutil import dumps
 
     from datetime import datetime
 
-    from kandev_tui.sanitize import visible
+    from kandev_tui.base.sanitize import visible
     from kandev_tui.sources import agent_display_name
 
     with open_store(args, create=False) as store:
@@ -47,7 +47,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from kandev_tui.jsonutil import dumps
+    from kandev_tui.base.jsonutil import dumps
 
     with stored_session("export", args, args.session) as (store, session):
         items = store.items(session["id"])
@@ -70,7 +70,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_transcript(args: argparse.Namespace) -> int:
-    from kandev_tui.jsonutil import dumps
+    from kandev_tui.base.jsonutil import dumps
 
     from kandev_tui.transcript.replay import items_from_recording
 
@@ -106,7 +106,7 @@ def _recording_problem(command: str, file: str) -> tuple[str, int] | None:
 def cmd_snapshot(args: argparse.Namespace) -> int:
     import tempfile
 
-    from kandev_tui.snapshot import Shot, SnapshotError, deterministic_app, snapshot
+    from kandev_tui.app.snapshot import Shot, SnapshotError, deterministic_app, snapshot
 
     shot = Shot(args.size, args.at, args.all, args.theme)
     output = Path(args.output).expanduser()

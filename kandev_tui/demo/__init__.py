@@ -27,7 +27,7 @@ def prepare_workspace(destination: str | Path | None = None, *, repository: bool
 def _commit_all(folder: Path) -> bool:
     """``git init`` and a first commit of everything in ``folder`` (through kandev-tui's hardened git); whether it
     was made (no git: the demo runs without, and says that changes are not tracked)."""
-    from kandev_tui.gitrun import run_git
+    from kandev_tui.workspace.gitrun import run_git
 
     who = ("-c", "user.name=kandev-tui demo", "-c", "user.email=demo@kandev-tui.invalid", "-c", "commit.gpgsign=false")
     for args in (("init", "-q", "-b", "main"), ("add", "-A"), (*who, "commit", "-q", "-m", "The demo's sample workspace")):
@@ -48,7 +48,7 @@ SCENARIOS = {
 
 def agent_command(scenario: str = "build") -> list[str]:
     """The command line that starts the demo agent with this interpreter."""
-    from kandev_tui.presets import python_child
+    from kandev_tui.base.presets import python_child
 
     command = list(python_child("-m", "kandev_tui.demo.agent"))
     return command if scenario == "build" else [*command, "--scenario", scenario]

@@ -24,7 +24,7 @@ import logging
 import urllib.parse
 from typing import Any, Callable
 
-from kandev_tui.jsonutil import of_type
+from kandev_tui.base.jsonutil import of_type
 from kandev_tui.transcript import items as K
 from kandev_tui.transcript.items import Item
 

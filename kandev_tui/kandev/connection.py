@@ -16,7 +16,7 @@ import urllib.parse
 import uuid
 from typing import Any, Callable
 
-from kandev_tui.jsonutil import of_type
+from kandev_tui.base.jsonutil import of_type
 
 log = logging.getLogger(__name__)
 

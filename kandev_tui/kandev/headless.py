@@ -7,7 +7,7 @@ import signal
 import sys
 from typing import Any, TextIO
 
-from kandev_tui.jsonutil import dumps
+from kandev_tui.base.jsonutil import dumps
 from kandev_tui.transcript.items import Item
 
 from .attach import Attachment

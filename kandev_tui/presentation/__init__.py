@@ -5,7 +5,7 @@ Public API:
 - :func:`parse_tool_input` — full v1 validation of a tool call's arguments;
   raises :class:`PresentationError` naming the field path and the rule.
 - :func:`resolve_csv` — reads each CSV source once (through
-  :class:`kandev_tui.workspace.Workspace`) and returns the bounded snapshot.
+  :class:`kandev_tui.workspace.reads.Workspace`) and returns the bounded snapshot.
 - :func:`read_stored_call` — the trust boundary for stored calls; returns a
   :class:`StoredPresentation` in one of the :class:`State` values.
 - :func:`format_x_ticks`, :func:`format_y_tick` — axis text per spec §7.

@@ -12,7 +12,7 @@ from .models import MAX_CSV_BYTES, MAX_CSV_ROWS, MAX_SNAPSHOT_BYTES, ChartBlock,
 from .validate import encoded_size
 
 class FileSource(Protocol):
-    """What CSV charts are read from (a :class:`kandev_tui.workspace.Workspace`): ``read_bytes`` returns a read
+    """What CSV charts are read from (a :class:`kandev_tui.workspace.reads.Workspace`): ``read_bytes`` returns a read
     with ``data`` and ``truncated``, or raises :class:`SourceReadError`."""
 
     def read_bytes(self, path: str, limit: int, repo: str | None = None) -> Any: ...

@@ -22,7 +22,7 @@ class PresentationError(ValueError):
 class SourceReadError(Exception):
     """A file behind a presentation (a CSV source) could not be read; ``str()`` says why, for users.
 
-    What reads the files (:class:`kandev_tui.workspace.Workspace`) raises its errors as subclasses of this, so the
+    What reads the files (:class:`kandev_tui.workspace.reads.Workspace`) raises its errors as subclasses of this, so the
     contract reads a workspace without importing it."""
 
 

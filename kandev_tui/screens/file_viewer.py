@@ -31,7 +31,7 @@ class FileViewerScreen(Screen[None]):
 
     def __init__(self, path: str, repo: str | None, title: str, line: int | None = None, workspace: Any = None) -> None:
         super().__init__()
-        self.workspace = workspace  # the kandev_tui.workspace.Workspace the file is read from (None: none)
+        self.workspace = workspace  # the kandev_tui.workspace.reads.Workspace the file is read from (None: none)
         self.path, self.repo, self.file_title = path, repo, title
         self.line = line  # scrolled to when the file is shown (an edit's first changed line)
         self.text = ""
@@ -53,7 +53,7 @@ class FileViewerScreen(Screen[None]):
 
     @work(thread=True)
     def _load(self) -> None:
-        from kandev_tui.workspace import WorkspaceError
+        from kandev_tui.workspace.reads import WorkspaceError
 
         from kandev_tui.widgets.file_preview import NO_WORKSPACE
 
@@ -123,7 +123,7 @@ class FileViewerScreen(Screen[None]):
 
     def action_download(self) -> None:
         """The whole file, as the browser's download (textual-serve delivers it; the viewer shows the first MiB)."""
-        from kandev_tui.workspace import WorkspaceError
+        from kandev_tui.workspace.reads import WorkspaceError
 
         workspace = self.workspace
         try:

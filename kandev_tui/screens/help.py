@@ -9,7 +9,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from kandev_tui.textual_hooks import DrawsInputAtOnce
+from kandev_tui.ui.textual_hooks import DrawsInputAtOnce
 
 
 KEYS = [

@@ -25,8 +25,8 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from kandev_tui.jsonutil import of_type
-from kandev_tui.sanitize import visible
+from kandev_tui.base.jsonutil import of_type
+from kandev_tui.base.sanitize import visible
 from kandev_tui.widgets.key_footer import KeyFooter
 
 KINDS = ("agent", "env_var", "terminal")

@@ -23,12 +23,12 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
-from kandev_tui.launch import command_problem
-from kandev_tui.presets import Preset, cached_adapter
-from kandev_tui.sanitize import visible
-from kandev_tui.userpaths import not_a_directory
+from kandev_tui.sources.launch import command_problem
+from kandev_tui.base.presets import Preset, cached_adapter
+from kandev_tui.base.sanitize import visible
+from kandev_tui.base.userpaths import not_a_directory
 from kandev_tui.widgets.key_footer import KeyFooter
-from kandev_tui.worktree import Worktree, WorktreeError, close, create, repository_root, suggest_branch
+from kandev_tui.workspace.worktree import Worktree, WorktreeError, close, create, repository_root, suggest_branch
 
 
 @dataclass(frozen=True)

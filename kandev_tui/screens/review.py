@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from kandev_tui.gitrun import run_git
+from kandev_tui.workspace.gitrun import run_git
 from kandev_tui.transcript.diffs import FileDiff, file_diff
 from kandev_tui.widgets.base import safe_text
 from kandev_tui.widgets.calls.diff import Hanging, diff_lines, gutter_width, look_for, side_by_side
@@ -295,8 +295,8 @@ class ReviewScreen(Screen[None]):
         question named them (``many``: several)."""
         from pathlib import Path
 
-        from kandev_tui import checkpoints
-        from kandev_tui.turn_changes import running_in
+        from kandev_tui.workspace import checkpoints
+        from kandev_tui.workspace.turn_changes import running_in
 
         root = Path(self.payload.get("repository") or ".")
         if running_in(root):

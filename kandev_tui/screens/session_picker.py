@@ -16,7 +16,7 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from kandev_tui.sanitize import visible
+from kandev_tui.base.sanitize import visible
 from kandev_tui.widgets.base import safe_text
 from kandev_tui.widgets.key_footer import KeyFooter
 

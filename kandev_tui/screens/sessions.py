@@ -22,7 +22,7 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
-from kandev_tui.sanitize import visible
+from kandev_tui.base.sanitize import visible
 from kandev_tui.session.row import SessionRow
 from kandev_tui.transcript.continuing import can_continue, folder_gone, why_not  # a stored session its agent can continue now
 from kandev_tui.widgets.base import safe_text
@@ -295,7 +295,7 @@ class SessionsScreen(Screen["Choice | None"]):
 
     def action_delete_stored(self) -> None:
         """``d``: the highlighted stored session deleted, once confirmed: here, and by its agent where it offers
-        ``session/delete`` (kandev_tui/app_starting.py)."""
+        ``session/delete`` (kandev_tui/app/starting.py)."""
         from kandev_tui.screens.confirm import ConfirmScreen
 
         row = self._highlighted_stored()

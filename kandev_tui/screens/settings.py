@@ -11,7 +11,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Select, Static, Switch
 
-from kandev_tui.settings import DECLARED, SettingError, SettingsStore
+from kandev_tui.base.settings import DECLARED, SettingError, SettingsStore
 from kandev_tui.widgets.key_footer import KeyFooter
 
 BY_NAME = {declared.name: declared for declared in DECLARED}
@@ -19,7 +19,7 @@ BY_NAME = {declared.name: declared for declared in DECLARED}
 
 class SettingsScreen(ModalScreen[None]):
     """Settings that apply at once and are saved atomically (F2): a row per declared setting
-    (:data:`kandev_tui.settings.DECLARED`), read from ``store``; a change posts :class:`Changed` (the app applies and
+    (:data:`kandev_tui.base.settings.DECLARED`), read from ``store``; a change posts :class:`Changed` (the app applies and
     saves it)."""
 
     BINDINGS = [Binding("escape,f2", "dismiss", "Close")]

@@ -16,9 +16,9 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from kandev_tui import pacing
-from kandev_tui.user_input import user_input
-from kandev_tui.textual_hooks import DrawsInputAtOnce, covered
+from kandev_tui.base import pacing
+from kandev_tui.ui.user_input import user_input
+from kandev_tui.ui.textual_hooks import DrawsInputAtOnce, covered
 from kandev_tui.widgets.command_menu import CommandMenu
 from kandev_tui.widgets.key_footer import KeyFooter
 from kandev_tui.widgets.prompt_input import PromptInput

@@ -33,7 +33,7 @@ from typing import Callable
 # works at most this share of the time (the rest is free); BUSY_WAIT_AT_MOST: however busy the UI, a batch waits at
 # most this long after the last one; SETTLE_AT_MOST: a batch waits at most this long for the last one to be on screen.
 # Why: pacing.py
-from kandev_tui.pacing import BUSY_WAIT_AT_MOST, FLUSH_SECONDS, SETTLE_AT_MOST, UI_SHARE
+from kandev_tui.base.pacing import BUSY_WAIT_AT_MOST, FLUSH_SECONDS, SETTLE_AT_MOST, UI_SHARE
 from kandev_tui.transcript.items import Item
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kandev_tui.jsonutil import of_type
+from kandev_tui.base.jsonutil import of_type
 
 MODE, MODEL = "mode", "model"
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Callable, Generic, Hashable, TypeVar
 
-from kandev_tui import stats
+from kandev_tui.base import stats
 from kandev_tui.transcript.items import Item
 
 if TYPE_CHECKING:  # the presentation's pydantic models are imported when a call is first read, not with the session

@@ -125,7 +125,7 @@ class KandevSource(RunsInBackground, Source):
         if self.title in ("", "Kandev session"):
             first = next((i for i in items if i.kind == "user_message" and i.payload.get("text")), None)
             if first is not None:
-                from kandev_tui.agent_session import session_title
+                from kandev_tui.session.agent import session_title
 
                 self.title = session_title(str(first.payload["text"]))
                 if self.attachment is not None:

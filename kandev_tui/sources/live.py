@@ -1,5 +1,5 @@
 """An ACP agent started by kandev-tui (the app's live sessions): its session kept by the agent-session core
-(kandev_tui/agent_session.py), its frames read on a loop of its own."""
+(kandev_tui/session/agent.py), its frames read on a loop of its own."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from kandev_tui.acp import AgentError, AgentOptions, LoginRequired
-from kandev_tui.agent_session import AgentSession, choose_at_start, session_title
-from kandev_tui.jsonutil import of_type
+from kandev_tui.session.agent import AgentSession, choose_at_start, session_title
+from kandev_tui.base.jsonutil import of_type
 from kandev_tui.session.background import RunsInBackground
 from kandev_tui.session.source import ItemsCallback, Source, StateCallback
 from kandev_tui.session.state import SessionState

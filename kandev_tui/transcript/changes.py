@@ -1,5 +1,5 @@
 """The changes card's item: what a turn changed in the workspace (``changes`` events from
-:mod:`kandev_tui.turn_changes`), one item per turn, placed (pending) when the agent answers the turn's prompt, before
+:mod:`kandev_tui.workspace.turn_changes`), one item per turn, placed (pending) when the agent answers the turn's prompt, before
 its end marker, and patched to ready, none or unavailable. Headless:
 everything in it is data, its paths as git wrote them (made inert where they are drawn).
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
-from kandev_tui.jsonutil import of_type
+from kandev_tui.base.jsonutil import of_type
 
 from . import items as K
 from .clientside import PATH_KEYS

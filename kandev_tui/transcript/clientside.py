@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kandev_tui.jsonutil import of_type
+from kandev_tui.base.jsonutil import of_type
 
 from .items import IN_PROGRESS, PENDING, TERMINAL
 from .tools import OUTPUT_TAIL, whole

@@ -24,7 +24,7 @@ import re
 import signal as signals
 from typing import Any
 
-from kandev_tui.jsonutil import json_object
+from kandev_tui.base.jsonutil import json_object
 
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
 _AUGGIE = re.compile(r"<(return-code|output|stderr)>(.*?)</\1>", re.S)

@@ -196,12 +196,12 @@ class Database:
             + ", or choose another file with --db or KANDEV_TUI_DB.")
 
     def _open_to_write(self) -> sqlite3.Connection:
-        from kandev_tui.userpaths import output_problem
+        from kandev_tui.base.userpaths import output_problem
 
         problem = output_problem(self.path, make_parents=True)
         if problem is not None:
             raise StoreError(f"the session database {self.path} cannot be used: {problem}", problem)
-        from kandev_tui.userpaths import private_dir
+        from kandev_tui.base.userpaths import private_dir
 
         try:  # kandev-tui's data folder (0700, however an older version made it) and the database (0600) are private
             private_dir(self.path.parent, tighten=self.path == own_db_path())
@@ -216,7 +216,7 @@ class Database:
         """The file as it is, never written: ``mode=ro``; where SQLite cannot read a WAL database that way (its
         ``-shm`` file cannot be made beside it: a folder or file that may not be written), as immutable."""
         if not self.path.exists():
-            from kandev_tui.userpaths import directory_problem
+            from kandev_tui.base.userpaths import directory_problem
 
             problem = directory_problem(self.path.parent)  # a file where a folder should be is said as such
             if problem is not None and "is not a directory" in problem:

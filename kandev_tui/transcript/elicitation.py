@@ -20,7 +20,7 @@ from datetime import date, datetime
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from kandev_tui.jsonutil import of_type
+from kandev_tui.base.jsonutil import of_type
 
 
 TEXT, NUMBER, INTEGER, BOOLEAN, CHOICE, CHOICES = "text", "number", "integer", "boolean", "choice", "choices"

@@ -7,9 +7,9 @@ import re
 from datetime import datetime, timezone
 from typing import Any, Iterable
 
-from kandev_tui.sanitize import visible
+from kandev_tui.base.sanitize import visible
 
-from kandev_tui.jsonutil import dumps
+from kandev_tui.base.jsonutil import dumps
 
 from . import items as K
 from .items import Item

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import IO, Any, Callable, Iterator, NamedTuple
 
-from kandev_tui.jsonutil import dumps, of_type
+from kandev_tui.base.jsonutil import dumps, of_type
 
 IN, OUT, LOCAL = "in", "out", "local"
 RAW_PREFIX = 4096  # characters of a non-JSON line kept in a frame
@@ -67,7 +67,7 @@ class RecordingWriter:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        from kandev_tui.userpaths import open_private
+        from kandev_tui.base.userpaths import open_private
 
         self._handle: IO[str] = open_private(self.path, "x", encoding="utf-8")  # the user's alone: 0600
 

@@ -26,7 +26,7 @@ ELICITATION = "elicitation"  # the agent asks the user a question: a form, or a 
 AGENT_NOTICE = "agent_notice"  # the agent tells the user something: info, warning or error (transcript/notices.py)
 COMPACTION = "compaction"  # the agent compacted its context, with the summary it kept
 SUBAGENT = "subagent"  # a child session the agent runs (transcript/subagents.py)
-CHANGES = "changes"  # what a turn changed in the workspace, from checkpoints (kandev_tui/turn_changes.py)
+CHANGES = "changes"  # what a turn changed in the workspace, from checkpoints (kandev_tui/workspace/turn_changes.py)
 
 KINDS = (USER, AGENT, THOUGHT, PLAN, TOOL, PERMISSION, SESSION_INFO, USAGE, ERROR, TURN_END, NOTE, ELICITATION,
          AGENT_NOTICE, COMPACTION, SUBAGENT, CHANGES)

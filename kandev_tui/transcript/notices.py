@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from kandev_tui.jsonutil import of_type
+from kandev_tui.base.jsonutil import of_type
 
 from . import items as K
 from .items import Item

@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable
 # a batch at least every BATCH_SECONDS or BATCH_ITEMS; an open text of LONG_TEXT characters (a message still
 # streaming) stored at most once per STORE_LONG_TEXT_EVERY seconds (it is shown at each batch); a flush at the turn's
 # end or on close stores it all. Why these values: pacing.py
-from kandev_tui.pacing import BATCH_ITEMS, BATCH_SECONDS, LONG_TEXT, STORE_LONG_TEXT_EVERY
+from kandev_tui.base.pacing import BATCH_ITEMS, BATCH_SECONDS, LONG_TEXT, STORE_LONG_TEXT_EVERY
 
 from .frames import Frame, RecordingWriter
 from .items import Item

@@ -1,7 +1,7 @@
 """Rich-output calls as kandev-tui's own MCP server saw them, attached to the agent's tool calls.
 
 kandev-tui runs the MCP server it offers, and the server tells the session of each call of
-``show_rich_output_kandev`` as it happens (:mod:`kandev_tui.mcp_hub`: ``local`` frames ``rich_output_server`` and
+``show_rich_output_kandev`` as it happens (:mod:`kandev_tui.mcp.hub`: ``local`` frames ``rich_output_server`` and
 ``rich_output``). From the moment a server of ours is reached, those reports alone make rich-output cards: a call
 the agent names so but that never reached the server stays a generic call, and a call the agent describes in any
 way at all (no tool name, the chart's description as its title, no ``rawInput``, arguments streamed as text) is a
@@ -20,12 +20,12 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from kandev_tui.jsonutil import json_object, of_type
+from kandev_tui.base.jsonutil import json_object, of_type
 from kandev_tui.presentation.names import TOOL_NAME, extract_arguments
 
 from .items import CANCELLED, COMPLETE, FAILED, IN_PROGRESS, TERMINAL
 
-SERVER = "kandev"  # the name kandev-tui offers its server under (kandev_tui.mcp_hub.SERVER_NAME)
+SERVER = "kandev"  # the name kandev-tui offers its server under (kandev_tui.mcp.hub.SERVER_NAME)
 _TOKEN = re.compile(r"\s*([^\s(:{]+)\s*(?:\(([^)]*)\))?")
 _SEPARATORS = "_./:-"
 

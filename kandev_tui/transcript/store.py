@@ -14,7 +14,7 @@ import time
 import uuid
 from typing import Any, Iterable, Iterator
 
-from kandev_tui.jsonutil import dumps
+from kandev_tui.base.jsonutil import dumps
 
 from .database import (SCHEMA_VERSION, SESSION_COLUMNS, Database, StoreError, StoreMissing, default_db_path,
                        said as _said)

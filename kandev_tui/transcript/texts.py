@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from kandev_tui.sanitize import SECRET_REACH, holds_secret, scrub_secrets
+from kandev_tui.base.sanitize import SECRET_REACH, holds_secret, scrub_secrets
 
 from . import items as K
 from .items import Item

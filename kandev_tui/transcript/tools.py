@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kandev_tui.jsonutil import of_type
+from kandev_tui.base.jsonutil import of_type
 
 from .commands import shell_output
 from .diffs import diff_summary

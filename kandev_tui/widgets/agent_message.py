@@ -10,7 +10,7 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from kandev_tui.pacing import DRAW_AGAIN, DRAW_AGAIN_FLOODING, DRAW_SLICE
+from kandev_tui.base.pacing import DRAW_AGAIN, DRAW_AGAIN_FLOODING, DRAW_SLICE
 from kandev_tui.transcript.items import Item
 
 from .base import EntryWidget, match_spans, safe_text
@@ -114,7 +114,7 @@ class AgentMessage(EntryWidget):
             return
         before, backlog = self._strips(width), self._document.backlog
         drawn = self._strips(width, DRAW_SLICE, self._rows_in_view())
-        context_of(self).working()  # (no full garbage collection while this goes on: kandev_tui/gcpolicy.py)
+        context_of(self).working()  # (no full garbage collection while this goes on: kandev_tui/base/gcpolicy.py)
         if len(drawn) != len(before):
             self.refresh(layout=True)
         elif drawn.pending != before.pending or self._document.backlog != backlog:

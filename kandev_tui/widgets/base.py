@@ -129,8 +129,8 @@ class CollapsibleEntry(EntryWidget):
 
 
 def safe_text(value: Any, keep_newlines: bool = True) -> str:
-    """Agent text made inert (the one sanitising path, :func:`kandev_tui.sanitize.visible`)."""
-    from kandev_tui.sanitize import visible
+    """Agent text made inert (the one sanitising path, :func:`kandev_tui.base.sanitize.visible`)."""
+    from kandev_tui.base.sanitize import visible
 
     return visible(value if isinstance(value, str) else str(value), keep_newlines)
 

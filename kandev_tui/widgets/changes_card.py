@@ -80,7 +80,7 @@ def changes_text(item: Item, shown: int = SHOWN_FILES) -> Text:
             style="yellow")
     if payload.get("skipped"):
         skipped = payload["skipped"]
-        from kandev_tui.checkpoints import MAX_FILE_BYTES, MAX_TAKE_BYTES
+        from kandev_tui.workspace.checkpoints import MAX_FILE_BYTES, MAX_TAKE_BYTES
 
         text.append(f"\n{skipped} file{'s' if skipped != 1 else ''} not compared (over {MAX_FILE_BYTES >> 20} MB, or "
                     f"past the {MAX_TAKE_BYTES >> 20} MB a turn's checkpoint takes).", style="dim")

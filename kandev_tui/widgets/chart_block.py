@@ -4,7 +4,7 @@ The plot is deferred: until the transcript says the block is near the viewport i
 shows a placeholder of exactly the plot's height. It then plots once (animating
 in once per run unless animation is off) and stays plotted; only its own resize or
 a theme change draws it again, and every drawing goes through the memoised
-:func:`kandev_tui.charts.plot`.
+:func:`kandev_tui.ui.charts.plot`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
-from kandev_tui.charts import LEGEND_MARKS, ChartData, full_value, inspection, plot
+from kandev_tui.ui.charts import LEGEND_MARKS, ChartData, full_value, inspection, plot
 
 from .base import mount_into, safe_text
 from .context import context_of

@@ -8,7 +8,7 @@ from textual.widget import Widget
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from kandev_tui.sanitize import visible
+from kandev_tui.base.sanitize import visible
 from kandev_tui.session.controls import Command
 
 SHOWN_AT_MOST = 8

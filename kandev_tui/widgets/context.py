@@ -37,7 +37,7 @@ class DrawContext:
     series_colors: Callable[[], tuple[tuple[int, int, int], ...] | None] = _no_colors  # by series index; None: none
     should_animate: Callable[[str], bool] = _never  # a chart (by key) animates in: once per run, as settings allow
     animations_enabled: Callable[[], bool] = _never  # spinners and other motion
-    workspace: Callable[[], Any] = _nothing  # the kandev_tui.workspace.Workspace files are read from, or None
+    workspace: Callable[[], Any] = _nothing  # the kandev_tui.workspace.reads.Workspace files are read from, or None
     visible: Callable[[], bool] = _always  # the terminal is in view (charts are plotted only then)
     flooding: Callable[[], bool] = _never  # the session's output comes as fast as it is read: what is not in view
     # waits (a long message's blocks above the screen are drawn once the flood pauses)

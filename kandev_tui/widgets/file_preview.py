@@ -45,7 +45,7 @@ NO_WORKSPACE = ("this session has no workspace here to read it from (a replay, o
 def load_preview(workspace, path: str, repo: str | None) -> tuple[str, str | None, bool]:
     """(state, text, clipped): state is "ok", "binary" or "unavailable" (then the text is why). Runs in a worker
     thread."""
-    from kandev_tui.workspace import WorkspaceError
+    from kandev_tui.workspace.reads import WorkspaceError
 
     if workspace is None:
         return "unavailable", NO_WORKSPACE, False

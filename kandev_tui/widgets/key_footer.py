@@ -10,7 +10,7 @@ from textual.compose import compose
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from kandev_tui.textual_hooks import covered
+from kandev_tui.ui.textual_hooks import covered
 
 # when the keys do not fit, these go first, in this order (each still works, and the help lists it): quit and
 # what the screen's state offers (cancel, close, back) stay ("moved": the transcript's own scroll and tab hints);

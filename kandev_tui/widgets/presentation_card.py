@@ -9,7 +9,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
-from kandev_tui.charts import ChartData
+from kandev_tui.ui.charts import ChartData
 from kandev_tui.presentation import State, StoredPresentation
 from kandev_tui.session.parsed import presentation_of
 from kandev_tui.transcript.items import Item

@@ -10,9 +10,9 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import TextArea
 
-from kandev_tui import pacing
+from kandev_tui.base import pacing
 from kandev_tui.session.controls import Command, matching_commands
-from kandev_tui.workspace import matching_files, workspace_files
+from kandev_tui.workspace.reads import matching_files, workspace_files
 
 from .command_menu import CommandMenu
 
@@ -73,7 +73,7 @@ class PromptInput(TextArea):
         self._blink_timer: Timer | None = None
 
     def keep_blinking(self) -> None:
-        """The cursor blinks for :data:`~kandev_tui.pacing.CURSOR_BLINKS_FOR` from now, then stays shown, as GTK's
+        """The cursor blinks for :data:`~kandev_tui.base.pacing.CURSOR_BLINKS_FOR` from now, then stays shown, as GTK's
         does: an idle app does not redraw its screen twice a second for a blink. A prompt whose owner turned blinking
         off (a snapshot, a test) is left as it is."""
         if self._blink_stopped:

@@ -1,7 +1,7 @@
 """Text selection with the mouse in a widget that draws its own kept lines (``render_line``): an agent's message, a
 thought, a call's output. Textual selects text where each character drawn knows its place in the widget's text
 (:meth:`Strip.apply_offsets`, as its own widgets' lines do) and asks the widget for the text
-(:meth:`Widget.get_selection`); ctrl+c then copies it (:meth:`kandev_tui.app_lifecycle.Lifecycle.action_interrupt`).
+(:meth:`Widget.get_selection`); ctrl+c then copies it (:meth:`kandev_tui.app.lifecycle.Lifecycle.action_interrupt`).
 
 A widget calls :func:`selectable_line` on each line it draws and answers ``get_selection`` with
 :func:`selected_text` of the same lines.

@@ -17,11 +17,11 @@ from textual.style import Style
 from textual.visual import RenderOptions, Visual
 from textual.widgets import Static
 
-from kandev_tui.jsonutil import of_type
+from kandev_tui.base.jsonutil import of_type
 from kandev_tui.transcript.items import Item
 from kandev_tui.transcript.tools import call_output, summarize
 
-from kandev_tui.user_input import GIVE_WAY_EVERY, give_way, giving_way, user_input
+from kandev_tui.ui.user_input import GIVE_WAY_EVERY, give_way, giving_way, user_input
 
 from .base import SearchHit, safe_text
 from .calls import call_parts, do_pending_work, heavy_view, pending_work, look_for

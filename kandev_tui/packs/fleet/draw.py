@@ -1,6 +1,6 @@
 """Each fleet card's body as a Rich renderable (no Textual): drawn to the width it is given.
 
-Every string from a result goes through :func:`kandev_tui.sanitize.visible` and into
+Every string from a result goes through :func:`kandev_tui.base.sanitize.visible` and into
 ``rich.text.Text`` as plain text, so markup and escapes in agent data stay inert.
 """
 
@@ -14,7 +14,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.table import Table
 from rich.text import Text
 
-from kandev_tui.sanitize import visible
+from kandev_tui.base.sanitize import visible
 
 from . import models as M
 

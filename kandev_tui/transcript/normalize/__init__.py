@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
-from kandev_tui.jsonutil import of_type
+from kandev_tui.base.jsonutil import of_type
 
 from .. import items as K
 from ..changes import TurnChangesItems, named_paths

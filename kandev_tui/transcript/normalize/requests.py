@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from kandev_tui.jsonutil import of_type
+from kandev_tui.base.jsonutil import of_type
 from kandev_tui.presentation.names import is_rich_output_name
 
 from .. import items as K

@@ -9,8 +9,8 @@ from typing import Any, Callable
 
 from rich.text import Text
 
-from kandev_tui.jsonutil import of_type
-from kandev_tui.sanitize import visible
+from kandev_tui.base.jsonutil import of_type
+from kandev_tui.base.sanitize import visible
 
 from .diff import workspace_relative
 

@@ -16,9 +16,9 @@ from rich.style import Style
 from rich.syntax import Syntax
 from rich.text import Text
 
-from kandev_tui.sanitize import visible
+from kandev_tui.base.sanitize import visible
 from kandev_tui.transcript.diffs import FileDiff, diff_blocks, file_diff, first_lines
-from kandev_tui.user_input import GIVE_WAY_EVERY, give_way
+from kandev_tui.ui.user_input import GIVE_WAY_EVERY, give_way
 
 COMPACT_LINES = 12  # diff lines a compact view shows ("m: N more lines")
 ADDED = Style(color="green")

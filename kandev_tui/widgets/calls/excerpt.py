@@ -8,7 +8,7 @@ from typing import Any
 from rich.syntax import Syntax
 from rich.text import Text
 
-from kandev_tui.sanitize import visible
+from kandev_tui.base.sanitize import visible
 from kandev_tui.transcript.tools import summarize
 
 COMPACT_LINES = 12

@@ -1,4 +1,4 @@
-"""A command and its output: the command line, the output with its colours (SGR only, :mod:`kandev_tui.ansi`),
+"""A command and its output: the command line, the output with its colours (SGR only, :mod:`kandev_tui.ui.ansi`),
 a bounded tail of a long one (it says how much is not shown), and the exit code or signal it ended with."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from typing import Any
 
 from rich.text import Text
 
-from kandev_tui.ansi import ansi_text
-from kandev_tui.sanitize import visible
+from kandev_tui.ui.ansi import ansi_text
+from kandev_tui.base.sanitize import visible
 from kandev_tui.transcript.tools import summarize, whole
 
 COMPACT_LINES = 12  # output lines a compact view shows, the last ones

@@ -23,7 +23,7 @@ from kandev_tui.session import window as W
 from kandev_tui.session.changes import ChangeSet, TranscriptModel
 from kandev_tui.session.layout import Entry
 from kandev_tui.session.window import Window
-from kandev_tui.textual_hooks import FocusRestylesItself, layout_changes
+from kandev_tui.ui.textual_hooks import FocusRestylesItself, layout_changes
 from kandev_tui.widgets.context import GivesDrawContext
 
 from .charts import ChartsInView

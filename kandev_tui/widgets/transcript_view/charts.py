@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from kandev_tui.pacing import CHART_SLICE, DRAW_AGAIN
-from kandev_tui.user_input import user_input
+from kandev_tui.base.pacing import CHART_SLICE, DRAW_AGAIN
+from kandev_tui.ui.user_input import user_input
 
 from .lazy import made_entries
 
@@ -26,8 +26,8 @@ class ChartsInView(ViewParts):
 
     def check_charts(self, at_once: bool = False) -> None:
         """Plot the charts of entries within one screen height of the visible region: those on screen first,
-        :data:`~kandev_tui.pacing.CHART_SLICE` of the UI's time at a time (one chart at least), the rest
-        :data:`~kandev_tui.pacing.DRAW_AGAIN` later, and none while the user's input is on its way (a chart costs
+        :data:`~kandev_tui.base.pacing.CHART_SLICE` of the UI's time at a time (one chart at least), the rest
+        :data:`~kandev_tui.base.pacing.DRAW_AGAIN` later, and none while the user's input is on its way (a chart costs
         plotext 10-30 ms: several coming into view at once held a key behind them all). ``at_once``: every one now
         (a snapshot, a test)."""
         if not self.draw_context.visible():

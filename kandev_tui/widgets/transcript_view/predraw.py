@@ -8,7 +8,7 @@ from typing import Iterable, TYPE_CHECKING
 
 from textual.widget import Widget
 
-from kandev_tui import pacing, stats
+from kandev_tui.base import pacing, stats
 
 from .lazy import made_entries
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.widget import Widget
 
-from kandev_tui.key_order import type_again
+from kandev_tui.ui.key_order import type_again
 
 from .lazy import made_entries
 

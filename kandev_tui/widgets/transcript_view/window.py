@@ -13,7 +13,7 @@ from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
 
-from kandev_tui import pacing
+from kandev_tui.base import pacing
 from kandev_tui.session import window as W
 from kandev_tui.session.layout import Entry
 from kandev_tui.session.window import Viewport, Window
