@@ -141,7 +141,7 @@ async def test_an_agent_killed_mid_turn_is_said_once_by_its_signal_and_the_app_e
         await pilot.press(*"go", "enter")
         await until(pilot, lambda: app.source.state == "error")
         await app.action_quit()
-    assert app.return_code == 1 and app.failures == ["the agent was ended by SIGKILL (signal 9) during the turn"]
+    assert app.return_code == 1 and app.life.failures() == ["the agent was ended by SIGKILL (signal 9) during the turn"]
     session = store.sessions()[0]
     errors = [i for i in store.items(session["id"]) if i.kind == K.ERROR]
     assert [e.payload["message"] for e in errors] == ["The agent was ended by SIGKILL (signal 9) during the turn."]
@@ -194,7 +194,7 @@ async def test_pick_with_an_agent_that_lists_no_sessions_says_so_without_a_retry
         assert "This agent does not list its sessions" in said and "Error" not in said and "r to try again" not in said
         await pilot.press("escape")
         await until(pilot, lambda: app.return_code is not None)
-    assert app.return_code == 1 and "does not list its sessions" in app.failures[0]
+    assert app.return_code == 1 and "does not list its sessions" in app.life.failures()[0]
     store.close()
 
 

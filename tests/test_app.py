@@ -422,7 +422,7 @@ async def test_settings_persist_and_environment_overrides(tmp_path, monkeypatch)
         await settle(pilot)
         await pilot.press("f2")
         await pilot.pause()
-        app.change_setting(theme="textual-light", card_limit=3, chart_animation=False)
+        app.actions.change_setting(theme="textual-light", card_limit=3, chart_animation=False)
         await pilot.pause()
         assert app.theme == "textual-light"
     saved = SettingsStore(tmp_path / "config.toml").settings
@@ -452,7 +452,7 @@ async def test_reduced_motion_overrides_the_setting(tmp_path):
             await pilot.pause(0.05)
         charts = list(app.view.query(ChartBlock))
         assert charts and all(c.plotted for c in charts)
-        assert not app.should_animate("anything")
+        assert not app.looks.should_animate("anything")
     assert stats.COUNTERS["plot_frames"] == stats.COUNTERS["charts_plotted"] > 0
 
 

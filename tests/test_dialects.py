@@ -541,7 +541,7 @@ async def test_a_message_sent_while_the_agent_starts_with_a_first_prompt_follows
         await until(pilot, lambda: len(items_of(app, "turn_end")) == 2 and app.source.state == "idle")
         said = [i.payload["text"] for i in items_of(app, "user_message")]
         assert said == ["the task", "mine too"], said
-        assert notices == [] and app.current.queue == []
+        assert notices == [] and app.current.prompts.queue == []
         await app.action_quit()
 
 

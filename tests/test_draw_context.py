@@ -34,7 +34,7 @@ async def test_the_transcripts_widgets_draw_with_what_the_app_gives_the_view(tmp
         chart = app.query_one(ChartBlock)
         context = context_of(chart)
         assert context is app.view.draw_context
-        assert context.series_colors() == app.series_colors()  # the theme's, by series index
+        assert context.series_colors() == app.looks.series_colors()  # the theme's, by series index
         assert not context.should_animate(chart.data.key)  # the setting says no
         app.view.draw_context.visible = lambda: False  # the terminal went to the background
         chart.plotted = False

@@ -38,7 +38,7 @@ async def test_the_home_lists_stored_sessions_opens_one_and_continues_another(tm
         assert "No live session: ctrl+n starts one." in text and "Stored sessions (2)" in text
         assert "\x1b" not in text and "c continues" in text  # the loading agent's can be continued; the other not
         assert "ctrl+n" in text
-        app._look_around()  # its look at the rows and the collector, with no session open yet
+        app.life.look_around()  # its look at the rows and the collector, with no session open yet
         # the plain one: enter opens it read-only
         home.options.highlighted = next(i for i in range(home.options.option_count)
                                         if home.options.get_option_at_index(i).id == f"stored:"
@@ -202,10 +202,10 @@ async def test_messages_left_queued_are_offered_again_when_the_session_is_contin
                                             if (app.home.options.get_option_at_index(i).id or "").startswith("stored:"))
         await pilot.press("c")
         await until(pilot, lambda: app.sessions and app.current.last_state == SessionState.IDLE)
-        assert app.current.queue == ["left in the queue"]
+        assert app.current.prompts.queue == ["left in the queue"]
         await until(pilot, lambda: "1 queued: left in the queue" in screen_text(app))
         await pilot.press("ctrl+r")
-        await until(pilot, lambda: not app.current.queue and store.sessions()[0]["queued"] == []
+        await until(pilot, lambda: not app.current.prompts.queue and store.sessions()[0]["queued"] == []
                     and any(i.kind == "turn_end" for i in store.items(session_id)[2:]))
         said = [i.payload.get("text") for i in store.items(session_id) if i.kind == "agent_message"]
         assert said[-1] == "Answer 2 to: left in the queue"

@@ -49,7 +49,7 @@ async def test_text_typed_right_after_tab_goes_where_tab_moved_the_focus(tmp_pat
         prompt = app.transcript_screen.prompt
         flights = app.key_order.flights
         burst(app, ["tab", *"and the queued one", "enter"])
-        await until(pilot, lambda: app.current.queue == ["and the queued one"])
+        await until(pilot, lambda: app.current.prompts.queue == ["and the queued one"])
         assert prompt.has_focus and prompt.text == ""
         assert app.key_order.flights == flights + 2 and app.key_order.held is None  # tab and enter; the text none
 
@@ -66,7 +66,7 @@ async def test_text_typed_before_tab_stays_in_the_prompt_and_tab_after_it_leaves
         flights = app.key_order.flights
         burst(app, [*"draft", "tab", "shift+tab", *" more"])
         await until(pilot, lambda: prompt.text == "draft more" and prompt.has_focus)
-        assert app.current.queue == [] and app.key_order.flights == flights + 2
+        assert app.current.prompts.queue == [] and app.key_order.flights == flights + 2
 
 
 async def test_a_key_whose_handler_hangs_holds_the_keys_behind_it_a_moment_only():
@@ -123,7 +123,7 @@ async def test_the_message_typed_right_after_an_answer_goes_to_the_prompt(tmp_pa
         request = app.view.query_one(PermissionRequest)
         prompt = app.transcript_screen.prompt
         answered = []
-        app.answer_permission = lambda key, option_id: answered.append((key, option_id))  # what the source is told
+        app.actions.answer = lambda key, option_id: answered.append((key, option_id))  # what the source is told
         burst(app, ["1", *"hello there"])
         await until(pilot, lambda: prompt.text == "hello there" and prompt.has_focus)
         assert answered == [("permission:1", "allow")]
@@ -145,7 +145,7 @@ async def test_ctrl_g_then_a_digit_in_one_burst_answers_the_request_it_reached(t
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.sessions[1].waiting_since is not None and app.current is app.sessions[0])
         answered = []
-        app.answer_permission = lambda key, option_id: answered.append((key, option_id))
+        app.actions.answer = lambda key, option_id: answered.append((key, option_id))
         burst(app, ["f4", "2", *"ok"])  # the request is mounted once its session is shown: the keys wait for it
         await until(pilot, lambda: answered == [("permission:1", "reject")], fail=False)
         assert answered == [("permission:1", "reject")], (app.focused, app.transcript_screen.prompt.text,

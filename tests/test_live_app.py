@@ -92,7 +92,7 @@ async def test_agent_that_cannot_start_shows_an_error(tmp_path):
         texts = [getattr(w, "searchable_text", "") for w in app.view.children]
         assert any("Could not start the agent" in t for t in texts)
         await app.action_quit()
-    assert app.return_code == 1 and "Could not start the agent" in app.failures[0]  # the command exits 1, says why
+    assert app.return_code == 1 and "Could not start the agent" in app.life.failures()[0]  # the command exits 1, says why
 
 
 async def test_a_crash_in_the_app_never_exits_0(tmp_path, capsys):
@@ -226,7 +226,7 @@ async def test_at_80_columns_a_turn_with_queued_messages_shows_only_whole_keys(t
         await until(pilot, lambda: all(s.waiting_since is not None for s in app.sessions))
         app.transcript_screen.prompt.focus()  # its keys (send, newline) are offered too
         await pilot.press(*"first", "enter", *"second", "enter")
-        await until(pilot, lambda: len(app.current.queue) == 2)
+        await until(pilot, lambda: len(app.current.prompts.queue) == 2)
         footer = app.transcript_screen.query_one(KeyFooter)
 
         def fits() -> bool:

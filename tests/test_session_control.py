@@ -414,7 +414,7 @@ async def test_escape_leaves_the_login_for_later_and_ctrl_l_brings_it_back(tmp_p
         await until(pilot, lambda: isinstance(app.screen, LoginScreen))
         await app.action_quit()
     # quit before logging in: the agent never started a session, and the command says so
-    assert app.session.exit_code == 1 and app.failures == ["The agent needs a login: Authentication required (not logged in)"]
+    assert app.session.exit_code == 1 and app.life.failures() == ["The agent needs a login: Authentication required (not logged in)"]
 
 
 def test_headless_lists_the_ways_to_log_in_one_per_line_and_exits_1(tmp_path):
@@ -727,7 +727,7 @@ async def test_attention_rings_and_titles_only_when_the_terminal_is_elsewhere_an
         await until(pilot, lambda: titles)
         assert bells == [1] and titles == ["kandev-tui: waiting for you · Check the build"]
         assert desktop == [("kandev-tui: waiting for you", "Check the build")]
-        app.change_setting(attention_bell=False, attention_title=False, attention_desktop=False)
+        app.actions.change_setting(attention_bell=False, attention_title=False, attention_desktop=False)
         (waiting,) = app.source.waiting_for
         assert app.session.answer(waiting, "allow")  # answered from elsewhere (no key here: still out of view)
         await until(pilot, lambda: ready(app))

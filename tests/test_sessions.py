@@ -129,7 +129,7 @@ async def test_a_session_whose_agent_cannot_start_fails_and_the_others_go_on(tmp
         await until(pilot, lambda: isinstance(app.screen, SessionsScreen))
         assert "✖ 2 failed" in screen_text(app)
         await app.action_quit()
-    assert app.exit_code == 1 and [f[:11] for f in app.failures] == ["session 2: ", "session 3: "]  # each said
+    assert app.exit_code == 1 and [f[:11] for f in app.life.failures()] == ["session 2: ", "session 3: "]  # each said
     store.close()
 
 
@@ -250,10 +250,10 @@ async def test_an_idle_app_has_no_timer_and_a_covered_sessions_news_still_reache
         covered = app.sessions[1]
         await until(pilot, lambda: covered.model.unshown() > 0)
         await until(pilot, lambda: f"+{covered.model.unshown()} new" in screen_text(app))  # its row, in the sidebar
-        await until(pilot, lambda: app._look is None)  # all is quiet: nothing is looked at
+        await until(pilot, lambda: not app.life.looking)  # all is quiet: nothing is looked at
         assert repeating == []
         await pilot.press("ctrl+b")  # an input: a look follows it
-        assert app._look is not None
+        assert app.life.looking
 
 
 async def test_a_burst_of_state_changes_shows_the_rows_once(tmp_path, monkeypatch):
@@ -310,7 +310,7 @@ async def test_quitting_while_the_rows_and_a_screens_hidden_widgets_wait_ends_cl
         await until(pilot, lambda: all(s.last_state in ("idle", "login") for s in app.sessions))
         await app.action_quit()
     assert app.return_code == (1 if sessions == 6 else 0)  # 1: a session waited for a login (said on stderr), no error
-    assert all("login" in failure for failure in app.failures), app.failures
+    assert all("login" in failure for failure in app.life.failures()), app.life.failures()
 
 
 async def test_the_search_asked_for_as_a_session_is_first_shown_takes_the_keys(tmp_path):
@@ -462,10 +462,10 @@ async def test_a_message_sent_during_a_turn_is_queued_and_reaches_the_agent_when
         await pilot.press("tab")  # from the request straight to the prompt (its buttons are for the mouse)
         await until(pilot, lambda: prompt.has_focus)
         await pilot.press(*"Plot my words", "enter", *"Never mind", "enter")
-        await until(pilot, lambda: app.current.queue == ["Plot my words", "Never mind"])
+        await until(pilot, lambda: app.current.prompts.queue == ["Plot my words", "Never mind"])
         assert "2 queued: Plot my words" in screen_text(app)
         await pilot.press("up")  # the last one back in the prompt: removed from the queue
-        await until(pilot, lambda: prompt.text == "Never mind" and app.current.queue == ["Plot my words"])
+        await until(pilot, lambda: prompt.text == "Never mind" and app.current.prompts.queue == ["Plot my words"])
         app.current.show_state(app.session.state_change(app.source.state, ""))  # the state said again
         await pilot.pause()
         assert prompt.has_focus  # typing: the waiting request did not take the keys
@@ -473,7 +473,7 @@ async def test_a_message_sent_during_a_turn_is_queued_and_reaches_the_agent_when
         request.focus()
         await pilot.press("1")
         await until(pilot, lambda: len([i for i in store.items(app.source.session_id) if i.kind == "turn_end"]) == 2)
-        await until(pilot, lambda: app.source.state == SessionState.IDLE and not app.current.queue)
+        await until(pilot, lambda: app.source.state == SessionState.IDLE and not app.current.prompts.queue)
         assert not app.transcript_screen.queued.display
         await app.action_quit()
     sent = [i.payload["text"] for i in store.items(app.source.session_id) if i.kind == "user_message"]
@@ -491,16 +491,16 @@ async def test_a_message_queued_when_the_agent_dies_is_given_back_and_said_at_th
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.source.state == SessionState.WAITING)
         app.current.submit("Also check the docs")
-        await until(pilot, lambda: app.current.queue == ["Also check the docs"])
+        await until(pilot, lambda: app.current.prompts.queue == ["Also check the docs"])
         os.kill(app.source.client.process.pid, signal.SIGKILL)
         prompt = app.transcript_screen.prompt
         await until(pilot, lambda: app.current.last_state == SessionState.ERROR and "Also check the docs" in prompt.text)
-        assert not app.current.queue and app.unsent() == [(1, "Also check the docs")]
+        assert not app.current.prompts.queue and app.life.unsent() == [(1, "Also check the docs")]
         prompt.text = ""  # taken out by the user: not said
-        assert app.unsent() == []
+        assert app.life.unsent() == []
         prompt.text = "Also check the docs"
         await app.action_quit()
-    assert app.unsent() == [(1, "Also check the docs")]
+    assert app.life.unsent() == [(1, "Also check the docs")]
     store.close()
 
 
@@ -520,13 +520,13 @@ async def test_a_request_left_waiting_while_the_user_typed_says_ctrl_g_and_ctrl_
         await pilot.press(*"Plot my words")
         await until(pilot, lambda: prompt.text == "Plot my words" and prompt.has_focus)
         await pilot.press("enter")
-        await until(pilot, lambda: app.current.queue == ["Plot my words"])
+        await until(pilot, lambda: app.current.prompts.queue == ["Plot my words"])
         await until(pilot, lambda: "f4 then 1-9, or click, to answer" in screen_text(app))
         assert prompt.has_focus and "Next waiting" in screen_text(app)
         await pilot.press("f4")
         await until(pilot, lambda: request.has_focus and "1-9 or click to answer" in screen_text(app))
         await pilot.press("1")
-        await until(pilot, lambda: app.source.state == SessionState.IDLE and not app.current.queue and len(
+        await until(pilot, lambda: app.source.state == SessionState.IDLE and not app.current.prompts.queue and len(
             [i for i in store.items(app.source.session_id) if i.kind == "turn_end"]) == 2)
         await app.action_quit()
     sent = [i.payload["text"] for i in store.items(app.source.session_id) if i.kind == "user_message"]
@@ -575,16 +575,16 @@ async def test_queued_messages_are_stored_taken_out_and_sent_now(tmp_path, monke
         await pilot.press("tab")
         await until(pilot, lambda: prompt.has_focus)
         await pilot.press(*"first", "enter", *"second", "enter", *"third", "enter")
-        await until(pilot, lambda: app.current.queue == ["first", "second", "third"]
+        await until(pilot, lambda: app.current.prompts.queue == ["first", "second", "third"]
                     and stored() == ["first", "second", "third"])
         assert "ctrl+r sends it now" in screen_text(app)
         await pilot.press(*"typed")
         await pilot.press("ctrl+t")  # the next one out, back in the prompt after what is typed there
-        await until(pilot, lambda: app.current.queue == ["second", "third"] and stored() == ["second", "third"])
+        await until(pilot, lambda: app.current.prompts.queue == ["second", "third"] and stored() == ["second", "third"])
         assert prompt.text == "typed\n\nfirst"
         prompt.clear()
         await pilot.press("ctrl+r")  # "second" now: the waiting turn is cancelled first; "third" follows its turn
-        await until(pilot, lambda: not app.current.queue and stored() == [])
+        await until(pilot, lambda: not app.current.prompts.queue and stored() == [])
         await until(pilot, lambda: app.source.state == SessionState.IDLE and len(
             [i for i in store.items(app.source.session_id) if i.kind == "turn_end"]) == 3)
         await app.action_quit()
@@ -802,7 +802,7 @@ async def test_the_queue_line_says_only_whole_hints_in_its_two_lines(tmp_path, m
         prompt = app.transcript_screen.prompt
         prompt.focus()
         await pilot.press(*"Plot my words", "enter")
-        await until(pilot, lambda: app.current.queue == ["Plot my words"])
+        await until(pilot, lambda: app.current.prompts.queue == ["Plot my words"])
         line = app.transcript_screen.query_one("#queued", Static)
 
         def said() -> str:

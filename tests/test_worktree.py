@@ -155,7 +155,7 @@ async def test_ctrl_n_opens_a_demo_session_in_a_new_worktree_and_closing_it_keep
         assert second.worktree.path.is_dir()  # its uncommitted work kept
         await until(pilot, lambda: any("worktree kept" in str(toast.render()) for toast in app.screen.query("Toast")))
         await app.action_quit()
-    assert app.closing_notes() == [f"session 2: {second.closing_note}"]
+    assert app.life.closing_notes() == [f"session 2: {second.closing_note}"]
     store.close()
 
 

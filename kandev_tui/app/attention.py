@@ -9,8 +9,10 @@ answered meanwhile, a session the user went to). Thirty sessions asking at once 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, Sequence
 
+from kandev_tui.app.host import TextualApp
+from kandev_tui.app.session import AppSession
 from kandev_tui.base import pacing
 from kandev_tui.base.sanitize import visible
 from kandev_tui.session import SessionState
@@ -19,8 +21,7 @@ from kandev_tui.ui.textual_hooks import notify_desktop, set_terminal_title
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from kandev_tui.app.kandev_app import KandevApp
-    from kandev_tui.app.session import AppSession
+    from kandev_tui.base.settings import SettingsStore
 
 TURN_RUNS = (SessionState.RUNNING, SessionState.WAITING, SessionState.CANCELLING)
 TURN_STOPS = (SessionState.IDLE, SessionState.ENDED, SessionState.ERROR)
@@ -39,11 +40,22 @@ class Call:
     state: SessionState
 
 
+class AttentionHost(TextualApp, Protocol):
+    """What calling the user needs of the app, beside Textual's app."""
+
+    settings_store: SettingsStore
+
+    @property
+    def sessions(self) -> Sequence[AppSession]: ...
+    @property
+    def current(self) -> AppSession: ...
+
+
 class Attention:
     """See the module docstring. ``title_set``: the terminal's title calls the user (it is set back when they are
     back, or on the next switch)."""
 
-    def __init__(self, app: KandevApp) -> None:
+    def __init__(self, app: AttentionHost) -> None:
         self.app = app
         self.title_set = False
         self._gathered: list[Call] = []  # what came since the last call, said at the end of its time

@@ -23,8 +23,8 @@ class HomeApp(KandevApp):
         super().__init__(None, launcher=launcher, **kwargs)
         from kandev_tui.screens.sessions import SessionsScreen
 
-        self.home = SessionsScreen([], self.starter.stored_reader(), home=True)
-        self.install_screen(self.home, "home")
+        self.list = self.home = SessionsScreen([], self.starter.stored_reader(), home=True)
+        self.install_screen(self.list, "home")
         self.add_mode("home", "home")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -39,8 +39,8 @@ class HomeApp(KandevApp):
             return
         self.left = None if self.current.closed else self.current
         self.switch_mode("home")
-        self.home.show_rows(self.lists.rows())
-        self.home.read_stored()  # what was stored since
+        self.list.show_rows(self.lists.rows())
+        self.list.read_stored()  # what was stored since
 
     def back_from_home(self) -> None:
         """escape in the list: the session ctrl+s was pressed in, as it was left."""

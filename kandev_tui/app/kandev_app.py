@@ -5,60 +5,74 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 from textual import events, on
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
-from textual.color import Color
 from textual.message import Message
 from textual.messages import ExitApp
 from textual.screen import Screen
 from textual.signal import Signal
 
-from kandev_tui.base.gcpolicy import GcPolicy
-from kandev_tui.ui.user_input import UserInput
-from kandev_tui.ui.key_order import KeyOrder
-from kandev_tui.renderers import Registry
 from kandev_tui.app.actions import UserActions
 from kandev_tui.app.attention import Attention
 from kandev_tui.app.lifecycle import INPUT_EVENTS, Lifecycle
 from kandev_tui.app.lists import SessionLists
+from kandev_tui.app.looks import Looks
+from kandev_tui.app.palette import commands
 from kandev_tui.app.session import AppSession
+from kandev_tui.app.session_host import ItemsApplied
 from kandev_tui.app.starting import SessionStarter
 from kandev_tui.app.switching import Switching
-from kandev_tui.screens.transcript import TranscriptScreen
+from kandev_tui.base.gcpolicy import GcPolicy
 from kandev_tui.base.settings import SettingsStore
-from kandev_tui.base.shutdown import EndingSignals
-from kandev_tui.ui.textual_hooks import draw_after_batch, mend_textual, mount_screen_ahead
+from kandev_tui.renderers import Registry
+from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.session import SessionState
 from kandev_tui.session.controls import Controls
 from kandev_tui.session.model import SessionModel, SourceFactory
-from kandev_tui.widgets.sessions_sidebar import SIDEBAR_FROM
+from kandev_tui.ui.key_order import KeyOrder
+from kandev_tui.ui.textual_hooks import draw_after_batch, mend_textual, mount_screen_ahead
+from kandev_tui.ui.user_input import UserInput
+from kandev_tui.widgets.sessions_sidebar import SIDEBAR_FROM, SessionsSidebar
 from kandev_tui.widgets.transcript_view import TranscriptView
 
 if TYPE_CHECKING:  # the screens not shown at start are imported when first shown (the first frame comes sooner)
+    from kandev_tui.screens.login import LoginScreen
+    from kandev_tui.screens.sessions import SessionsScreen
+    from kandev_tui.screens.settings import SettingsScreen
     from kandev_tui.sources.launch import KandevBackend, Launcher
+    from kandev_tui.widgets.changes_card import ChangesCard
+    from kandev_tui.widgets.elicitation import ElicitationCard
+    from kandev_tui.widgets.file_preview import FilePreview
+    from kandev_tui.widgets.permission import PermissionRequest
+    from kandev_tui.widgets.prompt_input import PromptInput
+    from kandev_tui.widgets.subagent import SubagentCard
+    from kandev_tui.widgets.tool_call import ToolCallView
     from kandev_tui.workspace.reads import Workspace
     from kandev_tui.workspace.worktree import Worktree
-    from kandev_tui.screens.session_picker import SessionPickerScreen
-    from textual.timer import Timer
 
 log = logging.getLogger("kandev_tui.app.kandev_app")
 
 
-class KandevApp(Lifecycle, Switching, UserActions, App[int]):
+class KandevApp(App[int]):
     """kandev-tui's app: the wiring between sessions (each a headless :class:`~kandev_tui.session.model.SessionModel`
     over its source, with its own transcript screen: :class:`~kandev_tui.app.session.AppSession`) and the screens and
     widgets that show them. Each session is a Textual mode with a screen stack of its own; one is on screen, the
     others go on streaming, storing and asking. ``session``, ``source``, ``view`` and ``transcript_screen`` are the
-    one on screen's."""
+    one on screen's.
+
+    The app is Textual's surface (bindings, handlers, actions): what they do is done by collaborators, each given
+    the app as the small protocol of what it uses: its life (``life``), the sessions' states, closing, logins and
+    choices (``switching``), the user's other actions (``actions``), the lists (``lists``), calling the user
+    (``attention``) and starting sessions (``starter``)."""
 
     TITLE = "kandev-tui"
     DEFAULT_MODE = "session-1"  # each session is a mode (its own screen stack); the first is on screen at start
     has_home = False  # the bare kandev-tui's list is a screen of its own (kandev_tui/app/home.py)
+    home: SessionsScreen | None = None  # that list
     # drawn for a terminal of 16 colours (TERM=xterm): None, as the terminal says (a headless app: no); tests set it
     sixteen_colors: bool | None = None
     CSS_PATH = "../styles/app.tcss"
@@ -84,6 +98,7 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
                  registry: Registry | None = None, stats_path: Path | None = None,
                  initial_prompt: str | None = None, launcher: Launcher | None = None,
                  kandev: KandevBackend | None = None) -> None:
+        self.looks = Looks(self)  # the theme, 16 colours, the charts' colours and animation (asked from __init__ on)
         super().__init__()
         self.launcher = launcher  # how the command line starts agents: ctrl+n starts more the same way
         self.kandev = kandev  # the Kandev backend attached to: its task sessions are in the list
@@ -101,22 +116,19 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
         self.sessions: list[AppSession] = []
         self.lists = SessionLists(self)  # the sessions list, the sidebar, switching (kandev_tui/app/lists.py)
         self.attention = Attention(self)  # the bell, the title, the desktop (kandev_tui/app/attention.py)
-        self._look: Timer | None = None  # the app's next look at its rows and the collector (keep_looking)
+        self.actions = UserActions(self, quit=self.action_quit)
+        self.life = Lifecycle(self, prepare_help=self.actions.prepare_help)
+        self.switching = Switching(self, quit=self.action_quit, show_list=self.action_sessions)
+        self.gc_policy = GcPolicy()
         if source_factory is not None:  # else the home (HomeApp): the sessions list, none open yet
             self.open_session(source_factory, initial_prompt)
-        self._animated: set[str] = set()
-        self._interrupt_at = self._close_at = 0.0  # the first press of ctrl+c, of ctrl+w (pressed twice)
-        self.gc_policy = GcPolicy()
-        self._preloaded = self._sources_closed = False
-        self._signals: EndingSignals | None = None  # taken while mounted
-        self._picker: SessionPickerScreen | None = None  # the list of stored sessions, while one is to be picked
 
     def open_session(self, source_factory: SourceFactory, initial_prompt: str | None = None, *,
                      worktree: Worktree | None = None) -> AppSession:
         """A session more (the first is on screen when the app starts; the others start with it, or at once when
         the app runs already). ``worktree``: made for it, closed with it."""
         session = AppSession(self, len(self.sessions) + 1, source_factory, initial_prompt=initial_prompt,
-                             on_state=self._session_state)
+                             on_state=self.switching.state_changed)
         session.worktree = worktree
         self.sessions.append(session)
         self.install_screen(session.screen, session.mode)  # installed: composed and mounted ahead of its first show
@@ -164,33 +176,12 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
         """What the command exits with when the user quits: 1 once a session failed (2: the store is damaged)."""
         return next((s.model.exit_code for s in self.sessions if s.model.exit_code), 0)
 
-    @property
-    def failures(self) -> list[str]:
-        """Why each session that failed failed, said on stderr after the app closes (the screen is gone by then)."""
-        return [s.model.failure if len(self.sessions) == 1 else f"session {s.number}: {s.model.failure}"
-                for s in self.sessions if s.model.failure]
-
-    def closing_notes(self) -> list[str]:
-        """What closing did with the sessions' worktrees (removed, or kept and where): said on stderr at the end."""
-        return [f"session {s.number}: {s.closing_note}" for s in self.sessions if s.closing_note]
-
-    def unsent(self) -> list[tuple[int, str]]:
-        """What the user sent that never reached an agent (queued, typed ahead of its start), said once it closed."""
-        return [(s.number, text) for s in self.sessions for text in s.unsent()]
-
     def get_default_screen(self) -> Screen:
         return self.sessions[0].screen
 
     # -- what sessions ask of the app ------------------------------------------------
 
-    class ItemsApplied(Message):
-        """A batch of items is in the transcript (their widgets placed; a test's or a tool's signal to look)."""
-
-        def __init__(self, keys: list[str]) -> None:
-            super().__init__()
-            self.keys = keys
-
-    def on_kandev_app_items_applied(self, message: ItemsApplied) -> None:
+    def on_items_applied(self, message: ItemsApplied) -> None:  # a session's batch is in its transcript
         self.items_applied.publish(message.keys)
 
     def notify(self, message: str, **options: Any) -> None:  # a widget's passes markup=True: never markup here
@@ -208,7 +199,7 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
         if action == "log_in":
             return self.current.last_state == SessionState.LOGIN
         if action in ("send_queued_now", "remove_queued"):
-            return bool(self.current.queue)
+            return bool(self.current.prompts.queue)
         if action == "sessions":  # the others, and the stored sessions when there is a store
             return len(self.sessions) > 1 or self.launcher is not None or self.kandev is not None
         if action == "close_session":
@@ -225,7 +216,7 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
     async def _close_on_exit(self) -> None:
         """However the app is asked to exit (a quit key, or a browser that went away under ``kandev-tui serve``,
         whose web driver posts ExitApp), the sources are closed first: the store has everything, the agents stop."""
-        await self._close_sources()
+        await self.life.close_sources()
 
     def post_message(self, message: Message) -> bool:
         # the terminal's input arrives here (noted at the driver already, when there is one): the agent's output
@@ -240,10 +231,13 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
         finally:
             if isinstance(event, INPUT_EVENTS):
                 self.user_input.served()  # dispatched: the transcript's frames go on (pacing.py)
-                self.keep_looking()
+                self.life.keep_looking()
 
     def on_idle(self) -> None:  # Textual runs it as a batch of updates closes, which does not prompt the screen
         draw_after_batch(self)
+
+    def keep_looking(self) -> None:
+        self.life.keep_looking()
 
     def on_transcript_view_older_wanted(self, event: TranscriptView.OlderWanted) -> None:
         session = next((s for s in self.sessions if s.view is event.view), None)
@@ -251,50 +245,144 @@ class KandevApp(Lifecycle, Switching, UserActions, App[int]):
             self.run_worker(session.load_older(), name=f"older-{session.number}", group=f"older-{session.number}",
                             exclusive=True)
 
-    # -- settings ------------------------------------------------------------------
+    # -- how it looks (kandev_tui/app/looks.py) ---------------------------------------------------
 
     def get_css_variables(self) -> dict[str, str]:
-        variables = super().get_css_variables()
-        if self.has_class("-colors-16") and not self.current_theme.dark:
-            # rounded to 16 colours, a light theme's faint text (muted, disabled: a light grey) became the white it
-            # is drawn on; a darker grey rounds to grey
-            variables.update({"text-muted": "auto 70%", "text-disabled": "auto 60%"})
-        return variables
+        return self.looks.css_variables(super().get_css_variables())
 
     def watch_theme(self, theme: str) -> None:
         for session in self.sessions:
             self.call_after_refresh(session.view.refresh_theme)
 
-    # -- what widgets ask the app ----------------------------------------------------
-
-    def animations_enabled(self) -> bool:
-        return self.animation_level != "none"
-
-    def should_animate(self, chart_key: str) -> bool:
-        """A chart animates in once per run, unless the setting or reduced motion says no."""
-        if not self.settings_store.settings.chart_animation or self.animation_level == "none":
-            return False
-        if chart_key in self._animated:
-            return False
-        self._animated.add(chart_key)
-        return True
-
-    def series_colors(self) -> tuple[tuple[int, int, int], ...] | None:
-        """Series colours from the theme by series index (never from the agent); None under NO_COLOR."""
-        if os.environ.get("NO_COLOR"):
-            return None
-        theme = self.current_theme
-        if self.has_class("-colors-16") and not theme.dark:
-            # rounded to 16 colours, a light theme's warning and success became yellow on white: ANSI's dark ones
-            return ((0, 0, 170), (170, 0, 0), (170, 0, 170), (0, 130, 0))
-        names = [theme.primary, theme.warning or "#e5c07b", theme.success or "#98c379", theme.error or "#e06c75"]
-        return tuple(Color.parse(name).rgb for name in names)
-
-    @property
-    def app_visible(self) -> bool:
-        return bool(self.app_focus)
-
     def on_app_focus(self, event: events.AppFocus) -> None:
         if self.sessions:  # charts that came into view while the terminal was in the background are plotted now
             self.call_after_refresh(self.view.check_charts)
         self.attention.back_in_view()
+
+    # -- the app's life (kandev_tui/app/lifecycle.py) ----------------------------------------
+
+    def on_mount(self) -> None:
+        self.life.mount()
+        self.looks.apply_settings()
+        self.life.start()
+
+    async def on_unmount(self) -> None:
+        await self.life.unmount()
+
+    async def action_quit(self) -> None:
+        await self.life.quit()
+
+    def finish(self) -> None:
+        self.life.finish()
+
+    async def action_interrupt(self) -> None:
+        await self.actions.interrupt()
+
+    def on_transcript_screen_back_to_list(self, event: TranscriptScreen.BackToList) -> None:
+        self.life.back_to_list()
+
+    # -- sessions (kandev_tui/app/switching.py, lists.py, starting.py) -------------------------
+
+    def on_resize(self, event: events.Resize) -> None:
+        if len(self.sessions) > 1:  # once the app has its new size (its own handler, after this one, takes it)
+            self.call_after_refresh(self.lists.show)
+
+    def action_toggle_sidebar(self) -> None:
+        self.lists.toggle_sidebar()
+
+    def action_sessions(self) -> None:
+        """ctrl+s: the sessions list, or the sidebar focused."""
+        self.lists.open()
+
+    def from_sessions_list(self, choice: tuple[str, Any] | None) -> None:
+        """What the sessions list chose."""
+        self.starter.from_list(choice)
+
+    def action_new_session(self) -> None:
+        """ctrl+n: a new session from a preset."""
+        self.starter.ask_new()
+
+    def on_sessions_sidebar_picked(self, event: SessionsSidebar.Picked) -> None:
+        self.lists.switch_to(self.sessions[event.number - 1])
+
+    def action_next_waiting(self) -> None:
+        """f4: the session that has waited longest for the user."""
+        self.lists.next_waiting()
+
+    async def close_current(self) -> None:
+        await self.switching.close_current()
+
+    async def action_close_session(self) -> None:
+        await self.switching.close()
+
+    def action_log_in(self, reason: str = "") -> None:
+        self.switching.log_in(reason)
+
+    def on_login_screen_chosen(self, event: LoginScreen.Chosen) -> None:
+        self.switching.login_chosen(event.method_id, event.env)
+
+    def action_choices(self) -> None:
+        self.switching.choices()
+
+    # -- the session on screen (its prompts: kandev_tui/app/session_prompts.py; the rest: actions.py) ------
+
+    def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
+        self.current.submit(event.text)
+
+    def on_prompt_input_recall_queued(self, event: PromptInput.RecallQueued) -> None:
+        self.current.prompts.recall()
+
+    def action_send_queued_now(self) -> None:
+        self.current.prompts.send_now(self.current.last_state)
+
+    def action_remove_queued(self) -> None:
+        self.actions.remove_queued()
+
+    def on_transcript_screen_cancel_turn(self, event: TranscriptScreen.CancelTurn) -> None:
+        self.actions.cancel_turn()
+
+    def on_permission_request_answered(self, event: PermissionRequest.Answered) -> None:
+        self.actions.answer(event.key, event.option_id)
+
+    def on_elicitation_card_answered(self, event: ElicitationCard.Answered) -> None:
+        self.actions.answer(event.key, event.response)
+
+    def on_file_preview_open_file(self, event: FilePreview.OpenFile) -> None:
+        self.actions.open_file(event.path, event.repo, event.title, event.line)
+
+    def on_tool_call_view_output_wanted(self, event: ToolCallView.OutputWanted) -> None:
+        self.actions.fetch_output(event.key)
+
+    def on_changes_card_review_wanted(self, event: ChangesCard.ReviewWanted) -> None:
+        self.actions.review(event.key)
+
+    def on_subagent_card_open_wanted(self, event: SubagentCard.OpenWanted) -> None:
+        self.current.open_subagent(event.key)
+
+    def on_subagent_card_cancel_wanted(self, event: SubagentCard.CancelWanted) -> None:
+        self.actions.cancel_subagent(event.session_id)
+
+    def action_focus_next(self) -> None:
+        super().action_focus_next()
+        self.actions.keys_moved_focus()
+
+    def action_focus_previous(self) -> None:
+        super().action_focus_previous()
+        self.actions.keys_moved_focus()
+
+    # -- the app's screens (kandev_tui/app/actions.py, palette.py) ------------------------------
+
+    def action_help(self) -> None:
+        self.actions.help()
+
+    def action_settings(self) -> None:
+        self.actions.settings()
+
+    def on_settings_screen_changed(self, event: SettingsScreen.Changed) -> None:
+        self.actions.change_setting(**{event.name: event.value})
+
+    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
+        self.actions.screenshot(filename, path)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        return commands(self, super().get_system_commands(screen), self.actions)

@@ -4,8 +4,10 @@ sessions; :class:`SessionLists` keeps what shows them, and redraws a row only wh
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
+from kandev_tui.app.host import TextualApp
+from kandev_tui.app.session import AppSession
 from kandev_tui.base import pacing
 from kandev_tui.base.sanitize import visible
 from kandev_tui.session.row import SessionRow
@@ -15,15 +17,47 @@ from kandev_tui.widgets.sessions_sidebar import SIDEBAR_FROM
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from kandev_tui.app.kandev_app import KandevApp
-    from kandev_tui.app.session import AppSession
+    from kandev_tui.sources.launch import KandevBackend
+    from kandev_tui.widgets.transcript_view import TranscriptView
     from kandev_tui.screens.sessions import SessionsScreen
+
+
+class Readers(Protocol):
+    """What reads the stored and the Kandev backend's sessions for the list, and takes what it chose
+    (kandev_tui/app/starting.py)."""
+
+    def stored_reader(self) -> Callable[[], list[dict[str, Any]]] | None: ...
+    def remote_reader(self) -> Callable[[], list[Any]] | None: ...
+    def from_list(self, choice: tuple[str, Any] | None) -> None: ...
+
+
+class TitleSet(Protocol):
+    title_set: bool
+
+
+class ListsHost(TextualApp, Protocol):
+    """What the lists need of the app, beside Textual's app."""
+
+    @property
+    def sessions(self) -> Sequence[AppSession]: ...
+    @property
+    def current(self) -> AppSession: ...
+    @property
+    def view(self) -> TranscriptView: ...
+    @property
+    def starter(self) -> Readers: ...
+    @property
+    def attention(self) -> TitleSet: ...
+    @property
+    def kandev(self) -> KandevBackend | None: ...
+    @property
+    def home(self) -> SessionsScreen | None: ...
 
 
 class SessionLists:
     """What shows the app's sessions (see the module docstring)."""
 
-    def __init__(self, app: KandevApp) -> None:
+    def __init__(self, app: ListsHost) -> None:
         self.app = app
         self.sidebar_hidden = False  # ctrl+b hid the sessions beside the transcript
         self._rows_shown: list[SessionRow] = []  # the rows the list and the sidebar were last given
@@ -59,7 +93,7 @@ class SessionLists:
         listed = self.screen
         if listed is not None:
             listed.show_rows(rows)
-        home = getattr(app, "home", None)  # the bare kandev-tui's list (HomeApp)
+        home = app.home  # the bare kandev-tui's list (HomeApp)
         if home is not None and home.is_mounted:
             home.show_rows(rows)
         sidebar = self.sidebar_shown
@@ -141,7 +175,7 @@ class SessionLists:
         # what waited while it was covered comes right after the first frame: the session shows at once, where it was
         # left, and its news follow (a covered session's backlog can be hundreds of items)
         app.call_after_refresh(session.model.look_now)
-        session.show_login(session.last_state, session.detail)
+        session.login.show(session.last_state, session.detail)
         self.show()
         if app.attention.title_set:
             set_terminal_title(app, f"kandev-tui · {visible(session.status.title, keep_newlines=False)}")

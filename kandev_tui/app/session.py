@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypeGuard
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from textual.app import ScreenStackError
 
-from kandev_tui.app.session_login import SessionLogin
-from kandev_tui.app.session_prompts import SessionPrompts
-from kandev_tui.app.session_quiet import SessionQuiet
+from kandev_tui.app.session_host import ItemsApplied, SessionHost
+from kandev_tui.app.session_login import LoginFlow
+from kandev_tui.app.session_prompts import PromptQueue
+from kandev_tui.app.session_quiet import QuietCounter
+from kandev_tui.app.session_subagents import Subagents
 from kandev_tui.base.sanitize import visible
 from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.session import SessionState
@@ -29,27 +30,27 @@ from kandev_tui.session.controls import Controls
 from kandev_tui.session.model import SessionModel, SessionStatus, SourceFactory, StateChange, quiet_text
 from kandev_tui.session.row import WAITING_STATES, SessionRow, activity
 from kandev_tui.transcript.database import StoreError
-from kandev_tui.transcript.items import SESSION_INFO, SUBAGENT, USAGE, Item
+from kandev_tui.transcript.items import SESSION_INFO, USAGE, USER, Item
 from kandev_tui.widgets.context import DrawContext
 from kandev_tui.widgets.status_line import StatusLine, cost_text
 from kandev_tui.widgets.transcript_view import TranscriptView
 
 if TYPE_CHECKING:
-    from kandev_tui.app.kandev_app import KandevApp
+    from kandev_tui.widgets.prompt_input import PromptInput
     from kandev_tui.workspace.reads import Workspace
     from kandev_tui.workspace.worktree import Worktree
-    from kandev_tui.screens.login import LoginScreen
-    from kandev_tui.screens.subagent import SubagentScreen
 
 log = logging.getLogger("kandev_tui.app.kandev_app")
 EXIT_STORE = 2  # the session database cannot be used, as the command line exits for it
 
 
-class AppSession(SessionLogin, SessionPrompts, SessionQuiet):
+class AppSession:
     """One session of the app (see the module docstring). ``mode`` is the name of its Textual mode: each session has
-    a screen stack of its own (its login screen, a file it opened), so switching shows it as it was left."""
+    a screen stack of its own (its login screen, a file it opened), so switching shows it as it was left. It delegates
+    its prompts and their queue (``prompts``), its login (``login``), the count of a turn's silence (``quiet``) and
+    its subagents (``subagents``)."""
 
-    def __init__(self, app: KandevApp, number: int, source_factory: SourceFactory, *,
+    def __init__(self, app: SessionHost, number: int, source_factory: SourceFactory, *,
                  initial_prompt: str | None = None, on_state: Callable[[AppSession, StateChange, SessionState], None]) -> None:
         self.app = app
         self.number = number
@@ -60,9 +61,9 @@ class AppSession(SessionLogin, SessionPrompts, SessionQuiet):
         self.source = self.model.source  # for the pickers, which list a source's sessions
         self.view = TranscriptView(self.model.transcript)
         self.view.draw_context = DrawContext(  # what the transcript's widgets draw with (widgets/context.py)
-            series_colors=app.series_colors, should_animate=app.should_animate,
-            animations_enabled=app.animations_enabled, workspace=lambda: self.workspace,
-            visible=lambda: app.app_visible, flooding=lambda: self.model.source.streaming,
+            series_colors=app.looks.series_colors, should_animate=app.looks.should_animate,
+            animations_enabled=app.looks.animations_enabled, workspace=lambda: self.workspace,
+            visible=lambda: app.looks.visible, flooding=lambda: self.model.source.streaming,
             working=lambda: app.gc_policy.working())
         self.screen = TranscriptScreen(self.view, shown=self.model.look_now)
         # from the first frame, the source's state ("starting"), not the line's own default ("ready")
@@ -70,19 +71,17 @@ class AppSession(SessionLogin, SessionPrompts, SessionQuiet):
         self.controls = Controls()  # what the agent lets the user choose (session_info): modes, models, commands
         self.focus_prompt = False
         self.request_takes_keys = False  # a request waits for the user's answer, and takes the keys when shown
-        self.held: str | None = None  # a message sent while the agent starts: sent once it is ready (type-ahead)
-        self.queue: list[str] = []  # messages sent while a turn runs: the next one goes when it ends
-        self.queue_offered = False  # the queue came back from the last run: not sent until the user says so
-        self.given_back: list[str] = []  # held or queued when the agent stopped: put back in the prompt box
+        self.prompts = PromptQueue(self)  # sent, held while the agent starts, queued while a turn runs
+        self.login = LoginFlow(app, self.model, lambda: self.model.status)
+        self.quiet = QuietCounter(app, self.model.quiet_for, self._show_quiet, name=f"quiet {number}")
         self.started_turns = 0  # turns sent to the agent
-        self.login_screen: LoginScreen | None = None
         self.last_state = SessionState.STARTING
         self.detail = ""
         self.waiting_since: float | None = None
         self.closed = False
         self.started = False  # its source was started (once)
         self.cost = ""
-        self.children: dict[str, tuple[str, str, str]] = {}  # its subagents: item key → (key, title, state)
+        self.subagents = Subagents(lambda: self.view.model.items, owner=self)  # its subagents: rows, full screen
         self._workspace: Workspace | None = None
         self._folder: Path | None = None  # its workspace, resolved once (edits_folder)
         self.worktree: Worktree | None = None  # made for it (ctrl+n): removed on close when nothing is uncommitted
@@ -104,11 +103,13 @@ class AppSession(SessionLogin, SessionPrompts, SessionQuiet):
 
     def start(self) -> None:
         self.started = True
-        self.app.starter.started(self)
+        if self.worktree is not None:  # the user is told where it works (sessions editing one folder say so in
+            self.app.notify(f"Session {self.number} works in {visible(str(self.worktree.path))} on branch "  # rows)
+                            f"{visible(self.worktree.branch)}.", timeout=6, markup=False)
         self.app.run_worker(self._start_source(), name=f"source-{self.number}", exclusive=True,
                             group=f"source-{self.number}")
         status = self.status
-        self.restore_queue(list(status.continuing_queue))  # queued when it last ran, never sent: offered again
+        self.prompts.restore(list(status.continuing_queue))  # queued when it last ran, never sent: offered again
         if self.worktree is not None:
             self.branch = self.screen.status.branch = self.worktree.branch
         elif status.workspace is not None and status.can_prompt:  # the list says which branch it is on
@@ -145,9 +146,9 @@ class AppSession(SessionLogin, SessionPrompts, SessionQuiet):
             prompt.text = self.initial_prompt + (f"\n\n{prompt.text}" if prompt.text.strip() else "")
         elif self.initial_prompt:  # not sent: the agent waits for a login (it goes once the session is ready), or
             # it failed (back in the prompt box, said), as a message the user sent while it started
-            self.held = self.initial_prompt if self.held is None else f"{self.initial_prompt}\n\n{self.held}"
+            self.prompts.hold(self.initial_prompt, first=True)
             change = self.model.state_change(self.status.state, "")
-            self._send_held(change.state, change.prompt.read_only)
+            self._after_state(change.state, change.prompt.read_only)
 
     async def close(self, reason: str = "") -> None:
         """Close the source (the agent stops, what came is stored, the session marked); once."""
@@ -166,7 +167,7 @@ class AppSession(SessionLogin, SessionPrompts, SessionQuiet):
 
     def detach(self) -> None:
         self.model.detach()
-        self.count_quiet(False)
+        self.quiet.count(False)
 
     # -- what the session model asks of its UI (kandev_tui/session/model.py: SessionUI) -----------------
 
@@ -174,39 +175,21 @@ class AppSession(SessionLogin, SessionPrompts, SessionQuiet):
         self.view.apply(changes)
         self.app.keep_looking()  # a full collection may come due
         self._show_status_items(changes.status)
-        self._note_children(changes.keys)
-        for screen in self.app.screen_stack:  # a subagent of this session shown full screen follows it
-            if _shows_subagent_of(screen, self) and screen.key in changes.keys:
-                screen.show(self.view.model.items[screen.key])
-        self.app.post_message(self.app.ItemsApplied(changes.keys))
+        self.subagents.note(changes.keys)
+        self.subagents.follow(self.app.screen_stack, changes.keys)  # one shown full screen follows its items
+        self.app.post_message(ItemsApplied(changes.keys))
 
     def open_subagent(self, key: str) -> None:
         """The subagent of item ``key`` full screen over the transcript (``o`` on its row, or from the list)."""
-        item = self.view.model.items.get(key)
-        if item is not None:
-            from kandev_tui.screens.subagent import SubagentScreen
-
-            self.app.push_screen(SubagentScreen(item, owner=self))
-
-    def _note_children(self, keys: list[str]) -> None:
-        """The session's subagents as the sessions list shows them under it (title and state), from the items of
-        ``keys`` that are subagents."""
-        items = self.view.model.items
-        for key in keys:
-            item = items.get(key)
-            if item is not None and item.kind == SUBAGENT:
-                payload = item.payload
-                self.children[key] = (key, visible(str(payload.get("title") or payload.get("description")
-                                                       or "a subagent"), keep_newlines=False)[:120],
-                                      str(payload.get("state") or "running"))
+        screen = self.subagents.screen_for(key)
+        if screen is not None:
+            self.app.push_screen(screen)
 
     def reset_transcript(self, changes: ChangeSet) -> None:
         """Every item again, in order (older history arrived under attach): the transcript model has placed them."""
         self.view.reset(changes, more_at_source=self.status.more_above)
         self._show_status_items(changes.status)
-        self.children.clear()
-        items = self.view.model.items
-        self._note_children([key for key in changes.keys if key in items and items[key].kind == SUBAGENT])
+        self.subagents.noted_again(changes.keys)
         self.screen.status.title = self.status.title
         self.app.call_after_refresh(self.fill_screen)
 
@@ -222,7 +205,7 @@ class AppSession(SessionLogin, SessionPrompts, SessionQuiet):
         except ScreenStackError:  # the app is closing: nothing is shown any more
             return True
         # one of its subagents shown full screen shows its news: the transcript follows, under it
-        return screen is not self.screen and not _shows_subagent_of(screen, self)
+        return screen is not self.screen and not self.subagents.shown_by(screen)
 
     def settling(self) -> bool:
         return self.view.settling
@@ -248,14 +231,14 @@ class AppSession(SessionLogin, SessionPrompts, SessionQuiet):
         elif change.state not in WAITING_STATES:
             self.waiting_since = None
         screen.status.state = change.state
-        self.count_quiet(change.state == SessionState.RUNNING)
+        self.quiet.count(change.state == SessionState.RUNNING)
         screen.status.title = self.status.title
         screen.status.agent = self.status.agent
         if self.on_screen:
-            self.show_login(change.state, change.detail)
+            self.login.show(change.state, change.detail)
         prompt = change.prompt
         screen.set_prompt_enabled(prompt.enabled, visible(prompt.reason), prompt.read_only)
-        self._send_held(change.state, prompt.read_only)
+        self._after_state(change.state, prompt.read_only)
         screen.set_turn_running(change.turn_running)
         app = self.app
         focused = screen.focused
@@ -297,21 +280,53 @@ class AppSession(SessionLogin, SessionPrompts, SessionQuiet):
                 if self.on_screen:
                     self.app.refresh_bindings()
 
-    async def log_in(self, method_id: str, env: dict[str, str]) -> None:
-        """The login the user chose on the login screen: a ``terminal`` one runs in the user's terminal first; what
-        the agent refuses is said on that screen."""
-        terminal = self.model.terminal_login(method_id)
-        if terminal is not None:
-            problem = self._run_in_terminal(*terminal)
-            if problem:
-                if self.login_screen is not None:
-                    self.login_screen.say(problem)
-                return
-        try:
-            await self.model.log_in(method_id, env)
-        except Exception as exc:  # noqa: BLE001 - the agent's reason, on the screen
-            if self.login_screen is not None:
-                self.login_screen.say(f"{visible(str(exc))}: choose a way again, or escape")
+    # -- the prompts (kandev_tui/app/session_prompts.py), and what they need of the session ------------------
+
+    def sent_messages(self) -> list[str]:
+        """What the user said in this session, oldest first (the first prompt given on the command line, and a
+        continued session's earlier turns, too): ↑ in the empty prompt goes back through them."""
+        return [text for item in self.view.model.items.values()
+                if item.kind == USER and isinstance(text := item.payload.get("text"), str)]
+
+    def submit(self, text: str) -> None:
+        """The user's message: sent now, held while the agent starts, or queued while a turn runs."""
+        log.info("session %d: prompt submitted (%d characters)", self.number, len(text))
+        self.view.jump_to_latest()
+        self.prompts.submit(text, self.last_state)
+
+    def unsent(self) -> list[str]:
+        return self.prompts.unsent()
+
+    def _after_state(self, state: str, read_only: bool) -> None:
+        if not self.closed:  # closed: what waits is kept for unsent(), said at the exit
+            self.prompts.after_state(state, read_only)
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.screen.prompt
+
+    def show_queue(self, texts: list[str], offered: bool) -> None:
+        self.screen.show_queue(texts, offered=offered)
+        if self.on_screen:
+            self.app.refresh_bindings()  # ctrl+r and ctrl+t are offered while messages are queued
+
+    def keep_queued(self, texts: list[str]) -> None:
+        self.model.keep_queued(texts)
+
+    def start_turn(self, text: str) -> None:
+        self.app.run_worker(self.send(text), name="turn", group=f"turn-{self.number}")
+
+    def cancel_turn(self) -> None:
+        self.app.run_worker(self.model.cancel(), name="cancel", group=f"cancel-{self.number}")
+
+    def say_not_sent(self, texts: list[str]) -> None:
+        self.app.notify(f"{'Your message was' if len(texts) == 1 else 'Your messages were'} not sent: the agent "
+                        f"{'did not start' if self.started_turns == 0 else 'stopped'}. It is back in the prompt box.",
+                        title="Not sent", severity="warning", markup=False)
+
+    def _show_quiet(self, seconds: int) -> None:
+        self.screen.status.quiet = seconds
+        self.app.keep_looking()  # the sessions list's row says it too
 
     async def send(self, text: str) -> None:
         await self._turn(self.model.send(text))
@@ -376,12 +391,4 @@ class AppSession(SessionLogin, SessionPrompts, SessionQuiet):
                           visible(self.branch, keep_newlines=False), state, activity(state),
                           visible(detail, keep_newlines=False), self.waiting_since,
                           0 if self.on_screen else self.model.unshown(), self.cost, self.on_screen,
-                          tuple(self.children.values()), shares_with)
-
-
-def _shows_subagent_of(screen: Any, session: AppSession) -> TypeGuard[SubagentScreen]:
-    """Whether ``screen`` shows one of ``session``'s subagents full screen. The subagent screen is imported when the
-    first one opens (its widgets bring Rich's syntax highlighting: 12 ms before the first frame): none is shown
-    before."""
-    module = sys.modules.get("kandev_tui.screens.subagent")
-    return module is not None and isinstance(screen, module.SubagentScreen) and screen.owner is session
+                          self.subagents.rows, shares_with)

@@ -8,48 +8,58 @@ quiet; none when no turn runs (an idle app sets no timer)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from textual.timer import Timer
+from typing import Callable, Protocol
 
 from kandev_tui.base import pacing
-from kandev_tui.session import SessionState
-
-if TYPE_CHECKING:
-    from kandev_tui.app.session_parts import SessionParts
-else:
-    SessionParts = object  # a plain mixin at run time: see app_session_parts
 
 
-class SessionQuiet(SessionParts):
-    """Counting a running turn's silence (a part of :class:`~kandev_tui.app.session.AppSession`)."""
+class Stoppable(Protocol):
+    def stop(self) -> object: ...
 
-    _quiet_look: Timer | None = None
 
-    def count_quiet(self, running: bool) -> None:
+class Timers(Protocol):
+    """What sets a one-shot timer (Textual's app does)."""
+
+    def set_timer(self, delay: float, callback: Callable[[], object], *, name: str | None = None) -> Stoppable: ...
+
+
+class QuietCounter:
+    """Counts one session's silence while a turn runs. ``quiet_for`` says how long the agent has said nothing;
+    ``show`` is given the seconds to say (0: nothing to say), only when they change."""
+
+    def __init__(self, timers: Timers, quiet_for: Callable[[], float], show: Callable[[int], None], *,
+                 name: str) -> None:
+        self._timers = timers
+        self._quiet_for = quiet_for
+        self._show = show
+        self._name = name
+        self._look: Stoppable | None = None
+        self.shown = 0  # the seconds said last
+
+    @property
+    def counting(self) -> bool:
+        return self._look is not None
+
+    def count(self, running: bool) -> None:
         """The session's state changed: counting starts with a turn (or the agent's work after an answer), and
         stops, said no more, when it is not running."""
-        if running and self._quiet_look is None:
-            self._look_quiet_later()
-        elif not running and self._quiet_look is not None:
-            self._quiet_look.stop()
-            self._quiet_look = None
-            self._show_quiet(0)
+        if running and self._look is None:
+            self._look_later()
+        elif not running and self._look is not None:
+            self._look.stop()
+            self._look = None
+            self._say(0)
 
-    def _look_quiet_later(self) -> None:
-        due = 1.0 if self.screen.status.quiet else pacing.QUIET_AFTER - self.model.quiet_for()
-        self._quiet_look = self.app.set_timer(max(0.05, due), self._look_quiet, name=f"quiet {self.number}")
+    def _look_later(self) -> None:
+        due = 1.0 if self.shown else pacing.QUIET_AFTER - self._quiet_for()
+        self._look = self._timers.set_timer(max(0.05, due), self._look_now, name=self._name)
 
-    def _look_quiet(self) -> None:
-        self._quiet_look = None
-        if self.last_state != SessionState.RUNNING:
-            self._show_quiet(0)
-            return
-        quiet = self.model.quiet_for()
-        self._show_quiet(int(quiet) if quiet >= pacing.QUIET_AFTER else 0)
-        self._look_quiet_later()
+    def _look_now(self) -> None:
+        quiet = self._quiet_for()
+        self._say(int(quiet) if quiet >= pacing.QUIET_AFTER else 0)
+        self._look_later()
 
-    def _show_quiet(self, seconds: int) -> None:
-        if seconds != self.screen.status.quiet:
-            self.screen.status.quiet = seconds
-            self.app.keep_looking()  # the sessions list's row says it too
+    def _say(self, seconds: int) -> None:
+        if seconds != self.shown:
+            self.shown = seconds
+            self._show(seconds)

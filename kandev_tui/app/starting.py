@@ -5,30 +5,45 @@ uses the command line's :class:`~kandev_tui.sources.launch.Launcher`, so that ev
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
+from kandev_tui.app.host import TextualApp
+from kandev_tui.app.lists import SessionLists
+from kandev_tui.app.session import AppSession
 from kandev_tui.transcript.continuing import folder_gone
 
 if TYPE_CHECKING:
-    from kandev_tui.app.kandev_app import KandevApp
-    from kandev_tui.app.session import AppSession
+    from kandev_tui.base.settings import SettingsStore
     from kandev_tui.screens.new_session import NewSession
+    from kandev_tui.session.model import SourceFactory
+    from kandev_tui.sources.launch import KandevBackend, Launcher
+    from kandev_tui.workspace.worktree import Worktree
+
+
+class StarterHost(TextualApp, Protocol):
+    """What starting sessions needs of the app, beside Textual's app."""
+
+    settings_store: SettingsStore
+
+    @property
+    def sessions(self) -> Sequence[AppSession]: ...
+    @property
+    def current(self) -> AppSession: ...
+    @property
+    def lists(self) -> SessionLists: ...
+    @property
+    def launcher(self) -> Launcher | None: ...
+    @property
+    def kandev(self) -> KandevBackend | None: ...
+    def open_session(self, source_factory: SourceFactory, initial_prompt: str | None = None, *,
+                     worktree: Worktree | None = None) -> AppSession: ...
 
 
 class SessionStarter:
     """What opens sessions in a running app (see the module docstring)."""
 
-    def __init__(self, app: KandevApp) -> None:
+    def __init__(self, app: StarterHost) -> None:
         self.app = app
-
-    def started(self, session: AppSession) -> None:
-        """A session's agent starts: in a worktree made for it, the user is told where (sessions editing one folder
-        say so in their rows instead: :meth:`~kandev_tui.app.lists.SessionLists.rows`)."""
-        if session.worktree is not None:
-            from kandev_tui.base.sanitize import visible
-
-            self.app.notify(f"Session {session.number} works in {visible(str(session.worktree.path))} on branch "
-                            f"{visible(session.worktree.branch)}.", timeout=6, markup=False)
 
     def stored_reader(self) -> Callable[[], list[dict[str, Any]]] | None:
         """What reads the stored sessions for the list (in a thread), those open here left out; None without a

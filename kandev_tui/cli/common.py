@@ -8,7 +8,10 @@ import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
+
+if TYPE_CHECKING:
+    from kandev_tui.app.kandev_app import KandevApp
 
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -229,15 +232,15 @@ def _no_terminal() -> str | None:
             "'kandev-tui run --headless' or 'kandev-tui transcript'")
 
 
-def app_exit_status(app: Any) -> int:
+def app_exit_status(app: KandevApp) -> int:
     """The status the command exits with once the app has closed: the app's return code (1 after a crash, or once
     the session failed, e.g. an agent that never started, whose reason is then said on stderr); never 0 for an
     app that did not exit normally."""
-    for failure in app.failures:  # each session that failed, in order
+    for failure in app.life.failures():  # each session that failed, in order
         _fail(f"kandev-tui: {failure}")
-    for number, text in app.unsent():  # queued or typed ahead, never sent: not lost
+    for number, text in app.life.unsent():  # queued or typed ahead, never sent: not lost
         print(f"kandev-tui: never sent to its agent, session {number}:\n{text}", file=sys.stderr)
-    for note in app.closing_notes():  # where a worktree with uncommitted work was kept
+    for note in app.life.closing_notes():  # where a worktree with uncommitted work was kept
         print(f"kandev-tui: {note}", file=sys.stderr)
     code = app.return_code
     return EXIT_FAIL if code is None else code

@@ -98,6 +98,10 @@ class PromptInput(TextArea):
         self._hint = hint
         self._show_under()
 
+    def to_end(self) -> None:
+        """The cursor after the last character (text put back in the prompt is there to go on with)."""
+        self.move_cursor(self.document.end)
+
     def set_reason(self, reason: str) -> None:
         """Why the prompt takes nothing now ("" once it does): said under the box, over the prompt's own hint, which
         shows again once the reason is gone (a state arriving while a command is being completed keeps its hint)."""
@@ -225,7 +229,7 @@ class PromptInput(TextArea):
             self.say("")
             return
         self.text = f"/{command.name} "
-        self.move_cursor(self.document.end)
+        self.to_end()
         self.menu.close()  # type: ignore[union-attr]  # as above
         self.say(command.hint)
 
@@ -252,7 +256,7 @@ class PromptInput(TextArea):
                 return True
         self._recalled = index
         self.text = self._history[index]
-        self.move_cursor(self.document.end)
+        self.to_end()
         return True
 
     def _messages(self) -> list[str]:
@@ -287,5 +291,5 @@ class PromptInput(TextArea):
             self.app.notify(f"Not edited: {edited.problem}.", severity="warning", timeout=6)
             return
         self.text = edited.text
-        self.move_cursor(self.document.end)
+        self.to_end()
         self.focus()
