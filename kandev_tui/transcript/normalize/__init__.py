@@ -14,23 +14,19 @@ from typing import Any, Callable
 from kandev_tui.base.jsonutil import of_type
 
 from .. import items as K
-from ..changes import TurnChangesItems, named_paths
-from ..clientside import ClientSide
-from ..elicitations import Elicitations
+from ..changes import named_paths
 from ..frames import IN, LOCAL, OUT, Frame
 from ..items import Item
 from ..notices import Compactions, notice_item
 from ..plans import Plans
 from ..rawlines import RawLines
-from ..rich_calls import RichCalls
-from ..subagents import Subagents
-from ..texts import OpenTexts
 from ..tools import cancel_if_unfinished
 from .calls import ToolCalls
 from .content import _block_name, _text_of
 from .local import LocalEvents
 from .requests import Requests
-from .state import SessionState
+from .info import SessionInfo
+from .shared import Shared
 
 log = logging.getLogger("kandev_tui.normalize")
 
@@ -38,9 +34,10 @@ STATE_UPDATES = {"available_commands_update", "current_mode_update", "config_opt
 CAPACITY_TEXT = "Selected model is at capacity"
 
 
-class Normalizer(ToolCalls, Requests, LocalEvents, SessionState):
-    """Turns one session's frames into items (see the module docstring). Its tool calls, permission requests, local
-    events and the session's state are parts of their own in this package.
+class Normalizer:
+    """Turns one session's frames into items (see the module docstring). The session's state is one
+    :class:`~.shared.Shared`, which its collaborators read and write: the tool calls (:mod:`.calls`), the permission
+    requests (:mod:`.requests`), the local events (:mod:`.local`) and the session's info (:mod:`.info`).
 
     ``loader(key)`` may return the stored payload of an item the normaliser no
     longer holds in memory (a tool call finished in an earlier turn), so that
@@ -52,84 +49,62 @@ class Normalizer(ToolCalls, Requests, LocalEvents, SessionState):
         """``after``: (turn, counter) of the items stored before (a session continued: new keys come after
         them); ``stored_history``: the history an agent replays while it loads a session (``session/load``) is in
         the store already, so the replay makes no items."""
-        self.turn = after[0]
-        self._loader = loader
         # the tool calls that may be in the store and not in memory: those released at the end of a turn, and in a
         # session continued any of them. Only those are looked up: a lookup releases the interpreter's lock, and
         # taking it back from a busy UI thread costs up to a switch interval (5 ms), for every new call of a flood
-        self._released: set[str] = set()
-        self._continued = after != (0, 0) or stored_history
+        self.s = Shared(turn=after[0], counter=after[1], loader=loader, continued=after != (0, 0) or stored_history,
+                        kept="; it is kept in the recording" if recorded else "")
+        self.calls = ToolCalls(self.s)
+        self.requests = Requests(self.s, self.calls)
+        self.local = LocalEvents(self.s, self.calls, self._finish_turn)
+        self.info = SessionInfo(self.s)
         self._stored_history = stored_history
         self._replaying: Any = None  # the id of our session/load while the agent replays its history
-        # where a frame the normaliser cannot show is kept, said in its error item (only when it is)
-        self._kept = "; it is kept in the recording" if recorded else ""
-        self._raw_lines = RawLines(self._next, self._kept)  # the lines that are not JSON-RPC, those in a row one item
+        self._raw_lines = RawLines(self.s.next, self.s.kept)  # the lines that are not JSON-RPC, in a row one item
         self._requests_out: dict[Any, tuple[str, Any]] = {}  # our request id → (method, params)
-        self._requests_in: dict[Any, str] = {}  # agent request id → item key
-        self._tools: dict[str, dict[str, Any]] = {}
-        self._client = ClientSide()  # the files kandev-tui wrote and the commands it ran for the agent
-        self._rich = RichCalls()  # the rich-output calls kandev-tui's own MCP server saw
-        self._texts = OpenTexts(self._next)  # the message, thought and user's text still streaming (as parts)
-        self._plan: Item | None = None
-        self._permissions: dict[str, Item] = {}
-        self._elicitations = Elicitations(self._next)  # the agent's questions to the user
-        self._compactions = Compactions(self._next, lambda: self._usage)
-        self._turn_changes = TurnChangesItems(self._next)  # what each turn changed in the workspace  # the agent's context compactions, by its id
-        self._plans = Plans(self._next)  # the agent's plans by their id (plan operations)
-        self._subagents = Subagents(self._next)  # its child sessions, each an item of this transcript
-        self._counter = after[1]
-        self._session_info: dict[str, Any] = {}
-        self._guidance = ""  # the guidance text kandev-tui put before the first prompt (never a title)
+        self._compactions = Compactions(self.s.next, lambda: self._usage)  # the agent's context compactions
+        self._plans = Plans(self.s.next)  # the agent's plans by their id (plan operations)
         self._echo: list[str] | None = None  # the prompt just sent, as the agent may send it back (see _user_chunk)
         self._echoed = ""  # what it sent back of it so far
-        self._asked_first: dict[str, dict[str, Any]] = {}  # a request's toolCall for a call not reported yet
-        self._first_words = ""  # the user's own first prompt
         self._usage: dict[str, Any] = {}
-        self._system_error = False
         self.unknown_updates: set[str] = set()
-        self.turn_open = False
+
+    @property
+    def turn(self) -> int:
+        return self.s.turn
+
+    @property
+    def turn_open(self) -> bool:
+        return self.s.turn_open
 
     def pending_elicitation_key(self) -> str | None:
         """The key of the newest question (elicitation) still waiting for the user."""
-        return self._elicitations.pending_key()
+        return self.s.elicitations.pending_key()
 
     def elicitation_key(self, request_id: Any) -> str | None:
         """The key of the question the agent asked with the JSON-RPC id ``request_id``, while it is unanswered."""
-        key = self._requests_in.get(request_id)
+        key = self.s.requests_in.get(request_id)
         return key if key is not None and key.startswith("elicitation:") else None
 
     def pending_permission_key(self, tool_call_id: Any = None) -> str | None:
         """The key of the newest unanswered permission item (for ``tool_call_id`` if given)."""
-        for key, item in reversed(list(self._permissions.items())):
+        for key, item in reversed(list(self.s.permissions.items())):
             if tool_call_id is None or item.tool_call_id == tool_call_id:
                 return key
         return None
 
-    # -- helpers -----------------------------------------------------------
-
-    def _next(self, prefix: str) -> str:
-        self._counter += 1
-        return f"{prefix}:{self._counter}"
-
     @property
     def growing(self) -> bool:
         """Text came that no version holds yet (:meth:`settle` makes them)."""
-        return self._texts.growing
+        return self.s.texts.growing
 
     def settle(self) -> list[Item]:
         """A new version of each open text that grew since its last one (the pipeline calls this as it flushes)."""
-        return self._texts.settle()
-
-    def _close_text(self) -> list[Item]:
-        return self._texts.close()
+        return self.s.texts.settle()
 
     def error_item(self, message: str) -> Item:
         """An error line of kandev-tui's own (the store failed), numbered with the agent's."""
-        return self._error(message)
-
-    def _error(self, message: str, **details: Any) -> Item:
-        payload = {"message": message, **{k: v for k, v in details.items() if v is not None}}
-        return Item(self._next("error"), K.ERROR, self.turn, payload, final=True)
+        return self.s.error(message)
 
     # -- entry point -------------------------------------------------------
 
@@ -139,10 +114,10 @@ class Normalizer(ToolCalls, Requests, LocalEvents, SessionState):
             if frame.msg is None:
                 if frame.raw is not None and frame.dir == IN:
                     size = frame.size if frame.size is not None else len(frame.raw)
-                    return [self._raw_lines.add(frame.raw, size, self.turn)]
+                    return [self._raw_lines.add(frame.raw, size, self.s.turn)]
                 return []
             if frame.dir == LOCAL:
-                items = self._local(frame.msg)
+                items = self.local.event(frame.msg)
             elif frame.dir == OUT:
                 items = self._outgoing(frame.msg)
             else:  # in (a recording's frame of another direction is read as the agent's)
@@ -152,7 +127,7 @@ class Normalizer(ToolCalls, Requests, LocalEvents, SessionState):
             return items
         except Exception as exc:  # a frame nobody foresaw: keep going, say so once
             log.exception("normaliser failed on a frame")
-            return [self._error(f"A frame could not be read ({type(exc).__name__}){self._kept}.")]
+            return [self.s.error(f"A frame could not be read ({type(exc).__name__}){self.s.kept}.")]
 
     # -- outgoing ----------------------------------------------------------
 
@@ -167,29 +142,29 @@ class Normalizer(ToolCalls, Requests, LocalEvents, SessionState):
         if method == "session/cancel":
             return []
         if method is None and "id" in msg:
-            self._client.answered(msg["id"])
-        if method is None and "id" in msg and msg["id"] in self._requests_in:
-            return self._answered(self._requests_in.pop(msg["id"]), msg)
+            self.s.client.answered(msg["id"])
+        if method is None and "id" in msg and msg["id"] in self.s.requests_in:
+            return self.requests.answered(self.s.requests_in.pop(msg["id"]), msg)
         return []
 
     def _prompt_sent(self, params: dict[str, Any]) -> list[Item]:
-        changed = self._close_text()
-        self.turn += 1
-        self.turn_open = True
-        self._system_error = False
+        changed = self.s.close_text()
+        self.s.turn += 1
+        self.s.turn_open = True
+        self.s.system_error = False
         prompt = of_type(params, "prompt", list, [])
         text = _text_of(prompt[:1])  # the user's words; the files they mentioned follow as blocks of their own
         mentions = [name for name in (_block_name(b) for b in prompt[1:]) if name]
         meta = of_type(params, "_meta", dict, {})
         skip = (meta.get("kandevTui") or {}).get("guidanceChars") if isinstance(meta.get("kandevTui"), dict) else None
         if isinstance(skip, int) and 0 < skip <= len(text):
-            self._guidance = text[:skip].strip()
+            self.s.guidance = text[:skip].strip()
             text = text[skip:]
-        if not self._first_words:
-            self._first_words = text
+        if not self.s.first_words:
+            self.s.first_words = text
         full = _text_of(prompt[:1])
         self._echo, self._echoed = [" ".join(t.split()) for t in {full, text} if t.strip()], ""
-        item = Item(self._next("user"), K.USER, self.turn, {"text": text, **({"mentions": mentions} if mentions else {})},
+        item = Item(self.s.next("user"), K.USER, self.s.turn, {"text": text, **({"mentions": mentions} if mentions else {})},
                     final=True)
         changed.append(item)
         return changed
@@ -206,27 +181,27 @@ class Normalizer(ToolCalls, Requests, LocalEvents, SessionState):
             if kind == "subagent_update":  # on the parent's session (a child's: nested)
                 if self._replaying is not None:
                     return []
-                return self._close_text() + self._subagents.announce(session, update, self.turn, self._running_call())
-            if self._subagents.is_child(session):  # a child's own update: its item, not this transcript
-                return [] if self._replaying is not None else self._subagents.child_update(session, update)
+                return self.s.close_text() + self.s.subagents.announce(session, update, self.s.turn, self.calls.running_call())
+            if self.s.subagents.is_child(session):  # a child's own update: its item, not this transcript
+                return [] if self._replaying is not None else self.s.subagents.child_update(session, update)
             if kind == "agent_message_chunk" and self._replaying is None:
                 return self._chunk(update, "message")
             if kind in ("session_message", "session_message_chunk"):
                 return []  # between sessions, on this one: its child's words are in the child's item
             return self._update(update)
         if method == "session/request_permission" and "id" in msg:
-            return self._permission_request(msg)
+            return self.requests.permission_request(msg)
         if method == "elicitation/create" and "id" in msg:
             params = of_type(msg, "params", dict, {})
-            item = self._elicitations.request(params, self.turn, self._subagents.name_of(params.get("sessionId")))
-            self._requests_in[msg["id"]] = item.key
-            return self._close_text() + [item]
+            item = self.s.elicitations.request(params, self.s.turn, self.s.subagents.name_of(params.get("sessionId")))
+            self.s.requests_in[msg["id"]] = item.key
+            return self.s.close_text() + [item]
         if method == "elicitation/complete":
-            return self._elicitations.complete(msg.get("params"))
+            return self.s.elicitations.complete(msg.get("params"))
         if method == "cursor/task":
-            return self._cursor_task(msg.get("params") or {})
+            return self.requests.cursor_task(msg.get("params") or {})
         if method == "fs/write_text_file" and "id" in msg:
-            self._client.write_requested(msg["id"], msg.get("params"), list(self._tools.values()))
+            self.s.client.write_requested(msg["id"], msg.get("params"), list(self.s.tools.values()))
             return []
         if method is None and "id" in msg:
             request, asked = self._requests_out.pop(msg["id"], (None, None))
@@ -236,15 +211,15 @@ class Normalizer(ToolCalls, Requests, LocalEvents, SessionState):
                 return self._turn_end(msg)
             if "error" not in msg and isinstance(msg.get("result"), dict):
                 # the other requests' failures are said by the client, once (a login, a mode the agent refused)
-                return self._answered_request(request, asked if isinstance(asked, dict) else {}, msg["result"])
+                return self.info.answered_request(request, asked if isinstance(asked, dict) else {}, msg["result"])
         return []
 
     def _turn_end(self, msg: dict[str, Any]) -> list[Item]:
-        changed = self._close_text()
+        changed = self.s.close_text()
         result = of_type(msg, "result", dict, {})
         if "error" in msg:
             error = of_type(msg, "error", dict, {})
-            changed.append(self._error(f"The turn failed: {error.get('message', 'unknown error')}", code=error.get("code"),
+            changed.append(self.s.error(f"The turn failed: {error.get('message', 'unknown error')}", code=error.get("code"),
                                        data=error.get("data")))
             stop = "error"
         else:
@@ -253,37 +228,37 @@ class Normalizer(ToolCalls, Requests, LocalEvents, SessionState):
         payload: dict[str, Any] = {"stop_reason": stop}
         if isinstance(result.get("usage"), dict):
             payload["usage"] = result["usage"]
-        changed.append(Item(self._next("turn_end"), K.TURN_END, self.turn, payload, final=True))
+        changed.append(Item(self.s.next("turn_end"), K.TURN_END, self.s.turn, payload, final=True))
         return changed
 
     def _finish_turn(self) -> list[Item]:
         """Unfinished tool calls are cancelled, the plan is final, memory is released."""
         # the turn's changes card, before its end (told the files its tool calls named)
-        changed = self._turn_changes.turn_ending(self.turn, named_paths(self._tools.values()))
-        made = self._rich.turn_ended(self.turn, self._call_of_ours)  # calls the agent never reported
+        changed = self.s.turn_changes.turn_ending(self.s.turn, named_paths(self.s.tools.values()))
+        made = self.s.rich.turn_ended(self.s.turn, self.calls.of_ours)  # calls the agent never reported
         if made:
-            changed += self._close_text()
+            changed += self.s.close_text()
         for call in made:
-            changed.append(self._tool_item(call))
-        for call in self._tools.values():
+            changed.append(self.calls.item(call))
+        for call in self.s.tools.values():
             asked = call.pop("asking", None) is not None
             if cancel_if_unfinished(call) or asked:
-                changed.append(self._tool_item(call))
-        self._released.update(self._tools)
-        self._tools.clear()
-        for item in self._permissions.values():
+                changed.append(self.calls.item(call))
+        self.s.released.update(self.s.tools)
+        self.s.tools.clear()
+        for item in self.s.permissions.values():
             changed.append(item.but(payload={**item.payload, "answer": {"outcome": "cancelled"}}, status="cancelled",
                                     final=True))
-        self._permissions.clear()
-        changed += self._elicitations.turn_ended() + self._compactions.turn_ended()
-        self._requests_in = {rid: key for rid, key in self._requests_in.items() if self._elicitations.waits(key)}
-        self._client.turn_ended()
-        if self._plan is not None:
-            changed.append(self._plan.but(final=True))
-            self._plan = None
-        self.turn_open = False
+        self.s.permissions.clear()
+        changed += self.s.elicitations.turn_ended() + self._compactions.turn_ended()
+        self.s.requests_in = {rid: key for rid, key in self.s.requests_in.items() if self.s.elicitations.waits(key)}
+        self.s.client.turn_ended()
+        if self.s.plan is not None:
+            changed.append(self.s.plan.but(final=True))
+            self.s.plan = None
+        self.s.turn_open = False
         self._echo = None
-        self._asked_first.clear()  # requests for calls the agent never reported: their turn is over
+        self.s.asked_first.clear()  # requests for calls the agent never reported: their turn is over
         return changed
 
     # -- session/update ----------------------------------------------------
@@ -301,25 +276,25 @@ class Normalizer(ToolCalls, Requests, LocalEvents, SessionState):
         if self._echo is not None and self._echoed:
             self._echo = None  # an echo cut short by the agent's next update: the user's message is shown already
         if kind in ("tool_call", "tool_call_update"):
-            return self._tool_frame(update, first=kind == "tool_call")
+            return self.calls.frame(update, first=kind == "tool_call")
         if kind == "plan":
-            return [self._set_plan([e for e in update.get("entries") or [] if isinstance(e, dict)])]
+            return [self.calls.set_plan([e for e in update.get("entries") or [] if isinstance(e, dict)])]
         if kind == "usage_update":
             self._usage = {k: update[k] for k in ("size", "used", "cost") if k in update}
-            return [Item("usage", K.USAGE, self.turn, dict(self._usage))] + \
+            return [Item("usage", K.USAGE, self.s.turn, dict(self._usage))] + \
                 self._compactions.usage_reported(self._usage)
         if kind in STATE_UPDATES:
-            return self._state(kind, update)
+            return self.info.update(kind, update)
         if kind == "notice":
-            return self._close_text() + [notice_item(update, self._next("notice"), self.turn)]
+            return self.s.close_text() + [notice_item(update, self.s.next("notice"), self.s.turn)]
         if kind == "plan_update":
-            return self._close_text() + self._plans.update(update, self.turn)
+            return self.s.close_text() + self._plans.update(update, self.s.turn)
         if kind == "plan_removed":
             return self._plans.removed(update)
         if kind == "compaction_update":
-            return self._close_text() + self._compactions.update(update, self.turn)
+            return self.s.close_text() + self._compactions.update(update, self.s.turn)
         if kind == "compaction_summary_chunk":
-            return self._close_text() + self._compactions.chunk(update, self.turn)
+            return self.s.close_text() + self._compactions.chunk(update, self.s.turn)
         if isinstance(kind, str) and kind not in self.unknown_updates:
             self.unknown_updates.add(kind)
             log.info("ignoring session/update kind %r (kept in the recording)", kind)
@@ -347,10 +322,10 @@ class Normalizer(ToolCalls, Requests, LocalEvents, SessionState):
         text = _text_of(update.get("content"))
         if not text:
             return []  # a chunk with nothing to say (one that carries only usage): no empty item, nothing closed
-        if name == "message" and self._system_error and CAPACITY_TEXT in text:
-            self._system_error = False
-            return self._close_text() + [self._error("The model is at capacity; try again or choose another model.",
+        if name == "message" and self.s.system_error and CAPACITY_TEXT in text:
+            self.s.system_error = False
+            return self.s.close_text() + [self.s.error("The model is at capacity; try again or choose another model.",
                                                      detail=text)]
-        return self._texts.add(name, text, update.get("messageId"), self.turn)
+        return self.s.texts.add(name, text, update.get("messageId"), self.s.turn)
 
 
