@@ -156,7 +156,7 @@ async def test_a_request_given_up_on_is_withdrawn_with_cancel_request(tmp_path):
     client, frames = await kit_client(tmp_path, hang=["session/list"], session_caps={"list": {}},
                                       session_log=str(log))
     try:
-        listing = asyncio.ensure_future(client.list_sessions())
+        listing = asyncio.ensure_future(client.ops.list_sessions())
         (asked,) = await logged(log, 1)
         assert asked["method"] == "session/list" and not listing.done()
         listing.cancel()

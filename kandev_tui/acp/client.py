@@ -20,10 +20,13 @@ from kandev_tui.base.shutdown import register_group
 from kandev_tui.transcript.frames import IN, LOCAL, Frame
 from .options import (AUTH_REQUIRED, WAIT_LONGER, AgentError, AgentOptions, ElicitationHandler, LoginRequired,
                       PermissionHandler, agent_env, headless_permission_policy, initialize_failure, install_adapter,
-                      kandev_mcp_server, login_method, mcp_capabilities, mcp_servers_for, parse_mcp_config,
-                      request_error_text)
-from .process import StderrLog, _end_agent, _signal_name
+                      kandev_mcp_server, login_method, mcp_servers_for, parse_mcp_config,
+                      _tail, describe, request_error_text)
+from .process import StderrLog, _end_agent, _exited, _signal_name
 from .sdk import import_sdk
+from .asking import Asker
+from .offering import Offering
+from .before_edit import FilesBefore
 from .serving import AgentRequests
 from .session_ops import SessionOps
 
@@ -33,7 +36,6 @@ __all__ = ["AgentClient", "AgentError", "AgentOptions", "ElicitationHandler", "L
            "parse_mcp_config", "request_error_text"]
 
 if TYPE_CHECKING:  # imported when a client is made (after the app's first frame)
-    from kandev_tui.mcp.hub import McpHub
 
     from .terminals import Terminals
 
@@ -45,22 +47,18 @@ OBSERVED_ONLY = frozenset({"session/update"})
 SESSION_CLOSE_WAIT = 2.0  # seconds an agent that offers session/close has to answer it before it is ended
 
 
-class AgentClient(SessionOps, AgentRequests):
-    """One agent process and one ACP session with it."""
+class AgentClient:
+    """One agent process and one ACP session with it. The agent's requests are served by ``requests``
+    (:mod:`.serving`), the files its edits name are read before by ``before`` (:mod:`.before_edit`), requests beside
+    the turn go through ``asker`` (:mod:`.asking`) and the session's operations are ``ops`` (:mod:`.session_ops`)."""
 
     def __init__(self, options: AgentOptions, on_frame: Callable[[Frame], object],
                  ask_permission: PermissionHandler | None = None,
                  ask_user: ElicitationHandler | None = None) -> None:
         self.options = options
         self._on_frame = on_frame
-        self._ask_permission = ask_permission
-        self._ask_user = ask_user  # questions (elicitation): advertised only when someone can answer them
-        self._question_ids: list[Any] = []  # the ids of questions received, not yet handled (in order)
-        self._questions: dict[Any, asyncio.Task[Any]] = {}  # a question's id → its wait (the agent may withdraw it)
-        self._questions_withdrawn: set[asyncio.Task[Any]] = set()  # the waits the agent withdrew ($/cancel_request)
         self.process: asyncio.subprocess.Process | None = None
-        self._conn: Any = None
-        self._withdrawing: set[asyncio.Future[None]] = set()  # $/cancel_request notes being sent
+        self.asker = Asker()  # the connection, once the agent runs, and what kandev-tui asks of it
         self._log: StderrLog | None = None
         self.session_id: str | None = None
         self.agent_info: dict[str, Any] = {}
@@ -70,9 +68,7 @@ class AgentClient(SessionOps, AgentRequests):
         self._prefix_guidance = False  # the guidance goes before the first prompt (no system prompt taken)
         self._first_prompt = True
         self._turn: asyncio.Task[Any] | None = None
-        self._permission_waits: set[asyncio.Task[Any]] = set()  # the questions being asked, cancelled by cancel()
         self._exit_reported = False
-        self._echoed = False  # the agent asked kandev-tui what kandev-tui asks agents: it echoes (cat)
         self._spoke = False  # the agent wrote a JSON-RPC message
         self._not_json: list[str] = []  # its first line that is not JSON-RPC, while it has written no message
         self.exit_reason = ""  # how the agent ended during a turn ("the agent was ended by SIGKILL during the turn")
@@ -82,10 +78,12 @@ class AgentClient(SessionOps, AgentRequests):
 
         self._files = ClientFiles(options.workspace, options.repos)
         self._terminals = Terminals(self._files, on_frame, env=options.env)
+        self.requests = AgentRequests(options, self._files, self._terminals, on_frame, self.note, ask_permission,
+                                      ask_user)
+        self.before = FilesBefore(self._files, on_frame)
+        self.ops = SessionOps(self)
         self._watcher: asyncio.Task[None] | None = None
-        self._hub: McpHub | None = None  # kandev-tui's own MCP server as this session knows it (kandev_tui.mcp.hub)
-        self._edits: set[str] = set()  # the agent's calls of kind edit (a later update may not repeat the kind)
-        self._before_read: dict[tuple[str, str], None] = {}  # (call, path) whose file was read before the edit
+        self.offering = Offering(options)  # kandev-tui's own MCP server (its hub) and the guidance, offered
 
     # -- frames ----------------------------------------------------------------
 
@@ -96,14 +94,14 @@ class AgentClient(SessionOps, AgentRequests):
             self._not_json.append(frame.raw[:80])
         if frame.dir == IN and frame.msg is not None:
             self._spoke = True
-            self._before_edit(frame.msg)
+            self.before.look(frame.msg)
             if frame.msg.get("method") == "elicitation/create" and "id" in frame.msg:
-                self._question_ids.append(frame.msg["id"])
+                self.requests.question_received(frame.msg["id"])
         self._on_frame(frame)
 
     # -- lifecycle -----------------------------------------------------------
 
-    def _note(self, message: str) -> None:
+    def note(self, message: str) -> None:
         self._on_frame(Frame.now(LOCAL, {"event": "note", "message": message}))
 
     def _local(self, message: str, **details: Any) -> None:
@@ -121,7 +119,7 @@ class AgentClient(SessionOps, AgentRequests):
         options = self.options
         if options.log_path is not None:
             self._log = StderrLog(options.log_path)
-        await install_adapter(options.command, self._note, self._local)  # a built-in preset's, the first time
+        await install_adapter(options.command, self.note, self._local)  # a built-in preset's, the first time
         try:
             self.process = await asyncio.create_subprocess_exec(
                 *options.command,
@@ -150,18 +148,18 @@ class AgentClient(SessionOps, AgentRequests):
         # the SDK takes 0.4-1 s to import: off the event loop, while the agent starts (an interpreter, node: it
         # answers initialize no sooner), not before it is spawned; what it says meanwhile waits in the pipe
         sdk = asyncio.ensure_future(asyncio.to_thread(import_sdk))  # its models built without their source (sdk.py)
-        self._hub = await self._start_hub()
+        await self.offering.start_hub(self._on_frame, lambda: self.turn_running, self.note)
         await sdk
         from acp.connection import Connection
 
         from .transport import LineTransport
 
         transport = LineTransport(self.process.stdout, self.process.stdin, self._frame, observed_only=OBSERVED_ONLY,
-                                  scrub=self._hub.scrub if self._hub is not None else None,
+                                  scrub=self.offering.scrub if self.offering.hub is not None else None,
                                   gives_way=options.gives_way)
-        self._conn = Connection(self._handle, transport)
+        self.asker.conn = Connection(self.requests.handle, transport)
         try:
-            response = await asyncio.wait_for(self._conn.send_request("initialize", {
+            response = await asyncio.wait_for(self.asker.conn.send_request("initialize", {
                 "protocolVersion": PROTOCOL_VERSION,
                 # auth.terminal: the agent may offer a login to run in the user's terminal (the app steps aside)
                 # _meta terminal-auth: the same, in the form agents read before auth.terminal (Zed's), some
@@ -170,13 +168,13 @@ class AgentClient(SessionOps, AgentRequests):
                                        "terminal": options.terminals, "auth": {"terminal": True},
                                        # notices and compactions: items of the transcript (kandev_tui/transcript/notices.py)
                                        "session": {"notices": {}, "compaction": {}}, "plan": {}, "subagents": {},
-                                       **({"elicitation": {"form": {}, "url": {}}} if self._ask_user else {}),
+                                       **({"elicitation": {"form": {}, "url": {}}} if self.requests.ask_user else {}),
                                        "_meta": {"terminal-auth": True}},
                 "clientInfo": {"name": "kandev-tui", "title": "kandev-tui", "version": __version__},
             }), timeout=options.init_timeout)
         except Exception as exc:  # noqa: BLE001 - TimeoutError, ConnectionError, RequestError
             await self._fail(initialize_failure(
-                options, None if isinstance(exc, asyncio.TimeoutError) else self._describe(exc), echoed=self._echoed,
+                options, None if isinstance(exc, asyncio.TimeoutError) else describe(exc), echoed=self.requests.echoed,
                 wrote_only=self._not_json[0] if self._not_json and not self._spoke else None,
                 silent=await self._ended_silent(exc)))
         response = response if isinstance(response, dict) else {}
@@ -187,61 +185,24 @@ class AgentClient(SessionOps, AgentRequests):
         self.auth_methods = [login_method(m) for m in methods if isinstance(m, dict) and isinstance(m.get("id"), str)] \
             if isinstance(methods, list) else []
 
-    async def _start_hub(self) -> McpHub | None:
-        """The loopback server through which this session knows each call of its MCP server (None if it cannot
-        listen: the server is then offered over stdio, and the agent's frames are all there is to read)."""
-        from kandev_tui.mcp.hub import McpHub
-
-        hub = McpHub(self.options.workspace, self.options.repos, self._on_frame, busy=lambda: self.turn_running,
-                     agent=tuple(self.options.command))
-        try:
-            await hub.start()
-        except OSError as exc:
-            self._note(f"kandev-tui could not listen on 127.0.0.1 for its MCP server ({exc.strerror or exc}); "
-                       "rich output is read from the agent's frames alone.")
-            return None
-        return hub
-
-    def _our_server(self) -> dict[str, Any]:
-        """How the agent is offered kandev-tui's MCP server: over HTTP where it says it reaches servers so, else
-        over stdio (reporting to the hub)."""
-        if self._hub is None:
-            return kandev_mcp_server(self.options.workspace, self.options.repos)
-        if mcp_capabilities(self.agent_capabilities).get("http") is True:
-            return self._hub.http_entry()
-        return self._hub.stdio_entry()
-
     @property
     def terminals(self) -> Terminals:
         """The commands kandev-tui runs for the agent (ACP terminals)."""
         return self._terminals
-
-    def _guidance_params(self) -> dict[str, Any]:
-        """The guidance as the client's system prompt, where the agent takes one (``sessionCapabilities
-        .systemPrompt``; Claude's ``_meta.systemPrompt.append``); elsewhere it goes before the first prompt."""
-        if not self.options.inject_guidance:
-            return {}
-        from kandev_tui.presentation import GUIDANCE
-
-        if isinstance(self.session_capabilities.get("systemPrompt"), dict):
-            return {"systemPrompt": {"mode": "append", "content": [{"type": "text", "text": GUIDANCE}]}}
-        meta = self.agent_capabilities.get("_meta")
-        if isinstance(meta, dict) and isinstance(meta.get("claudeCode"), dict):
-            return {"_meta": {"systemPrompt": {"append": GUIDANCE}}}
-        return {}
 
     async def open_session(self) -> None:
         """``session/new``, or, to continue the agent's session ``options.resume``, ``session/resume`` (where
         offered) or ``session/load``. :class:`LoginRequired` when the agent needs a login first."""
         options = self.options
         params: dict[str, Any] = {"cwd": str(options.workspace),
-                                  "mcpServers": mcp_servers_for(options, self.agent_capabilities, self._our_server())}
-        guidance = self._guidance_params()
+                                  "mcpServers": mcp_servers_for(options, self.agent_capabilities,
+                                                                self.offering.our_server(self.agent_capabilities))}
+        guidance = self.offering.guidance(self.agent_capabilities, self.ops.session_capabilities)
         params.update(guidance)
         self._prefix_guidance = options.inject_guidance and not guidance
         method = "session/new"
         if options.resume:
-            how = self.continues_by
+            how = self.ops.continues_by
             if how is None:
                 await self._fail("This agent cannot continue a session (it offers neither session/resume nor "
                                  "session/load); start a new one with kandev-tui run.")
@@ -249,19 +210,19 @@ class AgentClient(SessionOps, AgentRequests):
             params["sessionId"] = options.resume
             self._prefix_guidance = False  # the session had its guidance when it began
         try:
-            session = await self._ask(method, params, options.init_timeout)
+            session = await self.asker.ask(method, params, options.init_timeout)
         except asyncio.TimeoutError:
             await self._fail(f"The agent did not answer {method} within {options.init_timeout:g} s{WAIT_LONGER}")
         except Exception as exc:  # noqa: BLE001
             if type(exc).__name__ == "RequestError" and (getattr(exc, "code", None) == AUTH_REQUIRED
                                                           or self.auth_methods) and method == "session/new":
-                message = f"The agent needs a login: {self._describe(exc)}"
-                self._note(message)
+                message = f"The agent needs a login: {describe(exc)}"
+                self.note(message)
                 raise LoginRequired(message, self.auth_methods) from None
             if options.resume:
-                await self._fail(f"The agent could not continue session {options.resume}: {self._describe(exc)} "
+                await self._fail(f"The agent could not continue session {options.resume}: {describe(exc)} "
                                  "(it may no longer know it); start a new one with kandev-tui run.")
-            await self._fail(f"The agent could not start a session: {self._describe(exc)}")
+            await self._fail(f"The agent could not start a session: {describe(exc)}")
         self.session_setup = session if isinstance(session, dict) else {}
         self.session_id = options.resume or self.session_setup.get("sessionId")
         if not isinstance(self.session_id, str):
@@ -276,7 +237,7 @@ class AgentClient(SessionOps, AgentRequests):
         prompt (unless turned off); ``_meta.kandevTui.guidanceChars`` tells the normaliser how much of the text is
         ours, so the transcript (and the session's title) shows the user's words only.
         """
-        if self._conn is None or self.session_id is None:
+        if self.asker.conn is None or self.session_id is None:
             raise AgentError("the agent is not running")
         from .mentions import mention_blocks
 
@@ -284,7 +245,7 @@ class AgentClient(SessionOps, AgentRequests):
         mentions, notes = await asyncio.to_thread(mention_blocks, text, self._files, caps if isinstance(caps, dict) else {}) \
             if "@" in text else ([], [])
         for note in notes:  # a file that was not sent, an agent that takes no images: said before the turn
-            self._note(note)
+            self.note(note)
         params: dict[str, Any] = {"sessionId": self.session_id,
                                   "prompt": [{"type": "text", "text": text}, *mentions]}
         if self._first_prompt and self._prefix_guidance:
@@ -294,7 +255,7 @@ class AgentClient(SessionOps, AgentRequests):
             params["prompt"][0]["text"] = prefix + text
             params["_meta"] = {"kandevTui": {"guidanceChars": len(prefix)}}
         self._first_prompt = False
-        self._turn = asyncio.ensure_future(self._conn.send_request("session/prompt", params))
+        self._turn = asyncio.ensure_future(self.asker.conn.send_request("session/prompt", params))
         try:
             result = await asyncio.shield(self._turn)
         except asyncio.CancelledError:
@@ -304,7 +265,7 @@ class AgentClient(SessionOps, AgentRequests):
                 return "error"  # the normaliser already made an error item from the response frame
             if not self._exit_reported:
                 self._exit_reported = True
-                details = await self._exit_details()
+                details = await self.exit_details()
                 code = details["exit_code"]
                 if code is not None and code < 0:  # ended by a signal: named, not a negative exit code
                     details["exit_code"] = None
@@ -330,13 +291,12 @@ class AgentClient(SessionOps, AgentRequests):
 
         An agent that has not ended the turn after ``cancel_grace`` seconds is stopped.
         """
-        if self._conn is None or self.session_id is None or not self.turn_running:
+        if self.asker.conn is None or self.session_id is None or not self.turn_running:
             return
-        for waiter in [*self._permission_waits, *self._questions.values()]:
-            waiter.cancel()  # each question answers "cancelled" (see _permission, _question)
+        self.requests.cancel_waits()  # each question waiting for the user answers "cancelled"
         await self._terminals.kill_all()  # the commands it runs in kandev-tui's terminals end with the turn
         try:
-            await self._conn.send_notification("session/cancel", {"sessionId": self.session_id})
+            await self.asker.conn.send_notification("session/cancel", {"sessionId": self.session_id})
         except Exception:  # noqa: BLE001 - the agent may already be gone
             return
         turn = self._turn
@@ -355,6 +315,41 @@ class AgentClient(SessionOps, AgentRequests):
         """The agent's exit ends the commands it ran in kandev-tui's terminals."""
         await process.wait()
         await self._terminals.end_all()
+
+    # -- how the agent failed ---------------------------------------------------------
+
+    async def _ended_silent(self, exc: BaseException) -> bool:
+        """The agent's output closed with not a line written on it, and the agent then exited with status 0 (soon):
+        a command that is no ACP agent (``true``, a script that does something else), not an agent that crashed."""
+        if not isinstance(exc, ConnectionError) or self._spoke or self._not_json or self.process is None:
+            return False
+        try:
+            return await asyncio.wait_for(_exited(self.process), timeout=0.5) == 0
+        except asyncio.TimeoutError:
+            return False
+
+    async def exit_details(self, wait: float = 3.0) -> dict[str, Any]:
+        """How the agent ended: its exit code (None: it runs on after ``wait`` seconds) and its last lines on
+        stderr, with the hub's secret scrubbed."""
+        code = None
+        if self.process is not None:
+            try:
+                code = await asyncio.wait_for(_exited(self.process), timeout=wait)
+            except asyncio.TimeoutError:
+                code = None
+        if self._log is not None:
+            await self._log.settle(0.5)
+        tail = _tail(self.options.log_path)
+        tail = [self.offering.scrub(line) for line in tail]
+        return {"exit_code": code, "stderr": tail or None}
+
+    async def _fail(self, message: str) -> None:
+        details = await self.exit_details(wait=0.5)
+        if details["stderr"]:  # the agent's last line on stderr is often the reason (No module named …)
+            message = f"{message} (its last words: {details['stderr'][-1].strip()[:200]})"
+        self._local(message, ends_turn=True, **details)
+        await self.close()
+        raise AgentError(message)
 
     # -- shutdown ------------------------------------------------------------------
 
@@ -375,25 +370,24 @@ class AgentClient(SessionOps, AgentRequests):
     async def _close(self) -> None:
         process = self.process
         await self._terminals.end_all()
-        if self._conn is not None and self.session_id and self.offers("close") and process is not None \
+        if self.asker.conn is not None and self.session_id and self.ops.offers("close") and process is not None \
                 and process.returncode is None:  # the agent frees the session itself (ends its turn, its tools)
             try:
-                await self._ask("session/close", {"sessionId": self.session_id}, SESSION_CLOSE_WAIT)
+                await self.asker.ask("session/close", {"sessionId": self.session_id}, SESSION_CLOSE_WAIT)
             except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - it is ended below all the same
                 pass
-        if self._withdrawing:  # the requests given up on are withdrawn before the agent's input closes
-            await asyncio.wait(set(self._withdrawing), timeout=1)
-        if self._conn is not None:
+        if self.asker.withdrawing:  # the requests given up on are withdrawn before the agent's input closes
+            await asyncio.wait(set(self.asker.withdrawing), timeout=1)
+        if self.asker.conn is not None:
             try:
-                await asyncio.wait_for(self._conn.close(), timeout=2)
+                await asyncio.wait_for(self.asker.conn.close(), timeout=2)
             except (asyncio.TimeoutError, Exception):  # noqa: BLE001
                 pass
         if process is not None:
             await _end_agent(process)
         if self._watcher is not None:
             self._watcher.cancel()
-        if self._hub is not None:
-            await self._hub.close()
+        await self.offering.close()
         if self._log is not None:
             self._log.close()
             self._log = None

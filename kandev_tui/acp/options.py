@@ -47,6 +47,16 @@ def request_error_text(exc: BaseException) -> str:
     return message
 
 
+def describe(exc: BaseException) -> str:
+    """Why a request to the agent failed, in one line: its JSON-RPC error, a connection it closed, else the
+    exception."""
+    if type(exc).__name__ == "RequestError":
+        return request_error_text(exc)
+    if isinstance(exc, ConnectionError):
+        return "the agent closed the connection"
+    return f"{type(exc).__name__}: {exc}"
+
+
 # what the user can do when the agent takes longer than kandev-tui waits (a first `npx -y` downloads the agent)
 WAIT_LONGER = "; --init-timeout SECONDS waits longer (an agent's first start may download it)."
 NOT_ACP = "(is it an ACP agent, or the command that starts one?)"

@@ -6,24 +6,49 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
-from kandev_tui.base.jsonutil import of_type
-from kandev_tui.transcript.clientside import edit_paths
 from kandev_tui.transcript.frames import LOCAL, Frame
 
 if TYPE_CHECKING:
-    from ._parts import ClientParts
-else:
-    ClientParts = object  # a plain mixin at run time: see _parts
+    from .files import ClientFiles
+    from .options import AgentOptions, ElicitationHandler, PermissionHandler
+    from .terminals import Terminals
 
 # what kandev-tui asks of agents: an agent that asks it of kandev-tui sends its input back
 AGENT_METHODS = frozenset({"initialize", "authenticate", "session/new", "session/load", "session/resume",
                            "session/prompt", "session/list", "session/set_mode"})
 
 
-class AgentRequests(ClientParts):
-    """The agent's requests (a part of :class:`~kandev_tui.acp.client.AgentClient`)."""
+class AgentRequests:
+    """The agent's requests, each to the service that owns it: the confined ``files``, the ``terminals``, the
+    user (``ask_permission``, ``ask_user``: questions are offered only when someone can answer them). ``note`` says a
+    line in the transcript; ``on_frame`` takes the local frames of what was done."""
 
-    async def _handle(self, method: str, params: Any, is_notification: bool) -> Any:
+    def __init__(self, options: AgentOptions, files: ClientFiles, terminals: Terminals,
+                 on_frame: Callable[[Frame], object], note: Callable[[str], None],
+                 ask_permission: PermissionHandler | None, ask_user: ElicitationHandler | None) -> None:
+        self._options = options
+        self._files = files
+        self._terminals = terminals
+        self._on_frame = on_frame
+        self._note = note
+        self._ask_permission = ask_permission
+        self.ask_user = ask_user
+        self._question_ids: list[Any] = []  # the ids of questions received, not yet handled (in order)
+        self._questions: dict[Any, asyncio.Task[Any]] = {}  # a question's id → its wait (the agent may withdraw it)
+        self._questions_withdrawn: set[asyncio.Task[Any]] = set()  # the waits the agent withdrew ($/cancel_request)
+        self._permission_waits: set[asyncio.Task[Any]] = set()  # the questions being asked, cancelled by cancel()
+        self.echoed = False  # the agent asked kandev-tui what kandev-tui asks agents: it echoes (cat)
+
+    def question_received(self, request_id: Any) -> None:
+        """An ``elicitation/create`` came with ``request_id`` (the SDK hands its handler no id): noted in order."""
+        self._question_ids.append(request_id)
+
+    def cancel_waits(self) -> None:
+        """The turn is cancelled: each question waiting for the user answers "cancelled"."""
+        for waiter in [*self._permission_waits, *self._questions.values()]:
+            waiter.cancel()  # (see _permission, _question)
+
+    async def handle(self, method: str, params: Any, is_notification: bool) -> Any:
         from acp.exceptions import RequestError
 
         if method == "session/update":
@@ -47,7 +72,7 @@ class AgentRequests(ClientParts):
         serve = self._services().get(method)
         if serve is None:
             if method in AGENT_METHODS:  # what kandev-tui asks of agents, asked of it: the command echoes its input
-                self._echoed = True
+                self.echoed = True
             raise RequestError.method_not_found(method)
         try:
             return await serve(params)
@@ -58,11 +83,11 @@ class AgentRequests(ClientParts):
     def _services(self) -> dict[str, Callable[[Any], Awaitable[Any]]]:
         """The client methods kandev-tui serves, as far as the options offer them."""
         services: dict[str, Callable[[Any], Awaitable[Any]]] = {}
-        if self.options.fs_read:
+        if self._options.fs_read:
             services["fs/read_text_file"] = lambda params: asyncio.to_thread(self._files.read, params)
-        if self.options.fs_write:
+        if self._options.fs_write:
             services["fs/write_text_file"] = self._write
-        if self.options.terminals:
+        if self._options.terminals:
             terminals = self._terminals
             services.update({"terminal/create": terminals.create, "terminal/output": terminals.output,
                              "terminal/wait_for_exit": terminals.wait_for_exit, "terminal/kill": terminals.kill,
@@ -112,9 +137,9 @@ class AgentRequests(ClientParts):
         mode = params.get("mode", "form")
         problem = parse_form(params.get("requestedSchema"))[1] if mode == "form" else (
             url_target(params.get("url"))[1] if mode == "url" else "unknown mode")
-        if self._ask_user is None or problem:
+        if self.ask_user is None or problem:
             return {"action": "decline"}
-        waiter = asyncio.ensure_future(self._ask_user(params))
+        waiter = asyncio.ensure_future(self.ask_user(params))
         self._questions[request_id] = waiter
         try:
             response = await waiter
@@ -126,32 +151,3 @@ class AgentRequests(ClientParts):
             self._questions.pop(request_id, None)
             self._questions_withdrawn.discard(waiter)
         return response if isinstance(response, dict) and response.get("action") else {"action": "cancel"}
-
-    def _before_edit(self, msg: dict[str, Any]) -> None:
-        method = msg.get("method")  # every frame comes here: the text chunks of a flood leave at the third look
-        if method == "session/update":
-            params = msg.get("params")
-            call = params.get("update") if isinstance(params, dict) else None
-            if not isinstance(call, dict) or call.get("sessionUpdate") not in ("tool_call", "tool_call_update"):
-                return
-        elif method == "session/request_permission":
-            call = of_type(of_type(msg, "params", dict, {}), "toolCall", dict, None)
-            if call is None:
-                return
-        else:
-            return
-        call_id = call.get("toolCallId")
-        if not isinstance(call_id, str) or call.get("status") in ("completed", "failed"):
-            return
-        if call.get("kind") == "edit":
-            self._edits.add(call_id)
-        for path in edit_paths(call, call_id in self._edits):
-            if (call_id, path) in self._before_read:
-                continue
-            self._before_read[(call_id, path)] = None
-            if len(self._before_read) > 4096:  # bounded: the oldest calls are long done
-                del self._before_read[next(iter(self._before_read))]
-            state = self._files.before(path)
-            if state is not None:
-                self._on_frame(Frame.now(LOCAL, {"event": "file_before", "tool_call_id": call_id, "path": path,
-                                                 **state}))

@@ -133,7 +133,7 @@ class AgentSession:
 
     def opened(self, client: AgentClient) -> None:
         """The agent's session is open: its id, and how it can be continued, stored."""
-        self.update(agent_session_id=client.session_id, continues=client.continues_by)
+        self.update(agent_session_id=client.session_id, continues=client.ops.continues_by)
 
     def update(self, **fields: Any) -> None:
         """The session's row (through the pipeline, which says once when the store fails)."""
@@ -168,7 +168,7 @@ async def choose_at_start(client: AgentClient, choices: dict[str, str], notice: 
             else:
                 control, value = controls.resolve(category, value)
             method, params = control.request(value)
-            await client.choose(method, params)
+            await client.ops.choose(method, params)
         except (ValueError, AgentError) as exc:
             what = f"option {category[len(OPTION):]}={value}" if category.startswith(OPTION) else f"{category} {value!r}"
             problems.append(f"{what} was not chosen: {exc}")

@@ -127,8 +127,8 @@ class Launcher:
             client = AgentClient(options, lambda frame: None)
             try:
                 await client.connect()
-                if client.offers("delete"):
-                    await client.delete_session(agent_session)
+                if client.ops.offers("delete"):
+                    await client.ops.delete_session(agent_session)
                     said = "deleted here and by its agent"
                 else:
                     said = "deleted here; its agent offers no way to delete its own copy"

@@ -87,7 +87,7 @@ class LiveSource(RunsInBackground, Source):
         client = await self._connected()
         if client is None:
             return []
-        listed = await client.list_sessions()
+        listed = await client.ops.list_sessions()
         ours = {row["agent_session_id"]: row["title"] for row in self.store.sessions() if row.get("agent_session_id")}
         return [SessionEntry(workspace_id="", workspace=str(s.get("cwd") or ""), task_id="",
                              task=ours.get(s["sessionId"]) or _without_guidance(s.get("title")),
@@ -213,7 +213,7 @@ class LiveSource(RunsInBackground, Source):
         self._set_state("starting", f"logging in: {method.get('name') or method_id}")
         if kind == "agent":
             try:
-                await self.client.authenticate(method_id)
+                await self.client.ops.authenticate(method_id)
             except AgentError as exc:
                 self._set_state("login", str(exc))
                 raise
@@ -241,7 +241,7 @@ class LiveSource(RunsInBackground, Source):
     async def _choose(self, method: str, params: dict[str, Any]) -> None:
         if self.client is None:
             raise AgentError("the agent is not running")
-        await self.client.choose(method, params)
+        await self.client.ops.choose(method, params)
 
     def _set_state(self, state: str, detail: str = "") -> None:
         if self.pipeline is not None:
@@ -301,7 +301,7 @@ class LiveSource(RunsInBackground, Source):
 
     async def cancel_subagent(self, session_id: str) -> None:
         if self.client is not None:
-            await self._there(self.client.cancel_session(session_id))
+            await self._there(self.client.ops.cancel_session(session_id))
 
     async def _cancel(self) -> None:
         if self.client is not None and self.client.turn_running:
