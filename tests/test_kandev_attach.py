@@ -139,7 +139,7 @@ async def test_history_pages_then_the_cache_fetches_only_what_is_missing(backend
     assert shown == [f"kandev:{r['id']}" for r in rows[-4:]]  # the newest page first
     assert not first.complete
     pages = 0
-    while await first.load_older():  # older pages, as when scrolling up
+    while await first.history.load_older():  # older pages, as when scrolling up
         pages += 1
     assert first.complete and pages == (len(rows) - 4 + 3) // 4
     assert resets[-1] == [f"kandev:{r['id']}" for r in rows]  # in order, each once
@@ -151,7 +151,7 @@ async def test_history_pages_then_the_cache_fetches_only_what_is_missing(backend
     shown.clear()
     again = Attachment(backend.url, session_id, store=store, page_size=4, on_items=lambda items: shown.extend(
         i.key for i in items))
-    assert again.load_cache() == len(rows)
+    assert again.history.load_cache() == len(rows)
     assert shown == [f"kandev:{r['id']}" for r in rows]
     await again.connect_once()
     assert again.fetched == 4  # one page: it overlaps the cache and nothing was unsettled

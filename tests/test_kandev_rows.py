@@ -13,7 +13,7 @@ import pytest
 
 from kandev_tui.kandev.attach import Attachment, instant
 from kandev_tui.kandev.connection import KandevError, backend_key, normalize_url
-from kandev_tui.kandev.rows import row_item, turn_number
+from kandev_tui.kandev.rows import row_item, sort_key, turn_number
 from kandev_tui.presentation.stored import State, read_stored_call
 from kandev_tui.renderers import Registry
 from kandev_tui.transcript import Store
@@ -154,11 +154,11 @@ def test_the_cache_shows_rows_at_once_and_survives_a_reopen(tmp_path):
     att.merge(ROWS)
     att.title = "Show me the build times"
     att.complete = True
-    att._save_meta()
+    att.history.save_meta()
     store.close()
     store = Store(tmp_path / "db.sqlite")
     again, seen = attachment(store)
-    assert again.load_cache() == len(ROWS)
+    assert again.history.load_cache() == len(ROWS)
     assert seen.batches == [[f"kandev:{r['id']}" for r in ROWS]]
     assert again.complete and again.title == "Show me the build times"
     assert again.task_id == ROWS[0]["task_id"]
@@ -259,3 +259,36 @@ async def test_a_key_at_the_top_asks_for_older_history_when_no_scroll_would(tmp_
             await until(pilot, lambda: len(asked) == 1)
             view.set_more_at_source(True)  # still more: each key at the top asks again
             asked.clear()
+
+
+class Pages:
+    """A connection that serves the rows' ``message.list`` pages newest first, as Kandev does."""
+
+    def __init__(self, rows: list[dict]):
+        self.rows = sorted(rows, key=sort_key, reverse=True)
+        self.asked: list[dict] = []
+        self.closed = asyncio.Event()
+
+    async def request(self, method: str, payload: dict) -> dict:
+        assert method == "message.list"
+        self.asked.append(payload)
+        start = 0 if "before" not in payload else next(
+            i for i, row in enumerate(self.rows) if row["id"] == payload["before"]) + 1
+        page = self.rows[start:start + payload["limit"]]
+        return {"messages": page, "has_more": start + len(page) < len(self.rows), "cursor": page[-1]["id"] if page else None}
+
+
+async def test_the_history_pages_back_until_it_overlaps_what_is_kept_and_all_is_settled():
+    att, seen = attachment(page_size=5)
+    pages = Pages(ROWS)
+    await att.history.sync(pages)  # nothing kept: the newest page is enough (older ones come on demand)
+    assert len(pages.asked) == 1 and not att.complete and att.fetched == 5
+    att.connection = pages  # type: ignore[assignment]
+    while await att.history.load_older():
+        pass
+    assert att.complete and len(att.rows) == len({row["id"] for row in ROWS})
+    asked = len(pages.asked)
+    att.session_state = "COMPLETED"  # the agent no longer works: only unfinished rows may still change
+    await att.history.sync(pages)  # everything kept: it pages back only as far as a row that may have changed
+    again = len(pages.asked) - asked
+    assert 1 <= again < asked, (again, asked)

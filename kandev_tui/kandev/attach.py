@@ -39,7 +39,7 @@ BACKOFF = (0.5, 1, 2, 4, 8, 15, 30)
 PROMPTABLE = {"WAITING_FOR_INPUT", "COMPLETED", "IDLE", "READY"}
 
 
-class Attachment(History):
+class Attachment:
     def __init__(self, url: str, session_id: str, *, token: str | None = None, store: Any = None,
                  page_size: int = PAGE, on_items: Callable[[list[Item]], None],
                  on_reset: Callable[[list[Item]], None] | None = None,
@@ -48,14 +48,13 @@ class Attachment(History):
         self.session_id = session_id
         self.token = token
         self.store = store
-        self.page_size = max(1, page_size)
         self.on_items = on_items
         self.on_reset = on_reset
         self.on_status = on_status or (lambda status, detail: None)
         self.backend = backend_key(url)
         self.rows: dict[str, dict[str, Any]] = {}
         self._waiting: set[str] = set()  # ids of permission rows shown as pending
-        self._order: list[tuple[str, str]] = []  # sort keys of the rows, kept sorted
+        self.order: list[tuple[str, str]] = []  # sort keys of the rows, kept sorted
         self.task_id = ""
         self.title = ""
         self.complete = False  # the oldest row has been seen
@@ -66,10 +65,10 @@ class Attachment(History):
         self.connection: KandevConnection | None = None
         self._stopping = False
         self._resync: asyncio.Task[None] | None = None
-        self._older_lock = asyncio.Lock()
         self.fetched = 0  # rows fetched with message.list, all in all
         self.refetches = 0  # how often a receipt gap or a reconnect made it refetch (tests and the status line)
         self.connects = 0
+        self.history = History(self, page_size)  # the rows cached in the store, and the pages fetched from Kandev
 
     # -- rows → items --------------------------------------------------------------
 
@@ -80,7 +79,7 @@ class Attachment(History):
             item = item.but(status="cancelled", payload={**item.payload, "answer": {"outcome": "cancelled"}}, final=True)
         return item
 
-    def _track(self, items: list[Item]) -> None:
+    def track(self, items: list[Item]) -> None:
         for item in items:
             if item.kind == K.PERMISSION:
                 rid = item.key.removeprefix("kandev:")
@@ -93,8 +92,8 @@ class Attachment(History):
         """The session went on past this row: a later turn, or a status row of its turn (cancelled, failed)."""
         row = self.rows[rid]
         key = sort_key(row)
-        index = bisect.bisect_right(self._order, key)
-        for _, later in self._order[index:]:
+        index = bisect.bisect_right(self.order, key)
+        for _, later in self.order[index:]:
             other = self.rows[later]
             if other.get("turn_id") != row.get("turn_id") or other.get("type") == "status":
                 return True
@@ -102,7 +101,7 @@ class Attachment(History):
 
     def items(self) -> list[Item]:
         out = []
-        for _, rid in self._order:
+        for _, rid in self.order:
             item = self.item(rid)
             if item is not None:
                 out.append(item)
@@ -112,7 +111,7 @@ class Attachment(History):
         """Take rows (a page or a notification); tell the caller what changed; return the changed items."""
         changed: list[dict[str, Any]] = []
         reorder = False
-        last = self._order[-1] if self._order else None
+        last = self.order[-1] if self.order else None
         for row in rows:
             if not isinstance(row, dict):
                 continue
@@ -134,7 +133,7 @@ class Attachment(History):
                 key = sort_key(row)
                 if last is not None and key < last:
                     reorder = True
-                self._order.append(key)
+                self.order.append(key)
             self.rows[rid] = row
             if not self.task_id and isinstance(row.get("task_id"), str):
                 self.task_id = row["task_id"]
@@ -142,11 +141,11 @@ class Attachment(History):
         if not changed:
             return []
         changed.sort(key=sort_key)  # pages come newest first
-        self._order.sort()
-        self._save(changed)
+        self.order.sort()
+        self.history.save(changed)
         if reorder and self.on_reset is not None:
             items = self.items()
-            self._track(items)
+            self.track(items)
             self.on_reset(items)
             return items
         rids = [r["id"] for r in changed]
@@ -154,7 +153,7 @@ class Attachment(History):
             if rid not in rids and rid in self.rows and self._moved_on(rid):
                 rids.append(rid)
         items = [item for item in (self.item(rid) for rid in rids) if item is not None]
-        self._track(items)
+        self.track(items)
         self.on_items(items)
         return items
 
@@ -166,7 +165,7 @@ class Attachment(History):
             return
         found = await asyncio.to_thread(shell_output, self.url, self.token, self.session_id, rid)
         self.rows[rid] = {**self.rows.get(rid, row), FETCHED: found}
-        self._save([self.rows[rid]])
+        self.history.save([self.rows[rid]])
         item = self.item(rid)
         if item is not None:
             self.on_items([item])
@@ -192,7 +191,7 @@ class Attachment(History):
             if rid in self.rows:
                 row = {**self.rows[rid], "type": "deleted", "content": "(deleted in Kandev)"}
                 self.rows[rid] = row
-                self._save([row])
+                self.history.save([row])
                 item = row_item(row)
                 if item is not None:
                     self.on_items([item])
@@ -213,7 +212,7 @@ class Attachment(History):
             self.refetches += 1
             self.revision = None
             try:
-                await self.sync(conn)
+                await self.history.sync(conn)
             except KandevError as exc:
                 log.info("refetch failed: %s", exc)
 
@@ -269,7 +268,7 @@ class Attachment(History):
                 self.refetches += 1
             self.connects += 1
             await self._session_info()  # before catching up: a working session may still change its turn
-            await self.sync(conn)
+            await self.history.sync(conn)
         except BaseException:
             self.connection = None
             await conn.close()
@@ -317,7 +316,7 @@ class Attachment(History):
             self._resync.cancel()
         if self.connection is not None:
             await self.connection.close()
-        self._save_meta()
+        self.history.save_meta()
 
     # -- acting on the session ------------------------------------------------------
 

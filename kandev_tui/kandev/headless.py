@@ -67,10 +67,10 @@ async def run_headless(url: str, session_id: str, *, token: str | None, store: A
 
     attachment = Attachment(url, session_id, token=token, store=store, page_size=page_size,
                             on_items=printer.items, on_reset=printer.items, on_status=status)
-    attachment.load_cache()
+    attachment.history.load_cache()
     try:
         conn = await attachment.connect_once()
-        await attachment.load_all()
+        await attachment.history.load_all()
     except KandevError as exc:
         print(f"kandev-tui attach: {exc}", file=sys.stderr)
         await attachment.stop()

@@ -96,7 +96,7 @@ class KandevSource(RunsInBackground, Source):
         self.attachment = Attachment(self.url, self.session_id, token=self.token, store=self.store,
                                      page_size=self.page_size, on_items=self._items, on_reset=self._reset,
                                      on_status=self._status)
-        if self.attachment.load_cache():
+        if self.attachment.history.load_cache():
             self.title = self.attachment.title or self.title
         try:
             conn = await self.attachment.connect_once()
@@ -159,7 +159,7 @@ class KandevSource(RunsInBackground, Source):
         from kandev_tui.kandev import KandevError
 
         try:
-            loaded: int = await self.attachment.load_older()
+            loaded: int = await self.attachment.history.load_older()
             return loaded
         except KandevError as exc:
             self.on_state("notice", f"older messages could not be loaded: {exc}")
