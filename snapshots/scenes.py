@@ -81,7 +81,7 @@ async def park(pilot, widget) -> None:
 async def scroll_home(pilot) -> None:
     await plot_visible(pilot)
     view = pilot.app.view
-    await park(pilot, next(w for w in view.children if w.display and w is not view.top))
+    await park(pilot, next(w for w in view.children if w.display and w is not view.mounted.top))
 
 
 async def scroll_to_first_chart(pilot) -> None:

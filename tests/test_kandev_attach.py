@@ -344,13 +344,13 @@ async def test_the_picker_lists_sessions_and_attaches_the_chosen_one(backend, fi
         assert app.focused is app.transcript_screen.prompt  # typing goes to the prompt
         assert app.transcript_screen.status.title == "finished turn"  # the task's title
         assert 10 <= len(view.model.items) < len(rows)  # the newest pages: enough to fill the screen
-        assert view.more_at_source and "older messages" in str(view.top.render())
+        assert view.more_at_source and "older messages" in str(view.mounted.top.render())
         from .app_helpers import scroll_to_top_until
 
         # scrolling up brings the older pages, one at a time, in place
         await scroll_to_top_until(pilot, view, lambda: len(view.model.items) == len(rows), pause=0.05)
         assert list(view.model.items) == [f"kandev:{r['id']}" for r in rows]
-        await until(pilot, lambda: not view.more_at_source and not view.top.display)
+        await until(pilot, lambda: not view.more_at_source and not view.mounted.top.display)
 
 
 async def test_the_backends_other_task_sessions_are_in_the_list_and_attach_beside_the_first(backend, finished,

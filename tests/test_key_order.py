@@ -149,7 +149,7 @@ async def test_ctrl_g_then_a_digit_in_one_burst_answers_the_request_it_reached(t
         burst(app, ["f4", "2", *"ok"])  # the request is mounted once its session is shown: the keys wait for it
         await until(pilot, lambda: answered == [("permission:1", "reject")], fail=False)
         assert answered == [("permission:1", "reject")], (app.focused, app.transcript_screen.prompt.text,
-                                                          app.view._kept_for_request, app.current.number)
+                                                          app.view.requests.kept, app.current.number)
         await until(pilot, lambda: app.transcript_screen.prompt.text == "ok")  # the rest, after the answer
         assert app.current is app.sessions[1]
 
@@ -167,10 +167,10 @@ async def test_keys_kept_for_a_request_that_is_answered_elsewhere_go_to_the_prom
         await until(pilot, lambda: app.sessions[1].waiting_since is not None and app.current is app.sessions[0])
         burst(app, ["f4", *"hi"])
         await until(pilot, lambda: app.current is app.sessions[1] and app.view.has_focus)
-        await until(pilot, lambda: app.view._kept_for_request == [("h", "h"), ("i", "i")])
+        await until(pilot, lambda: app.view.requests.kept == [("h", "h"), ("i", "i")])
         assert app.transcript_screen.prompt.text == ""
         waits.clear()  # answered elsewhere: nothing waits, the turn goes on
         app.sessions[1].source._set_state("running", "")
         await until(pilot, lambda: app.transcript_screen.prompt.text == "hi", fail=False)
-        assert app.transcript_screen.prompt.text == "hi", (app.focused, app.view._kept_for_request,
+        assert app.transcript_screen.prompt.text == "hi", (app.focused, app.view.requests.kept,
                                                            app.sessions[1].last_state, app.transcript_screen.prompt.disabled)

@@ -29,7 +29,7 @@ async def test_window_stays_bounded_while_scrolling_ten_thousand_items(tmp_path)
         total = len(view.entries)
         assert total > 8000 and view.hi == total and view.lo > 0
         assert len(view.widgets) < 60  # a few screens, not the session
-        assert view.top.display and "earlier" in str(view.top.render())
+        assert view.mounted.top.display and "earlier" in str(view.mounted.top.render())
         most = 0
 
         def count() -> None:
@@ -303,7 +303,7 @@ async def test_content_that_grows_past_the_screen_by_itself_is_followed(tmp_path
         await settle(pilot)
         view = app.view
         assert view.following and view.max_scroll_y == 0
-        view.mount(Static("\n".join(f"line {n}" for n in range(200))), before=view.bottom)
+        view.mount(Static("\n".join(f"line {n}" for n in range(200))), before=view.mounted.bottom)
         await until(pilot, lambda: view.max_scroll_y > 100)
         await until(pilot, lambda: view.scroll_y == view.max_scroll_y)
         assert view.following

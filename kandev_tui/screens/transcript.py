@@ -96,7 +96,7 @@ class TranscriptScreen(DrawsInputAtOnce, Screen[None]):
         # new messages ahead of it, a few milliseconds per event-loop turn, and while the entries a batch brought are
         # still being mounted (50 ms at most each), so that it does not draw them all at once, nor the window half
         # empty
-        if user_input(self.app).waiting() or self.view.predrawing or self.view.mounting:
+        if user_input(self.app).waiting() or self.view.waits_for_drawing:
             return "wait"
         if covered(self):  # under the help (opaque): nothing shows, and when it is shown again it is drawn then
             return "pause"

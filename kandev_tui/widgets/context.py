@@ -9,7 +9,7 @@ drawn on its own in a test, a renderer pack's own app). Nothing here reaches for
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Protocol, runtime_checkable
 
 
 def _no_colors() -> tuple[tuple[int, int, int], ...] | None:
@@ -47,10 +47,11 @@ class DrawContext:
 DEFAULT = DrawContext()
 
 
-class GivesDrawContext:
+@runtime_checkable
+class GivesDrawContext(Protocol):
     """A widget whose descendants draw with :attr:`draw_context` (the transcript view)."""
 
-    draw_context: DrawContext = DEFAULT
+    draw_context: DrawContext
 
 
 def context_of(widget: Any) -> DrawContext:

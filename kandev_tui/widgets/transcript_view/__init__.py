@@ -12,40 +12,42 @@ up. Charts plot only when they come within one screen of the viewport.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from textual.containers import VerticalScroll
+from textual import events
+from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.geometry import Size
+from textual.scrollbar import ScrollTo, ScrollUp
 from textual.message import Message
 from textual.widget import Widget
 
-from kandev_tui.session import window as W
 from kandev_tui.session.changes import ChangeSet, TranscriptModel
 from kandev_tui.session.layout import Entry
-from kandev_tui.session.window import Window
 from kandev_tui.ui.textual_hooks import FocusRestylesItself, layout_changes
-from kandev_tui.widgets.context import GivesDrawContext
+from kandev_tui.widgets.context import DEFAULT
 
-from .charts import ChartsInView
-from .following import Following
+from .charts import ChartPlotter
+from .following import Follower
 from .lazy import entry_widgets, made_entries
-from .predraw import Predraw
-from .requests import Requests
-from .search import Finding
-from .window import MountedWindow, Sentinel
+from .predraw import Predrawer
+from .requests import RequestFocus
+from .search import SearchMarks
+from .window import EntryWindow, Sentinel
 
 if TYPE_CHECKING:
-    from ..agent_message import AgentMessage
     from ..base import EntryWidget
     from ..tool_group import ToolGroup
 
 __all__ = ["Sentinel", "TranscriptView", "entry_widgets", "made_entries"]
 
 
-class TranscriptView(MountedWindow, Predraw, Following, Finding, ChartsInView, Requests, FocusRestylesItself,
-                     GivesDrawContext, VerticalScroll):
-    """See the module docstring; each concern is a part of its own in this package (window, predraw, following,
-    search, charts, requests)."""
+class TranscriptView(FocusRestylesItself, VerticalScroll):
+    """See the module docstring. The view is Textual's surface (bindings, events, watchers) and hands each concern to
+    a collaborator of this package: the mounted window (``mounted``), the following (``follower``), messages drawn
+    ahead (``predrawer``), charts plotted near the viewport (``plotter``), the search's marks (``marks``) and the
+    requests (``requests``). ``draw_context`` is what its entries draw with (kandev_tui/widgets/context.py)."""
 
     BLANK = True  # a container without content or border of its own: its lines are blanks, not rendered
     # focused itself (a stored session opens so; tab from the prompt lands here), the footer says how to move; with
@@ -79,31 +81,23 @@ class TranscriptView(MountedWindow, Predraw, Following, Finding, ChartsInView, R
         def control(self) -> TranscriptView:
             return self.view
 
-    def __init__(self, model: TranscriptModel, **kwargs) -> None:
+    def __init__(self, model: TranscriptModel, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.model = model
-        self.widgets: dict[str, EntryWidget] = {}  # entry key → widget
-        self.following = True
-        self.new_below = False  # output came since the view stopped following
-        self.permissions_answerable = False
-        self.permissions_elsewhere = ""
-        self.requests_take_focus = True  # a request mounted answerable takes the keys (not while the user types)
-        self._recheck_pending = False
-        self.window = Window()  # the mounted entries: [lo, hi) of the model's
-        self._loading = False
-        self.top = Sentinel(id="earlier")
-        self.bottom = Sentinel(id="later")
-        self.more_at_source = False  # the source holds older items than the model (Kandev history pages)
-        self._predraws: dict[AgentMessage, None] = {}  # messages to draw ahead of their frame, in order
-        self._predraws_since = 0.0
-        self._mounting: list[Widget] = []  # the entries the window's last move mounted (until they are)
-        self._mounting_since = 0.0
-        self._asked_older = False
-        self._hit_widget: Widget | None = None  # the search's current hit, marked
+        self.draw_context = DEFAULT
+        self.predrawer = Predrawer(drawn=self._drawn_ahead)
+        self.requests = RequestFocus(self)
+        self.plotter = ChartPlotter(self, visible=lambda: self.draw_context.visible())
+        self.mounted = EntryWindow(self, model, self.requests, self.predrawer, loaded=self.plotter.check,
+                                   older_wanted=self._older_wanted)
+        self.follower = Follower(self, self.mounted, below=self._below,
+                                 check_charts=self.plotter.check)
+        self.mounted.follow = self.follower
+        self.marks = SearchMarks(self, self.mounted.show_entry, lambda: self.follower.set_following(False))
 
-    def compose(self):
-        yield self.top
-        yield self.bottom
+    def compose(self) -> ComposeResult:
+        yield self.mounted.top
+        yield self.mounted.bottom
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return self.has_focus if action == "moved" else True
@@ -111,47 +105,82 @@ class TranscriptView(MountedWindow, Predraw, Following, Finding, ChartsInView, R
     async def action_moved(self, action: str) -> None:
         await self.run_action(action)
 
+    def _older_wanted(self) -> None:
+        self.post_message(self.OlderWanted(self))
+
+    def _below(self, below: str | None) -> None:
+        self.post_message(self.Below(below))
+
+    def _drawn_ahead(self) -> None:
+        if self.is_attached:
+            self.screen.check_idle()  # a frame held for them is drawn now (DrawsInputAtOnce), not at the next tick
+
+    # -- what the others read ------------------------------------------------------------
+
     @property
     def entries(self) -> list[Entry]:
         return self.model.entries
 
     @property
+    def widgets(self) -> dict[str, EntryWidget]:
+        return self.mounted.widgets
+
+    @property
     def lo(self) -> int:
-        return self.window.lo
+        return self.mounted.lo
 
     @property
     def hi(self) -> int:
-        return self.window.hi
+        return self.mounted.hi
+
+    @property
+    def following(self) -> bool:
+        return self.follower.following
+
+    @property
+    def more_at_source(self) -> bool:
+        return self.mounted.more_at_source
+
+    @property
+    def settling(self) -> bool:
+        """Whether an entry of the window is still being put on screen (mounted, its Markdown parsed)."""
+        return any(getattr(widget, "settling", False) for widget in self.mounted.widgets.values())
+
+    @property
+    def waits_for_drawing(self) -> bool:
+        """Entries are being mounted, or messages drawn ahead: a frame drawn now would show them half made."""
+        return self.predrawer.drawing or self.mounted.mounting
 
     # -- change sets in -------------------------------------------------------
 
     def apply(self, changes: ChangeSet) -> None:
         """Put a change set on screen: reshaped entries built anew, newer versions into mounted widgets, new entries
         mounted when the window is at the end, group summaries, then following and charts."""
-        at_end = self.hi == len(self.entries) - changes.new_entries  # the window reached the end before the batch
+        mounted = self.mounted
+        at_end = mounted.hi == len(self.entries) - changes.new_entries  # the window reached the end before the batch
         for old_key, entry in changes.rebuilt:
-            self._rebuild(old_key, entry)
+            mounted.rebuild(old_key, entry)
         entry_of = self.model.entry_of
+        widgets = mounted.widgets
         for key, item in changes.updated.items():
-            widget = self.widgets.get(entry_of[key].key)
+            widget = widgets.get(entry_of[key].key)
             if widget is not None:
                 widget.update_item(item)
-                self._predraw([widget])
+                self.predrawer.add([widget])
         if at_end and changes.new_entries:
-            self._move(W.at_end(self.window, self.entries, self.following, *self._viewport_height()))
-        self._show_sentinels()
+            mounted.to_end()
+        mounted.show_sentinels()
         for key, summary in changes.summaries.items():
-            group = self.widgets.get(key)
+            group = widgets.get(key)
             if group is not None and isinstance(group, entry_widgets().ToolGroup):
                 cast("ToolGroup", group).set_summary(summary)
-        if self.following:
-            self.call_after_refresh(self._follow)
-        elif not self.new_below and (changes.new_entries or changes.updated or changes.rebuilt):
-            self.new_below = True
-            self._say_below()
+        if self.follower.following:
+            self.call_after_refresh(self.follower.follow)
+        elif changes.new_entries or changes.updated or changes.rebuilt:
+            self.follower.came_below()
         self.call_after_refresh(self.check_charts)
 
-    def pre_layout(self, layout) -> None:
+    def pre_layout(self, layout: Any) -> None:
         """Make the stream layout measure again every entry whose content changed size, however deep the change.
 
         The stream layout reuses the placement of each entry up to the first one the screen lists as changed.
@@ -170,46 +199,153 @@ class TranscriptView(MountedWindow, Predraw, Following, Finding, ChartsInView, R
             if node is not None:
                 mine.add(node)
 
-    @property
-    def settling(self) -> bool:
-        """Whether an entry of the window is still being put on screen (mounted, its Markdown parsed)."""
-        return any(getattr(widget, "settling", False) for widget in self.widgets.values())
-
     def reset(self, changes: ChangeSet, more_at_source: bool = False) -> None:
         """Show the transcript anew once its model has placed every item again (older history came; ``changes``
         is the model's reset, with the entries before it): the entry at the top of the screen stays in place
         unless the view follows the end. The model is reset first and told nothing by the view (one way)."""
+        mounted = self.mounted
         anchor: str | None = None
         offset = 0
         if not self.following and changes.reset_from is not None:
-            for entry in changes.reset_from[self.lo:self.hi]:
-                widget = self.widgets.get(entry.key)
+            for entry in changes.reset_from[mounted.lo:mounted.hi]:
+                widget = mounted.widgets.get(entry.key)
                 if widget is not None and widget.is_mounted and widget.virtual_region.bottom > self.scroll_y:
                     anchor, offset = entry.item_keys[0], widget.virtual_region.y - int(self.scroll_y)
                     break
-        doomed = list(self.widgets.values())  # the window's, all of them
-        self.widgets.clear()
-        if doomed:
-            self.remove_children(doomed)
-        self.window = Window()
-        self.more_at_source = more_at_source
-        self._asked_older = False
+        mounted.clear(more_at_source)
         target = self.model.entry_of.get(anchor) if anchor is not None else None
         if target is None:
-            self._extend_to_end()
-            self._show_sentinels()
-            self.call_after_refresh(self._follow)
+            mounted.to_end()
+            mounted.show_sentinels()
+            self.call_after_refresh(self.follower.follow)
         else:
-            widget = self.show_entry(target.index)
-            self._show_sentinels()
+            widget = mounted.show_entry(target.index)
+            mounted.show_sentinels()
 
             def keep_place() -> None:
                 if widget is not None and widget.is_mounted:
                     self.scroll_to(y=max(0, widget.virtual_region.y - offset), animate=False, immediate=True)
                 self.check_charts()
-                self._more_above()  # older history placed with the view still at its top: ask on
+                self.follower.more_above()  # older history placed with the view still at its top: ask on
 
             self.call_after_refresh(keep_place)
         self.call_after_refresh(self.check_charts)
 
+    # -- what the session and the screens ask ------------------------------------------------
 
+    def check_charts(self, at_once: bool = False) -> None:
+        self.plotter.check(at_once)
+
+    def jump_to_latest(self) -> None:
+        self.follower.jump_to_latest()
+
+    def jump_to_first(self) -> None:
+        self.follower.jump_to_first()
+
+    def set_following(self, following: bool) -> None:
+        self.follower.set_following(following)
+
+    def page_up(self) -> None:
+        """A page up, as the user asked for it (the screen's pageup)."""
+        self.follower.set_following(False)
+        self.scroll_page_up(animate=False)
+        self.follower.more_above()
+
+    def keys_moved_to(self, focused: Widget) -> None:
+        self.follower.keys_moved_to(focused)
+
+    def set_more_at_source(self, more: bool) -> None:
+        self.mounted.set_more_at_source(more)
+
+    def ask_for_older(self) -> None:
+        self.mounted.ask_for_older()
+
+    def load_earlier(self) -> None:
+        self.mounted.load_earlier()
+
+    def show_entry(self, index: int) -> EntryWidget | None:
+        return self.mounted.show_entry(index)
+
+    def reveal(self, index: int, key: str | None = None, needle: str | None = None) -> Widget | None:
+        return self.marks.reveal(index, key, needle)
+
+    def mark_hit(self, widget: Widget | None, needle: str | None = None) -> None:
+        self.marks.mark(widget, needle)
+
+    def is_request(self, widget: Widget | None) -> bool:
+        return self.requests.is_request(widget)
+
+    def set_permissions_answerable(self, answerable: bool, elsewhere: str = "", take_focus: bool = True) -> None:
+        self.requests.set_answerable(answerable, elsewhere, take_focus)
+
+    def request_without_keys(self) -> bool:
+        return self.requests.without_keys()
+
+    def take_keys_for_request(self) -> None:
+        self.requests.take_keys()
+
+    def refresh_theme(self) -> None:
+        self.requests.refresh_theme()
+
+    # -- Textual's events: the user scrolls, the view changes size ---------------------------
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self.follower.went_up()
+
+    def on_scroll_up(self, message: ScrollUp) -> None:  # the scrollbar's track, above the thumb
+        self.follower.set_following(False)
+
+    def on_scroll_to(self, message: ScrollTo) -> None:  # the scrollbar's thumb, dragged
+        if message.y is not None and message.y < self.scroll_y:
+            self.follower.set_following(False)
+
+    def action_scroll_up(self) -> None:
+        self.follower.set_following(False)
+        super().action_scroll_up()
+        self.follower.more_above()
+
+    def action_page_up(self) -> None:
+        self.follower.set_following(False)
+        super().action_page_up()
+        self.follower.more_above()
+
+    def action_scroll_home(self) -> None:
+        self.follower.set_following(False)
+        super().action_scroll_home()
+        self.follower.more_above()
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        self.follower.at_end()
+
+    def action_scroll_down(self) -> None:
+        super().action_scroll_down()
+        self.follower.at_end()
+
+    def action_page_down(self) -> None:
+        super().action_page_down()
+        self.follower.at_end()
+
+    def action_scroll_end(self) -> None:
+        super().action_scroll_end()
+        self.follower.at_end()
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        self.follower.scrolled(old, new)
+
+    def watch_virtual_size(self, size: Size) -> None:
+        self.follower.resized()
+
+    def on_resize(self) -> None:
+        """Made shorter (a terminal resized, a row added under it) with content of the same height: no new virtual
+        size follows, and a following view kept its scroll, its last lines hidden below; charts near it fit anew."""
+        self.follower.resized()
+        self.call_after_refresh(self.check_charts)
+
+    def on_key(self, event: events.Key) -> None:
+        """Characters typed while the view holds the keys for a request not mounted yet are kept for it."""
+        if event.is_printable and self.requests.keep(event.key, event.character):
+            event.stop()
+
+    def on_blur(self) -> None:
+        self.requests.type_kept()

@@ -4,28 +4,26 @@ and the moves that mount two screens more on a side and unmount as many from the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
 import time
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from rich.text import Text
+from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
 from kandev_tui.base import pacing
 from kandev_tui.session import window as W
+from kandev_tui.session.changes import TranscriptModel
 from kandev_tui.session.layout import Entry
 from kandev_tui.session.window import Viewport, Window
 
 from .lazy import entry_widgets
+from .predraw import Predrawer
+from .requests import RequestFocus
 
 if TYPE_CHECKING:
     from kandev_tui.widgets.base import EntryWidget
-
-    from ._parts import ViewParts
-else:
-    ViewParts = object  # a plain mixin at run time: see _parts
 
 
 class Sentinel(Static):
@@ -44,16 +42,60 @@ class Sentinel(Static):
             self.update(Text(f"{arrow} {count:,} {where} entr{'y' if count == 1 else 'ies'} · scroll to load", style="dim"))
 
 
-class MountedWindow(ViewParts):
-    """The window of mounted entries (a part of :class:`TranscriptView`)."""
+class Follows(Protocol):
+    """What the window asks of the following (:class:`~.following.Follower`, given to it once both are made)."""
 
-    def _viewport_height(self) -> tuple[int, W.Height]:
+    following: bool
+
+    def set_following(self, following: bool) -> None: ...
+    def more_above(self) -> None: ...
+
+
+class EntryWindow:
+    """The entries of ``model`` mounted in ``view`` (``widgets``: entry key → widget), between two sentinels.
+    ``requests`` makes new requests answerable and gives one the keys; ``predrawer`` draws new messages ahead;
+    ``loaded()`` is called once a load kept the view in place (charts near it plotted); ``older_wanted()`` asks the
+    source for older items."""
+
+    def __init__(self, view: VerticalScroll, model: TranscriptModel, requests: RequestFocus, predrawer: Predrawer,
+                 loaded: Callable[[], None], older_wanted: Callable[[], None]) -> None:
+        self._view = view
+        self._model = model
+        self._requests = requests
+        self._predrawer = predrawer
+        self._loaded = loaded
+        self._older_wanted = older_wanted
+        self.follow: Follows  # the view's follower (set by the view once it is made)
+        self.widgets: dict[str, EntryWidget] = {}  # entry key → its widget
+        self.window = Window()  # the mounted entries: [lo, hi) of the model's
+        self.top = Sentinel(id="earlier")
+        self.bottom = Sentinel(id="later")
+        self.more_at_source = False  # the source holds older items than the model (Kandev history pages)
+        self.loading = False
+        self._asked_older = False
+        self._mounting: list[Widget] = []  # the entries the last move mounted (until they are)
+        self._mounting_since = 0.0
+
+    @property
+    def entries(self) -> list[Entry]:
+        return self._model.entries
+
+    @property
+    def lo(self) -> int:
+        return self.window.lo
+
+    @property
+    def hi(self) -> int:
+        return self.window.hi
+
+    def viewport_height(self) -> tuple[int, W.Height]:
         """The viewport's height, and the entries' estimated height at its width (the window's arithmetic)."""
-        viewport = Viewport(self.size.width or self.app.size.width, self.size.height or self.app.size.height)
-        items = self.model.items
+        view = self._view
+        viewport = Viewport(view.size.width or view.app.size.width, view.size.height or view.app.size.height)
+        items = self._model.items
         return viewport.height, lambda entry: viewport.entry_height(entry, items)
 
-    def _move(self, new: Window) -> None:
+    def move(self, new: Window) -> None:
         """Mount and unmount what the window's move says (:func:`kandev_tui.session.window.moves`)."""
         moves = W.moves(self.window, new)
         for doomed in moves.unmount:
@@ -61,21 +103,21 @@ class MountedWindow(ViewParts):
         entries = self.entries
         mounted: list[Widget] = []
         if moves.mount_above:
-            mounted += [self._build(entries[i]) for i in moves.mount_above]
-            self.mount_all(mounted, after=self.top)
-            self._focus_request(mounted)
+            mounted += [self.build(entries[i]) for i in moves.mount_above]
+            self._view.mount_all(mounted, after=self.top)
+            self._requests.mounted(mounted)
         if moves.mount_below:
-            widgets = [self._build(entries[i]) for i in moves.mount_below]
-            self.mount_all(widgets, before=self.bottom)
-            self._focus_request(widgets)
-            self._predraw(widgets)
+            widgets: list[Widget] = [self.build(entries[i]) for i in moves.mount_below]
+            self._view.mount_all(widgets, before=self.bottom)
+            self._requests.mounted(widgets)
+            self._predrawer.add(widgets)
             mounted += widgets
         if mounted:
             self._mounting, self._mounting_since = mounted, time.monotonic()
         self.window = new
 
-    def _extend_to_end(self) -> None:
-        self._move(W.at_end(self.window, self.entries, self.following, *self._viewport_height()))
+    def to_end(self) -> None:
+        self.move(W.at_end(self.window, self.entries, self.follow.following, *self.viewport_height()))
 
     @property
     def mounting(self) -> bool:
@@ -89,16 +131,16 @@ class MountedWindow(ViewParts):
         self._mounting = []
         return False
 
-    def _build(self, entry: Entry) -> EntryWidget:
+    def build(self, entry: Entry) -> EntryWidget:
         """A widget for an entry, from the layout's current state of its items."""
-        items = [self.model.items[key] for key in entry.item_keys]
+        items = [self._model.items[key] for key in entry.item_keys]
         E = entry_widgets()
         widget: EntryWidget
         if entry.kind == "group":
             group = E.ToolGroup(entry.key)
             for item in items:
                 group.update_item(item)
-            group.set_summary(self.model.summary(entry))
+            group.set_summary(self._model.summary(entry))
             widget = group
         elif entry.kind == "moved":  # a card's old place (it moved below its request): an empty group, not drawn
             widget = E.ToolGroup(entry.key)
@@ -111,97 +153,97 @@ class MountedWindow(ViewParts):
             item = items[0]
             widget = E.ITEM_WIDGETS.get(item.kind, E.Notice)(item)
             if isinstance(widget, E.REQUESTS):
-                widget.answerable = self.permissions_answerable and widget.pending
-                widget.elsewhere = self.permissions_elsewhere
+                self._requests.made(widget)
         self.widgets[entry.key] = widget
         return widget
 
-    def _focus_request(self, mounted: Sequence[Widget]) -> None:
-        """A request just put in the window that waits for the user's answer takes the keys (1-9 answer it) in the
-        frame that first shows it, unless the user was typing in the prompt when it came (``requests_take_focus``):
-        focused after that frame, a key pressed on seeing it went where the focus was (a tab meant for the request
-        left the prompt instead)."""
-        E = entry_widgets()  # (what was mounted was made from them)
-        waiting = [w for w in mounted if isinstance(w, E.REQUESTS) and w.answerable]
-        if not waiting or not self.requests_take_focus:
-            return
-        self.give_keys_to(waiting[-1])  # it is in the DOM (mount_all attaches at once): focused as it mounts
-
-    def _rebuild(self, old_key: str, entry: Entry) -> None:
+    def rebuild(self, old_key: str, entry: Entry) -> None:
         """An entry the layout reshaped (a grouped call promoted to a card): built anew in place when mounted."""
         old = self.widgets.pop(old_key, None)
         if old is None or not old.is_mounted:
             return
-        new = self._build(entry)
-        self.mount(new, after=old)
-        self._focus_request([new])
+        new = self.build(entry)
+        self._view.mount(new, after=old)
+        self._requests.mounted([new])
         old.remove()
 
     def _unmount_range(self, start: int, stop: int) -> None:
         doomed = [self.widgets.pop(e.key) for e in self.entries[start:stop] if e.key in self.widgets]
         if doomed:
-            self.remove_children(doomed)
+            self._view.remove_children(doomed)
 
-    def _show_sentinels(self) -> None:
+    def show_sentinels(self) -> None:
         self.top.show_count(self.lo, above=True, more_at_source=self.more_at_source)
         self.bottom.show_count(len(self.entries) - self.hi, above=False)
 
+    def clear(self, more_at_source: bool) -> None:
+        """Every widget removed (the transcript shown anew)."""
+        doomed = list(self.widgets.values())
+        self.widgets.clear()
+        if doomed:
+            self._view.remove_children(doomed)
+        self.window = Window()
+        self.more_at_source = more_at_source
+        self._asked_older = False
+
     def load_earlier(self) -> None:
         """Mount two screens of entries above the window; the viewport does not move."""
-        if self.lo == 0 or self._loading:
+        if self.lo == 0 or self.loading:
             return
-        self._loading = True
+        self.loading = True
         first = next((self.widgets[e.key] for e in self.entries[self.lo:self.hi] if e.key in self.widgets), None)
         before_y = first.virtual_region.y if first is not None else 0
-        new = W.earlier(self.window, self.entries, *self._viewport_height())
+        new = W.earlier(self.window, self.entries, *self.viewport_height())
         if new.hi < self.hi:  # the window was full: the end is no longer mounted, so nothing new is followed
-            self.set_following(False)
-        self._move(new)
-        self._show_sentinels()
+            self.follow.set_following(False)
+        self.move(new)
+        self.show_sentinels()
+        view = self._view
 
         def keep_place() -> None:
             if first is not None and first.is_mounted:
-                self.scroll_to(y=self.scroll_y + first.virtual_region.y - before_y, animate=False, immediate=True)
-            self._loading = False
-            self.check_charts()
-            self._more_above()  # still at the top (nothing kept in place): no scroll event would ask for more
+                view.scroll_to(y=view.scroll_y + first.virtual_region.y - before_y, animate=False, immediate=True)
+            self.loading = False
+            self._loaded()
+            self.follow.more_above()  # still at the top (nothing kept in place): no scroll event would ask for more
 
-        self.call_after_refresh(keep_place)
+        view.call_after_refresh(keep_place)
 
     def set_more_at_source(self, more: bool) -> None:
         """Whether the source still holds older items; a new request may be made."""
         self.more_at_source = more
         self._asked_older = False
-        self._show_sentinels()
+        self.show_sentinels()
 
     def ask_for_older(self) -> None:
         """At the very top with older items still at the source: ask for them, once until they come."""
         if not self._asked_older:
             self._asked_older = True
-            self.post_message(self.OlderWanted(self))  # type: ignore[arg-type]  # self is the TranscriptView
+            self._older_wanted()
 
     def load_later(self) -> None:
         """Mount two screens of entries below the window (unmounting as many above when it is full)."""
-        if self.hi >= len(self.entries) or self._loading:
+        if self.hi >= len(self.entries) or self.loading:
             return
-        self._loading = True
+        self.loading = True
         anchor = next((self.widgets[e.key] for e in reversed(self.entries[self.lo:self.hi]) if e.key in self.widgets), None)
         before_y = anchor.virtual_region.y if anchor is not None else 0
-        self._move(W.later(self.window, self.entries, *self._viewport_height()))
-        self._show_sentinels()
+        self.move(W.later(self.window, self.entries, *self.viewport_height()))
+        self.show_sentinels()
+        view = self._view
 
         def keep_place() -> None:
             if anchor is not None and anchor.is_mounted:
-                self.scroll_to(y=self.scroll_y + anchor.virtual_region.y - before_y, animate=False, immediate=True)
-            self._loading = False
-            self.check_charts()
+                view.scroll_to(y=view.scroll_y + anchor.virtual_region.y - before_y, animate=False, immediate=True)
+            self.loading = False
+            self._loaded()
 
-        self.call_after_refresh(keep_place)
+        view.call_after_refresh(keep_place)
 
     def show_entry(self, index: int) -> EntryWidget | None:
         """Mount a window around entry ``index`` and return its widget (search, jumps)."""
         if index not in self.window:
-            self.set_following(False)
-            self._move(W.around(index, len(self.entries)))
-            self._show_sentinels()
+            self.follow.set_following(False)
+            self.move(W.around(index, len(self.entries)))
+            self.show_sentinels()
         return self.widgets.get(self.entries[index].key)
