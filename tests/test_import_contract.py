@@ -50,17 +50,12 @@ def imports(path: Path) -> list[tuple[int, str]]:
 
 
 def imports_in(source: str, package: str) -> list[tuple[int, str]]:
-    """(line, module) of every import in ``source`` (a module of ``package``), wherever it stands: in functions too,
-    relative ones resolved; those under ``if TYPE_CHECKING:`` never run and are left out."""
+    """(line, module) of every import in ``source`` (a module of ``package``), wherever it stands: in functions and
+    under ``if TYPE_CHECKING:`` too (a type-only import ties two modules as much as one that runs: a circle of them is
+    a module that cannot be read alone), relative ones resolved."""
     tree = ast.parse(source)
-    type_only: set[int] = set()
-    for node in ast.walk(tree):  # `if TYPE_CHECKING:` imports never run
-        if isinstance(node, ast.If) and getattr(node.test, "id", getattr(node.test, "attr", "")) == "TYPE_CHECKING":
-            type_only.update(id(child) for stmt in node.body for child in ast.walk(stmt))
     found = []
     for node in ast.walk(tree):
-        if id(node) in type_only:
-            continue
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -179,13 +174,49 @@ def test_the_registry_never_reaches_up_to_the_widgets_or_the_packs():
     assert not wrong, "\n".join(wrong)
 
 
+def plain_mixins() -> list[str]:
+    """Classes of the package that are bases beside another base of some class, yet have no base of their own (a
+    mixin: one object's state and methods spread over classes and files, and Textual's @on handlers and BINDINGS of
+    such a class silently dropped). Protocols and enums are no mixins; Textual's hooks may be (ui/textual_hooks.py)."""
+    bases_of: dict[str, list[str]] = {}
+    where: dict[str, str] = {}
+    objects: set[str] = set()  # `Parts = object`: a base named only while type checking, a plain mixin at run time
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                bases_of[node.name] = [ast.unparse(base).split("[")[0].split(".")[-1] for base in node.bases]
+                where.setdefault(node.name, module_name(path))
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == "object":
+                objects.update(target.id for target in node.targets if isinstance(target, ast.Name))
+    found = set()
+    for name, bases in bases_of.items():
+        for base in bases:
+            plain = base in objects or (len(bases) > 1 and bases_of.get(base) == [])
+            if plain and where.get(base) != "kandev_tui.ui.textual_hooks":
+                found.add(f"{where.get(base, '?')}.{base} (a base of {where[name]}.{name})")
+    return sorted(found)
+
+
+def test_no_class_is_a_plain_mixin():
+    assert plain_mixins() == []
+
+
+def test_the_mixin_finder_finds_one(tmp_path, monkeypatch):
+    package = tmp_path / "kandev_tui"
+    package.mkdir()
+    (package / "a.py").write_text("class Part:\n    x = 1\n\nclass Whole(Part, dict):\n    pass\n")
+    monkeypatch.setitem(globals(), "PACKAGE", package)
+    assert plain_mixins() == ["kandev_tui.a.Part (a base of kandev_tui.a.Whole)"]
+
+
 @pytest.mark.parametrize("source, expected", [
-    ("def f():\n    from kandev_tui.app.kandev_app import KandevApp\n", {"kandev_tui.app.kandev_app", "kandev_tui.app.kandev_app.KandevApp"}),
+    ("def f():\n    from kandev_tui.app.kandev_app import KandevApp\n",
+     {"kandev_tui.app.kandev_app", "kandev_tui.app.kandev_app.KandevApp"}),
     ("class A:\n    def f(self):\n        import textual.widgets\n", {"textual.widgets"}),
     ("from ..widgets import base\n", {"kandev_tui.widgets", "kandev_tui.widgets.base"}),
     ("from . import items\n", {"kandev_tui.transcript", "kandev_tui.transcript.items"}),
-    ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from kandev_tui.app.kandev_app import App\n", {"typing",
-                                                                                               "typing.TYPE_CHECKING"}),
+    ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from kandev_tui.app.kandev_app import App\n", {
+        "typing", "typing.TYPE_CHECKING", "kandev_tui.app.kandev_app", "kandev_tui.app.kandev_app.App"}),
 ])
-def test_the_reader_counts_lazy_and_relative_imports_and_not_type_only_ones(source, expected):
+def test_the_reader_counts_lazy_relative_and_type_only_imports(source, expected):
     assert {target for _, target in imports_in(source, "kandev_tui.transcript")} == expected

@@ -56,43 +56,35 @@ class Background:
             self._thread.join(timeout)
 
 
-class RunsInBackground:
-    """A source whose I/O runs on a :class:`Background` loop of its own, made when first needed."""
+class OwnLoop:
+    """A source's :class:`Background` loop, made when first needed (named ``name``: the thread shows it)."""
 
-    _background: Background | None = None
-    background_name = "kandev-tui source"
+    def __init__(self, name: str = "kandev-tui source") -> None:
+        self.name = name
+        self._background: Background | None = None
 
-    async def _there(self, coroutine: Any) -> Any:
+    async def run(self, coroutine: Any) -> Any:
         """Run ``coroutine`` on the source's loop and await its result here (once the loop has been stopped, the
         coroutine is dropped and None returned: the source is closed)."""
         if self._background is None:
-            self._background = Background(self.background_name)
+            self._background = Background(self.name)
         if not self._background.running:
             coroutine.close()
             return None
         return await self._background.run(coroutine)
 
-    def _soon_there(self, callback: Callable[..., Any], *args: Any) -> None:
+    def soon(self, callback: Callable[..., Any], *args: Any) -> None:
         """Call ``callback(*args)`` on the source's loop, soon (not at all once it has been stopped)."""
         if self._background is not None:
             self._background.call(callback, *args)
 
-    def _stop_background(self) -> None:
-        if self._background is not None:
-            self._background.stop()
-
-    closing_reason = ""
-
-    async def close(self, reason: str = "") -> None:
-        """Close what the source started (:meth:`_close`, on its loop, which finds ``reason`` in
-        :attr:`closing_reason`), then end the loop."""
-        self.closing_reason = reason
+    async def close(self, closing: Any) -> None:
+        """Run ``closing`` (what closing the source does, a coroutine) on the loop if it was ever made, then end the
+        loop."""
         if self._background is None:
+            closing.close()
             return
         try:
-            await self._there(self._close())
+            await self.run(closing)
         finally:
-            self._stop_background()
-
-    async def _close(self) -> None:
-        """What closing the source does on its own loop."""
+            self._background.stop()

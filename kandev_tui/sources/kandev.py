@@ -6,19 +6,18 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from kandev_tui.session.background import RunsInBackground
+from kandev_tui.session.background import OwnLoop
 from kandev_tui.session.source import ItemsCallback, Source, StateCallback
 from kandev_tui.session.state import SessionState
 from kandev_tui.acp import AgentError
 from kandev_tui.transcript import Item, Store
 
 
-class KandevSource(RunsInBackground, Source):
+class KandevSource(Source):
     """A session of a running Kandev backend (``kandev-tui attach``): cached, paged, live, reconnecting; its
     connection, its rows and its cache run on a loop of their own, in a thread
     (:class:`~kandev_tui.session.background.Background`)."""
 
-    background_name = "kandev-tui attach"
 
     can_cancel = True
     can_pick_session = True
@@ -28,6 +27,8 @@ class KandevSource(RunsInBackground, Source):
     def __init__(self, url: str, session_id: str | None, on_items: ItemsCallback, on_state: StateCallback, *,
                  token: str | None = None, store: Store | None = None, page_size: int = 100, title: str = "") -> None:
         super().__init__(on_items, on_state)
+        self.io = OwnLoop("kandev-tui attach")  # the attachment's I/O runs on a loop of its own
+        self.closing_reason = ""
         from kandev_tui.kandev import backend_key
 
         self.url = url
@@ -76,7 +77,7 @@ class KandevSource(RunsInBackground, Source):
 
     async def sessions(self) -> list[Any]:
         """Every session on the backend, newest first (the picker)."""
-        found = await self._there(self._sessions())
+        found = await self.io.run(self._sessions())
         return found if isinstance(found, list) else []  # None: the source is closed
 
     async def _sessions(self) -> list[Any]:
@@ -85,7 +86,7 @@ class KandevSource(RunsInBackground, Source):
         return await backend_sessions(self.url, self.token)
 
     async def start(self) -> None:
-        await self._there(self._start())
+        await self.io.run(self._start())
 
     async def _start(self) -> None:
         from kandev_tui.kandev import Attachment, KandevError
@@ -148,10 +149,10 @@ class KandevSource(RunsInBackground, Source):
 
     async def fetch_output(self, key: str) -> None:
         if self.attachment is not None and key.startswith("kandev:"):
-            await self._there(self.attachment.shell_output(key.removeprefix("kandev:")))
+            await self.io.run(self.attachment.shell_output(key.removeprefix("kandev:")))
 
     async def load_older(self) -> int:
-        return await self._there(self._load_older()) or 0
+        return await self.io.run(self._load_older()) or 0
 
     async def _load_older(self) -> int:
         if self.attachment is None:
@@ -168,7 +169,7 @@ class KandevSource(RunsInBackground, Source):
     async def send(self, text: str) -> None:
         if not self.can_prompt:
             raise AgentError(self.read_only_reason)
-        await self._there(self._send(text))
+        await self.io.run(self._send(text))
 
     async def _send(self, text: str) -> None:
         from kandev_tui.kandev import KandevError
@@ -179,7 +180,7 @@ class KandevSource(RunsInBackground, Source):
             raise AgentError(str(exc)) from None
 
     async def cancel(self) -> None:
-        await self._there(self._cancel())
+        await self.io.run(self._cancel())
 
     async def _cancel(self) -> None:
         from kandev_tui.kandev import KandevError
@@ -204,8 +205,12 @@ class KandevSource(RunsInBackground, Source):
             except KandevError as exc:
                 self.on_state("notice", f"the answer was not sent: {exc}")
 
-        self._soon_there(asyncio.ensure_future, send())
+        self.io.soon(asyncio.ensure_future, send())
         return True
+
+    async def close(self, reason: str = "") -> None:  # what it started closed on its loop (_close), then the loop
+        self.closing_reason = reason
+        await self.io.close(self._close())
 
     async def _close(self) -> None:
         if self.attachment is not None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 from kandev_tui.acp import AgentError, AgentOptions, LoginRequired
 from kandev_tui.session.agent import AgentSession, choose_at_start, session_title
 from kandev_tui.base.jsonutil import of_type
-from kandev_tui.session.background import RunsInBackground
+from kandev_tui.session.background import OwnLoop
 from kandev_tui.session.source import ItemsCallback, Source, StateCallback
 from kandev_tui.session.state import SessionState
 from kandev_tui.transcript import Item, Store
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from kandev_tui.transcript.pipeline import Pipeline
 
 
-class LiveSource(RunsInBackground, Source):
+class LiveSource(Source):
     """An ACP agent started by kandev-tui; every frame recorded, normalised and stored first.
 
     The agent is read, and its frames normalised and stored, on a loop of its own in a thread
@@ -71,14 +71,15 @@ class LiveSource(RunsInBackground, Source):
         self.client: AgentClient | None = None
         self.pipeline: Pipeline | None = None
         self.core: AgentSession | None = None  # the stored session, its pipeline (made when the agent starts)
-        self.background_name = f"kandev-tui agent {self.agent_name}"
+        self.io = OwnLoop(f"kandev-tui agent {self.agent_name}")  # the agent is read on a loop of its own
+        self.closing_reason = ""  # why kandev-tui closes it (said where a turn is cut short)
         self._refused: list[str] = []  # the choices asked for that the agent does not offer or refused
 
     # -- starting: a new session, a stored one continued, or one the agent lists ----------------------------
 
     async def sessions(self) -> list[Any]:
         """The agent's own sessions in this workspace (``session/list``), for the picker (``run --pick``)."""
-        found = await self._there(self._agent_sessions())
+        found = await self.io.run(self._agent_sessions())
         return found if isinstance(found, list) else []  # None: the source is closed
 
     async def _agent_sessions(self) -> list[Any]:
@@ -96,12 +97,12 @@ class LiveSource(RunsInBackground, Source):
                 for s in listed]
 
     async def start(self) -> None:
-        await self._there(self._start())
+        await self.io.run(self._start())
 
     async def start_with(self, text: str) -> Awaitable[None] | None:
         """The first prompt goes from the agent's loop as soon as its session is open, with no round trip through
         the app's loop (busy drawing the sessions that stream already): the session goes from starting to running."""
-        turn = await self._there(self._start(first_prompt=text))
+        turn = await self.io.run(self._start(first_prompt=text))
         return asyncio.wrap_future(turn) if turn is not None else None
 
     async def _connected(self) -> AgentClient | None:
@@ -203,7 +204,7 @@ class LiveSource(RunsInBackground, Source):
         """Log in with one of the agent's methods and open the session again: an ``agent`` method is the agent's
         ``authenticate``; after an ``env_var`` one (``env``: the values the user gave) or a ``terminal`` one (run
         by the app in the user's terminal) the agent is started again, with the values in its environment."""
-        await self._there(self._log_in(method_id, env or {}))
+        await self.io.run(self._log_in(method_id, env or {}))
 
     async def _log_in(self, method_id: str, env: dict[str, str]) -> None:
         method = next((m for m in self.login_methods if m.get("id") == method_id), None)
@@ -236,7 +237,7 @@ class LiveSource(RunsInBackground, Source):
 
     async def choose(self, method: str, params: dict[str, Any]) -> None:
         """A choice for the session (``session/set_mode``…); AgentError with the agent's reason when refused."""
-        await self._there(self._choose(method, params))
+        await self.io.run(self._choose(method, params))
 
     async def _choose(self, method: str, params: dict[str, Any]) -> None:
         if self.client is None:
@@ -260,7 +261,7 @@ class LiveSource(RunsInBackground, Source):
     async def send(self, text: str) -> None:
         if self.client is None or not self.can_prompt:
             raise AgentError(self.read_only_reason or "the agent is not running")
-        await self._there(self._send(text))
+        await self.io.run(self._send(text))
 
     async def _send(self, text: str) -> None:
         assert self.client is not None
@@ -286,7 +287,7 @@ class LiveSource(RunsInBackground, Source):
             self._set_state("idle", stop)
 
     async def cancel(self) -> None:
-        await self._there(self._cancel())
+        await self.io.run(self._cancel())
 
     async def note(self, text: str) -> bool:
         pipeline = self.pipeline
@@ -296,12 +297,12 @@ class LiveSource(RunsInBackground, Source):
         async def say() -> None:  # on the agent's loop, where its frames go through the pipeline
             pipeline.feed(Frame.now(LOCAL, {"event": "note", "message": text}))
 
-        await self._there(say())
+        await self.io.run(say())
         return True
 
     async def cancel_subagent(self, session_id: str) -> None:
         if self.client is not None:
-            await self._there(self.client.ops.cancel_session(session_id))
+            await self.io.run(self.client.ops.cancel_session(session_id))
 
     async def _cancel(self) -> None:
         if self.client is not None and self.client.turn_running:
@@ -346,7 +347,7 @@ class LiveSource(RunsInBackground, Source):
         if permission_key not in self._waiting:
             return False
         self._waiting = self._waiting - {permission_key}  # answered: the question is taken back at once
-        self._soon_there(self._resolve, permission_key, option_id)
+        self.io.soon(self._resolve, permission_key, option_id)
         return True
 
     def _resolve(self, permission_key: str, option_id: Any) -> None:
@@ -360,11 +361,15 @@ class LiveSource(RunsInBackground, Source):
     def keep_queued(self, texts: list[str]) -> None:
         """Stored on the agent's loop, in the order asked (the last asked is what stays)."""
         if self.session_id and self.can_prompt:
-            self._soon_there(self.store.set_queued, self.session_id, list(texts))
+            self.io.soon(self.store.set_queued, self.session_id, list(texts))
 
     @property
     def waiting_for(self) -> set[str]:
         return set(self._waiting)
+
+    async def close(self, reason: str = "") -> None:  # what it started closed on its loop (_close), then the loop
+        self.closing_reason = reason
+        await self.io.close(self._close())
 
     async def _close(self) -> None:
         interrupted = self.client is not None and self.client.turn_running

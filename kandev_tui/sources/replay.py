@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kandev_tui.session.background import RunsInBackground
+from kandev_tui.session.background import OwnLoop
 from kandev_tui.session.source import ItemsCallback, Source, StateCallback
 from kandev_tui.transcript import Item, read_recording
 
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from kandev_tui.transcript.pipeline import Pipeline
 
 
-class ReplaySource(RunsInBackground, Source):
+class ReplaySource(Source):
     """A recording played back through the same normaliser, at full speed or ``speed`` times real time; read and
     normalised on a loop of its own, in a thread (:class:`~kandev_tui.session.background.Background`)."""
 
@@ -22,6 +22,7 @@ class ReplaySource(RunsInBackground, Source):
 
     def __init__(self, path: Path, on_items: ItemsCallback, on_state: StateCallback, speed: float | None = None) -> None:
         super().__init__(on_items, on_state)
+        self.io = OwnLoop("kandev-tui replay")  # the recording is read on a loop of its own
         self.path = path
         self.speed = speed
         self.title = path.name
@@ -29,7 +30,6 @@ class ReplaySource(RunsInBackground, Source):
         from kandev_tui.transcript.pipeline import Pipeline  # the normaliser with it, as a live session's core does
 
         self.pipeline: Pipeline = Pipeline(None, None, listener=self._items, recorded=True)  # every frame replayed is in the file
-        self.background_name = "kandev-tui replay"
 
     def _items(self, items: list[Item]) -> None:
         self.take_title(items)  # before the items are shown: a state shown meanwhile shows the same title
@@ -37,7 +37,7 @@ class ReplaySource(RunsInBackground, Source):
         self.on_items(items)
 
     async def start(self) -> None:
-        await self._there(self._play())
+        await self.io.run(self._play())
 
     async def _play(self) -> None:
         self._set_state("running", "replaying")
@@ -63,3 +63,10 @@ class ReplaySource(RunsInBackground, Source):
                 await asyncio.sleep(0)
         self.pipeline.feed_many(batch)
         self._set_state("replayed", "end of recording")
+
+    async def close(self, reason: str = "") -> None:
+        """The replay stops: its loop ends."""
+        async def nothing() -> None:
+            return None
+
+        await self.io.close(nothing())

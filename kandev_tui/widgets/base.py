@@ -18,7 +18,7 @@ SUBAGENT_STATE_STYLE = {"running": "yellow", "waiting for you": "bold yellow", "
                         "cancelled": "dim"}
 
 
-class SearchHit:
+class SearchHit(Widget):
     """A widget the transcript's search can mark: the current hit is tinted and its matches shown reversed.
 
     ``show_hit(needle)`` marks it (None unmarks): the texts its statics draw are marked (:mod:`.search_marks`), and
@@ -32,14 +32,14 @@ class SearchHit:
         from .search_marks import mark_texts
 
         self.hit_needle = needle.casefold() if needle else None
-        self.set_class(needle is not None, "search-hit")  # type: ignore[attr-defined]
-        mark_texts(self, self.hit_needle)  # type: ignore[arg-type]
-        self.refresh()  # type: ignore[attr-defined]
+        self.set_class(needle is not None, "search-hit")
+        mark_texts(self, self.hit_needle)
+        self.refresh()
 
     def hit_row(self, needle: str) -> int | None:
         from .search_marks import display_row, drawn
 
-        return display_row(self, drawn(self), needle)  # type: ignore[arg-type]
+        return display_row(self, drawn(self), needle)
 
 
 def first_match(root: Widget, needle: str) -> tuple[Widget, int] | None:
@@ -56,7 +56,7 @@ def first_match(root: Widget, needle: str) -> tuple[Widget, int] | None:
     return None
 
 
-class EntryWidget(SearchHit, Widget):
+class EntryWidget(SearchHit):
     """A widget for one transcript entry; ``update_item`` is called with each new item state."""
 
     item: Item | None = None
