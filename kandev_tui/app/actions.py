@@ -7,34 +7,25 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 
 
-from kandev_tui.app.host import TextualApp
-from kandev_tui.app.session import AppSession
+from kandev_tui.app.holds import HoldsSessions
 from kandev_tui.transcript.items import AGENT
 from kandev_tui.ui.textual_hooks import mount_screen_ahead
 
 if TYPE_CHECKING:
-    from kandev_tui.base.settings import SettingsStore
-    from kandev_tui.widgets.transcript_view import TranscriptView
+    pass
 
 log = logging.getLogger("kandev_tui.app.kandev_app")
 PRESS_AGAIN = 2.0  # seconds within which ctrl+c pressed again quits
 
 
-class ActionsHost(TextualApp, Protocol):
+class ActionsHost(HoldsSessions, Protocol):
     """What the user's actions need of the app, beside Textual's app."""
 
-    settings_store: SettingsStore
     theme: str
 
-    @property
-    def sessions(self) -> Sequence[AppSession]: ...
-    @property
-    def current(self) -> AppSession: ...
-    @property
-    def view(self) -> TranscriptView: ...
     @property
     def available_themes(self) -> dict[str, Any]: ...
     @property

@@ -9,9 +9,9 @@ answered meanwhile, a session the user went to). Thirty sessions asking at once 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol
 
-from kandev_tui.app.host import TextualApp
+from kandev_tui.app.holds import HoldsSessions
 from kandev_tui.app.session import AppSession
 from kandev_tui.base import pacing
 from kandev_tui.base.sanitize import visible
@@ -21,7 +21,6 @@ from kandev_tui.ui.textual_hooks import notify_desktop, set_terminal_title
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from kandev_tui.base.settings import SettingsStore
 
 TURN_RUNS = (SessionState.RUNNING, SessionState.WAITING, SessionState.CANCELLING)
 TURN_STOPS = (SessionState.IDLE, SessionState.ENDED, SessionState.ERROR)
@@ -40,15 +39,10 @@ class Call:
     state: SessionState
 
 
-class AttentionHost(TextualApp, Protocol):
+class AttentionHost(HoldsSessions, Protocol):
     """What calling the user needs of the app, beside Textual's app."""
 
-    settings_store: SettingsStore
 
-    @property
-    def sessions(self) -> Sequence[AppSession]: ...
-    @property
-    def current(self) -> AppSession: ...
 
 
 class Attention:

@@ -7,12 +7,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from textual import events
 
-from kandev_tui.app.host import TextualApp
 from kandev_tui.app.lists import SessionLists
+from kandev_tui.app.holds import HoldsSessions
 from kandev_tui.app.session import AppSession
 from kandev_tui.base import pacing, stats
 from kandev_tui.base.shutdown import ENDING_GRACE, EndingSignals, ending_reason, exit_status
@@ -32,7 +32,7 @@ log = logging.getLogger("kandev_tui.app.kandev_app")
 INPUT_EVENTS = (events.Key, events.MouseDown, events.MouseUp, events.MouseScrollDown, events.MouseScrollUp)
 
 
-class LifeHost(TextualApp, Protocol):
+class LifeHost(HoldsSessions, Protocol):
     """What the app's life needs of the app, beside Textual's app."""
 
     user_input: UserInput
@@ -40,8 +40,6 @@ class LifeHost(TextualApp, Protocol):
     registry: Registry
     stats_path: Path | None
 
-    @property
-    def sessions(self) -> Sequence[AppSession]: ...
     @property
     def lists(self) -> SessionLists: ...
     @property

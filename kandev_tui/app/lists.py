@@ -4,9 +4,9 @@ sessions; :class:`SessionLists` keeps what shows them, and redraws a row only wh
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from kandev_tui.app.host import TextualApp
+from kandev_tui.app.holds import HoldsSessions
 from kandev_tui.app.session import AppSession
 from kandev_tui.base import pacing
 from kandev_tui.base.sanitize import visible
@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from textual.timer import Timer
 
     from kandev_tui.sources.launch import KandevBackend
-    from kandev_tui.widgets.transcript_view import TranscriptView
     from kandev_tui.screens.sessions import SessionsScreen
 
 
@@ -35,15 +34,9 @@ class TitleSet(Protocol):
     title_set: bool
 
 
-class ListsHost(TextualApp, Protocol):
+class ListsHost(HoldsSessions, Protocol):
     """What the lists need of the app, beside Textual's app."""
 
-    @property
-    def sessions(self) -> Sequence[AppSession]: ...
-    @property
-    def current(self) -> AppSession: ...
-    @property
-    def view(self) -> TranscriptView: ...
     @property
     def starter(self) -> Readers: ...
     @property

@@ -4,34 +4,24 @@ its key would be."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
+from typing import TYPE_CHECKING, Iterable, Protocol
 
 from textual.app import SystemCommand
 
 from kandev_tui.app.actions import UserActions
-from kandev_tui.app.session import AppSession
+from kandev_tui.app.holds import HoldsSessions
 from kandev_tui.session import SessionState
 
 if TYPE_CHECKING:
     from kandev_tui.sources.launch import Launcher
-    from kandev_tui.widgets.transcript_view import TranscriptView
 
 
-class PaletteHost(Protocol):
+class PaletteHost(HoldsSessions, Protocol):
     """What the palette offers of the app: its actions, as its keys run them."""
 
     @property
     def launcher(self) -> Launcher | None: ...
-    @property
-    def sessions(self) -> Sequence[AppSession]: ...
-    @property
-    def current(self) -> AppSession: ...
-    @property
-    def current_mode(self) -> str: ...
-    @property
-    def view(self) -> TranscriptView: ...
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None: ...
-    def set_timer(self, delay: float, callback: Any = None, *, name: str | None = None, pause: bool = False) -> Any: ...
     def action_new_session(self) -> None: ...
     def action_sessions(self) -> None: ...
     def action_next_waiting(self) -> None: ...

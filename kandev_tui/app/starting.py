@@ -5,30 +5,24 @@ uses the command line's :class:`~kandev_tui.sources.launch.Launcher`, so that ev
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from kandev_tui.app.host import TextualApp
 from kandev_tui.app.lists import SessionLists
+from kandev_tui.app.holds import HoldsSessions
 from kandev_tui.app.session import AppSession
 from kandev_tui.transcript.continuing import folder_gone
 
 if TYPE_CHECKING:
-    from kandev_tui.base.settings import SettingsStore
     from kandev_tui.screens.new_session import NewSession
     from kandev_tui.session.model import SourceFactory
     from kandev_tui.sources.launch import KandevBackend, Launcher
     from kandev_tui.workspace.worktree import Worktree
 
 
-class StarterHost(TextualApp, Protocol):
+class StarterHost(HoldsSessions, Protocol):
     """What starting sessions needs of the app, beside Textual's app."""
 
-    settings_store: SettingsStore
 
-    @property
-    def sessions(self) -> Sequence[AppSession]: ...
-    @property
-    def current(self) -> AppSession: ...
     @property
     def lists(self) -> SessionLists: ...
     @property

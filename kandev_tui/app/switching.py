@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Awaitable, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Awaitable, Callable, Protocol
 
 from kandev_tui.app.attention import Attention
-from kandev_tui.app.host import TextualApp
 from kandev_tui.app.lists import SessionLists
+from kandev_tui.app.holds import HoldsSessions
 from kandev_tui.app.session import AppSession
 from kandev_tui.base.sanitize import visible
 from kandev_tui.session import SessionState
@@ -18,23 +18,18 @@ from kandev_tui.session.controls import Control
 from kandev_tui.session.model import StateChange
 
 if TYPE_CHECKING:
-    from kandev_tui.base.settings import SettingsStore
+    pass
 
 log = logging.getLogger("kandev_tui.app.kandev_app")
 TOAST_REASON = 60  # characters of a failure's reason the toast says for the session on screen
 PRESS_AGAIN = 2.0  # seconds within which ctrl+w pressed again closes
 
 
-class SwitchingHost(TextualApp, Protocol):
+class SwitchingHost(HoldsSessions, Protocol):
     """What switching needs of the app, beside Textual's app."""
 
     has_home: bool
-    settings_store: SettingsStore
 
-    @property
-    def sessions(self) -> Sequence[AppSession]: ...
-    @property
-    def current(self) -> AppSession: ...
     @property
     def lists(self) -> SessionLists: ...
     @property
