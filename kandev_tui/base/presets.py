@@ -183,7 +183,3 @@ def _problem(name: str, body: Any) -> str:
         return f"has unknown key{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} (command, env and workspace " \
                "are known)"
     return ""
-
-
-def preset_names(presets: dict[str, Preset]) -> str:
-    return ", ".join(sorted(presets))

@@ -35,8 +35,3 @@ def path_problem(path: str) -> str | None:
     if posixpath.normpath(p) == ".":
         return "must name a file inside the workspace"
     return None
-
-
-def normalise(path: str) -> str:
-    """The path with ``\\`` turned into ``/`` and redundant ``./`` removed."""
-    return posixpath.normpath(path.replace("\\", "/"))

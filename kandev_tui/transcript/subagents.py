@@ -140,10 +140,6 @@ class Subagents:
             sender = self._senders.get(message[:200])
         return isinstance(sender, str) and sender != child
 
-    def message_to(self, session_id: Any, update: dict[str, Any]) -> list[Item]:
-        """``session_message(_chunk)`` sent on a child's session: what was said to it or by it."""
-        return self.child_update(session_id, update) if self.is_child(session_id) else []
-
     def _put(self, child: str, item: Item, payload: dict[str, Any]) -> Item:
         changed = item.but(payload=payload, final=payload.get("state") in ("done", "cancelled", "failed"))
         self._items[child] = changed

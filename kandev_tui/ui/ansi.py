@@ -104,8 +104,3 @@ def ansi_text(output: str) -> Text:
         if at < len(line):
             text.append(visible(line[at:]), style)
     return text
-
-
-def strip_ansi(output: str) -> str:
-    """``output`` with every escape sequence removed (for search, export and JSON lines)."""
-    return "\n".join(_ESCAPE.sub("", _last_carriage_return(line)) for line in output.split("\n"))

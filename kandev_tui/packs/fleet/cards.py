@@ -121,9 +121,3 @@ class EntityTableCard(FleetCard):
     def action_reverse(self) -> None:
         self.descending = not self.descending
         self.redraw()
-
-    def sort_by(self, column: str, descending: bool = False) -> None:
-        if column not in D.ENTITY_COLUMNS:
-            raise ValueError(f"no column {column!r}; the columns are {', '.join(D.ENTITY_COLUMNS)}")
-        self.column, self.descending = column, descending
-        self.redraw()
