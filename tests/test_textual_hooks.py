@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import shutil
 from pathlib import Path
 
@@ -471,3 +474,27 @@ def test_what_left_the_screen_while_the_full_map_was_out_of_date_is_painted_over
     assert "line 150" in screen and "line 160" in screen  # scrolled
     assert ("THE BOX" in screen) is not hooked
     assert ("line 157" in screen) is hooked  # what the box stood over
+
+
+@pytest.mark.system
+def test_textual_is_mended_when_an_app_runs_not_when_one_is_made():
+    """A user's pytest that imports kandev_tui.testing, or makes an app, keeps Textual as it is; a running app mends
+    it before its driver starts (so alt+enter is read from the first key)."""
+    code = """
+import asyncio, sys
+from pathlib import Path
+from kandev_tui.app.kandev_app import KandevApp
+from kandev_tui.sources.replay import ReplaySource
+from kandev_tui.ui.textual_hooks import textual_mended
+import kandev_tui.testing
+app = KandevApp(lambda on_items, on_state: ReplaySource(Path(sys.argv[1]), on_items, on_state))
+print(textual_mended())
+async def run():
+    async with app.run_test():
+        print(textual_mended())
+asyncio.run(run())
+"""
+    recording = Path(__file__).parent / "fixtures" / "recordings" / "demo-turn.jsonl"
+    done = subprocess.run([sys.executable, "-c", code, str(recording)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True"]

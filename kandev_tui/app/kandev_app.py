@@ -103,7 +103,6 @@ class KandevApp(App[int]):
         self.launcher = launcher  # how the command line starts agents: ctrl+n starts more the same way
         self.kandev = kandev  # the Kandev backend attached to: its task sessions are in the list
         self.starter = SessionStarter(self)  # new sessions, and stored ones from the list
-        mend_textual()  # alt+enter read as alt+enter; nothing that left the screen stays on the terminal
         self.user_input = UserInput()  # the terminal's last input: the agents' output waits a moment after it
         self.key_order = KeyOrder(self, super().on_event)  # keys typed behind one that moves the focus follow it
         self.settings_store = settings_store or SettingsStore()
@@ -260,6 +259,12 @@ class KandevApp(App[int]):
         self.attention.back_in_view()
 
     # -- the app's life (kandev_tui/app/lifecycle.py) ----------------------------------------
+
+    def on_load(self) -> None:
+        """Before the driver starts: Textual mended where kandev-tui needs it (alt+enter read as alt+enter; nothing
+        that left the screen stays on the terminal), when an app runs, not when one is made (a user's pytest that
+        imports kandev_tui.testing is left alone)."""
+        mend_textual()
 
     def on_mount(self) -> None:
         self.life.mount()

@@ -202,6 +202,11 @@ def read_alt_enter() -> None:
     _alt_enter_read = True
 
 
+def textual_mended() -> bool:
+    """Whether this process's Textual was mended (:func:`mend_textual`): only once an app of kandev-tui ran."""
+    return _alt_enter_read
+
+
 _rebuilt_map_repainted = False
 
 
