@@ -611,7 +611,7 @@ def test_states_from_another_thread_reach_the_ui_on_its_loop_and_a_failure_sets_
     assert not ui.states
     loop.run()
     assert [(c.state, c.prompt.enabled, c.turn_running) for c in ui.states] == [("running", True, True)]  # the prompt queues
-    model.receive_state("notice", "older messages could not be loaded")
+    model.source.notify("older messages could not be loaded")  # no state: the user is told
     model.source.state = SessionState.ERROR
     model.receive_state("error", "Could not start the agent")
     assert ui.notices == ["older messages could not be loaded"] and (model.exit_code, model.failure) == (

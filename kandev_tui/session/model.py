@@ -113,6 +113,7 @@ class SessionModel:
         self.transcript = TranscriptModel(registry, card_limit)
         self.source = source_factory(self.receive_items, self.receive_state)
         self.source.on_reset = self.receive_reset
+        self.source.on_notice = self.receive_notice
         self.status = self.refresh_status()
         self.exit_code = 0  # what the command exits with: 1 once the session failed
         self.failure = ""  # why (said on stderr once the screen is gone)
@@ -250,6 +251,17 @@ class SessionModel:
 
     # -- state -----------------------------------------------------------------------
 
+    def receive_notice(self, text: str) -> None:
+        """The source's ``on_notice`` (any thread): the UI tells the user on its own loop."""
+        if self._loop is not None and not self._on_ui_thread():
+            try:
+                self._loop.call_soon_threadsafe(self.receive_notice, text)
+            except RuntimeError:  # the UI's loop has closed (the app ended): nobody to tell
+                pass
+            return
+        if self._ui is not None:
+            self._ui.notice(text)
+
     def receive_state(self, state: str, detail: str) -> None:
         """The source's ``on_state`` (any thread): the UI is told on its own loop."""
         if self._loop is not None and not self._on_ui_thread():
@@ -259,10 +271,6 @@ class SessionModel:
                 pass
             return
         ui = self._ui
-        if state == SessionState.NOTICE:
-            if ui is not None:
-                ui.notice(detail)
-            return
         state = SessionState(state)
         if state == SessionState.RUNNING:  # a turn begins, or goes on after the user's answer: quiet from here
             self.heard_at = self._clock()

@@ -17,7 +17,9 @@ has to guess with ``hasattr``:
   ``terminal_login(method_id)`` (the command the app runs in the user's terminal for a ``terminal`` method);
 - choices (a live agent): ``choose(method, params)`` sends ``session/set_mode`` and the like;
 - the user's queued messages: ``keep_queued(texts)`` stores them with the session (a live agent's), to be offered
-  again when it is continued.
+  again when it is continued;
+- notices: ``notify(text)`` tells the user something that changes no state (through ``on_notice``, which the app
+  sets, as it sets ``on_reset``).
 
 ``on_items`` and ``on_state`` may be called from any thread (the app's session model takes them to its loop): a
 source may read its agent in a thread of its own (:class:`kandev_tui.session.background.Background`). What the app
@@ -35,6 +37,7 @@ from .state import SessionState
 
 ItemsCallback = Callable[[list[Item]], None]
 StateCallback = Callable[[str, str], None]  # (state: a SessionState, detail)
+NoticeCallback = Callable[[str], None]
 
 
 class Source:
@@ -59,6 +62,12 @@ class Source:
     # answered there)
     streaming: bool = False  # output keeps coming as fast as it is read (more items follow at once)
     on_reset: ItemsCallback | None = None
+    on_notice: NoticeCallback | None = None  # the app's: something the user should know that changes no state
+
+    def notify(self, text: str) -> None:
+        """Tell the user ``text`` (any thread): a fault that changes nothing else (a page that did not load)."""
+        if self.on_notice is not None:
+            self.on_notice(text)
 
     def __init__(self, on_items: ItemsCallback, on_state: StateCallback) -> None:
         self.on_items = on_items

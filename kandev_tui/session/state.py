@@ -24,7 +24,6 @@ class SessionState(StrEnum):
     LOADING = "loading"  # a stored session being read
     STORED = "stored"  # a stored session, read-only
     REPLAYED = "replayed"  # a recording, played to its end
-    NOTICE = "notice"  # not a state: something the user should know that changes nothing else
 
 
 TURN_STATES = frozenset({SessionState.RUNNING, SessionState.WAITING, SessionState.CANCELLING})

@@ -163,7 +163,7 @@ class KandevSource(Source):
             loaded: int = await self.attachment.history.load_older()
             return loaded
         except KandevError as exc:
-            self.on_state("notice", f"older messages could not be loaded: {exc}")
+            self.notify(f"older messages could not be loaded: {exc}")
             return 0
 
     async def send(self, text: str) -> None:
@@ -191,7 +191,7 @@ class KandevSource(Source):
         try:
             await conn.request("agent.cancel", {"session_id": self.session_id, "task_id": self.attachment.task_id})
         except KandevError as exc:
-            self.on_state("notice", f"the turn could not be cancelled: {exc}")
+            self.notify(f"the turn could not be cancelled: {exc}")
 
     def answer(self, permission_key: str, option_id: str) -> bool:
         if permission_key not in self._waiting:
@@ -203,7 +203,7 @@ class KandevSource(Source):
             try:
                 await self.attachment.answer(permission_key, option_id)
             except KandevError as exc:
-                self.on_state("notice", f"the answer was not sent: {exc}")
+                self.notify(f"the answer was not sent: {exc}")
 
         self.io.soon(asyncio.ensure_future, send())
         return True

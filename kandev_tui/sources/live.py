@@ -179,7 +179,7 @@ class LiveSource(Source):
     async def _choose_at_start(self) -> None:
         """The remembered choices, then those asked for (a refusal of which :meth:`_start` holds the prompt for)."""
         if self.client is not None:
-            said = lambda text: self.on_state("notice", text)  # noqa: E731
+            said = self.notify
             await choose_at_start(self.client, {k: v for k, v in self.choices.items() if k not in self.asked}, said)
             self._refused = await choose_at_start(
                 self.client, {k: v for k, v in self.choices.items() if k in self.asked}, said)

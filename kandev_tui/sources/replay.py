@@ -46,7 +46,7 @@ class ReplaySource(Source):
         def torn(line: int) -> None:
             from kandev_tui.transcript.frames import torn_warning
 
-            self.on_state("notice", f"{self.path.name}: {torn_warning(line)}")
+            self.notify(f"{self.path.name}: {torn_warning(line)}")
 
         for frame in read_recording(self.path, torn):
             if self.speed and previous is not None and frame.t > previous:
