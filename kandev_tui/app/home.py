@@ -17,13 +17,13 @@ class HomeApp(KandevApp):
 
     DEFAULT_MODE = "home"  # the list's own screen stack, under the sessions' modes
     has_home = True
-    left: Any = None  # the session on screen when ctrl+s showed the list (not one just closed): escape's
 
     def __init__(self, launcher: Launcher, **kwargs: Any) -> None:
         super().__init__(None, launcher=launcher, **kwargs)
+        from kandev_tui.app.lists import ListOfApp
         from kandev_tui.screens.sessions import SessionsScreen
 
-        self.list = self.home = SessionsScreen([], self.starter.stored_reader(), home=True)
+        self.list = self.home = SessionsScreen(ListOfApp(self), [], self.starter.stored_reader(), home=True)
         self.install_screen(self.list, "home")
         self.add_mode("home", "home")
 
@@ -37,12 +37,7 @@ class HomeApp(KandevApp):
     def action_sessions(self) -> None:
         if self.current_mode == "home":
             return
-        self.left = None if self.current.closed else self.current
+        self.left = None if self.current.closed else self.current  # not one just closed
         self.switch_mode("home")
         self.list.show_rows(self.lists.rows())
         self.list.read_stored()  # what was stored since
-
-    def back_from_home(self) -> None:
-        """escape in the list: the session ctrl+s was pressed in, as it was left."""
-        if self.left is not None and self.current_mode == "home":
-            self.lists.switch_to(self.left)

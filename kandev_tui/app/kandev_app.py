@@ -73,6 +73,7 @@ class KandevApp(App[int]):
     DEFAULT_MODE = "session-1"  # each session is a mode (its own screen stack); the first is on screen at start
     has_home = False  # the bare kandev-tui's list is a screen of its own (kandev_tui/app/home.py)
     home: SessionsScreen | None = None  # that list
+    left: AppSession | None = None  # the session on screen when ctrl+s showed that list (escape goes back to it)
     # drawn for a terminal of 16 colours (TERM=xterm): None, as the terminal says (a headless app: no); tests set it
     sixteen_colors: bool | None = None
     CSS_PATH = "../styles/app.tcss"
@@ -299,9 +300,10 @@ class KandevApp(App[int]):
         """ctrl+s: the sessions list, or the sidebar focused."""
         self.lists.open()
 
-    def from_sessions_list(self, choice: tuple[str, Any] | None) -> None:
-        """What the sessions list chose."""
-        self.starter.from_list(choice)
+    def back_from_home(self) -> None:
+        """escape in the home's list: the session ctrl+s was pressed in, as it was left."""
+        if self.left is not None and self.current_mode == "home":
+            self.lists.switch_to(self.left)
 
     def action_new_session(self) -> None:
         """ctrl+n: a new session from a preset."""

@@ -17,7 +17,7 @@ from kandev_tui.widgets.sessions_sidebar import SIDEBAR_FROM
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from kandev_tui.sources.launch import KandevBackend
+    from kandev_tui.sources.launch import KandevBackend, Launcher
     from kandev_tui.screens.sessions import SessionsScreen
 
 
@@ -28,6 +28,8 @@ class Readers(Protocol):
     def stored_reader(self) -> Callable[[], list[dict[str, Any]]] | None: ...
     def remote_reader(self) -> Callable[[], list[Any]] | None: ...
     def from_list(self, choice: tuple[str, Any] | None) -> None: ...
+    def ask_new(self) -> None: ...
+    def delete_stored(self, row: dict[str, Any], listing: Any) -> None: ...
 
 
 class TitleSet(Protocol):
@@ -45,6 +47,11 @@ class ListsHost(HoldsSessions, Protocol):
     def kandev(self) -> KandevBackend | None: ...
     @property
     def home(self) -> SessionsScreen | None: ...
+    @property
+    def launcher(self) -> Launcher | None: ...
+    @property
+    def left(self) -> AppSession | None: ...
+    def back_from_home(self) -> None: ...
 
 
 class SessionLists:
@@ -150,7 +157,7 @@ class SessionLists:
                 screen.focus_when_mounted(screen.sidebar)
             return
         starter = app.starter
-        app.push_screen(SessionsScreen(self.rows(), starter.stored_reader(), remote=starter.remote_reader(),
+        app.push_screen(SessionsScreen(ListOfApp(app), self.rows(), starter.stored_reader(), remote=starter.remote_reader(),
                                        remote_title=app.kandev.url if app.kandev is not None else ""),
                         starter.from_list)
 
@@ -190,3 +197,30 @@ class SessionLists:
         if isinstance(app.screen, SessionsScreen) and not app.screen.home:
             app.screen.dismiss(None)
         self.switch_to(waiting[0])
+
+
+class ListOfApp:
+    """The app as the sessions list asks of it (:class:`~kandev_tui.screens.sessions.ListHost`)."""
+
+    def __init__(self, app: ListsHost) -> None:
+        self._app = app
+
+    @property
+    def can_start(self) -> bool:
+        return self._app.launcher is not None
+
+    @property
+    def can_go_back(self) -> bool:
+        return self._app.left is not None
+
+    def new_session(self) -> None:
+        self._app.starter.ask_new()
+
+    def chosen(self, choice: tuple[str, Any]) -> None:
+        self._app.starter.from_list(choice)
+
+    def delete_stored(self, row: dict[str, Any], listing: SessionsScreen) -> None:
+        self._app.starter.delete_stored(row, listing)
+
+    def go_back(self) -> None:
+        self._app.back_from_home()

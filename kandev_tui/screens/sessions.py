@@ -11,7 +11,7 @@ one. Escape (or ctrl+s) goes back; the home list has nothing to go back to. Its 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -106,6 +106,21 @@ class SessionsOptions(OptionList):
     BINDINGS = [Binding("enter", "select", "Open")]
 
 
+class ListHost(Protocol):
+    """What the sessions list asks of the app that shows it: whether it can start sessions (and to start one), the
+    choice taken when the list is the home (elsewhere the list is dismissed with it), a stored session deleted, and
+    from the home, the session ctrl+s was pressed in shown again."""
+
+    @property
+    def can_start(self) -> bool: ...
+    @property
+    def can_go_back(self) -> bool: ...
+    def new_session(self) -> None: ...
+    def chosen(self, choice: Choice) -> None: ...
+    def delete_stored(self, row: dict[str, Any], listing: SessionsScreen) -> None: ...
+    def go_back(self) -> None: ...
+
+
 class SessionsScreen(Screen["Choice | None"]):
     """Lists the app's sessions, then the stored ones (see the module docstring)."""
 
@@ -118,9 +133,10 @@ class SessionsScreen(Screen["Choice | None"]):
                 Binding("d", "delete_stored", "Delete"),
                 Binding("ctrl+n", "new_session", "New session")]  # the app's, offered here (hidden elsewhere)
 
-    def __init__(self, rows: list[SessionRow], stored: Callable[[], list[dict[str, Any]]] | None = None, *,
-                 home: bool = False, remote: Callable[[], list[Any]] | None = None, remote_title: str = "") -> None:
+    def __init__(self, host: ListHost, rows: list[SessionRow], stored: Callable[[], list[dict[str, Any]]] | None = None,
+                 *, home: bool = False, remote: Callable[[], list[Any]] | None = None, remote_title: str = "") -> None:
         super().__init__()
+        self.host = host
         self.rows = rows
         self.stored_reader = stored  # reads the stored sessions (in a thread): None when there is no store
         self.stored: list[dict[str, Any]] = []
@@ -258,13 +274,13 @@ class SessionsScreen(Screen["Choice | None"]):
             row = self._highlighted_stored()
             return row is not None and not row.get("running_elsewhere")
         if action == "back":  # the bare kandev-tui's list: back to the session ctrl+s was pressed in, if any
-            return not self.home or getattr(self.app, "left", None) is not None
+            return not self.home or self.host.can_go_back
         if action == "new_session":  # where agents can be started
-            return self.app.launcher is not None  # type: ignore[attr-defined]
+            return self.host.can_start
         return True
 
     def action_new_session(self) -> None:
-        self.app.action_new_session()  # type: ignore[attr-defined]
+        self.host.new_session()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         kind, _, value = (event.option.id or "").partition(":")
@@ -307,18 +323,18 @@ class SessionsScreen(Screen["Choice | None"]):
 
         def answered(yes: bool | str | None) -> None:
             if yes is True:
-                self.app.starter.delete_stored(row, self)  # type: ignore[attr-defined]
+                self.host.delete_stored(row, self)
 
         self.app.push_screen(ConfirmScreen(question, "Delete"), answered)
 
     def _choose(self, choice: Choice) -> None:
         if self.home:  # the home stays under the sessions (ctrl+s comes back to it)
-            self.app.from_sessions_list(choice)  # type: ignore[attr-defined]
+            self.host.chosen(choice)
         else:
             self.dismiss(choice)
 
     def action_back(self) -> None:
         if not self.home:
             self.dismiss(None)
-        elif getattr(self.app, "left", None) is not None:
-            self.app.back_from_home()  # type: ignore[attr-defined]
+        elif self.host.can_go_back:
+            self.host.go_back()

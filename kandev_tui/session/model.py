@@ -291,11 +291,11 @@ class SessionModel:
     def refresh_status(self) -> SessionStatus:
         """The status as the source has it now (on the UI's loop): kept as :attr:`status`."""
         source = self.source
-        continuing = getattr(source, "continuing", None) or {}
+        continuing = source.continuing or {}
         self.status = SessionStatus(
             SessionState(source.state), source.title or "", source.agent_name or "", tuple(source.agent_command or ()),
             source.workspace, tuple(sorted(source.repos.items())), source.session_id, source.can_prompt,
-            source.more_above, tuple(getattr(source, "login_methods", ()) or ()),
+            source.more_above, tuple(source.login_methods or ()),
             tuple(continuing.get("queued") or ()))
         return self.status
 

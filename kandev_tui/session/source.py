@@ -142,6 +142,7 @@ class Source:
         return False
 
     login_methods: list[dict[str, Any]] = []  # the agent's ways to log in, while the state is ``login``
+    continuing: dict[str, Any] | None = None  # the stored session a live agent continues (its row), if any
 
     async def log_in(self, method_id: str, env: dict[str, str] | None = None) -> None:
         from kandev_tui.acp import AgentError
