@@ -59,7 +59,7 @@ async def main():
     start = time.perf_counter()
     db = Store(tmp / "sessions.db")
     session = db.sessions()[0]
-    app = KandevApp(lambda on_items, on_state: StoredSource(db, session, on_items, on_state),
+    app = KandevApp(StoredSource(db, session),
                     settings_store=settings_at(tmp, chart_animation=False))
     app.animation_level = "none"
     first_paint = None

@@ -102,7 +102,7 @@ async def flood(count: int) -> dict[str, list[float]]:
     store = Store(tmp / "s.db")
     agent = AgentOptions(command=[sys.executable, str(ROOT / "tests" / "agents" / "fault_agent.py"), "burst", "50000",
                                   "2000", "0", str(tmp / "stamp")], workspace=tmp, inject_guidance=False)
-    app = KandevApp(lambda on_items, on_state: LiveSource(agent, store, on_items, on_state),
+    app = KandevApp(LiveSource(agent, store),
                     settings_store=settings_at(tmp, chart_animation=False))
     app.animation_level = "none"
     async with app.run_test(size=(120, 40)) as pilot:

@@ -96,7 +96,12 @@ async def one_run(sessions: int, chunks: int, tools: int, rich: int, last: bool)
                                       str(chunks), str(tools), str(rich), str(tmp / f"stamp-{n}"), str(gate)],
                              workspace=tmp,
                              inject_guidance=False)
-        return lambda on_items, on_state: LiveSource(agent, store, on_items, said(on_state))
+        class Timed(LiveSource):
+            def bind(self, events):  # its states timed as it says them (on its own thread)
+                super().bind(events)
+                self.on_state = said(self.on_state)
+
+        return Timed(agent, store)
 
     app = KandevApp(factory(1), settings_store=settings_at(tmp, chart_animation=False), initial_prompt="go")
     for n in range(2, sessions + 1):

@@ -47,8 +47,23 @@ async def one_run(sessions: int, chunks: int, tools: int, rich: int) -> tuple[fl
     lock = threading.Lock()
     all_ended = threading.Event()
 
-    def source(n: int) -> LiveSource:
-        def on_state(state: str, _detail: str) -> None:  # on the source's thread
+    class Told:
+        """What session ``n``'s source tells (its SourceEvents, as the session model would hear it): its states."""
+
+        def __init__(self, n: int) -> None:
+            self.n = n
+
+        def receive_items(self, items: list) -> None:
+            pass
+
+        def receive_reset(self, items: list) -> None:
+            pass
+
+        def receive_notice(self, text: str) -> None:
+            pass
+
+        def receive_state(self, state: str, _detail: str) -> None:  # on the source's thread
+            n = self.n
             if state == "running":
                 began.add(n)
             if state == "idle" and (tmp / f"stamp-{n}").exists():  # the turn's end (the stamp is written before it)
@@ -57,10 +72,13 @@ async def one_run(sessions: int, chunks: int, tools: int, rich: int) -> tuple[fl
                     if len(ended) == sessions:
                         all_ended.set()
 
+    def source(n: int) -> LiveSource:
         options = AgentOptions(command=[sys.executable, str(ROOT / "tests" / "agents" / "fault_agent.py"), "burst",
                                         str(chunks), str(tools), str(rich), str(tmp / f"stamp-{n}"), str(gate)],
                                workspace=tmp, inject_guidance=False)
-        return LiveSource(options, store, lambda items: None, on_state)
+        made = LiveSource(options, store)
+        made.bind(Told(n))
+        return made
 
     sources = [source(n) for n in range(1, sessions + 1)]  # their agents started all at once, as the app does
     before = resource.getrusage(resource.RUSAGE_SELF)

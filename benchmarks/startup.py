@@ -74,7 +74,7 @@ async def main():
     tmp = Path(tempfile.mkdtemp())
     store = Store(tmp / "s.db")
     options = AgentOptions(command=agent_command(), workspace=prepare_workspace(tmp / "ws"))
-    app = KandevApp(lambda i, s: LiveSource(options, store, i, s), settings_store=SettingsStore(tmp / "c.toml"),
+    app = KandevApp(LiveSource(options, store), settings_store=SettingsStore(tmp / "c.toml"),
                     initial_prompt="Check the build health")
     await print_first_frame(app, start, quit_after=app.action_quit)  # status line, prompt, the agent starting
 

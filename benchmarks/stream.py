@@ -52,7 +52,7 @@ async def main(case: str, chunks: int, tools: int) -> None:
     shape = ["long", str(chunks), str(size)] if case == "long" else ["burst", str(chunks), str(tools), "0"]
     agent = AgentOptions(command=[sys.executable, str(ROOT / "tests" / "agents" / "fault_agent.py"), *shape,
                                   str(tmp / "stamp")], workspace=tmp, inject_guidance=False)
-    app = KandevApp(lambda on_items, on_state: LiveSource(agent, store, on_items, on_state),
+    app = KandevApp(LiveSource(agent, store),
                     settings_store=settings_at(tmp, chart_animation=False))
     app.animation_level = "none"
     timer = KeyTimer(app, HelpScreen)

@@ -48,7 +48,7 @@ async def main(seconds: float) -> None:
                            env={**os.environ, "CLIENT_AGENT_RESULTS": str(folder / "results.jsonl")},
                            log_path=folder / "agent.log")
     store = Store(folder / "s.db")
-    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state, record=folder / "rec.jsonl"),
+    app = KandevApp(LiveSource(options, store, record=folder / "rec.jsonl"),
                     settings_store=settings_at(folder, chart_animation=False))
     app.animation_level = "none"
     timer = KeyTimer(app, HelpScreen)

@@ -111,7 +111,7 @@ async def _draw(store_path: Path, session_id: str, size: tuple[int, int], theme:
     try:
         session = store.session(session_id)
         with tempfile.TemporaryDirectory(prefix="kandev-testing-") as scratch:
-            app = deterministic_app(lambda on_items, on_state: StoredSource(store, session, on_items, on_state),
+            app = deterministic_app(StoredSource(store, session),
                                     Path(scratch) / "config.toml", theme=theme)  # the user's settings are not the test's
             return [text for _, text in await shoot(app, Shot(size, "top", True, theme))]
     finally:

@@ -300,7 +300,7 @@ def control_app(tmp_path: Path, view: str):
              message_item(1, "I'll look at the flaky test first.")]
     state = "login" if view == "login" else "idle"
     detail = "The agent needs a login: Authentication required" if view == "login" else ""
-    return deterministic_app(lambda on_items, on_state: ScriptedSource(on_items, on_state, items, state=state,
+    return deterministic_app(ScriptedSource(items, state=state,
                                                                        detail=detail, login_methods=LOGIN_METHODS),
                              tmp_path / "config.toml")
 
@@ -356,7 +356,7 @@ def question_app(tmp_path: Path, mode: str):
              Item("user:1", "user_message", 1, {"text": "Cut the release"}, final=True),
              message_item(1, "I need two things from you first."),
              Item("elicitation:3", "elicitation", 1, payload, status="pending")]
-    return deterministic_app(lambda on_items, on_state: ScriptedSource(on_items, on_state, items, state="waiting",
+    return deterministic_app(ScriptedSource(items, state="waiting",
                                                                        detail="the agent asks you a question",
                                                                        waiting=("elicitation:3",)),
                              tmp_path / "config.toml")
@@ -438,7 +438,7 @@ def sessions_app(tmp_path: Path):
 
     app = replay_app(tmp_path, RECORDINGS / "claude-real.jsonl")
     for name in ("codex-real.jsonl", "gemini-real.jsonl"):
-        app.open_session(lambda on_items, on_state, name=name: ReplaySource(RECORDINGS / name, on_items, on_state))
+        app.open_session(ReplaySource(RECORDINGS / name))
     return app
 
 

@@ -50,7 +50,7 @@ async def new_session_dialog(pilot) -> Any:
 def replay_app(tmp_path: Path, recording: Path = DEMO_RECORDING, *, registry: Registry | None = None,
                animation: bool = False, theme: str = "textual-dark", stats_path: Path | None = None, **settings) -> KandevApp:
     config = settings_at(tmp_path, chart_animation=animation, theme=theme, **settings).path
-    return deterministic_app(lambda on_items, on_state: ReplaySource(recording, on_items, on_state), config,
+    return deterministic_app(ReplaySource(recording), config,
                              theme=theme, animation=animation, registry=registry, stats_path=stats_path)
 
 
@@ -61,7 +61,7 @@ def stored_app(tmp_path: Path, items: Iterable[Item], *, registry: Registry | No
     db.upsert_items(session_id, list(items))
     session = db.session(session_id)
     config = settings_at(tmp_path, chart_animation=animation, theme=theme, **settings).path
-    return deterministic_app(lambda on_items, on_state: StoredSource(db, session, on_items, on_state), config,
+    return deterministic_app(StoredSource(db, session), config,
                              theme=theme, animation=animation, registry=registry)
 
 
@@ -201,7 +201,7 @@ class ScriptedSource:
     """A session as a live agent's looks, from fixed items and a fixed state (deterministic snapshots of what only a
     live session shows: the login screen, the mode and model picker, the slash commands)."""
 
-    def __new__(cls, on_items, on_state, items, *, state="idle", detail="", login_methods=(), agent="Claude Agent",
+    def __new__(cls, items, *, state="idle", detail="", login_methods=(), agent="Claude Agent",
                 waiting=()):
         from kandev_tui.session import Source
 
@@ -227,7 +227,7 @@ class ScriptedSource:
                     return None
                 return ["claude-agent-acp", *method.get("args", [])], {}
 
-        source = Scripted(on_items, on_state)
+        source = Scripted()
         source.agent_name, source.title, source.agent_command = agent, "Fix the flaky test", ["claude-agent-acp"]
         source.login_methods = list(login_methods)
         return source

@@ -24,7 +24,7 @@ AGENT = [sys.executable, str(Path(__file__).parent / "agents" / "fault_agent.py"
 def fault_app(tmp_path, *mode: str, **options) -> tuple[KandevApp, Store]:
     store = Store(tmp_path / "s.db")
     agent = AgentOptions(command=[*AGENT, *mode], workspace=tmp_path, inject_guidance=False, **options)
-    app = KandevApp(lambda on_items, on_state: LiveSource(agent, store, on_items, on_state),
+    app = KandevApp(LiveSource(agent, store),
                     settings_store=settings_at(tmp_path, chart_animation=False))
     app.animation_level = "none"
     return app, store
@@ -186,7 +186,7 @@ async def test_pick_with_an_agent_that_lists_no_sessions_says_so_without_a_retry
 
     store = Store(tmp_path / "s.db")
     agent = AgentOptions(command=[*AGENT, "exit-mid-turn"], workspace=tmp_path, inject_guidance=False)
-    app = KandevApp(lambda on_items, on_state: LiveSource(agent, store, on_items, on_state, pick=True),
+    app = KandevApp(LiveSource(agent, store, pick=True),
                     settings_store=settings_at(tmp_path))
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, SessionPickerScreen) and app.screen.failure)
@@ -205,7 +205,7 @@ async def test_attach_with_no_backend_to_list_from_exits_non_zero(tmp_path):
     from .kandev_backend import free_port
 
     url = f"ws://127.0.0.1:{free_port()}/ws"  # nothing listens there
-    app = KandevApp(lambda on_items, on_state: KandevSource(url, None, on_items, on_state),
+    app = KandevApp(KandevSource(url, None),
                     settings_store=settings_at(tmp_path))
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, SessionPickerScreen) and app.screen.failure)
@@ -224,7 +224,7 @@ async def test_the_toast_of_a_failure_on_screen_says_its_start_and_the_transcrip
     (workspace / "alpha.py").write_text("")
     store = Store(tmp_path / "s.db")
     agent = AgentOptions(command=["ls"], workspace=workspace, inject_guidance=False)
-    app = KandevApp(lambda on_items, on_state: LiveSource(agent, store, on_items, on_state),
+    app = KandevApp(LiveSource(agent, store),
                     settings_store=settings_at(tmp_path, chart_animation=False))
     async with app.run_test(size=(45, 30), notifications=True) as pilot:
         def said() -> list[str]:

@@ -333,7 +333,7 @@ async def test_in_the_app_the_card_follows_the_turn_and_enter_reviews_each_files
     store = Store(tmp_path / "s.db")
     env = {**os.environ, "DIALECT": json.dumps({"steps": steps})}
     options = AgentOptions(command=KIT, workspace=root, env=env)
-    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state),
+    app = KandevApp(LiveSource(options, store),
                     settings_store=settings_at(tmp_path, chart_animation=False), initial_prompt="change them")
     app.animation_level = "none"
     async with app.run_test(size=(100, 40)) as pilot:

@@ -208,7 +208,7 @@ async def main():
     tmp = Path({str(tmp_path)!r})
     store = Store(tmp / "s.db")
     options = AgentOptions(command=agent_command(), workspace=prepare_workspace(tmp / "ws"))
-    app = KandevApp(lambda i, s: LiveSource(options, store, i, s), settings_store=SettingsStore(tmp / "c.toml"))
+    app = KandevApp(LiveSource(options, store), settings_store=SettingsStore(tmp / "c.toml"))
     seen = []
     def first_frame(screen):
         if not seen:

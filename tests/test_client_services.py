@@ -627,7 +627,7 @@ async def test_in_the_app_a_commands_output_streams_into_its_call_and_escape_end
 
     session = Session(tmp_path, ws)
     store = Store(tmp_path / "app.db")
-    app = KandevApp(lambda on_items, on_state: LiveSource(session.options, store, on_items, on_state),
+    app = KandevApp(LiveSource(session.options, store),
                     settings_store=settings_at(tmp_path, chart_animation=False))
     app.animation_level = "none"
     command = "for i in 1 2 3; do echo tick-$i; sleep 0.2; done; printf 'wait%s\\n' ing; sleep 300"

@@ -353,7 +353,7 @@ def dialect_app(tmp_path: Path, dialect: dict[str, Any], monkeypatch, initial_pr
     (tmp_path / "ws").mkdir(exist_ok=True)
     store = Store(tmp_path / "s.db")
     options = AgentOptions(command=AGENT, workspace=tmp_path / "ws", log_path=tmp_path / "agent.log")
-    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state),
+    app = KandevApp(LiveSource(options, store),
                     settings_store=settings_at(tmp_path, chart_animation=False), initial_prompt=initial_prompt)
     app.animation_level = "none"
     return app
@@ -858,7 +858,7 @@ async def test_the_status_line_says_when_a_running_turn_has_been_quiet_and_stops
     app = dialect_app(tmp_path, {"steps": steps}, monkeypatch, initial_prompt="go")
     db = Store(tmp_path / "other.db")  # a stored session beside it
     row = db.session(db.create_session(title="Before", agent_command=["x"], workspace="", state="ended"))
-    app.open_session(lambda on_items, on_state: StoredSource(db, row, on_items, on_state))
+    app.open_session(StoredSource(db, row))
     async with app.run_test(size=(120, 30)) as pilot:  # two sessions: the sidebar stands beside the transcript
         line = app.transcript_screen.status
         sidebar = app.transcript_screen.sidebar

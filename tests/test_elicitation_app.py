@@ -44,7 +44,7 @@ def kit_app(tmp_path: Path, steps: list[dict], prompt: str = "Cut a release", la
     env = {**os.environ, "DIALECT": json.dumps({"steps": steps, **dialect})}
     options = AgentOptions(command=KIT, workspace=tmp_path / "w", env=env)
     settings = settings_at(tmp_path, chart_animation=False)
-    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state),
+    app = KandevApp(LiveSource(options, store),
                     settings_store=settings, initial_prompt=prompt,
                     launcher=Launcher(store, settings) if launcher else None)
     app.animation_level = "none"

@@ -118,7 +118,7 @@ async def test_the_lists_footer_offers_enter_and_ctrl_n_where_agents_start(tmp_p
     from kandev_tui.sources import ReplaySource
 
     replay = replay_app(tmp_path)
-    replay.open_session(lambda on_items, on_state: ReplaySource(DEMO_RECORDING, on_items, on_state))
+    replay.open_session(ReplaySource(DEMO_RECORDING))
     async with replay.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: replay.current.screen.sidebar.display)
         await pilot.press("ctrl+s")  # two sessions at 120 columns: the sidebar beside the transcript takes the focus
@@ -354,7 +354,7 @@ async def test_the_highlighted_row_stays_on_its_session_when_rows_come_before_it
         store.create_session(title=title, agent_command=["gone-agent"], workspace=str(tmp_path), state="ended")
     app = HomeApp(Launcher(store, settings_at(tmp_path, chart_animation=False)),
                   settings_store=settings_at(tmp_path, chart_animation=False))
-    scripted = lambda on_items, on_state: ScriptedSource(on_items, on_state, [message_item(1, "Here.")])  # noqa: E731
+    scripted = ScriptedSource([message_item(1, "Here.")])  # noqa: E731
     async with app.run_test(size=(80, 24)) as pilot:
         home = app.home
         await until(pilot, lambda: app.screen is home and len(home.stored) == 2)

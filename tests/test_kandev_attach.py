@@ -277,7 +277,7 @@ def attached_app(backend: Backend, session_id: str | None, tmp_path: Path, page_
     from .app_helpers import settings_at
 
     store = Store(tmp_path / "db.sqlite")
-    app = KandevApp(lambda on_items, on_state: KandevSource(backend.url, session_id, on_items, on_state, store=store,
+    app = KandevApp(KandevSource(backend.url, session_id, store=store,
                                                             page_size=page_size),
                     settings_store=settings_at(tmp_path, chart_animation=False),
                     kandev=KandevBackend(backend.url, None, store, page_size))

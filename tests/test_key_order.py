@@ -22,7 +22,7 @@ def asking_source():
     tool_call = {"toolCallId": "t1", "title": "Write hello.py", "kind": "edit"}
     items = [message_item(1, "Writing it."),
              Item("permission:1", "permission", 1, {"tool_call": tool_call, "options": OPTIONS}, status="pending")]
-    return lambda on_items, on_state: ScriptedSource(on_items, on_state, items, state="waiting", detail="asks",
+    return ScriptedSource(items, state="waiting", detail="asks",
                                                      waiting=("permission:1",))
 
 
@@ -138,7 +138,7 @@ async def test_ctrl_g_then_a_digit_in_one_burst_answers_the_request_it_reached(t
     """From another session, f4 and the answer typed at once: the digit goes to the waiting session's request,
     not to the session left, nor lost, nor typed into the prompt (the request is mounted only once its session is
     shown: the transcript keeps the keys for it until then); the letters after it go to the prompt."""
-    app = KandevApp(lambda on_items, on_state: ScriptedSource(on_items, on_state, [message_item(1, "Elsewhere.")]),
+    app = KandevApp(ScriptedSource([message_item(1, "Elsewhere.")]),
                     settings_store=settings_at(tmp_path, chart_animation=False))
     app.animation_level = "none"
     app.open_session(asking_source())
@@ -157,11 +157,11 @@ async def test_ctrl_g_then_a_digit_in_one_burst_answers_the_request_it_reached(t
 async def test_keys_kept_for_a_request_that_is_answered_elsewhere_go_to_the_prompt(tmp_path):
     """The transcript keeps the keys for a request not on screen yet; answered elsewhere instead (another client of
     the session), nothing waits any more: what was typed meanwhile goes on, to the prompt, not kept for ever."""
-    app = KandevApp(lambda on_items, on_state: ScriptedSource(on_items, on_state, [message_item(1, "Elsewhere.")]),
+    app = KandevApp(ScriptedSource([message_item(1, "Elsewhere.")]),
                     settings_store=settings_at(tmp_path, chart_animation=False))
     app.animation_level = "none"
     waits = ["permission:9"]  # its request, not in its transcript: it never mounts
-    app.open_session(lambda on_items, on_state: ScriptedSource(on_items, on_state, [message_item(1, "Asking.")],
+    app.open_session(ScriptedSource([message_item(1, "Asking.")],
                                                                state="waiting", detail="asks", waiting=waits))
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.sessions[1].waiting_since is not None and app.current is app.sessions[0])

@@ -20,7 +20,7 @@ DELAY_ENV = "KANDEV_DEMO_DELAY"
 def live_app(tmp_path, **option_overrides) -> tuple[KandevApp, Store]:
     store = Store(tmp_path / "s.db")
     options = AgentOptions(command=agent_command(), workspace=prepare_workspace(tmp_path / "ws"), **option_overrides)
-    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state),
+    app = KandevApp(LiveSource(options, store),
                     settings_store=settings_at(tmp_path, chart_animation=False))
     app.animation_level = "none"
     return app, store
@@ -85,7 +85,7 @@ async def test_escape_cancels_a_running_turn(tmp_path, monkeypatch):
 async def test_agent_that_cannot_start_shows_an_error(tmp_path):
     store = Store(tmp_path / "s.db")
     options = AgentOptions(command=["no-such-agent-here"], workspace=tmp_path)
-    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state),
+    app = KandevApp(LiveSource(options, store),
                     settings_store=settings_at(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.source.state == "error" and app.transcript_screen.prompt.disabled)
@@ -105,7 +105,7 @@ async def test_a_crash_in_the_app_never_exits_0(tmp_path, capsys):
         def can_pick_session(self):  # read when the app mounts
             raise RuntimeError("broken source")
 
-    app = KandevApp(lambda on_items, on_state: Broken(on_items, on_state), settings_store=settings_at(tmp_path))
+    app = KandevApp(Broken(), settings_store=settings_at(tmp_path))
     try:
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.pause(0.1)
@@ -125,7 +125,7 @@ async def test_fleet_scenario_live_matches_the_stored_session(tmp_path, monkeypa
     monkeypatch.setenv(DELAY_ENV, "0")
     store = Store(tmp_path / "s.db")
     options = AgentOptions(command=agent_command("fleet"), workspace=prepare_workspace(tmp_path / "ws"))
-    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state),
+    app = KandevApp(LiveSource(options, store),
                     settings_store=settings_at(tmp_path, chart_animation=False))
     app.animation_level = "none"
     async with app.run_test(size=(100, 40)) as pilot:
@@ -220,7 +220,7 @@ async def test_at_80_columns_a_turn_with_queued_messages_shows_only_whole_keys(t
     monkeypatch.setenv(DELAY_ENV, "0")
     app, store = live_app(tmp_path)
     other = AgentOptions(command=agent_command(), workspace=prepare_workspace(tmp_path / "ws2"))
-    app.open_session(lambda on_items, on_state: LiveSource(other, store, on_items, on_state), "Check the build")
+    app.open_session(LiveSource(other, store), "Check the build")
     async with app.run_test(size=(80, 24)) as pilot:  # the second session waits too, covered: f4 is offered
         await send_when_idle(pilot, app, "Check the build")
         await until(pilot, lambda: all(s.waiting_since is not None for s in app.sessions))
@@ -371,7 +371,7 @@ async def test_the_transcript_focused_itself_offers_its_scroll_and_tab_and_an_en
     app = stored_app(tmp_path / "two", [message_item(1, "Hello.")])
     db = Store(tmp_path / "two" / "sessions.db")
     row = db.session(db.sessions()[0]["id"])
-    app.open_session(lambda on_items, on_state: StoredSource(db, row, on_items, on_state))
+    app.open_session(StoredSource(db, row))
     async with app.run_test(size=(80, 24)) as pilot:  # two sessions at 80 columns: the settings' key gives way
         await settle(pilot)
         assert [d for _, d, _ in footer_keys(app)] == ["Scroll", "Items", "Search", "Quit", "Help", "Sessions",

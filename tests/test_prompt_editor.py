@@ -68,7 +68,7 @@ async def test_where_the_terminal_cannot_be_handed_over_the_prompt_keeps_its_tex
 
     monkeypatch.setenv("EDITOR", "true")
 
-    app = KandevApp(lambda on_items, on_state: ScriptedSource(on_items, on_state, []),
+    app = KandevApp(ScriptedSource([]),
                     settings_store=settings_at(tmp_path))
     async with app.run_test(size=(100, 30), notifications=True) as pilot:  # toasts shown, as in a terminal
         prompt = app.transcript_screen.prompt

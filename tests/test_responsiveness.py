@@ -169,7 +169,7 @@ async def test_a_live_agent_is_read_normalised_and_stored_off_the_ui_thread(tmp_
     monkeypatch.setattr(SessionModel, "receive_items", seen("handed over", receive))
     store = Store(tmp_path / "s.db")
     options = AgentOptions(command=agent_command(), workspace=prepare_workspace(tmp_path / "ws"))
-    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state),
+    app = KandevApp(LiveSource(options, store),
                     settings_store=settings_at(tmp_path, chart_animation=False), initial_prompt="Check the build")
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: any(e.key.startswith("turn_end") for e in app.view.entries) or app.source.waiting_for)

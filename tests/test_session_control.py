@@ -137,7 +137,7 @@ def demo_app(tmp_path, *agent_args: str, choices=None, env=None, asked=frozenset
     options = AgentOptions(command=[*agent_command(), *agent_args], workspace=prepare_workspace(tmp_path / "ws"),
                            env=env)
     settings = settings_at(tmp_path, chart_animation=False)
-    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state, choices=choices,
+    app = KandevApp(LiveSource(options, store, choices=choices,
                                                           asked=asked),
                     settings_store=settings, initial_prompt=prompt)
     app.animation_level = "none"
@@ -280,7 +280,7 @@ async def test_up_in_the_empty_prompt_recalls_what_was_said_in_the_session_and_e
     monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
     store = Store(tmp_path / "s.db")
     options = AgentOptions(command=agent_command(), workspace=prepare_workspace(tmp_path / "ws"))
-    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state,
+    app = KandevApp(LiveSource(options, store,
                                                           choices={"mode": "write"}),  # its turns ask for nothing
                     settings_store=settings_at(tmp_path, chart_animation=False), initial_prompt="Check the build")
 
@@ -318,8 +318,7 @@ async def test_the_command_menu_uses_its_width_from_its_first_showing_and_after_
     described = "Review the changed code for reuse, quality and efficiency, then fix any issues found in place"
     info = {"commands": [{"name": f"review-{n}", "description": described, "input": {"hint": "[<target>]"}}
                          for n in range(12)]}
-    app = deterministic_app(lambda on_items, on_state: ScriptedSource(
-        on_items, on_state, [Item("session_info", "session_info", 1, info)]), tmp_path / "config.toml")
+    app = deterministic_app(ScriptedSource([Item("session_info", "session_info", 1, info)]), tmp_path / "config.toml")
     async with app.run_test(size=(100, 30)) as pilot:
         menu = app.transcript_screen.command_menu
         await until(pilot, lambda: app.transcript_screen.prompt.commands)
@@ -354,8 +353,7 @@ async def test_a_slash_typed_before_the_agent_said_its_commands_is_offered_them_
 
     from .app_helpers import ScriptedSource
 
-    app = deterministic_app(lambda on_items, on_state: ScriptedSource(
-        on_items, on_state, [Item("session_info", "session_info", 1, {"title": "first"})]), tmp_path / "config.toml")
+    app = deterministic_app(ScriptedSource([Item("session_info", "session_info", 1, {"title": "first"})]), tmp_path / "config.toml")
     commands = [{"name": "review", "description": "review changes"}, {"name": "init", "description": "AGENTS.md"}]
     async with app.run_test(size=(100, 30)) as pilot:
         screen = app.transcript_screen
@@ -500,7 +498,7 @@ async def test_a_stored_session_its_agent_can_continue_says_the_command_that_doe
     assert headless(tmp_path, "--prompt", "first question", "--", *agent).returncode == 0
     store = Store(tmp_path / "s.db")
     session = store.sessions()[0]
-    app = deterministic_app(lambda on_items, on_state: StoredSource(store, session, on_items, on_state),
+    app = deterministic_app(StoredSource(store, session),
                             tmp_path / "config.toml")
     async with app.run_test(size=(160, 30), notifications=True) as pilot:
         await until(pilot, lambda: app.source.state == "stored")
@@ -518,11 +516,11 @@ async def test_a_stored_session_its_agent_can_continue_says_the_command_that_doe
     assert again.returncode == 0, again.stderr
     answers = [i.payload["text"] for i in store.items(session["id"]) if i.kind == "agent_message"]
     assert answers == ["Answer 1 to: first question", "Answer 2 to: second question"]
-    listed = StoredSource(store, session, lambda items: None, lambda state, detail: None, from_list=True)
+    listed = StoredSource(store, session, from_list=True)
     assert listed.read_only_reason == ("a stored session is read-only: c on its row in the sessions list (ctrl+s) "
                                        "continues it with its agent")
     plain = store.session(store.create_session(title="plain", agent_command=["gone-agent"], state="ended"))
-    assert StoredSource(store, plain, lambda items: None, lambda state, detail: None).read_only_reason == \
+    assert StoredSource(store, plain).read_only_reason == \
         "a stored session is read-only; start a new one with kandev-tui run"
     store.close()
 
@@ -545,7 +543,7 @@ async def test_a_stored_session_names_its_agent_as_the_live_session_did(tmp_path
     store = Store(tmp_path / "s.db")
     older = store.create_session(title="older", agent_command=agent_command(), workspace=str(workspace), state="ended")
     for row, name in ((store.sessions()[1], "kandev-tui demo agent"), (store.session(older), "kandev_tui.demo.agent")):
-        app = deterministic_app(lambda on_items, on_state, row=row: StoredSource(store, row, on_items, on_state),
+        app = deterministic_app(StoredSource(store, row),
                                 tmp_path / "config.toml")
         async with app.run_test(size=(100, 30)) as pilot:
             await until(pilot, lambda app=app: app.source.state == "stored" and app.session.settled)
@@ -627,7 +625,7 @@ async def test_a_continued_session_shows_its_history_then_takes_a_prompt(tmp_pat
     store = Store(tmp_path / "s.db")
     row = store.sessions()[0]
     options = AgentOptions(command=agent, workspace=tmp_path, resume=row["agent_session_id"], history_stored=True)
-    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state, continuing=row),
+    app = KandevApp(LiveSource(options, store, continuing=row),
                     settings_store=settings_at(tmp_path))
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.source.state == "idle" and app.session.settled)
@@ -655,7 +653,7 @@ async def test_pick_lists_the_agents_own_sessions_and_loads_the_chosen_one_with_
     assert headless(tmp_path, "--prompt", "older work", "--db", str(tmp_path / "other.db"), "--", *agent).returncode == 0
     store = Store(tmp_path / "s.db")
     options = AgentOptions(command=agent, workspace=tmp_path)
-    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state, pick=True),
+    app = KandevApp(LiveSource(options, store, pick=True),
                     settings_store=settings_at(tmp_path))
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, SessionPickerScreen) and app.screen.entries)
@@ -687,7 +685,7 @@ async def test_keys_answer_while_a_long_session_loads(tmp_path):
     row = store.sessions()[0]
     options = AgentOptions(command=agent, workspace=tmp_path, resume=row["agent_session_id"], history_stored=True,
                            env={**__import__("os").environ, "LOADING_AGENT_EXTRA": "100000"})
-    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state, continuing=row),
+    app = KandevApp(LiveSource(options, store, continuing=row),
                     settings_store=settings_at(tmp_path))
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.source.client is not None and app.source.client.process is not None)

@@ -154,9 +154,31 @@ def test_states_are_the_strings_stored_and_shown():
     assert SessionState.IDLE == "idle" and f"{SessionState.RUNNING}" == "running"
 
 
-async def test_a_source_declares_what_it_cannot_do():
-    states = []
-    source = Source(lambda items: None, lambda state, detail: states.append((state, detail)))
+class Told:
+    """What a source tells, as a session model would hear it (SourceEvents)."""
+
+    def __init__(self) -> None:
+        self.items, self.resets, self.states, self.notices = [], [], [], []
+
+    def receive_items(self, items):
+        self.items.append(items)
+
+    def receive_reset(self, items):
+        self.resets.append(items)
+
+    def receive_state(self, state, detail):
+        self.states.append((state, detail))
+
+    def receive_notice(self, text):
+        self.notices.append(text)
+
+
+async def test_a_source_declares_what_it_cannot_do_and_tells_only_once_bound():
+    source = Source()
+    source._set_state("starting", "")  # not bound yet: nobody hears it (nothing fails)
+    told = Told()
+    source.bind(told)
+    states = told.states
     assert not (source.can_prompt or source.can_cancel or source.can_pick_session or source.more_above)
     assert source.waiting_for == set() and not source.answer("permission:1", "allow")
     assert await source.load_older() == 0 and await source.sessions() == []
@@ -166,6 +188,8 @@ async def test_a_source_declares_what_it_cannot_do():
 
     with pytest.raises(AgentError):
         await source.send("hello")
+    source.notify("a page did not load")
+    assert told.notices == ["a page did not load"] and told.items == []
 
 
 # -- the window arithmetic (kandev_tui/session/window.py) -------------------------------------------------------
@@ -374,13 +398,13 @@ class UI:
 def session_model(clock: Clock, registry: Registry | None = None, **source_attrs):
     from kandev_tui.session.model import SessionModel
 
-    def make(on_items, on_state):
-        source = Source(on_items, on_state)
+    def make():
+        source = Source()
         for name, value in source_attrs.items():
             setattr(source, name, value)
         return source
 
-    model = SessionModel(make, registry or Registry.from_entry_points(), clock=clock, ui_time=Clock())
+    model = SessionModel(make(), registry or Registry.from_entry_points(), clock=clock, ui_time=Clock())
     ui, loop = UI(), Loop(clock)
     model.attach(ui, loop)  # type: ignore[arg-type]
     return model, ui, loop
@@ -395,7 +419,7 @@ def test_the_source_is_handed_what_says_when_its_reading_gives_way_to_the_user()
         def give_way_to(self, gives_way):
             handed.append(gives_way)
 
-    model = SessionModel(lambda on_items, on_state: Reading(on_items, on_state), Registry.from_entry_points(),
+    model = SessionModel(Reading(), Registry.from_entry_points(),
                          clock=Clock(), ui_time=Clock())
     ui = UI()
     model.attach(ui, Loop(Clock()))  # type: ignore[arg-type]

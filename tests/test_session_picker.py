@@ -15,7 +15,7 @@ from .app_helpers import message_item, settings_at, settle, stored_app, until
 
 
 def picker_app(tmp_path, store) -> KandevApp:
-    app = KandevApp(lambda on_items, on_state: StoredSource(store, None, on_items, on_state),
+    app = KandevApp(StoredSource(store, None),
                     settings_store=settings_at(tmp_path))
     app.animation_level = "none"
     return app
@@ -83,8 +83,7 @@ async def test_a_click_on_a_link_in_the_agents_markdown_opens_it(tmp_path):
 
     source = stored_app(tmp_path, [message_item(1, "See [the build log](https://ci.example.com/build/42) "
                                                    "and [a file](file:///etc/passwd).")]).source
-    app = LinkRecordingApp(lambda on_items, on_state: source.__class__(source.store, source.session, on_items,
-                                                                       on_state), settings_store=settings_at(tmp_path))
+    app = LinkRecordingApp(source.__class__(source.store, source.session), settings_store=settings_at(tmp_path))
     app.opened = []
     async with app.run_test(size=(100, 20)) as pilot:
         await settle(pilot)

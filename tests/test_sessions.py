@@ -28,7 +28,7 @@ KIT = [sys.executable, str(Path(__file__).resolve().parent / "agents" / "dialect
 
 
 def source(store: Store, options: AgentOptions):
-    return lambda on_items, on_state: LiveSource(options, store, on_items, on_state)
+    return LiveSource(options, store)
 
 
 def demo_asking(tmp_path: Path, monkeypatch) -> tuple[Store, KandevApp]:
@@ -177,7 +177,7 @@ async def test_beside_the_transcript_at_120_columns_the_sidebar_switches_session
     recordings = FIXTURES / "recordings"
     app = replay_app(tmp_path, recordings / "claude-real.jsonl")
     for name in ("codex-real.jsonl", "gemini-real.jsonl"):
-        app.open_session(lambda on_items, on_state, name=name: ReplaySource(recordings / name, on_items, on_state))
+        app.open_session(ReplaySource(recordings / name))
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: all(s.last_state == "replayed" for s in app.sessions))
         sidebar = app.transcript_screen.sidebar
@@ -242,7 +242,7 @@ async def test_an_idle_app_has_no_timer_and_a_covered_sessions_news_still_reache
     recordings = FIXTURES / "recordings"
     app = replay_app(tmp_path, recordings / "claude-real.jsonl")
     for name in ("codex-real.jsonl", "gemini-real.jsonl"):
-        app.open_session(lambda on_items, on_state, name=name: ReplaySource(recordings / name, on_items, on_state))
+        app.open_session(ReplaySource(recordings / name))
     repeating: list = []
     monkeypatch.setattr(app, "set_interval", lambda *a, **k: repeating.append(a) or App.set_interval(app, *a, **k))
     async with app.run_test(size=(120, 40)) as pilot:
@@ -264,7 +264,7 @@ async def test_a_burst_of_state_changes_shows_the_rows_once(tmp_path, monkeypatc
     from .app_helpers import ScriptedSource, message_item
 
     def scripted(n: int):
-        return lambda on_items, on_state: ScriptedSource(on_items, on_state, [message_item(1, f"Session {n} here.")],
+        return ScriptedSource([message_item(1, f"Session {n} here.")],
                                                          state="idle", agent=f"agent-{n}")
 
     app = KandevApp(scripted(1), settings_store=settings_at(tmp_path, chart_animation=False))
@@ -300,7 +300,7 @@ async def test_quitting_while_the_rows_and_a_screens_hidden_widgets_wait_ends_cl
     monkeypatch.setattr(pacing, "LISTS_AT_MOST_EVERY", rows_after)
 
     def scripted(n: int):
-        return lambda on_items, on_state: ScriptedSource(on_items, on_state, [message_item(1, f"Session {n} here.")],
+        return ScriptedSource([message_item(1, f"Session {n} here.")],
                                                          state="login" if n == 6 else "idle", agent=f"agent-{n}")
 
     app = KandevApp(scripted(1), settings_store=settings_at(tmp_path, chart_animation=False))
@@ -319,7 +319,7 @@ async def test_the_search_asked_for_as_a_session_is_first_shown_takes_the_keys(t
     from .app_helpers import ScriptedSource, message_item
 
     def scripted(n: int):
-        return lambda on_items, on_state: ScriptedSource(on_items, on_state, [message_item(1, f"Session {n} here.")],
+        return ScriptedSource([message_item(1, f"Session {n} here.")],
                                                          state="idle", agent=f"agent-{n}")
 
     app = KandevApp(scripted(1), settings_store=settings_at(tmp_path, chart_animation=False))
@@ -341,7 +341,7 @@ async def test_thirty_sessions_at_once_are_listed_and_reached(tmp_path):
     from .app_helpers import ScriptedSource, message_item
 
     def scripted(n: int, state: str = "idle"):
-        return lambda on_items, on_state: ScriptedSource(on_items, on_state, [message_item(1, f"Session {n} here.")],
+        return ScriptedSource([message_item(1, f"Session {n} here.")],
                                                          state=state, detail="asks" if state == "waiting" else "",
                                                          agent=f"agent-{n}")
 
@@ -386,7 +386,7 @@ async def test_sessions_that_start_waiting_together_call_the_user_once_then_once
     monkeypatch.setattr(app_attention, "notify_desktop", lambda app, title, body: desktop.append((title, body)) or True)
 
     def scripted(n: int, state: str = "idle"):
-        return lambda on_items, on_state: ScriptedSource(on_items, on_state, [message_item(1, f"Session {n} here.")],
+        return ScriptedSource([message_item(1, f"Session {n} here.")],
                                                          state=state, agent=f"agent-{n}")
 
     app = KandevApp(scripted(1), settings_store=settings_at(tmp_path, chart_animation=False))
@@ -425,7 +425,7 @@ async def test_beside_thirty_sessions_the_one_on_screen_is_in_view_whole(tmp_pat
     from .app_helpers import ScriptedSource, message_item
 
     def scripted(n: int):
-        return lambda on_items, on_state: ScriptedSource(on_items, on_state, [message_item(1, f"Session {n} here.")],
+        return ScriptedSource([message_item(1, f"Session {n} here.")],
                                                          agent=f"agent-{n}")
 
     app = KandevApp(scripted(1), settings_store=settings_at(tmp_path, chart_animation=False))
@@ -769,7 +769,7 @@ async def test_the_lists_rows_keep_to_two_lines_at_any_width(tmp_path, width):
     long.write_bytes(DEMO_RECORDING.read_bytes())  # a title that does not fit
     app = replay_app(tmp_path)
     for _ in range(14):  # more rows than fit: the list scrolls
-        app.open_session(lambda on_items, on_state: ReplaySource(long, on_items, on_state))
+        app.open_session(ReplaySource(long))
     async with app.run_test(size=(width, 24)) as pilot:
         await until(pilot, lambda: len(app.sessions) == 15)
         await pilot.press("ctrl+s")

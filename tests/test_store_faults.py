@@ -246,7 +246,7 @@ async def test_a_session_whose_process_is_gone_opens_with_nothing_left_waiting(t
     store = Store(db, create=False)
     session = store.session(sid)
     assert session["state"] == "interrupted"
-    app = KandevApp(lambda on_items, on_state: StoredSource(store, session, on_items, on_state),
+    app = KandevApp(StoredSource(store, session),
                     settings_store=settings_at(tmp_path))
     try:
         async with app.run_test(size=(100, 30)) as pilot:
@@ -276,7 +276,7 @@ async def test_a_session_another_kandev_tui_runs_says_where_to_answer(tmp_path):
         store = Store(db, create=False)
         session = store.session(sid)
         assert session["state"] == "running" and session["running_elsewhere"] == owner.pid
-        app = KandevApp(lambda on_items, on_state: StoredSource(store, session, on_items, on_state),
+        app = KandevApp(StoredSource(store, session),
                         settings_store=settings_at(tmp_path))
         try:
             async with app.run_test(size=(120, 30)) as pilot:

@@ -487,7 +487,7 @@ from kandev_tui.app.kandev_app import KandevApp
 from kandev_tui.sources.replay import ReplaySource
 from kandev_tui.ui.textual_hooks import textual_mended
 import kandev_tui.testing
-app = KandevApp(lambda on_items, on_state: ReplaySource(Path(sys.argv[1]), on_items, on_state))
+app = KandevApp(ReplaySource(Path(sys.argv[1])))
 print(textual_mended())
 async def run():
     async with app.run_test():

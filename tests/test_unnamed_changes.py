@@ -78,7 +78,7 @@ async def test_an_agents_own_state_is_summed_up_apart_and_restore_all_leaves_it_
              {"op": "say", "text": "Noted."}]
     store = Store(tmp_path / "s.db")
     options = AgentOptions(command=KIT, workspace=root, env={**os.environ, "DIALECT": json.dumps({"steps": steps})})
-    app = KandevApp(lambda on_items, on_state: LiveSource(options, store, on_items, on_state),
+    app = KandevApp(LiveSource(options, store),
                     settings_store=settings_at(tmp_path, chart_animation=False), initial_prompt="note it")
     app.animation_level = "none"
     state = {path: (root / path).read_bytes for path in STATE}

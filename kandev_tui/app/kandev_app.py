@@ -32,7 +32,8 @@ from kandev_tui.renderers import Registry
 from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.session import SessionState
 from kandev_tui.session.controls import Controls
-from kandev_tui.session.model import SessionModel, SourceFactory
+from kandev_tui.session.model import SessionModel
+from kandev_tui.session.source import Source
 from kandev_tui.ui.key_order import KeyOrder
 from kandev_tui.ui.textual_hooks import draw_after_batch, mend_textual, mount_screen_ahead
 from kandev_tui.ui.user_input import UserInput
@@ -95,7 +96,7 @@ class KandevApp(App[int]):
         Binding("ctrl+b", "toggle_sidebar", "Sidebar", show=False),  # the sessions beside the transcript (≥120 cols)
     ]
 
-    def __init__(self, source_factory: SourceFactory | None, *, settings_store: SettingsStore | None = None,
+    def __init__(self, source: Source | None, *, settings_store: SettingsStore | None = None,
                  registry: Registry | None = None, stats_path: Path | None = None,
                  initial_prompt: str | None = None, launcher: Launcher | None = None,
                  kandev: KandevBackend | None = None) -> None:
@@ -120,14 +121,14 @@ class KandevApp(App[int]):
         self.life = Lifecycle(self, prepare_help=self.actions.prepare_help)
         self.switching = Switching(self, quit=self.action_quit, show_list=self.action_sessions)
         self.gc_policy = GcPolicy()
-        if source_factory is not None:  # else the home (HomeApp): the sessions list, none open yet
-            self.open_session(source_factory, initial_prompt)
+        if source is not None:  # else the home (HomeApp): the sessions list, none open yet
+            self.open_session(source, initial_prompt)
 
-    def open_session(self, source_factory: SourceFactory, initial_prompt: str | None = None, *,
+    def open_session(self, source: Source, initial_prompt: str | None = None, *,
                      worktree: Worktree | None = None) -> AppSession:
         """A session more (the first is on screen when the app starts; the others start with it, or at once when
         the app runs already). ``worktree``: made for it, closed with it."""
-        session = AppSession(self, len(self.sessions) + 1, source_factory, initial_prompt=initial_prompt,
+        session = AppSession(self, len(self.sessions) + 1, source, initial_prompt=initial_prompt,
                              on_state=self.switching.state_changed)
         session.worktree = worktree
         self.sessions.append(session)

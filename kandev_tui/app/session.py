@@ -27,8 +27,9 @@ from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.session import SessionState
 from kandev_tui.session.changes import ChangeSet
 from kandev_tui.session.controls import Controls
-from kandev_tui.session.model import SessionModel, SessionStatus, SourceFactory, StateChange, quiet_text
+from kandev_tui.session.model import SessionModel, SessionStatus, StateChange, quiet_text
 from kandev_tui.session.row import WAITING_STATES, SessionRow, activity
+from kandev_tui.session.source import Source
 from kandev_tui.transcript.database import StoreError
 from kandev_tui.transcript.items import SESSION_INFO, USAGE, USER, Item
 from kandev_tui.widgets.context import DrawContext
@@ -50,14 +51,14 @@ class AppSession:
     its prompts and their queue (``prompts``), its login (``login``), the count of a turn's silence (``quiet``) and
     its subagents (``subagents``)."""
 
-    def __init__(self, app: SessionHost, number: int, source_factory: SourceFactory, *,
+    def __init__(self, app: SessionHost, number: int, source: Source, *,
                  initial_prompt: str | None = None, on_state: Callable[[AppSession, StateChange, SessionState], None]) -> None:
         self.app = app
         self.number = number
         self.mode = f"session-{number}"
         self.initial_prompt = initial_prompt
         self._on_state = on_state
-        self.model = SessionModel(source_factory, app.registry, app.settings_store.settings.card_limit)
+        self.model = SessionModel(source, app.registry, app.settings_store.settings.card_limit)
         self.source = self.model.source  # for the pickers, which list a source's sessions
         self.view = TranscriptView(self.model.transcript)
         self.view.draw_context = DrawContext(  # what the transcript's widgets draw with (widgets/context.py)

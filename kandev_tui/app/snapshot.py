@@ -35,7 +35,7 @@ class Shot:
     theme: str
 
 
-def deterministic_app(source_factory: Any, config: Path, *, theme: str = "textual-dark", animation: bool = False,
+def deterministic_app(source: Any, config: Path, *, theme: str = "textual-dark", animation: bool = False,
                       registry: Any = None, stats_path: Path | None = None, **settings: Any) -> Any:
     """The app as a picture or a test wants it: its settings from ``config`` (a file of the caller's, never the
     user's), the ``theme`` and ``settings`` given over them, charts and other animations off unless ``animation``.
@@ -48,7 +48,7 @@ def deterministic_app(source_factory: Any, config: Path, *, theme: str = "textua
 
     store = SettingsStore(config)
     store.settings = replace(store.settings, theme=theme, chart_animation=animation, **settings)
-    app = KandevApp(source_factory, settings_store=store, registry=registry, stats_path=stats_path)
+    app = KandevApp(source, settings_store=store, registry=registry, stats_path=stats_path)
     if not animation:
         app.animation_level = "none"
     return app

@@ -14,7 +14,7 @@ from kandev_tui.transcript.continuing import folder_gone
 
 if TYPE_CHECKING:
     from kandev_tui.screens.new_session import NewSession
-    from kandev_tui.session.model import SourceFactory
+    from kandev_tui.session.source import Source
     from kandev_tui.sources.launch import KandevBackend, Launcher
     from kandev_tui.workspace.worktree import Worktree
 
@@ -29,7 +29,7 @@ class StarterHost(HoldsSessions, Protocol):
     def launcher(self) -> Launcher | None: ...
     @property
     def kandev(self) -> KandevBackend | None: ...
-    def open_session(self, source_factory: SourceFactory, initial_prompt: str | None = None, *,
+    def open_session(self, source: Source, initial_prompt: str | None = None, *,
                      worktree: Worktree | None = None) -> AppSession: ...
 
 
@@ -153,6 +153,6 @@ class SessionStarter:
         from kandev_tui.workspace.reads import Workspace
 
         preset = chosen.preset
-        factory = self.app.launcher.factory(list(preset.command), Workspace(chosen.workspace), dict(preset.env) or None)
-        session = self.app.open_session(factory, chosen.prompt, worktree=chosen.worktree)
+        source = self.app.launcher.factory(list(preset.command), Workspace(chosen.workspace), dict(preset.env) or None)
+        session = self.app.open_session(source, chosen.prompt, worktree=chosen.worktree)
         self.app.lists.switch_to(session)

@@ -54,8 +54,8 @@ def cmd_attach(args: argparse.Namespace) -> int:
         from kandev_tui.sources import KandevSource
 
         backend = KandevBackend(url, token, store, args.page_size)  # its other task sessions are in the list (ctrl+s)
-        return _run_app(args, store, lambda on_items, on_state: KandevSource(
-            url, session_id, on_items, on_state, token=token, store=store, page_size=args.page_size), kandev=backend)
+        return _run_app(args, store, KandevSource(
+            url, session_id, token=token, store=store, page_size=args.page_size), kandev=backend)
 
 
 def add_arguments(commands: Any) -> None:

@@ -171,7 +171,7 @@ def _resumable(store: Any, command: list[str], wanted: str) -> dict[str, Any]:
     return session
 
 
-def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt: str | None = None,
+def _run_app(args: argparse.Namespace, store: Any, source: Any, initial_prompt: str | None = None,
              settings: Any = None, launcher: Any = None, kandev: Any = None, worktrees: list[Any] | None = None) -> int:
     """Open the app on a source (or a list of them: a session each, the first on screen, each sent
     ``initial_prompt``) over ``store`` (the caller's, open until the app ends). ``worktrees``: one per source (or
@@ -188,10 +188,10 @@ def _run_app(args: argparse.Namespace, store: Any, factory: Any, initial_prompt:
     _log_to_file(Path(getattr(store, "path", None) or default_db_path()).parent / "logs" / "kandev-tui.log")
     settings = settings or SettingsStore()
     size_from_the_terminal()
-    factories = factory if isinstance(factory, list) else [factory]
-    app = KandevApp(factories[0], settings_store=settings, initial_prompt=initial_prompt, launcher=launcher,
+    sources = source if isinstance(source, list) else [source]
+    app = KandevApp(sources[0], settings_store=settings, initial_prompt=initial_prompt, launcher=launcher,
                     kandev=kandev, stats_path=Path(args.stats).expanduser() if args.stats else None)
-    for more in factories[1:]:
+    for more in sources[1:]:
         app.open_session(more, initial_prompt)
     for session, tree in zip(app.sessions, worktrees or []):
         session.worktree = tree

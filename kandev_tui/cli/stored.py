@@ -135,10 +135,7 @@ def _snapshot_source(args: argparse.Namespace, recording: Path, stack: ExitStack
             return _fail(*problem)
         from kandev_tui.sources import ReplaySource
 
-        def replayed(on_items: Any, on_state: Any) -> Any:
-            return ReplaySource(recording, on_items, on_state)
-
-        return replayed
+        return ReplaySource(recording)
     try:
         store, session = stack.enter_context(stored_session("snapshot", args, args.source))
     except UsageError as exc:  # no database to look in (a recording's name mistyped, as often as a session's id)
@@ -147,10 +144,7 @@ def _snapshot_source(args: argparse.Namespace, recording: Path, stack: ExitStack
         raise Failure(f"{exc}; nor is {args.source!r} a recording file") from None
     from kandev_tui.sources import StoredSource
 
-    def stored(on_items: Any, on_state: Any) -> Any:
-        return StoredSource(store, session, on_items, on_state)
-
-    return stored
+    return StoredSource(store, session)
 
 
 def cmd_open(args: argparse.Namespace) -> int:
@@ -159,10 +153,9 @@ def cmd_open(args: argparse.Namespace) -> int:
     if args.session is None:  # the picker (read-only: a database that does not exist yet is not made)
         with open_store(args, create=False) as found:
             store = found if found is not None else _NoStore()
-            return _run_app(args, store, lambda on_items, on_state: StoredSource(
-                store, None, on_items, on_state))  # type: ignore[arg-type]  # _NoStore: a store with nothing in it
+            return _run_app(args, store, StoredSource(store, None))  # type: ignore[arg-type]  # _NoStore: empty
     with stored_session("open", args, args.session) as (store, session):
-        return _run_app(args, store, lambda on_items, on_state: StoredSource(store, session, on_items, on_state))
+        return _run_app(args, store, StoredSource(store, session))
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -172,7 +165,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return _fail(*problem)
     from kandev_tui.sources import ReplaySource
 
-    return _run_app(args, _NoStore(), lambda on_items, on_state: ReplaySource(path, on_items, on_state, args.speed))
+    return _run_app(args, _NoStore(), ReplaySource(path, args.speed))
 
 
 def add_arguments(commands: Any) -> None:

@@ -34,7 +34,6 @@ from .state import PromptState, SessionState, prompt_state
 OUTPUT_FLOWS = (SessionState.RUNNING, SessionState.CANCELLING, SessionState.STARTING, SessionState.LOADING,
                 SessionState.CONNECTING, SessionState.RECONNECTING)
 
-SourceFactory = Callable[[Callable[[list[Item]], None], Callable[[str, str], None]], Source]
 
 
 @dataclass(frozen=True)
@@ -104,16 +103,15 @@ class SessionUI(Protocol):
 class SessionModel:
     """See the module docstring. ``clock`` and ``ui_time`` drive the batch policy (injected in tests)."""
 
-    def __init__(self, source_factory: SourceFactory, registry: Registry, card_limit: int = 16, *,
+    def __init__(self, source: Source, registry: Registry, card_limit: int = 16, *,
                  clock: Callable[[], float] = time.monotonic,
                  ui_time: Callable[[], float] = time.thread_time) -> None:
         self.batch = Batcher(clock, ui_time)  # ui_time: the UI thread's processor time (the batches are taken on it)
         self._clock = clock
         self.heard_at = clock()  # when the agent last sent anything (or its turn began): see quiet_for()
         self.transcript = TranscriptModel(registry, card_limit)
-        self.source = source_factory(self.receive_items, self.receive_state)
-        self.source.on_reset = self.receive_reset
-        self.source.on_notice = self.receive_notice
+        self.source = source
+        source.bind(self)  # what the source tells comes here (SourceEvents), from whatever thread it runs on
         self.status = self.refresh_status()
         self.exit_code = 0  # what the command exits with: 1 once the session failed
         self.failure = ""  # why (said on stderr once the screen is gone)

@@ -1,6 +1,7 @@
 """The protocol between a source of items and the app that shows them.
 
-A source delivers item batches to ``on_items`` and state changes to ``on_state(state, detail)``. Everything the
+A source is made with what it reads, and bound (``bind``) to what shows it, a :class:`SourceEvents` (the session
+model): it delivers item batches to ``on_items`` and state changes to ``on_state(state, detail)``. Everything the
 app may ask of a source is declared here, with what a source without the capability answers, so the app never
 has to guess with ``hasattr``:
 
@@ -29,7 +30,7 @@ asks of a source (the methods and attributes above) it asks on its own loop.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Protocol
 
 from kandev_tui.transcript.items import SESSION_INFO, Item
 
@@ -40,8 +41,24 @@ StateCallback = Callable[[str, str], None]  # (state: a SessionState, detail)
 NoticeCallback = Callable[[str], None]
 
 
+class SourceEvents(Protocol):
+    """What a source tells the one that shows it (the session model), from any thread: items (new versions), every
+    item again in order (older history arrived), its state with a detail, and a notice that changes no state. A
+    source in another process tells the same, through whatever carries it."""
+
+    def receive_items(self, items: list[Item]) -> None: ...
+    def receive_reset(self, items: list[Item]) -> None: ...
+    def receive_state(self, state: str, detail: str) -> None: ...
+    def receive_notice(self, text: str) -> None: ...
+
+
+def _nobody(*args: Any) -> None:
+    """What a source tells before it is bound: nobody hears it."""
+
+
 class Source:
-    """The common surface the app uses; a source overrides what it can do."""
+    """The common surface the app uses; a source overrides what it can do. It is made with what it reads, then bound
+    (:meth:`bind`) to whoever shows it."""
 
     title: str = ""
     agent_name: str = ""
@@ -61,19 +78,26 @@ class Source:
     runs_elsewhere: str = ""  # shown read-only, the session runs live in another process: which (its requests are
     # answered there)
     streaming: bool = False  # output keeps coming as fast as it is read (more items follow at once)
-    on_reset: ItemsCallback | None = None
-    on_notice: NoticeCallback | None = None  # the app's: something the user should know that changes no state
+    def __init__(self) -> None:
+        # what the source tells the one that shows it (bind): until bound, nobody is told
+        self.on_items: ItemsCallback = _nobody
+        self.on_state: StateCallback = _nobody
+        self.on_reset: ItemsCallback | None = None
+        self.on_notice: NoticeCallback = _nobody
+        self.state = SessionState.IDLE
+        self.repos: dict[str, Path] = {}
+
+    def bind(self, events: SourceEvents) -> None:
+        """From now on, what the source tells goes to ``events`` (the session model binds the source it is made
+        with)."""
+        self.on_items = events.receive_items
+        self.on_state = events.receive_state
+        self.on_reset = events.receive_reset
+        self.on_notice = events.receive_notice
 
     def notify(self, text: str) -> None:
         """Tell the user ``text`` (any thread): a fault that changes nothing else (a page that did not load)."""
-        if self.on_notice is not None:
-            self.on_notice(text)
-
-    def __init__(self, on_items: ItemsCallback, on_state: StateCallback) -> None:
-        self.on_items = on_items
-        self.on_state = on_state
-        self.state = SessionState.IDLE
-        self.repos: dict[str, Path] = {}
+        self.on_notice(text)
 
     def take_title(self, items: list[Item]) -> bool:
         """The title the agent gave the session (its ``session_info``), if ``items`` bring one: the source's from now

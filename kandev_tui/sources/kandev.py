@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from kandev_tui.session.background import OwnLoop
-from kandev_tui.session.source import ItemsCallback, Source, StateCallback
+from kandev_tui.session.source import Source
 from kandev_tui.session.state import SessionState
 from kandev_tui.acp import AgentError
 from kandev_tui.transcript import Item, Store
@@ -24,9 +24,8 @@ class KandevSource(Source):
     picker_loading = "Loading sessions from Kandev…"
     picker_empty = "Kandev has no sessions yet: start a task in Kandev, then press r."
 
-    def __init__(self, url: str, session_id: str | None, on_items: ItemsCallback, on_state: StateCallback, *,
-                 token: str | None = None, store: Store | None = None, page_size: int = 100, title: str = "") -> None:
-        super().__init__(on_items, on_state)
+    def __init__(self, url: str, session_id: str | None, *, token: str | None = None, store: Store | None = None, page_size: int = 100, title: str = "") -> None:
+        super().__init__()
         self.io = OwnLoop("kandev-tui attach")  # the attachment's I/O runs on a loop of its own
         self.closing_reason = ""
         from kandev_tui.kandev import backend_key

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from kandev_tui.session.model import SourceFactory
+    from kandev_tui.session.source import Source
     from kandev_tui.base.settings import SettingsStore
     from kandev_tui.transcript import Store
     from kandev_tui.workspace.reads import Workspace
@@ -96,18 +96,13 @@ class Launcher:
 
     def factory(self, command: list[str], workspace: Workspace, env: dict[str, str] | None = None, *,
                 record: Path | None = None, continuing: dict[str, Any] | None = None,
-                pick: bool = False) -> SourceFactory:
+                pick: bool = False) -> Source:
         """A live session of ``command`` in ``workspace`` (a stored one continued, or the agent's own picked)."""
+        from kandev_tui.sources import LiveSource
+
         options, choices = self.options(command, workspace, env, continuing=continuing)
-        store = self.store
-
-        def source(on_items: Any, on_state: Any) -> Any:
-            from kandev_tui.sources import LiveSource
-
-            return LiveSource(options, store, on_items, on_state, record=record, choices=choices,
-                              continuing=continuing, pick=pick, asked=frozenset(self.asked))
-
-        return source
+        return LiveSource(options, self.store, record=record, choices=choices, continuing=continuing, pick=pick,
+                          asked=frozenset(self.asked))
 
     async def delete(self, row: dict[str, Any]) -> str:
         """A stored session deleted: at its agent first, where the agent offers ``session/delete`` (it is started in
@@ -144,16 +139,11 @@ class Launcher:
             said += f"; its {removed} checkpoint{'s' if removed != 1 else ''} removed"
         return said
 
-    def stored(self, row: dict[str, Any]) -> SourceFactory:
+    def stored(self, row: dict[str, Any]) -> Source:
         """A stored session (a row of :meth:`Store.sessions`), read-only."""
-        store = self.store
+        from kandev_tui.sources import StoredSource
 
-        def source(on_items: Any, on_state: Any) -> Any:
-            from kandev_tui.sources import StoredSource
-
-            return StoredSource(store, row, on_items, on_state, from_list=True)
-
-        return source
+        return StoredSource(self.store, row, from_list=True)
 
 
 @dataclass
@@ -175,12 +165,9 @@ class KandevBackend:
 
         return asyncio.run(backend_sessions(self.url, self.token))
 
-    def factory(self, session_id: str, title: str = "") -> SourceFactory:
+    def factory(self, session_id: str, title: str = "") -> Source:
         """The task session ``session_id``, attached; ``title``: its task's, as the backend lists it."""
-        def source(on_items: Any, on_state: Any) -> Any:
-            from kandev_tui.sources import KandevSource
+        from kandev_tui.sources import KandevSource
 
-            return KandevSource(self.url, session_id, on_items, on_state, token=self.token, store=self.store,
-                                page_size=self.page_size, title=title)
-
-        return source
+        return KandevSource(self.url, session_id, token=self.token, store=self.store, page_size=self.page_size,
+                            title=title)

@@ -13,7 +13,7 @@ from kandev_tui.acp import AgentError, AgentOptions, LoginRequired
 from kandev_tui.session.agent import AgentSession, choose_at_start, session_title
 from kandev_tui.base.jsonutil import of_type
 from kandev_tui.session.background import OwnLoop
-from kandev_tui.session.source import ItemsCallback, Source, StateCallback
+from kandev_tui.session.source import Source
 from kandev_tui.session.state import SessionState
 from kandev_tui.transcript import Item, Store
 from kandev_tui.transcript.frames import LOCAL, Frame
@@ -44,14 +44,13 @@ class LiveSource(Source):
     picker_loading = "Asking the agent for its sessions…"
     picker_empty = "The agent lists no sessions for this workspace: quit, and start a new one with kandev-tui run."
 
-    def __init__(self, options: AgentOptions, store: Store, on_items: ItemsCallback, on_state: StateCallback,
-                 *, record: Path | None = None, title: str = "", choices: dict[str, str] | None = None,
+    def __init__(self, options: AgentOptions, store: Store, *, record: Path | None = None, title: str = "", choices: dict[str, str] | None = None,
                  continuing: dict[str, Any] | None = None, pick: bool = False,
                  asked: frozenset[str] = frozenset()) -> None:
         """``choices``: the mode, model and options to choose once the session is open; ``asked``: those of them
         the user asked for in this command (``run --mode``…), not remembered: one the agent refuses holds the first
         prompt back."""
-        super().__init__(on_items, on_state)
+        super().__init__()
         self.options = options
         self.store = store
         self.record = record

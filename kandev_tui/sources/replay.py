@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kandev_tui.session.background import OwnLoop
-from kandev_tui.session.source import ItemsCallback, Source, StateCallback
+from kandev_tui.session.source import Source
 from kandev_tui.transcript import Item, read_recording
 
 if TYPE_CHECKING:
@@ -20,8 +20,8 @@ class ReplaySource(Source):
 
     read_only_reason = "a replay is read-only"
 
-    def __init__(self, path: Path, on_items: ItemsCallback, on_state: StateCallback, speed: float | None = None) -> None:
-        super().__init__(on_items, on_state)
+    def __init__(self, path: Path, speed: float | None = None) -> None:
+        super().__init__()
         self.io = OwnLoop("kandev-tui replay")  # the recording is read on a loop of its own
         self.path = path
         self.speed = speed

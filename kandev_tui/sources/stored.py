@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from kandev_tui.session.source import ItemsCallback, Source, StateCallback
+from kandev_tui.session.source import Source
 from kandev_tui.session.state import SessionState
 from kandev_tui.transcript import Store
 from kandev_tui.transcript.items import as_interrupted
@@ -24,11 +24,10 @@ class StoredSource(Source):
     picker_loading = "Reading the stored sessions…"
     picker_empty = "No sessions are stored yet: start one with kandev-tui run or kandev-tui demo."
 
-    def __init__(self, store: Store, session: dict[str, Any] | None, on_items: ItemsCallback,
-                 on_state: StateCallback, *, from_list: bool = False) -> None:
+    def __init__(self, store: Store, session: dict[str, Any] | None, *, from_list: bool = False) -> None:
         """``from_list``: opened from the app's sessions list, where ``c`` continues a session (else the command line
         does, which the reason to type nothing here says)."""
-        super().__init__(on_items, on_state)
+        super().__init__()
         self.store = store
         self.from_list = from_list
         self.session: dict[str, Any] = {}
