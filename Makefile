@@ -29,9 +29,9 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -n auto --maxprocesses=4 --dist loadscope
 
-# the quick loop: the unit tests only (no app, no process; tests/kinds.py), in one process
+# the quick loop: the unit tests only (tests/unit: no app, no process; tests/support/kinds.py), in one process
 test-fast: $(STAMP)
-	$(PY) -m pytest -m unit
+	$(PY) -m pytest tests/unit
 
 # ruff's bug-finding rules ([tool.ruff.lint] in pyproject.toml) and mypy ([tool.mypy]); .ci/run runs this before the suite
 lint: $(STAMP)
@@ -51,7 +51,7 @@ reliability: $(STAMP)
 
 # The pinned Kandev runtime the attach tests start (npm, into $XDG_CACHE_HOME/kandev-tui, else ~/.cache/kandev-tui; the tests do it when missing).
 kandev-runtime: $(STAMP)
-	$(PY) -c "from tests.kandev_backend import runtime_bin; print(runtime_bin())"
+	$(PY) -c "from tests.support.kandev_backend import runtime_bin; print(runtime_bin())"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache build *.egg-info

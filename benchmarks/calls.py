@@ -57,7 +57,7 @@ async def main() -> None:
     from kandev_tui.screens.help import HelpScreen
     from kandev_tui.widgets.edit_card import EditCard
     from kandev_tui.widgets.tool_group import ToolGroup
-    from tests.app_helpers import stored_app
+    from tests.support.app_helpers import stored_app
 
     items = big_items()
     app = stored_app(Path(tempfile.mkdtemp()), items)

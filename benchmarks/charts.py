@@ -45,7 +45,7 @@ import asyncio, json, sys, tempfile, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 charts = sys.argv[2] == "charts"
-from tests.app_helpers import bar_chart, message_item, rich_item, stored_app, settle
+from tests.support.app_helpers import bar_chart, message_item, rich_item, stored_app, settle
 items = [rich_item(f"c{i}", bar_chart(f"Chart {i}", labels=("a", "b", "c"), series=(("S", (i % 9, 3, 5)), ("T", (1, 2, 3)))))
          if charts else message_item(i, f"Paragraph {i}: some agent text that wraps a little " * 2) for i in range(1000)]
 
@@ -73,7 +73,7 @@ def first_paint(kind: str) -> float:
 
 
 async def toggle_cost() -> None:
-    from tests.app_helpers import bar_chart, rich_item, settle, stored_app
+    from tests.support.app_helpers import bar_chart, rich_item, settle, stored_app
     from kandev_tui.widgets.chart_block import ChartBlock
 
     items = [rich_item(f"c{i}", bar_chart(f"Chart {i}", labels=tuple(f"l{j}" for j in range(100)),

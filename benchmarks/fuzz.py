@@ -1,8 +1,8 @@
 """The long fuzz run: 10,000 hypothesis examples per target (CI runs a few hundred).
 
 Targets: the contract parser on any JSON and on near-valid documents, the stored-call reader, the
-CSV reader (tests/test_properties.py), and the render path through the real app for rich output,
-generic tool calls and fleet cards (tests/test_fuzz_render.py). Prints examples, time and the
+CSV reader (tests/unit/test_properties.py), and the render path through the real app for rich output,
+generic tool calls and fleet cards (tests/app/test_fuzz_render.py). Prints examples, time and the
 pytest outcome per file; exits non-zero if anything failed.
 
     .venv/bin/python benchmarks/fuzz.py [EXAMPLES]      # or: make fuzz
@@ -35,8 +35,8 @@ def run(test_file: str, env_var: str, examples: int) -> tuple[int, float, str]:
 def main(examples: int) -> int:
     failures = 0
     for test_file, env_var, targets in (
-        ("tests/test_properties.py", "KANDEV_FUZZ_EXAMPLES", "parse any JSON, near-valid documents, stored calls, CSV text"),
-        ("tests/test_fuzz_render.py", "KANDEV_FUZZ_RENDER", "rich output, generic tool calls, fleet cards in the app"),
+        ("tests/unit/test_properties.py", "KANDEV_FUZZ_EXAMPLES", "parse any JSON, near-valid documents, stored calls, CSV text"),
+        ("tests/app/test_fuzz_render.py", "KANDEV_FUZZ_RENDER", "rich output, generic tool calls, fleet cards in the app"),
     ):
         code, elapsed, last = run(test_file, env_var, examples)
         failures += code != 0

@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 count = int(sys.argv[2])
 from kandev_tui.transcript import Item, Store
-from tests.app_helpers import bar_chart, message_item, rich_item, tool_item, stored_app
+from tests.support.app_helpers import bar_chart, message_item, rich_item, tool_item, stored_app
 
 def items(n):
     out = []
@@ -54,7 +54,7 @@ async def main():
         return
     from kandev_tui.app.kandev_app import KandevApp
     from kandev_tui.sources import StoredSource
-    from tests.app_helpers import settings_at
+    from tests.support.app_helpers import settings_at
 
     start = time.perf_counter()
     db = Store(tmp / "sessions.db")

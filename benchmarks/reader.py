@@ -1,4 +1,4 @@
-"""What kandev-tui's reader costs per frame, apart from everything else: a burst agent's output (tests/agents/
+"""What kandev-tui's reader costs per frame, apart from everything else: a burst agent's output (tests/support/agents/
 fault_agent.py, mode ``burst``: CHUNKS chunks, TOOLS tool calls and RICH rich-output charts), recorded once, then fed
 RUNS times through the real ACP transport (a line split from its read, decoded), the agent's client (its look for an
 edit) and the pipeline (normalised, stored in a real SQLite store), on one thread with no agent and no screen. Prints

@@ -4,7 +4,7 @@ driver delivers one; the latency is the time from the key to the first frame the
 screen opened, any frame of it after the move, the transcript again after escape).
 
 Case ``quiet``: a stored session of 200 items, nothing else happening. Case ``flood``: while a real agent process
-(tests/agents/fault_agent.py, mode ``burst``) streams 50,000 chunks and 2,000 tool calls (as benchmarks/stream.py) (the move is left out: the
+(tests/support/agents/fault_agent.py, mode ``burst``) streams 50,000 chunks and 2,000 tool calls (as benchmarks/stream.py) (the move is left out: the
 flood draws the screen beneath a modal one anyway). Prints median and worst per key and screen (target: worst
 ≤ 50 ms; the transcript screen and the help draw an input's effect at once, the others at their update timer's
 next tick, up to 1/60 s later: kandev_tui/ui/textual_hooks.py, DrawsInputAtOnce).
@@ -79,7 +79,7 @@ async def rounds(app, frames: Frames, count: int, move: bool, still_busy=lambda:
 
 
 async def quiet(count: int) -> dict[str, list[float]]:
-    from tests.app_helpers import message_item, settle, stored_app, tool_item
+    from tests.support.app_helpers import message_item, settle, stored_app, tool_item
 
     tmp = Path(tempfile.mkdtemp())
     items = [tool_item(f"t{i}", name="read", output="x = 1\n" * 20) if i % 4 == 3 else message_item(i, f"Message {i}. " * 20)
@@ -96,7 +96,7 @@ async def flood(count: int) -> dict[str, list[float]]:
     from kandev_tui.app.kandev_app import KandevApp
     from kandev_tui.sources import LiveSource
     from kandev_tui.transcript import Store
-    from tests.app_helpers import settings_at
+    from tests.support.app_helpers import settings_at
 
     tmp = Path(tempfile.mkdtemp())
     store = Store(tmp / "s.db")

@@ -1,7 +1,7 @@
 """Several sessions at once: SESSIONS live agents in one app, each streaming CHUNKS chunks, TOOLS tool calls and RICH
 rich-output charts as fast as its pipe takes them, one session on screen.
 
-Each agent is a real process (tests/agents/fault_agent.py, mode ``burst``) through the real LiveSource, pipeline and
+Each agent is a real process (tests/support/agents/fault_agent.py, mode ``burst``) through the real LiveSource, pipeline and
 store; kandev-tui runs headless at 120x40. While they stream, F1 then escape are pressed every 0.25 s (the key
 latency, as benchmarks/stream.py measures it), and every second the next session is shown through the sidebar
 (enter on its row): the time from the key to the first frame of that session's screen; once all are drained, it goes
@@ -71,7 +71,7 @@ async def one_run(sessions: int, chunks: int, tools: int, rich: int, last: bool)
     from kandev_tui.screens.help import HelpScreen
     from kandev_tui.sources import LiveSource
     from kandev_tui.transcript import Store
-    from tests.app_helpers import settings_at
+    from tests.support.app_helpers import settings_at
 
     tmp = Path(tempfile.mkdtemp())
     store = Store(tmp / "s.db")

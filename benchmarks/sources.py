@@ -1,4 +1,4 @@
-"""The sessions of benchmarks/sessions.py without the app: SESSIONS real burst agents (tests/agents/fault_agent.py, mode
+"""The sessions of benchmarks/sessions.py without the app: SESSIONS real burst agents (tests/support/agents/fault_agent.py, mode
 ``burst``: CHUNKS chunks, TOOLS tool calls and RICH rich-output charts each) read by SESSIONS real LiveSources (the
 ACP transport, the agent's client, the pipeline, one shared SQLite store), each on its own thread as in the app, with
 no screen: what the sources' work alone costs, and how fast the agents send when nothing else runs.

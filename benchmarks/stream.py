@@ -1,7 +1,7 @@
 """Streaming at agent speed: the app, live, fed 50,000 chunks and 2,000 tool calls as fast as possible (case
 ``mixed``), and one long message: 1 MB of Markdown in 100,000 chunks (case ``long``).
 
-A real agent process (tests/agents/fault_agent.py, mode ``burst``, no charts) writes the frames as fast as its
+A real agent process (tests/support/agents/fault_agent.py, mode ``burst``, no charts) writes the frames as fast as its
 pipe takes them; kandev-tui runs headless at 120x40 through the real LiveSource, pipeline and store.
 While the turn streams, F1 then escape are pressed every 0.25 s, each as the terminal driver delivers a
 key; the key-to-screen latency is the time from the key to the first frame drawn that shows its effect
@@ -44,7 +44,7 @@ async def main(case: str, chunks: int, tools: int) -> None:
     from kandev_tui.widgets.agent_message import AgentMessage
     from kandev_tui.sources import LiveSource
     from kandev_tui.transcript import Store
-    from tests.app_helpers import settings_at
+    from tests.support.app_helpers import settings_at
 
     tmp = Path(tempfile.mkdtemp())
     store = Store(tmp / "s.db")

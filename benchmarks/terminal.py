@@ -1,6 +1,6 @@
 """From the agent's last frame to a real terminal showing it: kandev-tui in tmux at 120x40, read with capture-pane.
 
-A real agent process (tests/agents/fault_agent.py, mode ``burst``) streams CHUNKS message chunks with TOOLS tool
+A real agent process (tests/support/agents/fault_agent.py, mode ``burst``) streams CHUNKS message chunks with TOOLS tool
 calls and RICH rich-output charts among them, as fast as its pipe takes them, then a last chunk "END-OF-STREAM",
 and writes the wall-clock time of that last frame to a file. The app runs in tmux (``kandev-tui run``, the prompt
 sent for it); the benchmark reads the pane every 5 ms until "END-OF-STREAM" shows (the time of the read that first

@@ -1,6 +1,6 @@
 """Key latency while a client terminal prints as fast as it can.
 
-The app (120x40) over the scripted agent of tests/agents/client_agent.py, which asks kandev-tui to run
+The app (120x40) over the scripted agent of tests/support/agents/client_agent.py, which asks kandev-tui to run
 ``yes '…'`` in a terminal (ACP ``terminal/create``) and embeds it in a tool call, expanded on screen; for the
 measured seconds F1 and escape are pressed every 0.1 s, each as the terminal driver delivers a key, and the
 key-to-screen latency is printed (median and worst; target worst <= 50 ms). Then the turn is cancelled (the command
@@ -39,7 +39,7 @@ async def main(seconds: float) -> None:
     from kandev_tui.ui.textual_hooks import screen_text
     from kandev_tui.transcript import Store
     from kandev_tui.widgets.tool_group import ToolGroup
-    from tests.app_helpers import settings_at
+    from tests.support.app_helpers import settings_at
 
     folder = Path(tempfile.mkdtemp(prefix="kandev-terminals-"))
     workspace = folder / "ws"

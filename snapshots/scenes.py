@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.app_helpers import fleet_item, message_item, replay_app, rich_item, settle, stored_app, tool_item
+from tests.support.app_helpers import fleet_item, message_item, replay_app, rich_item, settle, stored_app, tool_item
 
 from kandev_tui.transcript import Item
 from kandev_tui.widgets.chart_block import ChartBlock
@@ -292,7 +292,7 @@ LOGIN_METHODS = [
 
 
 def control_app(tmp_path: Path, view: str):
-    from tests.app_helpers import ScriptedSource
+    from tests.support.app_helpers import ScriptedSource
 
     from kandev_tui.app.snapshot import deterministic_app
 
@@ -306,7 +306,7 @@ def control_app(tmp_path: Path, view: str):
 
 
 async def show_control(pilot, view: str) -> None:
-    from tests.app_helpers import until
+    from tests.support.app_helpers import until
 
     from kandev_tui.screens.choices import ChoicesScreen
     from kandev_tui.screens.login import LoginScreen
@@ -339,7 +339,7 @@ QUESTION_FORM = {"type": "object", "required": ["name"], "properties": {
 
 
 def question_app(tmp_path: Path, mode: str):
-    from tests.app_helpers import ScriptedSource
+    from tests.support.app_helpers import ScriptedSource
 
     from kandev_tui.app.snapshot import deterministic_app
 
@@ -480,7 +480,7 @@ def home_app(tmp_path: Path):
     from kandev_tui.app.home import HomeApp
     from kandev_tui.sources.launch import Launcher
     from kandev_tui.transcript import Store
-    from tests.app_helpers import settings_at
+    from tests.support.app_helpers import settings_at
 
     os.environ["TZ"] = "UTC"
     time.tzset()

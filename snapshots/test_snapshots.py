@@ -41,7 +41,7 @@ def test_attached_kandev_session(snap_compare, tmp_path, size):
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("scene", ["claude_edit", "codex_commands", "gemini_rich", "opencode_rich"])
 def test_real_agent_session(snap_compare, tmp_path, scene, size):
-    """Sessions recorded from the real Claude Code, Codex, Gemini CLI and OpenCode adapters (tests/test_real_agents.py):
+    """Sessions recorded from the real Claude Code, Codex, Gemini CLI and OpenCode adapters (tests/system/test_real_agents.py):
     an edit as a card with its diff's two hunks; commands with their colours and exit codes; Gemini's and OpenCode's
     show_rich_output_kandev calls as native cards (metrics and a bar chart)."""
     assert snap_compare(make(scene, tmp_path, "textual-dark"), terminal_size=size, run_before=RUN_BEFORE[scene])
@@ -124,7 +124,7 @@ def test_question(snap_compare, tmp_path, mode, size):
 def test_notices_and_compactions(snap_compare, tmp_path, size):
     """A Markdown plan (plan operations), notices by severity (info quiet, a warning and an error standing out) and
     compactions (done, failed with its reason)."""
-    from tests.app_helpers import stored_app
+    from tests.support.app_helpers import stored_app
 
     from .scenes import event_items, scroll_home
 
@@ -134,7 +134,7 @@ def test_notices_and_compactions(snap_compare, tmp_path, size):
 @pytest.mark.parametrize("size", [(80, 24), (45, 30)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_subagent(snap_compare, tmp_path, size):
     """A subagent inside the call that spawned it, expanded: its calls with their states, the latest it said."""
-    from tests.app_helpers import stored_app
+    from tests.support.app_helpers import stored_app
 
     from .scenes import expand_subagent, subagent_items
 
@@ -144,7 +144,7 @@ def test_subagent(snap_compare, tmp_path, size):
 @pytest.mark.parametrize("size", [(80, 24), (45, 30)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_subagent_full_screen(snap_compare, tmp_path, size):
     """A subagent entered full screen: what it was told, what it said (as Markdown) and its calls, in order."""
-    from tests.app_helpers import stored_app
+    from tests.support.app_helpers import stored_app
 
     from .scenes import open_subagent, subagent_items
 
@@ -158,7 +158,7 @@ def test_changes(snap_compare, tmp_path, step, size):
     """What a turn changed in a real repository: the card after its message (a modified file, a rename, a binary
     file, a new file, the agent's own state summed up apart; another session's turn overlapped), and its review (the
     first file's diff)."""
-    from tests.app_helpers import stored_app
+    from tests.support.app_helpers import stored_app
 
     from .scenes import changes_items, show_changes, show_review
 

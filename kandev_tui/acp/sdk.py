@@ -11,7 +11,7 @@ There is no public switch: the setting is the SDK's own, per model, and pydantic
 :func:`import_sdk` wraps pydantic's ``_fields._update_fields_from_docstrings`` to skip the models of the ``acp``
 package only (every other model, kandev-tui's own among them, keeps its descriptions). When pydantic renames it, the
 wrapper is not installed and the import is only slower;
-``tests/test_dialects.py::test_the_sdks_models_are_built_without_reading_their_source`` fails then, to say so.
+``tests/system/test_dialects.py::test_the_sdks_models_are_built_without_reading_their_source`` fails then, to say so.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ class Preset:
     builtin: bool = False
 
 
-# the npm adapters of the built-in presets, pinned to the versions the suite runs (tests/real_agents.py reads these):
+# the npm adapters of the built-in presets, pinned to the versions the suite runs (tests/support/real_agents.py reads these):
 # name: (npm package, version, the command it installs, the arguments that make it speak ACP)
 PINNED_ADAPTERS: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
     "claude": ("@agentclientprotocol/claude-agent-acp", "0.49.0", "claude-agent-acp", ()),  # the last for node 20

@@ -69,7 +69,7 @@ KEYS = [
 
 
 def keys_markdown() -> str:
-    """F1's list as the README's table (one row per key; tests/test_app.py holds the README to it): one list of
+    """F1's list as the README's table (one row per key; tests/unit/test_app.py holds the README to it): one list of
     keys for both."""
     def cell(text: str) -> str:  # a "|" in a cell would end it
         return text.replace("|", "\\|")

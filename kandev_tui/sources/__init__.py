@@ -4,7 +4,7 @@ backend (kandev.py). Headless: none of this imports Textual.
 Each is a :class:`kandev_tui.session.Source`: it delivers item batches to ``on_items`` and state changes to
 ``on_state``; the session model (kandev_tui/session/model.py) takes them and the app draws what it is given. This
 layer stands above the session model and the agent-session core (kandev_tui/session/agent.py), and nothing below
-imports it (tests/test_import_contract.py).
+imports it (tests/unit/test_import_contract.py).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The one place for Textual's private names (see docs/architecture.md, "Layers").
 
-Each hook says what public behaviour it works around; ``tests/test_textual_hooks.py`` fails when an upgrade breaks
+Each hook says what public behaviour it works around; ``tests/*/test_textual_hooks.py`` fails when an upgrade breaks
 one, and ``pyproject.toml`` pins Textual to the minor version those tests passed on. Nothing else in kandev_tui
-names a private attribute of Textual (the import contract's neighbour, ``tests/test_textual_hooks.py``, checks
+names a private attribute of Textual (the import contract's neighbour, ``tests/*/test_textual_hooks.py``, checks
 that too).
 
 - :func:`screen_text`: the screen as text (Textual only exports SVG); :func:`screen_svg`: as SVG in the colours a
@@ -220,7 +220,7 @@ def repaint_what_a_rebuilt_map_moved() -> None:
     anything to paint. Whatever changed in between, a widget removed or moved, is then in neither comparison: the
     next layout finds nothing changed, and the terminal keeps showing it. Seen in a real terminal: the worktree
     notices' toasts, expired while a transcript scrolled, stayed over the permission request below them for as
-    long as the screen was not drawn whole (tests/test_textual_hooks.py, and a tmux test of a plain Textual app).
+    long as the screen was not drawn whole (tests/*/test_textual_hooks.py, and a tmux test of a plain Textual app).
 
     Here the rebuild marks what moved between what showed before it (the map of what shows, or the full map) and
     what shows after it: only the widgets on screen are compared, so a rebuild costs a screenful more. Once per

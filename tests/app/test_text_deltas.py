@@ -1,0 +1,46 @@
+"""Text travels as deltas: the normaliser keeps an open message as parts and makes a version when the pipeline
+flushes (never one per chunk); a version says the text only grew since the message's first (``grown_from``); the
+message widget sanitises and appends only what came after the version it holds; a long addition is split into
+blocks a slice at a time and drawn near the viewport first; a streamed message's pieces draw what the whole text
+draws, so a final message keeps them; and a long open message is stored at most once a second, all of it at the end."""
+
+from __future__ import annotations
+
+from kandev_tui.transcript import Normalizer
+from kandev_tui.widgets.markdown_lines import MarkdownLines
+
+from ..support.app_helpers import apply_now, settle, stored_app
+from ..support.frames import END, PROMPT, chunk
+from ..support.drawing import lines
+
+# -- the widget ------------------------------------------------------------------------------------------------
+
+
+async def test_the_message_widget_sanitises_and_appends_only_what_came(tmp_path, monkeypatch):
+    from kandev_tui.widgets import agent_message
+
+    sanitised: list[int] = []
+    safe_text = agent_message.safe_text
+    monkeypatch.setattr(agent_message, "safe_text", lambda text: sanitised.append(len(text)) or safe_text(text))
+    normalizer = Normalizer()
+    normalizer.feed(PROMPT)
+    hostile = ["Start \x1b", "[31mred\u202e", " and on.\n\n"] * 40
+    versions = [item for part in hostile[:1] for item in normalizer.feed(chunk(part))]
+    for part in hostile[1:]:
+        normalizer.feed(chunk(part))
+        versions += normalizer.settle()
+    versions += [item for item in normalizer.feed(END) if item.kind == "agent_message"]
+    app = stored_app(tmp_path, [])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for version in versions:
+            apply_now(app, [version])
+            await settle(pilot)
+        message = app.view.widgets[versions[0].key]
+        text = "".join(hostile)
+        assert sum(sanitised) <= len(text) * 2  # each character once as it came, once more as the final check
+        assert max(sanitised[1:-1]) <= max(len(part) for part in hostile)  # only the deltas
+        assert message.searchable_text == safe_text(text) and "\x1b" not in message.searchable_text
+        whole = MarkdownLines(safe_text(text))
+        assert [s.text for s in message._strips(message.content_region.width, None)] == \
+            lines(whole, message.content_region.width)
