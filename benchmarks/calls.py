@@ -55,8 +55,8 @@ async def main() -> None:
     from keytimer import KeyTimer
 
     from kandev_tui.screens.help import HelpScreen
-    from kandev_tui.widgets.edit_card import EditCard
-    from kandev_tui.widgets.tool_group import ToolGroup
+    from kandev_tui.widgets.entries.edit_card import EditCard
+    from kandev_tui.widgets.entries.tool_group import ToolGroup
     from tests.support.app_helpers import stored_app
 
     items = big_items()

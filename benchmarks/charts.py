@@ -74,7 +74,7 @@ def first_paint(kind: str) -> float:
 
 async def toggle_cost() -> None:
     from tests.support.app_helpers import bar_chart, rich_item, settle, stored_app
-    from kandev_tui.widgets.chart_block import ChartBlock
+    from kandev_tui.widgets.entries.chart_block import ChartBlock
 
     items = [rich_item(f"c{i}", bar_chart(f"Chart {i}", labels=tuple(f"l{j}" for j in range(100)),
                                           series=tuple((f"s{k}", tuple((j * (k + 1)) % 97 for j in range(100))) for k in range(4))))

@@ -62,7 +62,7 @@ async def review_and_keys(root: Path, payload: dict, tmp: Path) -> tuple[float |
     from kandev_tui.screens.help import HelpScreen
     from kandev_tui.screens.review import ReviewScreen
     from kandev_tui.transcript import Item
-    from kandev_tui.widgets.changes_card import ChangesCard
+    from kandev_tui.widgets.entries.changes_card import ChangesCard
     from tests.support.app_helpers import stored_app
 
     items = [Item("user:1", "user_message", 1, {"text": "touch a thousand files"}, final=True),

@@ -34,7 +34,7 @@ async def per_update(count: int, every: bool, updates: int) -> float:
     """Milliseconds of the UI thread's CPU per update, the app's idle turns taken out."""
     from textual.app import App, ComposeResult
 
-    from kandev_tui.widgets.sessions_sidebar import SessionsSidebar
+    from kandev_tui.widgets.chrome.sessions_sidebar import SessionsSidebar
 
     class Beside(App[None]):
         def compose(self) -> ComposeResult:

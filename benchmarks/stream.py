@@ -41,7 +41,7 @@ async def main(case: str, chunks: int, tools: int) -> None:
     from kandev_tui.acp import AgentOptions
     from kandev_tui.app.kandev_app import KandevApp
     from kandev_tui.screens.help import HelpScreen
-    from kandev_tui.widgets.agent_message import AgentMessage
+    from kandev_tui.widgets.entries.agent_message import AgentMessage
     from kandev_tui.sources import LiveSource
     from kandev_tui.transcript import Store
     from tests.support.app_helpers import settings_at

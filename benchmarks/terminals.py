@@ -38,7 +38,7 @@ async def main(seconds: float) -> None:
     from kandev_tui.sources import LiveSource
     from kandev_tui.ui.textual_hooks import screen_text
     from kandev_tui.transcript import Store
-    from kandev_tui.widgets.tool_group import ToolGroup
+    from kandev_tui.widgets.entries.tool_group import ToolGroup
     from tests.support.app_helpers import settings_at
 
     folder = Path(tempfile.mkdtemp(prefix="kandev-terminals-"))

@@ -7,11 +7,11 @@ from pathlib import Path
 from tests.support.app_helpers import fleet_item, message_item, replay_app, rich_item, settle, stored_app, tool_item
 
 from kandev_tui.transcript import Item
-from kandev_tui.widgets.chart_block import ChartBlock
-from kandev_tui.widgets.file_preview import FilePreview
-from kandev_tui.widgets.tool_card import ToolCard
-from kandev_tui.widgets.tool_call import ToolCallView
-from kandev_tui.widgets.tool_group import ToolGroup
+from kandev_tui.widgets.entries.chart_block import ChartBlock
+from kandev_tui.widgets.entries.file_preview import FilePreview
+from kandev_tui.widgets.entries.tool_card import ToolCard
+from kandev_tui.widgets.entries.tool_call import ToolCallView
+from kandev_tui.widgets.entries.tool_group import ToolGroup
 
 
 def state_items() -> list[Item]:
@@ -187,7 +187,7 @@ RECORDINGS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "recor
 
 async def scroll_to_edit(pilot) -> None:
     """Claude's second edit card (two hunks of a recorded real session)."""
-    from kandev_tui.widgets.edit_card import EditCard
+    from kandev_tui.widgets.entries.edit_card import EditCard
 
     await plot_visible(pilot)
     cards = list(pilot.app.view.query(EditCard))
@@ -210,7 +210,7 @@ async def expand_commands(pilot) -> None:
 
 async def scroll_to_rich_output(pilot) -> None:
     """The rich output of a recorded real Gemini CLI or OpenCode session: its native card, the edit cards above."""
-    from kandev_tui.widgets.presentation_card import PresentationCard
+    from kandev_tui.widgets.entries.presentation_card import PresentationCard
 
     await plot_visible(pilot)
     cards = list(pilot.app.view.query(PresentationCard))
@@ -363,7 +363,7 @@ def question_app(tmp_path: Path, mode: str):
 
 
 async def show_question(pilot) -> None:
-    from kandev_tui.widgets.elicitation import ElicitationCard
+    from kandev_tui.widgets.entries.elicitation import ElicitationCard
 
     app = pilot.app
     await shown_when(pilot, lambda: any(card.answerable and card.has_focus_within for card in app.query(ElicitationCard)))
@@ -408,7 +408,7 @@ def subagent_items() -> list[Item]:
 
 async def expand_subagent(pilot) -> None:
     from kandev_tui.ui.textual_hooks import screen_text
-    from kandev_tui.widgets.subagent import SubagentCard
+    from kandev_tui.widgets.entries.subagent import SubagentCard
 
     app = pilot.app
     await shown_when(pilot, lambda: bool(app.query(SubagentCard)))
@@ -421,7 +421,7 @@ async def open_subagent(pilot) -> None:
     """The subagent full screen (``o`` on its row)."""
     from kandev_tui.screens.subagent import SubagentScreen
     from kandev_tui.ui.textual_hooks import screen_text
-    from kandev_tui.widgets.subagent import SubagentCard
+    from kandev_tui.widgets.entries.subagent import SubagentCard
 
     app = pilot.app
     await shown_when(pilot, lambda: bool(app.query(SubagentCard)))
@@ -570,7 +570,7 @@ async def show_changes(pilot) -> None:
 async def show_review(pilot) -> None:
     from kandev_tui.screens.review import ReviewScreen
     from kandev_tui.ui.textual_hooks import screen_text
-    from kandev_tui.widgets.changes_card import ChangesCard
+    from kandev_tui.widgets.entries.changes_card import ChangesCard
 
     app = pilot.app
     await shown_when(pilot, lambda: bool(app.query(ChangesCard)))

@@ -37,7 +37,7 @@ from kandev_tui.session.source import Source
 from kandev_tui.ui.key_order import KeyOrder
 from kandev_tui.ui.textual_hooks import draw_after_batch, mend_textual, mount_screen_ahead
 from kandev_tui.ui.user_input import UserInput
-from kandev_tui.widgets.sessions_sidebar import SIDEBAR_FROM, SessionsSidebar
+from kandev_tui.widgets.chrome.sessions_sidebar import SIDEBAR_FROM, SessionsSidebar
 from kandev_tui.widgets.transcript_view import TranscriptView
 
 if TYPE_CHECKING:  # the screens not shown at start are imported when first shown (the first frame comes sooner)
@@ -45,13 +45,13 @@ if TYPE_CHECKING:  # the screens not shown at start are imported when first show
     from kandev_tui.screens.sessions import SessionsScreen
     from kandev_tui.screens.settings import SettingsScreen
     from kandev_tui.sources.launch import KandevBackend, Launcher
-    from kandev_tui.widgets.changes_card import ChangesCard
-    from kandev_tui.widgets.elicitation import ElicitationCard
-    from kandev_tui.widgets.file_preview import FilePreview
-    from kandev_tui.widgets.permission import PermissionRequest
-    from kandev_tui.widgets.prompt_input import PromptInput
-    from kandev_tui.widgets.subagent import SubagentCard
-    from kandev_tui.widgets.tool_call import ToolCallView
+    from kandev_tui.widgets.entries.changes_card import ChangesCard
+    from kandev_tui.widgets.entries.elicitation import ElicitationCard
+    from kandev_tui.widgets.entries.file_preview import FilePreview
+    from kandev_tui.widgets.entries.permission import PermissionRequest
+    from kandev_tui.widgets.chrome.prompt_input import PromptInput
+    from kandev_tui.widgets.entries.subagent import SubagentCard
+    from kandev_tui.widgets.entries.tool_call import ToolCallView
     from kandev_tui.workspace.reads import Workspace
     from kandev_tui.workspace.worktree import Worktree
 
@@ -84,7 +84,7 @@ class KandevApp(App[int]):
         Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True),
         Binding("f1", "help", "Help", priority=True),  # at once, however busy the transcript is
         Binding("f2", "settings", "Settings"),
-        # what waits for the user before the rest: a narrow footer keeps the first keys (kandev_tui/widgets/key_footer.py)
+        # what waits for the user before the rest: a narrow footer keeps the first keys (kandev_tui/widgets/chrome/key_footer.py)
         Binding("ctrl+l", "log_in", "Log in"),  # shown while the agent waits for a login
         Binding("f4", "next_waiting", "Next waiting", priority=True),  # shown when another session waits
         Binding("ctrl+r", "send_queued_now", "Send queued now"),  # shown while messages are queued

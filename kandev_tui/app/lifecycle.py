@@ -127,7 +127,7 @@ class Lifecycle:
 
         markdown_rich.preload()
         from kandev_tui.ui.charts import preload as preload_charts
-        from kandev_tui.widgets import presentation_card  # noqa: F401 - imported for what it imports
+        from kandev_tui.widgets.entries import presentation_card  # noqa: F401 - imported for what it imports
 
         preload_charts()
 

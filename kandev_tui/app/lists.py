@@ -12,7 +12,7 @@ from kandev_tui.base import pacing
 from kandev_tui.base.sanitize import visible
 from kandev_tui.session.row import SessionRow
 from kandev_tui.ui.textual_hooks import set_terminal_title
-from kandev_tui.widgets.sessions_sidebar import SIDEBAR_FROM
+from kandev_tui.widgets.chrome.sessions_sidebar import SIDEBAR_FROM
 
 if TYPE_CHECKING:
     from textual.timer import Timer

@@ -33,11 +33,11 @@ from kandev_tui.session.source import Source
 from kandev_tui.transcript.database import StoreError
 from kandev_tui.transcript.items import SESSION_INFO, USAGE, USER, Item
 from kandev_tui.widgets.context import DrawContext
-from kandev_tui.widgets.status_line import StatusLine, cost_text
+from kandev_tui.widgets.chrome.status_line import StatusLine, cost_text
 from kandev_tui.widgets.transcript_view import TranscriptView
 
 if TYPE_CHECKING:
-    from kandev_tui.widgets.prompt_input import PromptInput
+    from kandev_tui.widgets.chrome.prompt_input import PromptInput
     from kandev_tui.workspace.reads import Workspace
     from kandev_tui.workspace.worktree import Worktree
 

@@ -12,7 +12,7 @@ STARTING_REASON = "starting the agent… · your message is sent once it is read
 
 
 class Prompt(Protocol):
-    """The prompt box, as the queue uses it (``widgets.prompt_input.PromptInput``)."""
+    """The prompt box, as the queue uses it (``widgets.chrome.prompt_input.PromptInput``)."""
 
     text: str
 

@@ -72,7 +72,7 @@ constant                      value       mechanism (where)                     
                                           first idle moment (``textual_hooks.py``)     wait 12-20 ms (0662916)
 ``CURSOR_BLINKS_FOR``         10 s        the prompt's cursor blinks this long after   GTK's cursor-blink-timeout: a blink redraws the
                                           a key or the focus, then stays shown         screen twice a second (19 of 73 timer ticks of 8
-                                          (``widgets/prompt_input.py``)                idle sessions in 10 s); sessions.py 8: idle CPU
+                                          (``widgets/chrome/prompt_input.py``)                idle sessions in 10 s); sessions.py 8: idle CPU
                                                                                        1.71-1.83% blinking, 0.18-0.20% once still
 ``LISTS_AT_MOST_EVERY``       50 ms       the sessions' rows (sidebar, list, "+2 ·      each showing redrew the sidebar and looked at every
                                           1 waiting f4") follow state changes at most  key: 1.8 ms, 61 times in sessions.py 8 (40 of them
@@ -132,7 +132,7 @@ CHART_SLICE = 0.004
 INPUT_DRAWN_WITHIN = 0.2
 # keys in the order they were typed (key_order.py)
 KEY_HELD_AT_MOST = 1.0
-# the prompt (widgets/prompt_input.py)
+# the prompt (widgets/chrome/prompt_input.py)
 CURSOR_BLINKS_FOR = 10.0
 # the sessions' rows (app_lists.py)
 LISTS_AT_MOST_EVERY = 0.05

@@ -1,5 +1,5 @@
 """The built-in edit renderer: an edit (a call of ACP kind ``edit`` from the agent's own tools) becomes an inline
-card of its own (:mod:`kandev_tui.widgets.edit_card`), registered through the entry-point group like any other.
+card of its own (:mod:`kandev_tui.widgets.entries.edit_card`), registered through the entry-point group like any other.
 The ``edits_inline`` setting leaves it out, and edits fold into the tool group again."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ def _matches(call: dict[str, Any]) -> bool:
 
 
 def _widget(item: Any) -> Any:
-    from kandev_tui.widgets.edit_card import EditCard
+    from kandev_tui.widgets.entries.edit_card import EditCard
 
     return EditCard(item)
 

@@ -25,7 +25,7 @@ def _prepare(item: Any) -> None:
 
 
 def _widget(item: Any) -> Any:
-    from kandev_tui.widgets.presentation_card import PresentationCard
+    from kandev_tui.widgets.entries.presentation_card import PresentationCard
 
     return PresentationCard(item)
 

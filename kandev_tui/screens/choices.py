@@ -18,7 +18,7 @@ from textual.widgets.option_list import Option
 
 from kandev_tui.base.sanitize import visible
 from kandev_tui.session.controls import Control, Controls
-from kandev_tui.widgets.key_footer import KeyFooter
+from kandev_tui.widgets.chrome.key_footer import KeyFooter
 
 
 class ChoicesScreen(ModalScreen["tuple[Control, str] | None"]):

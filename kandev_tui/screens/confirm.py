@@ -10,7 +10,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from kandev_tui.widgets.key_footer import KeyFooter
+from kandev_tui.widgets.chrome.key_footer import KeyFooter
 
 
 class ConfirmScreen(ModalScreen["bool | str"]):

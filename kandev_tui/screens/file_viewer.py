@@ -11,9 +11,9 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from kandev_tui.widgets.base import safe_text
-from kandev_tui.widgets.file_preview import lexer_for
-from kandev_tui.widgets.key_footer import KeyFooter
+from kandev_tui.widgets.entries.base import safe_text
+from kandev_tui.widgets.entries.file_preview import lexer_for
+from kandev_tui.widgets.chrome.key_footer import KeyFooter
 
 VIEW_BYTES = 1024 * 1024
 
@@ -55,7 +55,7 @@ class FileViewerScreen(Screen[None]):
     def _load(self) -> None:
         from kandev_tui.workspace.reads import WorkspaceError
 
-        from kandev_tui.widgets.file_preview import NO_WORKSPACE
+        from kandev_tui.widgets.entries.file_preview import NO_WORKSPACE
 
         workspace = self.workspace
         message = f"Preview unavailable: {NO_WORKSPACE}."
@@ -148,7 +148,7 @@ class FileViewerScreen(Screen[None]):
         self.query_one(Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        from kandev_tui.widgets.base import match_spans
+        from kandev_tui.widgets.entries.base import match_spans
 
         needle = event.value.strip().casefold()
         self.hits = [(n, start, end) for n, line in enumerate(self.text.splitlines())

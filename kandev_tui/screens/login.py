@@ -27,7 +27,7 @@ from textual.widgets import Input, Static
 
 from kandev_tui.base.jsonutil import of_type
 from kandev_tui.base.sanitize import visible
-from kandev_tui.widgets.key_footer import KeyFooter
+from kandev_tui.widgets.chrome.key_footer import KeyFooter
 
 KINDS = ("agent", "env_var", "terminal")
 

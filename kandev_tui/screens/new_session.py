@@ -27,7 +27,7 @@ from kandev_tui.sources.launch import command_problem
 from kandev_tui.base.presets import Preset, cached_adapter
 from kandev_tui.base.sanitize import visible
 from kandev_tui.base.userpaths import not_a_directory
-from kandev_tui.widgets.key_footer import KeyFooter
+from kandev_tui.widgets.chrome.key_footer import KeyFooter
 from kandev_tui.workspace.worktree import Worktree, WorktreeError, close, create, repository_root, suggest_branch
 
 

@@ -22,10 +22,10 @@ from textual.widgets.option_list import Option
 
 from kandev_tui.workspace.gitrun import run_git
 from kandev_tui.transcript.diffs import FileDiff, file_diff
-from kandev_tui.widgets.base import safe_text
-from kandev_tui.widgets.calls.diff import Hanging, diff_lines, gutter_width, look_for, side_by_side
-from kandev_tui.widgets.changes_card import LETTERS, file_name, unnamed_where
-from kandev_tui.widgets.key_footer import KeyFooter
+from kandev_tui.widgets.entries.base import safe_text
+from kandev_tui.widgets.entries.calls.diff import Hanging, diff_lines, gutter_width, look_for, side_by_side
+from kandev_tui.widgets.entries.changes_card import LETTERS, file_name, unnamed_where
+from kandev_tui.widgets.chrome.key_footer import KeyFooter
 
 MAX_TEXT_BYTES = 2 * 1024 * 1024  # a file's side read for its diff (beyond: said, not drawn)
 MAX_LINES = 5000  # diff lines drawn for one file

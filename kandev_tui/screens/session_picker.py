@@ -17,8 +17,8 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from kandev_tui.base.sanitize import visible
-from kandev_tui.widgets.base import safe_text
-from kandev_tui.widgets.key_footer import KeyFooter
+from kandev_tui.widgets.entries.base import safe_text
+from kandev_tui.widgets.chrome.key_footer import KeyFooter
 
 STATES = {"WAITING_FOR_INPUT": ("○", "waiting for input", "green"), "RUNNING": ("●", "running", "yellow"),
           "STARTING": ("◌", "starting", "yellow"), "FAILED": ("✖", "failed", "red"), "COMPLETED": ("■", "completed", "dim"),

@@ -25,9 +25,9 @@ from textual.widgets.option_list import Option, OptionDoesNotExist
 from kandev_tui.base.sanitize import visible
 from kandev_tui.session.row import SessionRow
 from kandev_tui.transcript.continuing import can_continue, folder_gone, why_not  # a stored session its agent can continue now
-from kandev_tui.widgets.base import safe_text
-from kandev_tui.widgets.key_footer import KeyFooter
-from kandev_tui.widgets.sessions_sidebar import child_text, row_text
+from kandev_tui.widgets.entries.base import safe_text
+from kandev_tui.widgets.chrome.key_footer import KeyFooter
+from kandev_tui.widgets.chrome.sessions_sidebar import child_text, row_text
 
 # ("live", number) · ("subagent", (number, item key)) · ("open", stored row) · ("continue", stored row) ·
 # ("kandev", entry)

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Select, Static, Switch
 
 from kandev_tui.base.settings import DECLARED, SettingError, SettingsStore
-from kandev_tui.widgets.key_footer import KeyFooter
+from kandev_tui.widgets.chrome.key_footer import KeyFooter
 
 BY_NAME = {declared.name: declared for declared in DECLARED}
 

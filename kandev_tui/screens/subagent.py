@@ -16,11 +16,11 @@ from textual.widgets import Static
 
 from kandev_tui.transcript import items as K
 from kandev_tui.transcript.items import Item
-from kandev_tui.widgets.agent_message import AgentMessage
-from kandev_tui.widgets.base import safe_text
-from kandev_tui.widgets.key_footer import KeyFooter
-from kandev_tui.widgets.base import SUBAGENT_STATE_STYLE
-from kandev_tui.widgets.subagent import MARKS, ask_to_cancel, can_cancel, subagent_name
+from kandev_tui.widgets.entries.agent_message import AgentMessage
+from kandev_tui.widgets.entries.base import safe_text
+from kandev_tui.widgets.chrome.key_footer import KeyFooter
+from kandev_tui.widgets.entries.base import SUBAGENT_STATE_STYLE
+from kandev_tui.widgets.entries.subagent import MARKS, ask_to_cancel, can_cancel, subagent_name
 
 
 def _call_row(call: dict[str, Any]) -> Text:

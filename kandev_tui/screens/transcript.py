@@ -19,11 +19,11 @@ from textual.widgets import Input, Static
 from kandev_tui.base import pacing
 from kandev_tui.ui.user_input import user_input
 from kandev_tui.ui.textual_hooks import DrawsInputAtOnce, covered
-from kandev_tui.widgets.command_menu import CommandMenu
-from kandev_tui.widgets.key_footer import KeyFooter
-from kandev_tui.widgets.prompt_input import PromptInput
-from kandev_tui.widgets.sessions_sidebar import SessionsSidebar
-from kandev_tui.widgets.status_line import StatusLine
+from kandev_tui.widgets.chrome.command_menu import CommandMenu
+from kandev_tui.widgets.chrome.key_footer import KeyFooter
+from kandev_tui.widgets.chrome.prompt_input import PromptInput
+from kandev_tui.widgets.chrome.sessions_sidebar import SessionsSidebar
+from kandev_tui.widgets.chrome.status_line import StatusLine
 from kandev_tui.session import search
 from kandev_tui.widgets.transcript_view import TranscriptView
 

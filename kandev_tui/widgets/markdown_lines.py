@@ -1,4 +1,4 @@
-"""Markdown drawn as lines by one widget, the agent's messages (:mod:`kandev_tui.widgets.agent_message`).
+"""Markdown drawn as lines by one widget, the agent's messages (:mod:`kandev_tui.widgets.entries.agent_message`).
 
 Textual's ``Markdown`` widget mounts one widget per block, parses in a thread and holds every frame back
 (``batch_update``) while it mounts them: a transcript that streams thousands of chunks spends its frames on
@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 from rich.segment import Segment
 from textual.strip import Strip
 
-from .joined_lines import BLANK, Joined, Lines, standing_in
-from .markdown_rich import _blocks, rich_markdown, rich_theme
+from kandev_tui.widgets.joined_lines import BLANK, Joined, Lines, standing_in
+from kandev_tui.widgets.markdown_rich import _blocks, rich_markdown, rich_theme
 
 __all__ = ["BLANK", "Joined", "Lines", "MarkdownLines"]
 

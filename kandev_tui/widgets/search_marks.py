@@ -5,7 +5,7 @@ every ``Static`` of the entry that draws a Rich ``Text`` (a card's title and des
 and legend, a metric's label, value and detail, a failed call's row) and puts back what they drew once the hit
 moves on; widgets that draw their own lines (an agent's message, a tool call) mark themselves. :func:`display_row`
 says on which of a widget's display rows (its text wrapped at its width) a match is drawn, so that the view brings
-that row into view instead of the entry's top (:func:`kandev_tui.widgets.base.first_match`).
+that row into view instead of the entry's top (:func:`kandev_tui.widgets.entries.base.first_match`).
 """
 
 from __future__ import annotations

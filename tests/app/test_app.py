@@ -9,12 +9,12 @@ from kandev_tui.packs.rich_output import RENDERER as RICH
 from kandev_tui.renderers import Registry
 from kandev_tui.transcript import Item
 from kandev_tui.ui.textual_hooks import screen_text
-from kandev_tui.widgets.agent_message import AgentMessage
-from kandev_tui.widgets.chart_block import ChartBlock
-from kandev_tui.widgets.presentation_card import PresentationCard
-from kandev_tui.widgets.tool_call import ToolCallView
-from kandev_tui.widgets.tool_card import ToolCard
-from kandev_tui.widgets.tool_group import ToolGroup
+from kandev_tui.widgets.entries.agent_message import AgentMessage
+from kandev_tui.widgets.entries.chart_block import ChartBlock
+from kandev_tui.widgets.entries.presentation_card import PresentationCard
+from kandev_tui.widgets.entries.tool_call import ToolCallView
+from kandev_tui.widgets.entries.tool_card import ToolCard
+from kandev_tui.widgets.entries.tool_group import ToolGroup
 from kandev_tui.widgets.transcript_view import TranscriptView
 
 from ..support.app_helpers import counting_renderer
@@ -352,7 +352,7 @@ async def test_text_selected_with_the_mouse_or_in_the_prompt_is_copied_by_ctrl_c
     the selection's colours) and ctrl+c copies just that, as it copies what is selected in the prompt. With text
     selected, ctrl+c is a copy, never the first of the two that quit; with none, it is."""
     from kandev_tui.ui.textual_hooks import screen_text
-    from kandev_tui.widgets.agent_message import AgentMessage
+    from kandev_tui.widgets.entries.agent_message import AgentMessage
 
     from ..support.app_helpers import message_item, stored_app
 
@@ -502,7 +502,7 @@ async def test_the_agents_title_for_a_replayed_session_stays_whatever_arrives_la
 async def test_a_diffs_shades_follow_the_theme_even_once_drawn(tmp_path):
     """An edit's added and removed lines are shaded from the theme (dark shades under a light theme's dark text were
     black on black in 16 colours): a theme chosen after the card was drawn shades it anew."""
-    from kandev_tui.widgets.calls.diff import look_for
+    from kandev_tui.widgets.entries.calls.diff import look_for
 
     edit = tool_item("e1", name="edit", kind="edit", title="Edit a.py",
                      content=[{"type": "diff", "path": "a.py", "oldText": "a = 1\n", "newText": "a = 2\n"}])
@@ -653,7 +653,7 @@ async def test_the_status_lines_usage_stays_whole_and_the_title_gives_way(width)
     cut. The title gives way (down to 12 columns), the usage and cost stay whole; narrower, the line's end is cut."""
     from textual.app import App
 
-    from kandev_tui.widgets.status_line import StatusLine
+    from kandev_tui.widgets.chrome.status_line import StatusLine
 
     line = StatusLine()
 

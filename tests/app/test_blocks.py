@@ -8,10 +8,10 @@ import pytest
 from rich.text import Text
 
 from kandev_tui.base import stats
-from kandev_tui.widgets.chart_block import ChartBlock, LegendEntry, PlotArea
-from kandev_tui.widgets.file_preview import BINARY, FilePreview
-from kandev_tui.widgets.metrics_block import MetricsBlock, columns_for
-from kandev_tui.widgets.tool_card import ToolCard
+from kandev_tui.widgets.entries.chart_block import ChartBlock, LegendEntry, PlotArea
+from kandev_tui.widgets.entries.file_preview import BINARY, FilePreview
+from kandev_tui.widgets.entries.metrics_block import MetricsBlock, columns_for
+from kandev_tui.widgets.entries.tool_card import ToolCard
 
 from ..support.app_helpers import bar_chart, message_item, rich_item, settle, stored_app, until
 
@@ -62,7 +62,7 @@ async def test_charts_coming_into_view_are_plotted_a_slice_at_a_time_and_after_t
 
     from kandev_tui.base.pacing import CHART_SLICE
     from kandev_tui.ui import charts as chart_module
-    from kandev_tui.widgets import chart_block
+    from kandev_tui.widgets.entries import chart_block
 
     plot = chart_module.plot
 
@@ -393,7 +393,7 @@ async def test_file_viewer_search_marks_each_match_and_scrolls_by_the_rows_drawn
 
 async def test_metric_cards_in_a_row_are_as_tall_as_the_tallest(tmp_path):
     """A metric with a detail line is a row taller: the others of its row grow with it (they staggered)."""
-    from kandev_tui.widgets.metrics_block import MetricPanel
+    from kandev_tui.widgets.entries.metrics_block import MetricPanel
 
     doc = {"version": 1, "title": "Metrics", "blocks": [{"type": "metrics", "items": [
         {"label": "Requests", "value": "1.2M"}, {"label": "Errors", "value": "0.4%", "detail": "down from 0.9%"},

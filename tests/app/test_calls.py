@@ -16,7 +16,7 @@ from ..support.app_helpers import open_the_group
 
 
 async def test_claudes_recorded_session_shows_edits_as_cards_with_their_diffs(tmp_path):
-    from kandev_tui.widgets.edit_card import EditCard
+    from kandev_tui.widgets.entries.edit_card import EditCard
 
     app = replay_app(tmp_path, CLAUDE)
     async with app.run_test(size=(100, 40)) as pilot:
@@ -33,8 +33,8 @@ async def test_claudes_recorded_session_shows_edits_as_cards_with_their_diffs(tm
 
 
 async def test_edits_fold_into_the_group_when_the_setting_says_so(tmp_path):
-    from kandev_tui.widgets.edit_card import EditCard
-    from kandev_tui.widgets.tool_group import ToolGroup
+    from kandev_tui.widgets.entries.edit_card import EditCard
+    from kandev_tui.widgets.entries.tool_group import ToolGroup
 
     app = replay_app(tmp_path, CLAUDE, edits_inline=False)
     async with app.run_test(size=(100, 40)) as pilot:
@@ -47,8 +47,8 @@ async def test_a_diffs_path_inside_the_workspace_is_shown_relative_to_it(tmp_pat
     """Agents send absolute paths ("/home/me/src/app/src/main.py"): inside the session's workspace, the edit's card
     and the request to make it say "src/main.py"; a path elsewhere stays whole."""
     from kandev_tui.transcript import Item
-    from kandev_tui.widgets.permission import PermissionRequest
-    from kandev_tui.widgets.tool_call import ToolCallView
+    from kandev_tui.widgets.entries.permission import PermissionRequest
+    from kandev_tui.widgets.entries.tool_call import ToolCallView
 
     from ..support.app_helpers import stored_app, tool_item
 
@@ -77,7 +77,7 @@ async def test_a_diffs_path_inside_the_workspace_is_shown_relative_to_it(tmp_pat
 
 async def test_a_waiting_edit_request_shows_the_change_and_every_option_at_45_columns(tmp_path):
     from kandev_tui.transcript import Item
-    from kandev_tui.widgets.permission import PermissionRequest
+    from kandev_tui.widgets.entries.permission import PermissionRequest
 
     from ..support.app_helpers import stored_app
 
@@ -112,7 +112,7 @@ async def test_a_request_to_show_rich_output_names_the_presentation_and_what_it_
     from textual.widgets import Static
 
     from kandev_tui.transcript import Item
-    from kandev_tui.widgets.permission import PermissionRequest
+    from kandev_tui.widgets.entries.permission import PermissionRequest
 
     from ..support.app_helpers import stored_app
 
@@ -132,8 +132,8 @@ async def test_a_request_to_show_rich_output_names_the_presentation_and_what_it_
 
 
 async def test_codex_commands_show_their_output_in_colour_and_their_exit_codes(tmp_path):
-    from kandev_tui.widgets.tool_call import ToolCallView
-    from kandev_tui.widgets.tool_group import ToolGroup
+    from kandev_tui.widgets.entries.tool_call import ToolCallView
+    from kandev_tui.widgets.entries.tool_group import ToolGroup
 
     app = replay_app(tmp_path, CODEX)
     async with app.run_test(size=(100, 40)) as pilot:
@@ -157,8 +157,8 @@ async def test_a_big_diff_is_computed_off_the_event_loop_and_drawn_when_done(tmp
     import threading
 
     from kandev_tui.transcript import Item
-    from kandev_tui.widgets.calls import diff as diff_view
-    from kandev_tui.widgets.edit_card import EditCard
+    from kandev_tui.widgets.entries.calls import diff as diff_view
+    from kandev_tui.widgets.entries.edit_card import EditCard
 
     from ..support.app_helpers import stored_app
 
@@ -197,7 +197,7 @@ async def test_a_big_diff_is_computed_off_the_event_loop_and_drawn_when_done(tmp
         assert "o opens the file: " in text()  # bounded: 2,000 lines, the rest in the viewer
         # drawn anew (its focus changes its background: the help over it and back does so) it draws the lines in
         # view, not all 2,000 again on the event loop (20-60 ms, keys held back)
-        from kandev_tui.widgets.tool_call import LaidOut
+        from kandev_tui.widgets.entries.tool_call import LaidOut
 
         drawn: list[int] = []
         line = LaidOut.line
@@ -217,7 +217,7 @@ async def test_a_big_diff_laid_out_in_a_thread_looks_at_the_users_input_as_it_go
 
     from kandev_tui.transcript import Item
     from kandev_tui.ui.user_input import UserInput
-    from kandev_tui.widgets.edit_card import EditCard
+    from kandev_tui.widgets.entries.edit_card import EditCard
 
     from ..support.app_helpers import stored_app
 
@@ -248,7 +248,7 @@ async def test_a_big_diff_laid_out_in_a_thread_looks_at_the_users_input_as_it_go
 async def test_o_opens_an_edits_file_at_its_first_changed_line(tmp_path):
     from kandev_tui.screens.file_viewer import FileViewerScreen
     from kandev_tui.transcript import Item
-    from kandev_tui.widgets.edit_card import EditCard
+    from kandev_tui.widgets.entries.edit_card import EditCard
 
     from ..support.app_helpers import stored_app
 
@@ -271,7 +271,7 @@ async def test_o_opens_an_edits_file_at_its_first_changed_line(tmp_path):
 
 
 async def test_s_toggles_side_by_side_where_the_width_allows(tmp_path):
-    from kandev_tui.widgets.edit_card import EditCard
+    from kandev_tui.widgets.entries.edit_card import EditCard
 
     for width, expected in ((120, True), (80, False)):
         (tmp_path / str(width)).mkdir()
@@ -313,8 +313,8 @@ async def test_an_options_code_is_shown_as_code_without_its_backticks(tmp_path):
     from textual.widgets import Button
 
     from kandev_tui.transcript import Item
-    from kandev_tui.widgets.base import code_spans
-    from kandev_tui.widgets.permission import PermissionRequest
+    from kandev_tui.widgets.entries.base import code_spans
+    from kandev_tui.widgets.entries.permission import PermissionRequest
 
     from ..support.app_helpers import stored_app
 
@@ -351,7 +351,7 @@ async def test_a_request_to_run_a_command_says_the_command_once(tmp_path, record
     from textual.widgets import Static
 
     from kandev_tui.transcript import Item
-    from kandev_tui.widgets.permission import PermissionRequest
+    from kandev_tui.widgets.entries.permission import PermissionRequest
 
     asked = [i for i in items_from_frames(read_recording(FIXTURES / "recordings" / recording))
              if i.kind == "permission" and i.payload["tool_call"].get("kind") == "execute"]
@@ -382,8 +382,8 @@ async def test_a_call_whose_request_shows_the_diff_waits_for_it_without_its_raw_
     title, the file's absolute path, is the path in the workspace, as the diff's header says it."""
     from textual.widgets import Static
 
-    from kandev_tui.widgets.permission import PermissionRequest
-    from kandev_tui.widgets.tool_call import ToolCallView
+    from kandev_tui.widgets.entries.permission import PermissionRequest
+    from kandev_tui.widgets.entries.tool_call import ToolCallView
 
     frames = list(read_recording(FIXTURES / "recordings" / "opencode-real.jsonl"))
     asked_at = next(n for n, frame in enumerate(frames) if (frame.msg or {}).get("method") == "session/request_permission")
@@ -410,7 +410,7 @@ async def test_a_call_whose_request_shows_the_diff_waits_for_it_without_its_raw_
         request = later.view.query_one(PermissionRequest)
         assert request.query(Static).first().render_line(0).text.strip() == "✔ The agent asks to edit: probe/new.txt"
     # rejected, and withdrawn (the turn cancelled): each says so by its mark
-    from kandev_tui.widgets.permission import answered_mark
+    from kandev_tui.widgets.entries.permission import answered_mark
 
     assert request_item.payload["answer"]["option_kind"].startswith("allow")
     assert answered_mark({"outcome": "selected", "option_kind": "reject_once"})[0] == "✖ "
@@ -422,7 +422,7 @@ async def test_an_agents_notice_shows_its_code_as_a_message_does(tmp_path):
     it today, stored whole) showed its backticks; its code is drawn as a message's `code` is (bold, in the theme's
     accent), without them, in its title and its description."""
     from kandev_tui.transcript import Item
-    from kandev_tui.widgets.notice import Notice
+    from kandev_tui.widgets.entries.notice import Notice
 
     title = ("Model metadata for `gpt-5.1-codex-max` not found. Defaulting to fallback metadata; this can degrade "
              "performance and cause issues.")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from kandev_tui.widgets.chart_block import ChartBlock
+from kandev_tui.widgets.entries.chart_block import ChartBlock
 from kandev_tui.widgets.context import DEFAULT, context_of
 
 from ..support.app_helpers import bar_chart, rich_item, settle, stored_app

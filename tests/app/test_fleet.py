@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from kandev_tui.demo import fleet as demo
 from kandev_tui.renderers import Registry
-from kandev_tui.widgets.tool_call import ToolCallView
-from kandev_tui.widgets.tool_card import ToolCard
-from kandev_tui.widgets.tool_group import ToolGroup
+from kandev_tui.widgets.entries.tool_call import ToolCallView
+from kandev_tui.widgets.entries.tool_card import ToolCard
+from kandev_tui.widgets.entries.tool_group import ToolGroup
 
 from ..support import CHECKOUT
 from ..support.app_helpers import apply_now, fleet_item, message_item, settle, stored_app

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from kandev_tui.packs.fleet import PACK
 from kandev_tui.transcript import Item
-from kandev_tui.widgets.chart_block import ChartBlock
-from kandev_tui.widgets.tool_card import ToolCard
-from kandev_tui.widgets.tool_group import ToolGroup
+from kandev_tui.widgets.entries.chart_block import ChartBlock
+from kandev_tui.widgets.entries.tool_card import ToolCard
+from kandev_tui.widgets.entries.tool_group import ToolGroup
 
 from ..support.app_helpers import settle, stored_app
 from ..support.app_helpers import drawn_text

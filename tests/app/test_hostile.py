@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kandev_tui.transcript import Item
-from kandev_tui.widgets.permission import PermissionRequest
+from kandev_tui.widgets.entries.permission import PermissionRequest
 
 from ..support.app_helpers import fleet_item, message_item, rich_item, settle, stored_app, tool_item, until
 from ..support.app_helpers import drawn_text
@@ -98,7 +98,7 @@ def kandev_items(text: str, n: int) -> list[Item]:
                          held="no control, bidi or invisible character drawn on any line; markup shown as text; no action ran; keys answered")
 @pytest.mark.parametrize("start", range(0, len(NAMES), BATCH), ids=lambda i: ",".join(NAMES[i:i + BATCH]))
 async def test_hostile_text_is_shown_inert(tmp_path, start):
-    from kandev_tui.widgets.tool_card import ToolCard
+    from kandev_tui.widgets.entries.tool_card import ToolCard
 
     names = NAMES[start:start + BATCH]
     items = [item for n, name in enumerate(names) for item in hostile_items(CORPUS[name], n)]
@@ -109,7 +109,7 @@ async def test_hostile_text_is_shown_inert(tmp_path, start):
         await until(pilot, lambda: len(app.view.widgets) == len(app.view.entries))  # everything is mounted and drawn
         fleet = [c for c in app.view.query(ToolCard) if c.key.startswith("tool:f")]
         assert len(fleet) == 6 * len(names) and not any(c.fallback or c.failed for c in fleet)
-        from kandev_tui.widgets.subagent import SpawningCall
+        from kandev_tui.widgets.entries.subagent import SpawningCall
 
         assert len(app.view.query(SpawningCall)) == len(names)  # each child inside its call
         drawn = drawn_text(app) + app.export_screenshot()

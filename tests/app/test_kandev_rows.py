@@ -14,7 +14,7 @@ from ..support.kandev_rows import ROWS
 
 async def test_the_transcript_rebuilt_while_its_cards_are_still_mounting(tmp_path):
     """Older history can arrive while the previous rebuild's charts are mounting: nothing may crash."""
-    from kandev_tui.widgets.chart_block import ChartBlock
+    from kandev_tui.widgets.entries.chart_block import ChartBlock
 
     from ..support.app_helpers import settle, stored_app
 

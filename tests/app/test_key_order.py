@@ -9,7 +9,7 @@ from kandev_tui.app.kandev_app import KandevApp
 from kandev_tui.transcript import Item
 from kandev_tui.ui.key_order import KeyOrder
 from kandev_tui.ui.textual_hooks import send_as_terminal
-from kandev_tui.widgets.permission import PermissionRequest
+from kandev_tui.widgets.entries.permission import PermissionRequest
 
 from ..support.app_helpers import ScriptedSource, message_item, settings_at, until
 

@@ -4,7 +4,7 @@ one draws exactly as its replay does, only http(s) links are links, and a frame 
 from __future__ import annotations
 
 from kandev_tui.transcript.items import Item
-from kandev_tui.widgets.agent_message import AgentMessage
+from kandev_tui.widgets.entries.agent_message import AgentMessage
 from kandev_tui.widgets.markdown_lines import MarkdownLines
 
 from ..support.app_helpers import apply_now, message_item, settle, stored_app

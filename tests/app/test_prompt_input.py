@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual import events
 from textual.app import App, ComposeResult
 
-from kandev_tui.widgets.prompt_input import PromptInput
+from kandev_tui.widgets.chrome.prompt_input import PromptInput
 
 from ..support.app_helpers import until
 

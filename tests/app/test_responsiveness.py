@@ -121,7 +121,7 @@ async def test_f1_opens_and_closes_the_help_at_once_and_keeps_it(tmp_path):
 async def test_one_batch_at_a_time_on_its_way_to_the_screen(tmp_path, monkeypatch):
     """The next batch waits (coalescing by key) while the last one's widgets are still mounting, for a second at
     most; an agent message settles once it is mounted."""
-    from kandev_tui.widgets.agent_message import AgentMessage
+    from kandev_tui.widgets.entries.agent_message import AgentMessage
     from kandev_tui.widgets.transcript_view import TranscriptView
 
     app = stored_app(tmp_path, [message_item(i, f"Message {i}.") for i in range(5)])
@@ -153,8 +153,8 @@ async def test_the_footer_is_rebuilt_only_when_its_keys_change(tmp_path):
     """Closing the help (or any focus move that keeps the same keys) does not remove and mount the footer's keys."""
     from textual.widgets._footer import FooterKey
 
-    from kandev_tui.widgets.key_footer import KeyFooter
-    from kandev_tui.widgets.tool_group import ToolGroup
+    from kandev_tui.widgets.chrome.key_footer import KeyFooter
+    from kandev_tui.widgets.entries.tool_group import ToolGroup
 
     app = stored_app(tmp_path, [message_item(1, "Reading."), tool_item("c1"), tool_item("c2")])
     async with app.run_test(size=(100, 30)) as pilot:
@@ -179,7 +179,7 @@ async def test_a_key_that_comes_and_goes_with_the_turn_leaves_the_other_keys_mou
     from textual.widgets import Footer
     from textual.widgets._footer import FooterKey
 
-    from kandev_tui.widgets.key_footer import KeyFooter
+    from kandev_tui.widgets.chrome.key_footer import KeyFooter
 
     def looks(key) -> tuple:
         return key.key, key.description, key.action, key.has_class("-disabled")
@@ -246,7 +246,7 @@ async def test_repaints_use_kept_lines_and_blank_containers(tmp_path, monkeypatc
     from textual.widget import Widget
 
     from kandev_tui.screens.transcript import TranscriptScreen
-    from kandev_tui.widgets.tool_group import ToolGroup
+    from kandev_tui.widgets.entries.tool_group import ToolGroup
 
     painted: list[str] = []
     rendered: list[str] = []

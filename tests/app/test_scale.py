@@ -5,7 +5,7 @@ from __future__ import annotations
 from kandev_tui.session import search
 from kandev_tui.session.window import WINDOW_MAX
 from kandev_tui.transcript import Item
-from kandev_tui.widgets.agent_message import AgentMessage
+from kandev_tui.widgets.entries.agent_message import AgentMessage
 
 from ..support.app_helpers import apply_now, message_item, scroll_to_top_until, settle, stored_app, tool_item, until
 
@@ -188,8 +188,8 @@ async def test_an_opened_session_keeps_its_payloads_packed(tmp_path):
 async def test_a_hit_in_a_collapsed_group_is_shown_marked_and_counted_where_it_covers_nothing(tmp_path):
     """The hit's group opens, its call is marked and unfolded (the match was past the folded preview), the match is
     drawn reversed, and the count sits in the search box's border: no notice piles over the box or the prompt."""
-    from kandev_tui.widgets.tool_call import PREVIEW_LINES
-    from kandev_tui.widgets.tool_group import ToolGroup
+    from kandev_tui.widgets.entries.tool_call import PREVIEW_LINES
+    from kandev_tui.widgets.entries.tool_group import ToolGroup
 
     long_output = "\n".join(f"line {n}" for n in range(PREVIEW_LINES + 20)) + "\nthe HAYSTACK ends here"
     items = [message_item(0, "Looking around."),

@@ -36,7 +36,7 @@ class LinkRecordingApp(KandevApp):
 
 
 async def test_a_click_on_a_link_in_the_agents_markdown_opens_it(tmp_path):
-    from kandev_tui.widgets.agent_message import AgentMessage
+    from kandev_tui.widgets.entries.agent_message import AgentMessage
 
     source = stored_app(tmp_path, [message_item(1, "See [the build log](https://ci.example.com/build/42) "
                                                    "and [a file](file:///etc/passwd).")]).source

@@ -106,7 +106,7 @@ async def test_an_idle_app_has_no_timer_and_a_covered_sessions_news_still_reache
 async def test_a_burst_of_state_changes_shows_the_rows_once(tmp_path, monkeypatch):
     """Three sessions change state at once (their turns start together): the sidebar is given its rows once for
     them all, and then shows each one running."""
-    from kandev_tui.widgets.sessions_sidebar import SessionsSidebar
+    from kandev_tui.widgets.chrome.sessions_sidebar import SessionsSidebar
 
     from ..support.app_helpers import ScriptedSource, message_item
 

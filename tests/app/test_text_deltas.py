@@ -17,7 +17,7 @@ from ..support.drawing import lines
 
 
 async def test_the_message_widget_sanitises_and_appends_only_what_came(tmp_path, monkeypatch):
-    from kandev_tui.widgets import agent_message
+    from kandev_tui.widgets.entries import agent_message
 
     sanitised: list[int] = []
     safe_text = agent_message.safe_text

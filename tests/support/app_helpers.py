@@ -242,7 +242,7 @@ def ready(app) -> bool:
 
 def footer_keys(app) -> list[tuple[str, str, int]]:
     """(key, description, right edge) of each key the footer of the screen shows."""
-    from kandev_tui.widgets.key_footer import KeyFooter
+    from kandev_tui.widgets.chrome.key_footer import KeyFooter
 
     footer = app.screen.query_one(KeyFooter)
     return [(key.key_display, key.description, key.region.right) for key in footer.children if hasattr(key, "key_display")]
@@ -299,8 +299,8 @@ def picker_app(tmp_path, store) -> KandevApp:
 
 async def open_the_group(pilot, app, calls: int) -> None:
     """The session's tool group opened with enter, its ``calls`` calls drawn."""
-    from kandev_tui.widgets.tool_call import ToolCallView
-    from kandev_tui.widgets.tool_group import ToolGroup
+    from kandev_tui.widgets.entries.tool_call import ToolCallView
+    from kandev_tui.widgets.entries.tool_group import ToolGroup
 
     await settle(pilot)
     group = app.view.query_one(ToolGroup)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.geometry import Region
 
 from kandev_tui.base.settings import SettingsStore
-from kandev_tui.widgets.chart_block import ChartBlock
-from kandev_tui.widgets.tool_group import ToolGroup
+from kandev_tui.widgets.entries.chart_block import ChartBlock
+from kandev_tui.widgets.entries.tool_group import ToolGroup
 
 from ..support.app_helpers import message_item, replay_app, settle, stored_app, tool_item, until
 
@@ -102,7 +102,7 @@ def test_f1_lists_every_key_of_kandev_tuis_own_screens_and_cards():
     from kandev_tui.screens.help import KEYS
     from kandev_tui.screens.review import ReviewScreen
     from kandev_tui.screens.sessions import SessionsScreen
-    from kandev_tui.widgets.subagent import SubagentCard
+    from kandev_tui.widgets.entries.subagent import SubagentCard
 
     names = {"right_square_bracket": "]", "left_square_bracket": "[", "left": "←", "right": "→", "up": "↑", "down": "↓"}
 

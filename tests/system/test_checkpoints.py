@@ -151,7 +151,7 @@ def test_untracked_files_past_the_checkpoints_byte_cap_are_counted_not_hashed(tm
     found = checkpoints.changes(root, before.commit, after.commit)
     assert sorted(f.path for f in found.files) == ["1.bin", "2.bin"]  # the first two: 8 KiB of the 10 KB
     from kandev_tui.transcript import Item
-    from kandev_tui.widgets.changes_card import changes_text
+    from kandev_tui.widgets.entries.changes_card import changes_text
 
     card = Item("changes:1", "changes", 1, {"state": "ready", "files": [], "count": 2, "skipped": 1})
     assert "1 file not compared (over 50 MB, or past the 256 MB" in changes_text(card).plain
@@ -171,7 +171,7 @@ def test_ten_thousand_changed_files_and_paths_with_newlines_and_escapes(tmp_path
     found = checkpoints.changes(root, *[c for _n, c, _t in reversed(checkpoints.refs(root, "test"))], limit=20_000)
     assert hostile in {f.path for f in found.files}
     from kandev_tui.transcript.items import Item
-    from kandev_tui.widgets.changes_card import changes_text
+    from kandev_tui.widgets.entries.changes_card import changes_text
 
     item = Item("changes:1", "changes", 1, {"state": "ready", "count": 1, "added": 1, "removed": 0,
                                             "files": [{"path": hostile, "status": "added", "added": 1, "removed": 0}]})
@@ -274,7 +274,7 @@ async def test_in_the_app_the_card_follows_the_turn_and_enter_reviews_each_files
     from kandev_tui.sources import LiveSource
     from kandev_tui.transcript import Store
     from kandev_tui.ui.textual_hooks import screen_text
-    from kandev_tui.widgets.changes_card import ChangesCard
+    from kandev_tui.widgets.entries.changes_card import ChangesCard
 
     from ..support.app_helpers import settings_at, until
 
@@ -290,7 +290,7 @@ async def test_in_the_app_the_card_follows_the_turn_and_enter_reviews_each_files
                     settings_store=settings_at(tmp_path, chart_animation=False), initial_prompt="change them")
     app.animation_level = "none"
     async with app.run_test(size=(100, 40)) as pilot:
-        from kandev_tui.widgets.permission import PermissionRequest
+        from kandev_tui.widgets.entries.permission import PermissionRequest
 
         await until(pilot, lambda: any(w.answerable and w.has_focus for w in app.query(PermissionRequest)))
         await pilot.press("1")  # the edit asks first: allowed

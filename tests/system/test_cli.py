@@ -43,8 +43,8 @@ from kandev_tui.transcript import Store
 # the client's files and terminals, the screens not shown at start, the agent's client and the normaliser (the
 # source starts the agent after the first frame), the demo's files found through importlib.resources
 LATER = ("acp", "mcp", "pydantic", "plotext", "markdown_it", "importlib.metadata", "kandev_tui.packs.fleet",
-         "kandev_tui.packs.rich_output", "kandev_tui.widgets.entries", "kandev_tui.widgets.tool_call",
-         "kandev_tui.widgets.subagent", "rich.syntax", "pygments", "kandev_tui.widgets.markdown_rich",
+         "kandev_tui.packs.rich_output", "kandev_tui.widgets.entries.table", "kandev_tui.widgets.entries.tool_call",
+         "kandev_tui.widgets.entries.subagent", "rich.syntax", "pygments", "kandev_tui.widgets.markdown_rich",
          "kandev_tui.workspace.turn_changes", "kandev_tui.workspace.checkpoints", "kandev_tui.acp.files",
          "kandev_tui.acp.terminals", "kandev_tui.screens.settings", "kandev_tui.screens.file_viewer",
          "kandev_tui.screens.login", "kandev_tui.screens.choices", "kandev_tui.screens.subagent",
@@ -67,7 +67,7 @@ async def main():
             if seen and getattr(app.source, "client", None) is not None and app.source.state == "idle":
                 break
             await pilot.pause(0.05)
-        preloaded = ("markdown_it", "kandev_tui.widgets.entries", "kandev_tui.packs.rich_output")
+        preloaded = ("markdown_it", "kandev_tui.widgets.entries.table", "kandev_tui.packs.rich_output")
         for _ in range(100):  # these come in a thread after the first frame, before any message needs them
             if all(m in sys.modules for m in preloaded):
                 break

@@ -459,7 +459,7 @@ def test_a_command_runs_in_a_terminal_its_output_streams_into_the_call(tmp_path,
     assert call.status == "error" and shell["exit_code"] == 3  # the agent said failed; the exit code is kept
     assert shell["stdout"].startswith("\x1b[31mred\x1b[0m\n")  # the transcript keeps the colours …
     assert shell["command"].startswith("sh -c printf") and shell["cwd"] == str(ws / "sub")
-    from kandev_tui.widgets.calls import call_parts
+    from kandev_tui.widgets.entries.calls import call_parts
 
     _, parts = call_parts(call.payload, compact=False)
     shown = "\n".join(str(getattr(p, "plain", p)) for p in parts)
@@ -595,7 +595,7 @@ def test_a_terminal_block_the_client_never_created_is_tolerated():
     """Codex sends ``terminal`` content whose ids kandev-tui never created: the call shows, said so."""
     from kandev_tui.transcript.frames import IN, Frame
     from kandev_tui.transcript.normalize import Normalizer
-    from kandev_tui.widgets.calls import call_parts
+    from kandev_tui.widgets.entries.calls import call_parts
 
     normalizer = Normalizer()
     items = normalizer.feed(Frame.now(IN, {"jsonrpc": "2.0", "method": "session/update", "params": {
@@ -620,7 +620,7 @@ async def test_in_the_app_a_commands_output_streams_into_its_call_and_escape_end
     from kandev_tui.app.kandev_app import KandevApp
     from kandev_tui.sources import LiveSource
     from kandev_tui.ui.textual_hooks import screen_text
-    from kandev_tui.widgets.tool_group import ToolGroup
+    from kandev_tui.widgets.entries.tool_group import ToolGroup
 
     from ..support.app_helpers import ready, settings_at, until
 

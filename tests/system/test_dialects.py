@@ -254,7 +254,7 @@ def drawn(item: dict[str, Any]) -> str:
     """The call as the transcript draws it (expanded), as plain text."""
     from rich.console import Console, Group
 
-    from kandev_tui.widgets.calls import call_parts
+    from kandev_tui.widgets.entries.calls import call_parts
 
     _view, parts = call_parts(item["payload"], compact=False)
     console = Console(width=100, record=True, color_system=None, file=open(os.devnull, "w"))  # noqa: SIM115
@@ -462,7 +462,7 @@ async def test_what_is_typed_and_sent_while_the_agent_starts_is_sent_once_it_is_
 async def test_the_status_line_says_starting_from_the_first_frame_it_draws(tmp_path, monkeypatch):
     """`make demo`'s first frame said "ready", then "starting": the line's own default was drawn before the
     source's state came. Every line it draws until the agent answers says "starting"."""
-    from kandev_tui.widgets.status_line import StatusLine
+    from kandev_tui.widgets.chrome.status_line import StatusLine
 
     from ..support.app_helpers import until
 
@@ -502,7 +502,7 @@ async def test_a_request_that_comes_while_the_user_types_in_the_prompt_leaves_th
     """The user types into the prompt while the turn runs (to queue it), and a permission request comes: it is
     answerable, but the keys stay with the prompt, where "1" is the user's text and answers nothing. The request
     mounted after its state change took the keys all the same."""
-    from kandev_tui.widgets.permission import PermissionRequest
+    from kandev_tui.widgets.entries.permission import PermissionRequest
 
     from ..support.app_helpers import until
 
@@ -525,7 +525,7 @@ async def test_a_request_that_comes_while_the_user_reads_above_is_brought_into_v
                                                                                               monkeypatch):
     """The user has scrolled up to read the agent's long answer when a permission request comes: it takes the keys
     (1-9 answer it) and is brought into view: it stayed below, out of sight, while 1 allowed it."""
-    from kandev_tui.widgets.permission import PermissionRequest
+    from kandev_tui.widgets.entries.permission import PermissionRequest
 
     from ..support.app_helpers import until
 
@@ -727,7 +727,7 @@ async def test_a_request_with_only_the_calls_id_to_show_rich_output_says_what_it
     """The kit's request carries only the call's id (the client knows the call): kandev-tui's own rich-output tool,
     however the agent names it, is asked for by its presentation's title and blocks."""
     from kandev_tui.transcript import Item
-    from kandev_tui.widgets.permission import PermissionRequest
+    from kandev_tui.widgets.entries.permission import PermissionRequest
 
     from ..support.agents.dialect_agent import CHART
     from ..support.app_helpers import settle, stored_app

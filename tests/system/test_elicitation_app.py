@@ -15,7 +15,7 @@ from kandev_tui.acp import AgentOptions
 from kandev_tui.app.kandev_app import KandevApp
 from kandev_tui.transcript import Store
 from kandev_tui.ui.textual_hooks import screen_text
-from kandev_tui.widgets.elicitation import ElicitationCard
+from kandev_tui.widgets.entries.elicitation import ElicitationCard
 
 from ..support.app_helpers import stored_app, until
 from ..support.cli import KANDEV

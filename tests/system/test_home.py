@@ -283,7 +283,7 @@ async def test_the_new_session_dialog_opens_on_its_first_field_marked_and_typing
 
 
 async def test_from_the_home_ctrl_g_reaches_the_session_waiting_for_you(tmp_path, monkeypatch):
-    from kandev_tui.widgets.permission import PermissionRequest
+    from kandev_tui.widgets.entries.permission import PermissionRequest
 
     monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
     app, store = home_app(tmp_path)

@@ -290,8 +290,8 @@ async def test_the_app_prompts_answers_a_permission_and_renders_kandev_charts(ba
     import threading
 
     from kandev_tui.kandev.attach import Attachment
-    from kandev_tui.widgets.permission import PermissionRequest
-    from kandev_tui.widgets.presentation_card import PresentationCard
+    from kandev_tui.widgets.entries.permission import PermissionRequest
+    from kandev_tui.widgets.entries.presentation_card import PresentationCard
 
     merged_on: set[str] = set()
     merge = Attachment.merge
@@ -388,7 +388,7 @@ async def test_the_backends_other_task_sessions_are_in_the_list_and_attach_besid
 
 
 async def test_escape_cancels_the_turn_in_kandev(backend, tmp_path):
-    from kandev_tui.widgets.permission import PermissionRequest
+    from kandev_tui.widgets.entries.permission import PermissionRequest
 
     _, session_id = backend.quick_chat("app cancel")
     app = attached_app(backend, session_id, tmp_path)
@@ -421,7 +421,7 @@ async def test_typing_goes_to_the_prompt_once_the_session_takes_prompts(backend,
 async def test_a_commands_output_is_fetched_when_it_is_opened_and_kept(backend, finished, tmp_path):
     """Kandev's rows keep only the sizes of a command's output; opening the command fetches its text from the backend
     (GET …/messages/{id}/shell-output), shows it with its exit code, and keeps it in the cache with the row."""
-    from kandev_tui.widgets.tool_group import ToolGroup
+    from kandev_tui.widgets.entries.tool_group import ToolGroup
 
     _, session_id, rows = finished
     commands = {r["id"]: r for r in rows if r["type"] == "tool_execute"}

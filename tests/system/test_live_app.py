@@ -9,8 +9,8 @@ from kandev_tui.app.kandev_app import KandevApp
 from kandev_tui.demo import agent_command, prepare_workspace
 from kandev_tui.sources import LiveSource
 from kandev_tui.transcript import Store
-from kandev_tui.widgets.permission import PermissionRequest
-from kandev_tui.widgets.prompt_input import PromptInput
+from kandev_tui.widgets.entries.permission import PermissionRequest
+from kandev_tui.widgets.chrome.prompt_input import PromptInput
 
 from ..support.app_helpers import footer_keys, ready, settings_at, until
 
@@ -95,7 +95,7 @@ async def test_fleet_scenario_live_matches_the_stored_session(tmp_path, monkeypa
     lays out the same."""
     from kandev_tui.renderers import Registry
     from kandev_tui.session.layout import Layout
-    from kandev_tui.widgets.tool_card import ToolCard
+    from kandev_tui.widgets.entries.tool_card import ToolCard
 
     monkeypatch.setenv(DELAY_ENV, "0")
     store = Store(tmp_path / "s.db")
@@ -181,7 +181,7 @@ async def test_at_80_columns_a_turn_with_queued_messages_shows_only_whole_keys(t
     than 80 columns hold: the footer shows whole keys only, none under the command palette's key (the last ran under
     it: "f4 Nex" cut, and one letter of the next key left at the right edge), and those of what waits for the user
     before the rest (the keys dropped from the end were f4's and the queue's, while ctrl+o's mode stayed)."""
-    from kandev_tui.widgets.key_footer import KeyFooter
+    from kandev_tui.widgets.chrome.key_footer import KeyFooter
 
     monkeypatch.setenv(DELAY_ENV, "0")
     app, store = live_app(tmp_path)
@@ -211,7 +211,7 @@ async def test_the_help_over_a_running_turn_does_not_rebuild_the_footer_beneath(
     full layout, 20-30 ms of a key's latency, on every return during a turn)."""
     from textual.widgets._footer import FooterKey
 
-    from kandev_tui.widgets.key_footer import KeyFooter
+    from kandev_tui.widgets.chrome.key_footer import KeyFooter
 
     monkeypatch.setenv(DELAY_ENV, "0")
     app, _store = live_app(tmp_path)
@@ -258,7 +258,7 @@ async def test_a_pending_edit_shows_its_diff_once_where_the_answer_is_given(tmp_
     the request shows it; once answered, the card shows it and the request no longer does. Each diff line is on
     screen once, never twice."""
     from kandev_tui.ui.textual_hooks import screen_text
-    from kandev_tui.widgets.edit_card import EditCard
+    from kandev_tui.widgets.entries.edit_card import EditCard
 
     monkeypatch.setenv(DELAY_ENV, "0")
     app, store = live_app(tmp_path)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from kandev_tui.ui.textual_hooks import screen_text
-from kandev_tui.widgets.compaction import CompactionRow
+from kandev_tui.widgets.entries.compaction import CompactionRow
 
 from ..support.app_helpers import until
 from ..support.kit import agent_text, kit_app
@@ -81,7 +81,7 @@ async def test_the_app_offers_subagents_and_shows_one_live_inside_the_parents_tr
         assert json.loads(agent_text(app).split("caps: ", 1)[1])["subagents"] == {}
         assert "No issue found." not in agent_text(app)  # the child's words are not the parent's
         await until(pilot, lambda: "↳ Reviewer · done · 1 call" in screen_text(app))
-        from kandev_tui.widgets.subagent import SubagentCard
+        from kandev_tui.widgets.entries.subagent import SubagentCard
 
         app.query_one(SubagentCard).query_one("CollapsibleTitle").focus()
         await pilot.press("enter")
@@ -96,7 +96,7 @@ async def test_a_subagent_shows_live_inside_the_call_that_spawned_it_and_opens_s
     transcript has the same entries."""
     from kandev_tui.renderers import Registry
     from kandev_tui.session.layout import Layout
-    from kandev_tui.widgets.subagent import SpawningCall, SubagentCard
+    from kandev_tui.widgets.entries.subagent import SpawningCall, SubagentCard
 
     def call(call_id: str, title: str, status: str, kind: str = "tool_call") -> dict:
         return {"op": "update", "update": {"sessionUpdate": kind, "toolCallId": call_id, "title": title,
@@ -137,7 +137,7 @@ async def test_x_on_a_subagent_that_can_be_cancelled_cancels_its_session_only(tm
              {"op": "wait", "path": str(gate)}, {"op": "say", "text": "Parent done."}]
     store, app = kit_app(tmp_path, steps, session_log=str(log))
     async with app.run_test(size=(90, 30)) as pilot:
-        from kandev_tui.widgets.subagent import SubagentCard
+        from kandev_tui.widgets.entries.subagent import SubagentCard
 
         await until(pilot, lambda: "↳ Reviewer · running · x cancels" in screen_text(app))
         app.query_one(SubagentCard).query_one("CollapsibleTitle").focus()
@@ -172,7 +172,7 @@ async def test_o_opens_a_subagent_full_screen_in_order_and_it_follows_it_live(tm
     async with app.run_test(size=(90, 30)) as pilot:
         from kandev_tui.screens.subagent import SubagentScreen
         from kandev_tui.screens.transcript import TranscriptScreen
-        from kandev_tui.widgets.subagent import SubagentCard
+        from kandev_tui.widgets.entries.subagent import SubagentCard
 
         await until(pilot, lambda: "↳ Reviewer · running" in screen_text(app) and app.query(SubagentCard)
                     and "Reading" in app.query_one(SubagentCard).item.payload.get("text", ""))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kandev_tui.widgets.external_editor import edit
+from kandev_tui.widgets.chrome.external_editor import edit
 
 from ..support.tmux import demo_agent_run, sent_prompts
 

@@ -19,7 +19,7 @@ from kandev_tui.session.controls import Controls
 from kandev_tui.sources import LiveSource
 from kandev_tui.transcript import Store
 from kandev_tui.ui.textual_hooks import screen_text
-from kandev_tui.widgets.permission import PermissionRequest
+from kandev_tui.widgets.entries.permission import PermissionRequest
 
 from ..support import AGENTS
 from ..support.app_helpers import ready, settings_at, until
@@ -107,7 +107,7 @@ async def test_the_demos_summary_and_release_commands_do_what_they_offer(tmp_pat
     newcomer can try one: the answer reaches the agent, which says it."""
     from textual.widgets import Button, Input
 
-    from kandev_tui.widgets.elicitation import ElicitationCard
+    from kandev_tui.widgets.entries.elicitation import ElicitationCard
 
     monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
     app, store = demo_app(tmp_path, choices={"mode": "write"})  # its turns write without asking
@@ -569,7 +569,7 @@ async def test_attention_rings_and_titles_only_when_the_terminal_is_elsewhere_an
         await until(pilot, lambda: ready(app))
         assert not titles and not bells  # in view: nothing calls
         app.app_focus = False  # the terminal reported focus out (a key pressed here would bring it back)
-        from kandev_tui.widgets.prompt_input import PromptInput
+        from kandev_tui.widgets.chrome.prompt_input import PromptInput
 
         app.transcript_screen.prompt.post_message(PromptInput.Submitted("Check the build"))
         await until(pilot, lambda: app.source.state == "waiting")

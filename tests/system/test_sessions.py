@@ -19,7 +19,7 @@ from kandev_tui.session import SessionState
 from kandev_tui.sources import LiveSource
 from kandev_tui.transcript import Store
 from kandev_tui.ui.textual_hooks import screen_text
-from kandev_tui.widgets.permission import PermissionRequest
+from kandev_tui.widgets.entries.permission import PermissionRequest
 
 from ..support import AGENTS
 from ..support.app_helpers import settings_at, until
@@ -293,7 +293,7 @@ async def test_ctrl_g_to_a_request_never_gives_the_prompt_the_keys_first(tmp_pat
     never has them on the way. The session's prompt was due the focus when shown (its turn started off screen), and
     f4 gave it the prompt first, then the request once mounted: a "1" typed in between went into the prompt, and a
     Tab meant for the request left it (the real Claude test's flake)."""
-    from kandev_tui.widgets.prompt_input import PromptInput
+    from kandev_tui.widgets.chrome.prompt_input import PromptInput
 
     monkeypatch.setenv("KANDEV_DEMO_DELAY", "0")
     store = Store(tmp_path / "s.db")
@@ -358,7 +358,7 @@ def test_a_rows_branch_comes_before_its_folder_which_is_cut_first():
     """A worktree's folder is long (under kandev-tui's data directory): the branch that says which one it is shows
     before it, and what does not fit is the folder's end."""
     from kandev_tui.session.row import SessionRow
-    from kandev_tui.widgets.sessions_sidebar import row_text
+    from kandev_tui.widgets.chrome.sessions_sidebar import row_text
 
     folder = "/home/me/.local/share/kandev-tui/worktrees/app-dc64e811/kandev-demo-2"
     row = SessionRow(2, "demo agent", "fix it", folder, "kandev/demo-2", SessionState.IDLE, "idle", "", None, 0, "",

@@ -26,8 +26,8 @@ async def test_an_agents_own_state_is_summed_up_apart_and_restore_all_leaves_it_
     from kandev_tui.sources import LiveSource
     from kandev_tui.transcript import Store
     from kandev_tui.ui.textual_hooks import screen_text
-    from kandev_tui.widgets.changes_card import ChangesCard
-    from kandev_tui.widgets.permission import PermissionRequest
+    from kandev_tui.widgets.entries.changes_card import ChangesCard
+    from kandev_tui.widgets.entries.permission import PermissionRequest
 
     from ..support.app_helpers import settings_at, until
 

@@ -17,7 +17,7 @@ from kandev_tui.session import SessionState
 from kandev_tui.sources.launch import Launcher
 from kandev_tui.transcript import Store
 from kandev_tui.ui.textual_hooks import screen_text
-from kandev_tui.widgets.permission import PermissionRequest
+from kandev_tui.widgets.entries.permission import PermissionRequest
 from kandev_tui.workspace.reads import Workspace
 from kandev_tui.workspace.worktree import WorktreeError, close, create, current_branch, suggest_branch
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from kandev_tui.widgets.file_preview import CLIPPED
+from kandev_tui.widgets.entries.file_preview import CLIPPED
 
 
 async def test_clipped_notice(tmp_path):
-    from kandev_tui.widgets.file_preview import load_preview
+    from kandev_tui.widgets.entries.file_preview import load_preview
     from kandev_tui.workspace.reads import Workspace
 
     (tmp_path / "big.txt").write_text("y" * 2500)

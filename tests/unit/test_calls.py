@@ -13,8 +13,8 @@ from kandev_tui.transcript.frames import read_recording
 from kandev_tui.transcript.replay import items_from_frames
 from kandev_tui.transcript.tools import OUTPUT_TAIL
 from kandev_tui.ui.ansi import ansi_text
-from kandev_tui.widgets.calls import call_parts
-from kandev_tui.widgets.calls.content import content_parts, locations_line
+from kandev_tui.widgets.entries.calls import call_parts
+from kandev_tui.widgets.entries.calls.content import content_parts, locations_line
 
 from ..support.frames import CLAUDE, CODEX, frames
 from ..support.drawing import parts_text

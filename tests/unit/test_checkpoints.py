@@ -14,7 +14,7 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not 
 
 def test_a_turn_another_session_overlapped_says_so_and_never_of_changes_it_does_not_have():
     from kandev_tui.transcript.items import Item
-    from kandev_tui.widgets.changes_card import changes_text
+    from kandev_tui.widgets.entries.changes_card import changes_text
 
     changed = changes_text(Item("changes:1", "changes", 1, {"state": "ready", "count": 1, "added": 1, "removed": 0,
                                                             "overlapped": True, "files": [

@@ -55,7 +55,7 @@ def test_the_usage_display_follows_a_compaction_what_the_context_held_before_and
     usage, followed = update(normalizer, {"sessionUpdate": "usage_update", "used": 12_400, "size": 200_000})
     assert usage.kind == "usage" and usage.payload["used"] == 12_400  # the status line's usage, as ever
     assert followed.key == done.key and followed.payload["context_after"] == 12_400
-    from kandev_tui.widgets.compaction import compaction_title
+    from kandev_tui.widgets.entries.compaction import compaction_title
 
     assert compaction_title(followed) == "✔ Context compacted · 182k → 12k of 200k tokens"
     (later,) = update(normalizer, {"sessionUpdate": "usage_update", "used": 13_000, "size": 200_000})

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kandev_tui.widgets.external_editor import editor_command
+from kandev_tui.widgets.chrome.external_editor import editor_command
 
 
 def test_the_editor_is_visual_else_editor_else_one_on_the_path(monkeypatch):

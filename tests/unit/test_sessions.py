@@ -9,7 +9,7 @@ from kandev_tui.session import SessionState
 
 def test_a_hostile_title_agent_and_workspace_are_inert_in_a_row():
     from kandev_tui.session.row import SessionRow
-    from kandev_tui.widgets.sessions_sidebar import row_text
+    from kandev_tui.widgets.chrome.sessions_sidebar import row_text
 
     evil = "\x1b]2;pwned\x07\x1b[31mred\x1b[0m\r\nnext\u202e"
     row = SessionRow(1, evil, evil, evil, evil, SessionState.WAITING, "waiting for you", evil, 1.0, 3, "", False)
@@ -62,7 +62,7 @@ def test_in_the_sidebars_columns_a_rows_agent_is_kept_over_its_words_and_in_the_
     state and never named its agent, which is what tells one session from the next. The agent is kept: the cost,
     "on screen" and the state's long word give way first. In the list's 80 columns every part shows."""
     from kandev_tui.session.row import SessionRow
-    from kandev_tui.widgets.sessions_sidebar import row_text
+    from kandev_tui.widgets.chrome.sessions_sidebar import row_text
 
     def first(agent: str, activity: str, state: SessionState, unseen: int, cost: str, current: bool, width: int):
         row = SessionRow(1, agent, "t", "/w", "", state, activity, "", None, unseen, cost, current)
@@ -85,7 +85,7 @@ def test_a_rows_title_is_cut_between_words_and_the_lists_heading_keeps_whole_key
     waits first."""
     from kandev_tui.screens.sessions import heading_text
     from kandev_tui.session.row import SessionRow
-    from kandev_tui.widgets.sessions_sidebar import row_text
+    from kandev_tui.widgets.chrome.sessions_sidebar import row_text
 
     row = SessionRow(1, "demo", "Fix the build of billing", "/w/app", "", SessionState.IDLE, "idle", "", None, 0, "",
                      False)

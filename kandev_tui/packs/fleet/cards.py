@@ -1,6 +1,6 @@
 """The fleet cards' widget: one bordered card that draws a validated result.
 
-The host (:class:`kandev_tui.widgets.tool_card.ToolCard`) draws the skeleton, error
+The host (:class:`kandev_tui.widgets.entries.tool_card.ToolCard`) draws the skeleton, error
 and empty states; this widget is only built for a completed call, validates the
 result against the renderer's model and raises ``ResultShapeError`` when it does
 not fit, so the host falls back to the generic display.

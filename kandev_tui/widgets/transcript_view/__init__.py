@@ -28,17 +28,17 @@ from kandev_tui.session.layout import Entry
 from kandev_tui.ui.textual_hooks import FocusRestylesItself, layout_changes
 from kandev_tui.widgets.context import DEFAULT
 
-from .charts import ChartPlotter
-from .following import Follower
-from .lazy import entry_widgets, made_entries
-from .predraw import Predrawer
-from .requests import RequestFocus
-from .search import SearchMarks
-from .window import EntryWindow, Sentinel
+from kandev_tui.widgets.transcript_view.charts import ChartPlotter
+from kandev_tui.widgets.transcript_view.following import Follower
+from kandev_tui.widgets.transcript_view.lazy import entry_widgets, made_entries
+from kandev_tui.widgets.transcript_view.predraw import Predrawer
+from kandev_tui.widgets.transcript_view.requests import RequestFocus
+from kandev_tui.widgets.transcript_view.search import SearchMarks
+from kandev_tui.widgets.transcript_view.window import EntryWindow, Sentinel
 
 if TYPE_CHECKING:
-    from ..base import EntryWidget
-    from ..tool_group import ToolGroup
+    from kandev_tui.widgets.entries.base import EntryWidget
+    from kandev_tui.widgets.entries.tool_group import ToolGroup
 
 __all__ = ["Sentinel", "TranscriptView", "entry_widgets", "made_entries"]
 

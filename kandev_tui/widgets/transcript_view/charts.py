@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from kandev_tui.base.pacing import CHART_SLICE, DRAW_AGAIN
 from kandev_tui.ui.user_input import user_input
 
-from .lazy import made_entries
+from kandev_tui.widgets.transcript_view.lazy import made_entries
 
 RECHECK = 0.05  # seconds before charts not laid out yet are looked at again
 

@@ -15,7 +15,7 @@ from textual.widget import Widget
 
 from kandev_tui.session import window as W
 
-from .window import EntryWindow
+from kandev_tui.widgets.transcript_view.window import EntryWindow
 
 
 class Follower:

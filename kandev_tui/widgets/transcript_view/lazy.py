@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from types import ModuleType
 
-_entries: ModuleType | None = None  # kandev_tui.widgets.entries, once an entry was made (or the app read it)
+_entries: ModuleType | None = None  # kandev_tui.widgets.entries.table, once an entry was made (or the app read it)
 
 
 def entry_widgets() -> ModuleType:
-    """The entry widgets (:mod:`kandev_tui.widgets.entries`), imported the first time (from any thread; another
+    """The entry widgets (:mod:`kandev_tui.widgets.entries.table`), imported the first time (from any thread; another
     importing them meanwhile is waited for)."""
     global _entries
     if _entries is None:
-        from kandev_tui.widgets import entries
+        from kandev_tui.widgets.entries import table as entries
 
         _entries = entries
     return _entries

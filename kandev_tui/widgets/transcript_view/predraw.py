@@ -10,7 +10,7 @@ from textual.widget import Widget
 
 from kandev_tui.base import pacing, stats
 
-from .lazy import made_entries
+from kandev_tui.widgets.transcript_view.lazy import made_entries
 
 
 class Predrawer:

@@ -8,7 +8,7 @@ from textual.widget import Widget
 
 from kandev_tui.ui.key_order import type_again
 
-from .lazy import made_entries
+from kandev_tui.widgets.transcript_view.lazy import made_entries
 
 
 class RequestFocus:

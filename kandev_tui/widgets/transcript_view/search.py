@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING, Callable
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
-from kandev_tui.widgets.base import SearchHit, first_match
+from kandev_tui.widgets.entries.base import SearchHit, first_match
 
-from .lazy import entry_widgets
+from kandev_tui.widgets.transcript_view.lazy import entry_widgets
 
 if TYPE_CHECKING:
-    from kandev_tui.widgets.base import EntryWidget
+    from kandev_tui.widgets.entries.base import EntryWidget
 
 
 class SearchMarks:

@@ -18,12 +18,12 @@ from kandev_tui.session.changes import TranscriptModel
 from kandev_tui.session.layout import Entry
 from kandev_tui.session.window import Viewport, Window
 
-from .lazy import entry_widgets
-from .predraw import Predrawer
-from .requests import RequestFocus
+from kandev_tui.widgets.transcript_view.lazy import entry_widgets
+from kandev_tui.widgets.transcript_view.predraw import Predrawer
+from kandev_tui.widgets.transcript_view.requests import RequestFocus
 
 if TYPE_CHECKING:
-    from kandev_tui.widgets.base import EntryWidget
+    from kandev_tui.widgets.entries.base import EntryWidget
 
 
 class Sentinel(Static):

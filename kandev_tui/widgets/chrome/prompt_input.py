@@ -14,7 +14,7 @@ from kandev_tui.base import pacing
 from kandev_tui.session.controls import Command, matching_commands
 from kandev_tui.workspace.reads import matching_files, workspace_files
 
-from .command_menu import CommandMenu
+from kandev_tui.widgets.chrome.command_menu import CommandMenu
 
 NEWLINE_KEYS = ("ctrl+j", "alt+enter")
 
@@ -282,7 +282,7 @@ class PromptInput(TextArea):
     def action_editor(self) -> None:
         """ctrl+g: the prompt's text in the user's editor (:mod:`.external_editor`); what it holds when the editor
         ends well replaces it, the cursor at its end, not sent; else why not, and the text stays."""
-        from .external_editor import edit, editor_command
+        from kandev_tui.widgets.chrome.external_editor import edit, editor_command
 
         if self.read_only or self.disabled:
             return

@@ -8,14 +8,14 @@ from textual.binding import Binding
 
 from kandev_tui.transcript.diffs import diff_blocks, first_lines
 
-from .calls.diff import file_diffs, workspace_relative
-from .context import workspace_root
-from .file_preview import FilePreview
-from .tool_call import ToolCallView
+from kandev_tui.widgets.entries.calls.diff import file_diffs, workspace_relative
+from kandev_tui.widgets.context import workspace_root
+from kandev_tui.widgets.entries.file_preview import FilePreview
+from kandev_tui.widgets.entries.tool_call import ToolCallView
 
 
 class EditCard(ToolCallView):
-    """The call drawn as every call is (:mod:`kandev_tui.widgets.calls`), framed as a card."""
+    """The call drawn as every call is (:mod:`kandev_tui.widgets.entries.calls`), framed as a card."""
 
     BINDINGS = [Binding("o", "open", "Open file"), Binding("s", "side_by_side", "Side by side")]
     SIDE_BY_SIDE_FROM = 100  # columns from which old and new fit side by side

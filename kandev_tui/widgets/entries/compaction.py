@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from kandev_tui.transcript.items import Item
 
-from .base import CollapsibleEntry, safe_text
+from kandev_tui.widgets.entries.base import CollapsibleEntry, safe_text
 
 TITLES = {"in_progress": "⟳ Compacting the context…", "completed": "✔ Context compacted",
           "failed": "✖ Compacting the context failed", "cancelled": "Compacting the context was cancelled"}

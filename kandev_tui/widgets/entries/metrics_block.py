@@ -7,7 +7,7 @@ from textual.widgets import Static
 
 from kandev_tui.presentation.models import MetricsBlock as MetricsModel
 
-from .base import safe_text
+from kandev_tui.widgets.entries.base import safe_text
 
 
 def columns_for(width: int) -> int:

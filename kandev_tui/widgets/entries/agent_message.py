@@ -13,10 +13,10 @@ from textual.widget import Widget
 from kandev_tui.base.pacing import DRAW_AGAIN, DRAW_AGAIN_FLOODING, DRAW_SLICE
 from kandev_tui.transcript.items import Item
 
-from .base import EntryWidget, match_spans, safe_text
-from .context import context_of
-from .markdown_lines import Lines, MarkdownLines
-from .selectable import selectable_line, selected_text
+from kandev_tui.widgets.entries.base import EntryWidget, match_spans, safe_text
+from kandev_tui.widgets.context import context_of
+from kandev_tui.widgets.markdown_lines import Lines, MarkdownLines
+from kandev_tui.widgets.selectable import selectable_line, selected_text
 
 if TYPE_CHECKING:
     from textual.selection import Selection
@@ -181,7 +181,7 @@ class AgentMessage(EntryWidget):
         return selected_text(selection, self._strips(width, None)) if width > 0 else None
 
     def hit_row(self, needle: str) -> int | None:
-        from .search_marks import row_of
+        from kandev_tui.widgets.search_marks import row_of
 
         width = self.content_region.width
         return row_of([strip.text for strip in self._strips(width, None)], needle) if width > 0 else None

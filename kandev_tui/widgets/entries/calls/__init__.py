@@ -20,15 +20,15 @@ import re
 from functools import partial
 from typing import Any, Callable
 
-from .content import content_parts, locations_line
-from .excerpt import read_parts, result_text, search_parts
+from kandev_tui.widgets.entries.calls.content import content_parts, locations_line
+from kandev_tui.widgets.entries.calls.excerpt import read_parts, result_text, search_parts
 from kandev_tui.transcript.commands import repeats_output
 from kandev_tui.transcript.tools import call_output, content_text
 from kandev_tui.transcript.diffs import diff_blocks
 
-from .diff import DARK_LOOK, Look, big_diff, look_for as look_for  # (look_for: for the call widgets)
-from .diff import compute_diffs, diff_parts, file_diffs
-from .output import has_output, output_parts
+from kandev_tui.widgets.entries.calls.diff import DARK_LOOK, Look, big_diff, look_for as look_for  # (look_for: for the call widgets)
+from kandev_tui.widgets.entries.calls.diff import compute_diffs, diff_parts, file_diffs
+from kandev_tui.widgets.entries.calls.output import has_output, output_parts
 
 View = Callable[[dict[str, Any], bool, bool, bool, Look, "str | None"], list[Any] | None]
 

@@ -6,7 +6,7 @@ from textual.widgets import Static
 
 from kandev_tui.session.model import quiet_text
 
-from .base import safe_text
+from kandev_tui.widgets.entries.base import safe_text
 
 STATE_STYLE = {"running": ("● working", "yellow"), "waiting": ("? waiting for you", "bold yellow"),
                "cancelling": ("◌ cancelling", "yellow"), "idle": ("○ ready", "green"), "starting": ("◌ starting", "yellow"),

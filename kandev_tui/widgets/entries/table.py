@@ -9,20 +9,20 @@ from __future__ import annotations
 
 from kandev_tui.transcript import items as K
 
-from .agent_message import AgentMessage
-from .changes_card import ChangesCard
-from .chart_block import ChartBlock
-from .compaction import CompactionRow
-from .subagent import SpawningCall, SubagentCard
-from .elicitation import ElicitationCard
-from .notice import Notice
-from .permission import PermissionRequest
-from .plan import Plan
-from .thought import Thought
-from .tool_call import ToolCallView
-from .tool_card import ToolCard
-from .tool_group import ToolGroup
-from .user_message import UserMessage
+from kandev_tui.widgets.entries.agent_message import AgentMessage
+from kandev_tui.widgets.entries.changes_card import ChangesCard
+from kandev_tui.widgets.entries.chart_block import ChartBlock
+from kandev_tui.widgets.entries.compaction import CompactionRow
+from kandev_tui.widgets.entries.subagent import SpawningCall, SubagentCard
+from kandev_tui.widgets.entries.elicitation import ElicitationCard
+from kandev_tui.widgets.entries.notice import Notice
+from kandev_tui.widgets.entries.permission import PermissionRequest
+from kandev_tui.widgets.entries.plan import Plan
+from kandev_tui.widgets.entries.thought import Thought
+from kandev_tui.widgets.entries.tool_call import ToolCallView
+from kandev_tui.widgets.entries.tool_card import ToolCard
+from kandev_tui.widgets.entries.tool_group import ToolGroup
+from kandev_tui.widgets.entries.user_message import UserMessage
 
 ITEM_WIDGETS = {K.USER: UserMessage, K.AGENT: AgentMessage, K.THOUGHT: Thought, K.PLAN: Plan,
                 K.PERMISSION: PermissionRequest, K.ERROR: Notice, K.TURN_END: Notice, K.NOTE: Notice,

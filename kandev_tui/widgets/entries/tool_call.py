@@ -23,10 +23,10 @@ from kandev_tui.transcript.tools import call_output, summarize
 
 from kandev_tui.ui.user_input import GIVE_WAY_EVERY, give_way, giving_way, user_input
 
-from .base import SearchHit, safe_text
-from .calls import call_parts, do_pending_work, heavy_view, pending_work, look_for
-from .context import workspace_root
-from .selectable import selectable_line, selected_text
+from kandev_tui.widgets.entries.base import SearchHit, safe_text
+from kandev_tui.widgets.entries.calls import call_parts, do_pending_work, heavy_view, pending_work, look_for
+from kandev_tui.widgets.context import workspace_root
+from kandev_tui.widgets.selectable import selectable_line, selected_text
 
 STATUS = {"pending": ("○", "dim"), "in_progress": ("◐", "yellow"), "complete": ("✔", "green"),
           "error": ("✖", "red"), "cancelled": ("⊘", "dim")}

@@ -12,7 +12,7 @@ from rich.text import Text
 from kandev_tui.base.jsonutil import of_type
 from kandev_tui.base.sanitize import visible
 
-from .diff import workspace_relative
+from kandev_tui.widgets.entries.calls.diff import workspace_relative
 
 
 def _size(data: Any) -> str:

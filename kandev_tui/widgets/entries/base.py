@@ -29,7 +29,7 @@ class SearchHit(Widget):
     hit_needle: str | None = None
 
     def show_hit(self, needle: str | None) -> None:
-        from .search_marks import mark_texts
+        from kandev_tui.widgets.search_marks import mark_texts
 
         self.hit_needle = needle.casefold() if needle else None
         self.set_class(needle is not None, "search-hit")
@@ -37,7 +37,7 @@ class SearchHit(Widget):
         self.refresh()
 
     def hit_row(self, needle: str) -> int | None:
-        from .search_marks import display_row, drawn
+        from kandev_tui.widgets.search_marks import display_row, drawn
 
         return display_row(self, drawn(self), needle)
 
@@ -45,7 +45,7 @@ class SearchHit(Widget):
 def first_match(root: Widget, needle: str) -> tuple[Widget, int] | None:
     """The first widget of ``root`` (itself included, in the order they are drawn) that draws ``needle``
     (casefolded), and the row of the match in it; None when nothing shown draws it (a chart's label cut short)."""
-    from .search_marks import display_row, drawn
+    from kandev_tui.widgets.search_marks import display_row, drawn
 
     for widget in root.walk_children(Widget, with_self=True):
         if not widget.display:

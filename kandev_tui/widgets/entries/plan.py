@@ -6,8 +6,8 @@ from textual.widgets import Static
 
 from kandev_tui.transcript.items import Item
 
-from .base import EntryWidget, safe_text
-from .markdown_rich import rich_markdown
+from kandev_tui.widgets.entries.base import EntryWidget, safe_text
+from kandev_tui.widgets.markdown_rich import rich_markdown
 
 MARKS = {"completed": ("✔", "green"), "in_progress": ("◐", "yellow"), "pending": ("○", "")}
 

@@ -19,8 +19,8 @@ from textual.widgets import Static
 if TYPE_CHECKING:  # the contract's models (pydantic) load with the first card, not with the app
     from kandev_tui.presentation.models import FileBlock
 
-from .base import safe_text
-from .context import context_of
+from kandev_tui.widgets.entries.base import safe_text
+from kandev_tui.widgets.context import context_of
 
 PREVIEW_CHARS = 2000
 CLIPPED = "Preview clipped."

@@ -18,8 +18,8 @@ from textual.widgets import Static
 from kandev_tui.renderers.registry import ResultShapeError, leaf_name
 from kandev_tui.transcript.items import Item
 
-from .base import EntryWidget, mount_into, safe_text
-from .tool_call import ToolCallView, call_title, key_argument, status_mark
+from kandev_tui.widgets.entries.base import EntryWidget, mount_into, safe_text
+from kandev_tui.widgets.entries.tool_call import ToolCallView, call_title, key_argument, status_mark
 
 EMPTY: tuple[Any, ...] = (None, "", [], {})
 

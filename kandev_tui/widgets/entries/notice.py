@@ -8,7 +8,7 @@ from rich.text import Text
 
 from kandev_tui.transcript.items import AGENT_NOTICE, ERROR, NOTE, Item
 
-from .base import TextEntry, code_spans, safe_text
+from kandev_tui.widgets.entries.base import TextEntry, code_spans, safe_text
 
 
 SHOWN_LINES = 5  # of a run of lines that are not JSON-RPC (its item keeps more: kandev_tui/transcript/rawlines.py)

@@ -24,7 +24,7 @@ from textual.widgets import Button, Checkbox, Input, RadioButton, RadioSet, Sele
 from kandev_tui.transcript import elicitation as E
 from kandev_tui.transcript.items import Item
 
-from .base import EntryWidget, safe_text
+from kandev_tui.widgets.entries.base import EntryWidget, safe_text
 
 # an answered question's mark, by how it ended ("?" is for one still waiting)
 ANSWERED_MARK = {E.ACCEPTED: ("✔ ", "green"), E.COMPLETED: ("✔ ", "green"), E.DECLINED: ("✖ ", "red"),

@@ -15,10 +15,10 @@ from kandev_tui.transcript.items import Item
 from kandev_tui.transcript.rich_calls import what_is_asked
 from kandev_tui.transcript.tools import summarize
 
-from .base import EntryWidget, code_spans, safe_text
-from .calls.content import content_parts
-from .calls.diff import DARK_LOOK, Look, diff_parts, look_for, workspace_relative
-from .context import workspace_root
+from kandev_tui.widgets.entries.base import EntryWidget, code_spans, safe_text
+from kandev_tui.widgets.entries.calls.content import content_parts
+from kandev_tui.widgets.entries.calls.diff import DARK_LOOK, Look, diff_parts, look_for, workspace_relative
+from kandev_tui.widgets.context import workspace_root
 
 def request_detail(tool_call: dict, look: Look = DARK_LOOK, root: str | None = None,
                    presentation: dict | None = None) -> list:

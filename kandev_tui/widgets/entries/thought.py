@@ -6,7 +6,7 @@ from textual.widgets import Collapsible, Static
 
 from kandev_tui.transcript.items import Item
 
-from .base import EntryWidget, safe_text
+from kandev_tui.widgets.entries.base import EntryWidget, safe_text
 
 
 class Thought(EntryWidget):

@@ -14,11 +14,11 @@ from kandev_tui.presentation import State, StoredPresentation
 from kandev_tui.session.parsed import presentation_of
 from kandev_tui.transcript.items import Item
 
-from .base import EntryWidget, mount_into, safe_text
-from .context import context_of
-from .chart_block import ChartBlock
-from .file_preview import FilePreview
-from .metrics_block import MetricsBlock
+from kandev_tui.widgets.entries.base import EntryWidget, mount_into, safe_text
+from kandev_tui.widgets.context import context_of
+from kandev_tui.widgets.entries.chart_block import ChartBlock
+from kandev_tui.widgets.entries.file_preview import FilePreview
+from kandev_tui.widgets.entries.metrics_block import MetricsBlock
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 UNAVAILABLE = "This presentation is unavailable."

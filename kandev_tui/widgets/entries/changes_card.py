@@ -14,7 +14,7 @@ from textual.message import Message
 
 from kandev_tui.transcript.items import Item
 
-from .base import TextEntry, safe_text
+from kandev_tui.widgets.entries.base import TextEntry, safe_text
 
 SHOWN_FILES = 8  # files listed on the card (the review has them all)
 LETTERS = {"added": ("A", "green"), "modified": ("M", "yellow"), "deleted": ("D", "red"), "renamed": ("R", "cyan"),

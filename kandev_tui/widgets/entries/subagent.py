@@ -13,8 +13,8 @@ from textual.app import ComposeResult
 
 from kandev_tui.transcript.items import SUBAGENT, Item
 
-from .base import CollapsibleEntry, EntryWidget, mount_into, safe_text
-from .tool_call import ToolCallView, call_title
+from kandev_tui.widgets.entries.base import CollapsibleEntry, EntryWidget, mount_into, safe_text
+from kandev_tui.widgets.entries.tool_call import ToolCallView, call_title
 
 MARKS = {"completed": ("✔", "green"), "complete": ("✔", "green"), "failed": ("✖", "red"), "error": ("✖", "red"),
          "in_progress": ("◐", "yellow"), "pending": ("○", "")}

@@ -22,8 +22,8 @@ from textual.widgets import Static
 
 from kandev_tui.ui.charts import LEGEND_MARKS, ChartData, full_value, inspection, plot
 
-from .base import mount_into, safe_text
-from .context import context_of
+from kandev_tui.widgets.entries.base import mount_into, safe_text
+from kandev_tui.widgets.context import context_of
 
 ANIMATION_FRAMES = 8
 ANIMATION_SECONDS = 0.5

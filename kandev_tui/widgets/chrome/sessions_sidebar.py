@@ -17,7 +17,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from kandev_tui.session.row import SessionRow
-from kandev_tui.widgets.base import SUBAGENT_STATE_STYLE, safe_text
+from kandev_tui.widgets.entries.base import SUBAGENT_STATE_STYLE, safe_text
 
 SIDEBAR_FROM = 120  # columns: the list stands beside the transcript from this width
 ROW_LINES = 2  # each session's row
