@@ -25,7 +25,7 @@ import urllib.parse
 from typing import Any, Callable
 
 from kandev_tui.base.jsonutil import of_type
-from kandev_tui.transcript import items as K
+from kandev_tui.transcript.items import PERMISSION
 from kandev_tui.transcript.items import Item
 
 from .history import PAGE, History
@@ -74,14 +74,14 @@ class Attachment:
 
     def item(self, rid: str) -> Item | None:
         item = row_item(self.rows[rid])
-        if item is not None and item.kind == K.PERMISSION and item.status == "pending" and self._moved_on(rid):
+        if item is not None and item.kind == PERMISSION and item.status == "pending" and self._moved_on(rid):
             # Kandev leaves an unanswered request as it was when the turn ends
             item = item.but(status="cancelled", payload={**item.payload, "answer": {"outcome": "cancelled"}}, final=True)
         return item
 
     def track(self, items: list[Item]) -> None:
         for item in items:
-            if item.kind == K.PERMISSION:
+            if item.kind == PERMISSION:
                 rid = item.key.removeprefix("kandev:")
                 if item.status == "pending":
                     self._waiting.add(rid)

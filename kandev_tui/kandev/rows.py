@@ -17,16 +17,44 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kandev_tui.transcript import items as K
+from kandev_tui.transcript.items import (
+
+    AGENT,
+
+    CANCELLED,
+
+    COMPLETE,
+
+    FAILED,
+
+    IN_PROGRESS,
+
+    NOTE,
+
+    PENDING,
+
+    PERMISSION,
+
+    PLAN,
+
+    TERMINAL,
+
+    THOUGHT,
+
+    TOOL,
+
+    USER,
+
+)
 from kandev_tui.transcript.items import Item
 
 from .shell_output import FETCHED
 
 STATUS = {
-    "pending": K.PENDING, "in_progress": K.IN_PROGRESS, "running": K.IN_PROGRESS,
-    "complete": K.COMPLETE, "completed": K.COMPLETE, "success": K.COMPLETE,
-    "error": K.FAILED, "failed": K.FAILED,
-    "cancelled": K.CANCELLED, "canceled": K.CANCELLED, "rejected": K.FAILED,
+    "pending": PENDING, "in_progress": IN_PROGRESS, "running": IN_PROGRESS,
+    "complete": COMPLETE, "completed": COMPLETE, "success": COMPLETE,
+    "error": FAILED, "failed": FAILED,
+    "cancelled": CANCELLED, "canceled": CANCELLED, "rejected": FAILED,
 }
 TOOL_KINDS = {"tool_read": "read", "tool_execute": "execute", "tool_edit": "edit", "tool_search": "search",
               "tool_call": "other"}
@@ -73,16 +101,16 @@ def row_item(row: dict[str, Any]) -> Item | None:
     meta = _dict(row.get("metadata"))
     origin = {"id": rid, "type": kind, "created_at": row.get("created_at"), "turn_id": row.get("turn_id")}
     if kind == "message":
-        item_kind = K.USER if row.get("author_type") == "user" else K.AGENT
+        item_kind = USER if row.get("author_type") == "user" else AGENT
         return Item(key, item_kind, turn, {"text": content, "kandev": origin}, final=True)
     if kind == "thinking":
         text = _str(meta.get("thinking")) or content
-        return Item(key, K.THOUGHT, turn, {"text": text, "kandev": origin}, final=True)
+        return Item(key, THOUGHT, turn, {"text": text, "kandev": origin}, final=True)
     if kind == "todo":
         entries = [{"content": _str(t.get("text") or t.get("content") or t.get("description")),
                     "priority": t.get("priority"), "status": t.get("status") or ("completed" if t.get("done") else "pending")}
                    for t in meta.get("todos") or [] if isinstance(t, dict)]
-        return Item(key, K.PLAN, turn, {"entries": entries, "kandev": origin}, final=True)
+        return Item(key, PLAN, turn, {"entries": entries, "kandev": origin}, final=True)
     if kind in TOOL_KINDS:
         return _tool(key, turn, kind, content, meta, origin, row.get(FETCHED))
     if kind == "permission_request":
@@ -94,19 +122,19 @@ def row_item(row: dict[str, Any]) -> Item | None:
         text = f"{script}: {who} · {state}" if who else f"{script} · {state}"
         if isinstance(meta.get("exit_code"), int) and meta["exit_code"] != 0:
             text += f" (exit code {meta['exit_code']})"
-        return Item(key, K.NOTE, turn, {"text": text, "kandev": origin}, final=True)
+        return Item(key, NOTE, turn, {"text": text, "kandev": origin}, final=True)
     if kind == "status":
-        return Item(key, K.NOTE, turn, {"text": content or "status", "kandev": origin}, final=True)
+        return Item(key, NOTE, turn, {"text": content or "status", "kandev": origin}, final=True)
     label = kind or "row"
     text = f"{label}: {content}" if content else label
-    return Item(key, K.NOTE, turn, {"text": text[:500], "unknown": True, "kandev": origin}, final=True)
+    return Item(key, NOTE, turn, {"text": text[:500], "unknown": True, "kandev": origin}, final=True)
 
 
 def _tool(key: str, turn: int, kind: str, content: str, meta: dict[str, Any], origin: dict[str, Any],
           fetched: Any = None) -> Item:
     """A tool row's item; ``fetched``: a command's output as fetched from the backend (or why it could not be)."""
     normalized = _dict(meta.get("normalized"))
-    status = STATUS.get(_str(meta.get("status")), K.IN_PROGRESS if meta.get("status") else K.COMPLETE)
+    status = STATUS.get(_str(meta.get("status")), IN_PROGRESS if meta.get("status") else COMPLETE)
     title = _str(meta.get("title")) or content or None
     call_id = _str(meta.get("tool_call_id")) or origin["id"]
     tool_kind = TOOL_KINDS[kind]
@@ -161,7 +189,7 @@ def _tool(key: str, turn: int, kind: str, content: str, meta: dict[str, Any], or
             payload["locations"] = [{"path": path}]
     else:  # a shape this adapter does not know yet: keep what Kandev stored
         payload.update(name=tool_kind, input={"kind": tool_kind, "raw_input": body or normalized or None}, output=None)
-    return Item(key, K.TOOL, turn, payload, status=status, tool_call_id=call_id, final=status in K.TERMINAL)
+    return Item(key, TOOL, turn, payload, status=status, tool_call_id=call_id, final=status in TERMINAL)
 
 
 PERMISSION_DONE = {"approved": "answered", "rejected": "answered", "denied": "answered", "answered": "answered",
@@ -189,7 +217,7 @@ def _permission(key: str, turn: int, content: str, meta: dict[str, Any], origin:
     elif state in PERMISSION_DONE:
         status = PERMISSION_DONE[state]
         payload["answer"] = {"outcome": "cancelled"} if status == "cancelled" else {"outcome": "selected", "name": state}
-    return Item(key, K.PERMISSION, turn, payload, status=status, tool_call_id=tool_call["toolCallId"] or None,
+    return Item(key, PERMISSION, turn, payload, status=status, tool_call_id=tool_call["toolCallId"] or None,
                 final=status != "pending")
 
 

@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
-from kandev_tui.transcript import items as K
+from kandev_tui.transcript.items import AGENT
 from kandev_tui.transcript.items import Item
 from kandev_tui.widgets.entries.agent_message import AgentMessage
 from kandev_tui.widgets.entries.base import safe_text
@@ -91,7 +91,7 @@ class SubagentScreen(Screen[None]):
         for part in parts:
             widget = self._parts.get(part["n"])
             if "text" in part:
-                message = Item(f"{self.key}:{part['n']}", K.AGENT, item.turn, {"text": part["text"]},
+                message = Item(f"{self.key}:{part['n']}", AGENT, item.turn, {"text": part["text"]},
                                final=item.final)
                 if widget is None:
                     widget = AgentMessage(message)

@@ -19,7 +19,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from kandev_tui.transcript import items as K
+from kandev_tui.transcript.items import SESSION_INFO, TOOL, USAGE
 from kandev_tui.transcript.items import Item
 from kandev_tui.renderers.registry import Registry, Renderer
 
@@ -27,7 +27,7 @@ from .layout import Entry, Layout
 from .parsed import VersionCache
 
 log = logging.getLogger("kandev_tui.session")
-STATUS_KINDS = (K.SESSION_INFO, K.USAGE)
+STATUS_KINDS = (SESSION_INFO, USAGE)
 MATCHES_KEPT = 4096  # tool-call versions whose renderer is remembered (matched where they arrive, placed later)
 PREPARED_AT_MOST = 256  # a batch's newest tool calls matched and prepared where they arrive (prepare)
 
@@ -78,7 +78,7 @@ class TranscriptModel:
         matched here: the agent's thread goes on reading rather than wait for them (:meth:`place`)."""
         if not self.registry.discovered:
             return
-        calls = [item for item in items if item.kind == K.TOOL]
+        calls = [item for item in items if item.kind == TOOL]
         # a reset's or a loaded history's thousands of calls: only the newest are drawn soon (the window opens at
         # the end); the others are matched as they are placed and prepared when a card shows them. Preparing all
         # 5,000 charts of a 50,000-item session held its first paint back 0.7-0.9 s (benchmarks/open_session.py)

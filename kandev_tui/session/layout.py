@@ -19,12 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-from kandev_tui.transcript import items as K
+from kandev_tui.transcript.items import PERMISSION, SESSION_INFO, SUBAGENT, TOOL, USAGE
 from kandev_tui.transcript.items import Item
 
 from kandev_tui.renderers.registry import Registry, Renderer, leaf_name
 
-NOT_IN_FLOW = {K.SESSION_INFO, K.USAGE}
+NOT_IN_FLOW = {SESSION_INFO, USAGE}
 
 
 @dataclass
@@ -110,25 +110,25 @@ class Layout:
 
     def place(self, item: Item) -> tuple[Entry | None, bool]:
         """The entry an item belongs to, and whether that entry is new."""
-        if item.kind == K.TOOL:
+        if item.kind == TOOL:
             self.calls[item.key] = item
         existing = self.entry_of.get(item.key)
         if existing is not None:
-            if existing.kind == "group" and item.kind == K.TOOL and (
+            if existing.kind == "group" and item.kind == TOOL and (
                     item.status not in ("pending", "in_progress", None)
                     or isinstance(item.payload.get("rich_output"), dict)):  # kandev-tui's server saw it: a card now
                 return self._maybe_promote(existing, item)
             return existing, False
         if item.kind in NOT_IN_FLOW:
             return None, False
-        if item.kind == K.SUBAGENT and (inside := self._into_spawner(item)) is not None:
+        if item.kind == SUBAGENT and (inside := self._into_spawner(item)) is not None:
             return inside
-        if item.kind != K.TOOL:
+        if item.kind != TOOL:
             if self._last_was_tool:
                 self._run += 1
             self._last_was_tool = False
             entry = self._add(Entry(item.key, "item", item.turn, self._run, [item.key]), item)
-            if item.kind == K.PERMISSION and isinstance(item.tool_call_id, str):
+            if item.kind == PERMISSION and isinstance(item.tool_call_id, str):
                 self._card_below_request(item.tool_call_id)
             return entry, True
         if not self._last_was_tool:

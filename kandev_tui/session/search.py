@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from kandev_tui.transcript import items as K
+from kandev_tui.transcript.items import CHANGES, ELICITATION, PERMISSION, PLAN, SUBAGENT, TOOL
 from kandev_tui.transcript.items import Item
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ def item_texts(item: Item) -> list[str]:
     payload = item.payload
     parts = [payload.get("text"), payload.get("title"), payload.get("name"), payload.get("message"),
              payload.get("description"), payload.get("summary"), payload.get("markdown")]
-    if item.kind in (K.TOOL, K.PLAN, K.PERMISSION, K.ELICITATION, K.SUBAGENT, K.CHANGES):
+    if item.kind in (TOOL, PLAN, PERMISSION, ELICITATION, SUBAGENT, CHANGES):
         parts.append(json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)[:20000])
     return [p for p in parts if isinstance(p, str)]
 

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable
 
 from kandev_tui.base.jsonutil import of_type
 
-from . import items as K
+from .items import CHANGES
 from .clientside import PATH_KEYS
 from .items import Item
 
@@ -132,4 +132,4 @@ class TurnChangesItems:
                     payload[name] = event[name][:4096]
         if state != "pending":
             self._named.pop(ref, None)
-        return [Item(key, K.CHANGES, turn, payload, final=state != "pending")]
+        return [Item(key, CHANGES, turn, payload, final=state != "pending")]

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from kandev_tui.base.jsonutil import of_type
 
-from . import items as K
+from .items import ELICITATION
 from .elicitation import (ACCEPTED, ANSWERED, CANCELLED, COMPLETED, PENDING, WITHDRAWN, _text, parse_form,
                           url_target)
 from .items import Item
@@ -66,7 +66,7 @@ class Elicitations:
         if asked_by:
             payload["asked_by"] = asked_by
         tool_call_id = of_type(params, "toolCallId", str, None)
-        item = Item(self._next("elicitation"), K.ELICITATION, turn, payload, status=PENDING, tool_call_id=tool_call_id)
+        item = Item(self._next("elicitation"), ELICITATION, turn, payload, status=PENDING, tool_call_id=tool_call_id)
         self._items[item.key] = item
         if payload.get("elicitation_id"):
             self._by_url_id[payload["elicitation_id"]] = item.key

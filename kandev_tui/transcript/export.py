@@ -11,7 +11,35 @@ from kandev_tui.base.sanitize import visible
 
 from kandev_tui.base.jsonutil import dumps
 
-from . import items as K
+from .items import (
+
+    AGENT,
+
+    AGENT_NOTICE,
+
+    CHANGES,
+
+    COMPACTION,
+
+    ELICITATION,
+
+    ERROR,
+
+    PERMISSION,
+
+    PLAN,
+
+    SUBAGENT,
+
+    THOUGHT,
+
+    TOOL,
+
+    TURN_END,
+
+    USER,
+
+)
 from .items import Item
 from .rich_calls import what_is_asked
 from .tools import call_output
@@ -69,22 +97,22 @@ def rich_output_markdown(item: Item) -> str | None:
 
 def item_markdown(item: Item) -> str | None:
     payload = item.payload
-    if item.kind == K.USER:
+    if item.kind == USER:
         return "### You\n\n" + visible(str(payload.get("text", "")))
-    if item.kind == K.AGENT:
+    if item.kind == AGENT:
         return visible(str(payload.get("text", "")))
-    if item.kind == K.THOUGHT:
+    if item.kind == THOUGHT:
         return "> *Thought:* " + _md_cell(payload.get("text", ""))
-    if item.kind == K.PLAN and ("markdown" in payload or "file" in payload):
+    if item.kind == PLAN and ("markdown" in payload or "file" in payload):
         said = "**Plan**" + (" (removed)" if payload.get("removed") else "")
         if "file" in payload:
             return f"{said}: kept in `{_md_cell(payload['file'])}`"
         return f"{said}\n\n" + _fence(str(payload["markdown"])[:20000])
-    if item.kind == K.PLAN:
+    if item.kind == PLAN:
         marks = {"completed": "x", "in_progress": "~"}
         return "**Plan**\n\n" + "\n".join(
             f"- [{marks.get(e.get('status'), ' ')}] {_md_cell(e.get('content', ''))}" for e in payload.get("entries", []))
-    if item.kind == K.TOOL:
+    if item.kind == TOOL:
         rich = rich_output_markdown(item)
         if rich is not None:
             return rich
@@ -95,24 +123,24 @@ def item_markdown(item: Item) -> str | None:
             body = output if isinstance(output, str) else dumps(output, indent=2)
             text += "\n\n" + _fence(body[:4000] + ("\n…" if len(body) > 4000 else ""))
         return text
-    if item.kind == K.PERMISSION:
+    if item.kind == PERMISSION:
         tool_call = payload.get("tool_call")
         verb, title, _ = what_is_asked(tool_call if isinstance(tool_call, dict) else {})
         answer = payload.get("answer") or {}
         said = answer.get("name") or answer.get("outcome") or "unanswered"
         return f"- Permission asked to {verb} **{_md_cell(title)}**: {_md_cell(said)}"
-    if item.kind == K.ELICITATION:
+    if item.kind == ELICITATION:
         return elicitation_markdown(item)
-    if item.kind == K.SUBAGENT:
+    if item.kind == SUBAGENT:
         calls = payload.get("tools") or []
         said = (f"- Subagent **{_md_cell(payload.get('title') or payload.get('description') or 'a subagent')}** "
                 f"({_md_cell(payload.get('state', 'running'))}, {len(calls)} call{'s' if len(calls) != 1 else ''})")
         words = payload.get("text") or ""
         return said + (f"\n\n> {_md_cell(words[-2000:])}" if words else "")
-    if item.kind == K.AGENT_NOTICE:
+    if item.kind == AGENT_NOTICE:
         said = f"> **{_md_cell(payload.get('severity', 'info'))}: {_md_cell(payload.get('title', ''))}**"
         return said + (f"\n> {_md_cell(payload['description'])}" if payload.get("description") else "")
-    if item.kind == K.COMPACTION:
+    if item.kind == COMPACTION:
         said = f"- Context compaction ({_md_cell(payload.get('status', 'in_progress'))})"
         if isinstance(payload.get("context_before"), int) and isinstance(payload.get("context_after"), int):
             said += f", context {payload['context_before']} → {payload['context_after']} tokens"
@@ -120,11 +148,11 @@ def item_markdown(item: Item) -> str | None:
             said += f": {_md_cell(payload['error'])}"
         summary = payload.get("summary") or ""
         return said + ("\n\n" + _fence(summary[:4000] + ("\n…" if len(summary) > 4000 else "")) if summary else "")
-    if item.kind == K.CHANGES:
+    if item.kind == CHANGES:
         return changes_markdown(payload)
-    if item.kind == K.ERROR:
+    if item.kind == ERROR:
         return f"> **Error:** {_md_cell(payload.get('message', ''))}"
-    if item.kind == K.TURN_END:
+    if item.kind == TURN_END:
         return f"*— end of turn ({_md_cell(payload.get('stop_reason', ''))}) —*"
     return None
 

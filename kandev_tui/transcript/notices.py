@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from kandev_tui.base.jsonutil import of_type
 
-from . import items as K
+from .items import AGENT_NOTICE, COMPACTION
 from .items import Item
 
 SEVERITIES = ("info", "warning", "error")
@@ -41,7 +41,7 @@ def notice_item(update: dict[str, Any], key: str, turn: int) -> Item:
     payload = {"severity": severity if severity in SEVERITIES else "info",
                "title": _text(update.get("title"), 500) or "(no title)",
                "description": _text(update.get("description"), 4000)}
-    return Item(key, K.AGENT_NOTICE, turn, payload, final=True)
+    return Item(key, AGENT_NOTICE, turn, payload, final=True)
 
 
 class Compactions:
@@ -66,7 +66,7 @@ class Compactions:
                 payload["context_before"] = used
                 if isinstance(size, int) and not isinstance(size, bool):
                     payload["context_size"] = size
-            item = Item(self._next("compaction"), K.COMPACTION, turn, payload)
+            item = Item(self._next("compaction"), COMPACTION, turn, payload)
         return item
 
     def update(self, update: dict[str, Any], turn: int) -> list[Item]:

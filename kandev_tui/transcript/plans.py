@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from kandev_tui.base.jsonutil import of_type
 
-from . import items as K
+from .items import PLAN
 from .items import Item
 
 MAX_MARKDOWN = 200_000
@@ -45,7 +45,7 @@ class Plans:
         if item is None:
             if len(self._items) >= MAX_PLANS:
                 self._items.pop(next(iter(self._items)))
-            item = Item(self._next("plan"), K.PLAN, turn, payload)
+            item = Item(self._next("plan"), PLAN, turn, payload)
         else:
             item = item.but(payload=payload)
         self._items[plan_id] = item

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import items as K
+from .items import ERROR
 from .items import Item
 
 KEPT = 50  # lines of a run kept in its item; the rest are counted
@@ -32,7 +32,7 @@ class RawLines:
         item = self.open
         if item is None:
             payload = {"bytes": size, "lines": 1, "preview": line[:SHOWN], "first": [line[:SHOWN]]}
-            self.open = Item(self._next("error"), K.ERROR, turn, {"message": self._message(payload), **payload})
+            self.open = Item(self._next("error"), ERROR, turn, {"message": self._message(payload), **payload})
             return self.open
         old = item.payload
         first = old["first"] if len(old["first"]) >= KEPT else [*old["first"], line[:SHOWN]]

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from kandev_tui.base.jsonutil import of_type
 
-from . import items as K
+from .items import SUBAGENT
 from .items import Item
 
 MAX_TEXT = 20_000  # characters of a child's words kept (its latest)
@@ -79,7 +79,7 @@ class Subagents:
                 payload["parent_title"] = self._items[parent].payload.get("title") or "a subagent"
             if spawned_by:
                 payload["spawned_by"] = spawned_by
-            item = Item(self._next("subagent"), K.SUBAGENT, turn, payload)
+            item = Item(self._next("subagent"), SUBAGENT, turn, payload)
         payload = dict(item.payload)
         for key, limit in (("title", 300), ("description", 2000)):
             if isinstance(update.get(key), str):

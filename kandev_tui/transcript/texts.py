@@ -18,10 +18,10 @@ from typing import Any, Callable
 
 from kandev_tui.base.sanitize import SECRET_REACH, holds_secret, scrub_secrets
 
-from . import items as K
+from .items import AGENT, THOUGHT, USER
 from .items import Item
 
-KINDS = {"message": K.AGENT, "thought": K.THOUGHT, "user": K.USER}  # each open text's name → its item kind
+KINDS = {"message": AGENT, "thought": THOUGHT, "user": USER}  # each open text's name → its item kind
 ENDS_A_SENTENCE = ".!?:;…|`*_)]}>\"'\n"  # a message whose text ends with one of these is not mid-sentence
 
 

@@ -113,7 +113,7 @@ async def test_an_agent_that_ignores_cancel_is_stopped_and_its_output_kept(tmp_p
     chunks = text.split("still going ")[1:]
     assert [int(c) for c in chunks] == list(range(len(chunks))) and len(chunks) > 10  # nothing lost, no gap
 async def test_an_agent_killed_mid_turn_is_said_once_by_its_signal_and_the_app_exits_non_zero(tmp_path):
-    from kandev_tui.transcript import items as K
+    from kandev_tui.transcript.items import ERROR
 
     app, store = fault_app(tmp_path, "killed-mid-turn")
     async with app.run_test(size=(100, 30)) as pilot:
@@ -124,7 +124,7 @@ async def test_an_agent_killed_mid_turn_is_said_once_by_its_signal_and_the_app_e
         await app.action_quit()
     assert app.return_code == 1 and app.life.failures() == ["the agent was ended by SIGKILL (signal 9) during the turn"]
     session = store.sessions()[0]
-    errors = [i for i in store.items(session["id"]) if i.kind == K.ERROR]
+    errors = [i for i in store.items(session["id"]) if i.kind == ERROR]
     assert [e.payload["message"] for e in errors] == ["The agent was ended by SIGKILL (signal 9) during the turn."]
     assert "exit_code" not in errors[0].payload and session["state"] == "failed"
     store.close()

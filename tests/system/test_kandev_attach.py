@@ -21,7 +21,7 @@ from kandev_tui.renderers import Registry
 from kandev_tui.session.changes import TranscriptModel
 from kandev_tui.ui.textual_hooks import screen_text
 from kandev_tui.transcript import Store
-from kandev_tui.transcript import items as K
+from kandev_tui.transcript.items import NOTE, PERMISSION, TOOL, USER
 
 from ..support.app_helpers import until
 from ..support.kandev_backend import Backend, Client, Proxy, is_row
@@ -119,12 +119,12 @@ async def test_headless_follow_prints_a_turn_live(backend, tmp_path):
         final[line["key"]] = line
     assert first_seen == [f"kandev:{r['id']}" for r in rows]  # every row, once, in Kandev's order
     assert len(lines) > len(rows)  # rows that changed were printed again (live), under the same key
-    users = [v for v in final.values() if v["kind"] == K.USER]
+    users = [v for v in final.values() if v["kind"] == USER]
     assert [u["payload"]["text"] for u in users] == ["Show me the build times"]
-    charts = [v for v in final.values() if v["kind"] == K.TOOL and "show_rich_output" in (v["payload"]["title"] or "")]
+    charts = [v for v in final.values() if v["kind"] == TOOL and "show_rich_output" in (v["payload"]["title"] or "")]
     assert [c["status"] for c in charts] == ["complete", "complete", "complete", "error"]
     assert chart_labels(charts[1]["payload"])[0] == "2026-08-10T09:12:00Z"
-    assert any(v["kind"] == K.PERMISSION and v["status"] == "answered" for v in final.values())
+    assert any(v["kind"] == PERMISSION and v["status"] == "answered" for v in final.values())
 
 
 async def test_history_pages_then_the_cache_fetches_only_what_is_missing(backend, finished, tmp_path):
@@ -316,7 +316,7 @@ async def test_the_app_prompts_answers_a_permission_and_renders_kandev_charts(ba
             rows = await client.rows(session_id)
         view = app.view
         assert list(view.model.items) == [f"kandev:{r['id']}" for r in rows]  # each row once, in order
-        permission = [i for i in view.model.items.values() if i.kind == K.PERMISSION][0]
+        permission = [i for i in view.model.items.values() if i.kind == PERMISSION][0]
         assert permission.payload["answer"]["option_id"] == "allow" and permission.status == "answered"
         assert [r for r in rows if r["type"] == "message" and r["author_type"] == "user"][0]["content"] == \
             "Show me the build times"
@@ -399,10 +399,10 @@ async def test_escape_cancels_the_turn_in_kandev(backend, tmp_path):
         await pilot.press(*"Show me the build times", "enter")
         await until(pilot, lambda: any(w.answerable for w in app.query(PermissionRequest)))
         await pilot.press("escape")  # agent.cancel
-        await until(pilot, lambda: any(i.kind == K.NOTE and "cancelled" in i.payload["text"].lower()
+        await until(pilot, lambda: any(i.kind == NOTE and "cancelled" in i.payload["text"].lower()
                                        for i in app.view.model.items.values()))
         await until(pilot, lambda: not any(w.answerable for w in app.query(PermissionRequest)))
-        request = [i for i in app.view.model.items.values() if i.kind == K.PERMISSION][0]
+        request = [i for i in app.view.model.items.values() if i.kind == PERMISSION][0]
         assert request.status == "cancelled"
         await until(pilot, lambda: app.source.state == "idle" and not screen.prompt.disabled)
 

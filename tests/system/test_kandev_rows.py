@@ -9,7 +9,7 @@ import pytest
 
 from kandev_tui.kandev.connection import KandevError, backend_key, normalize_url
 from kandev_tui.kandev.rows import row_item, turn_number
-from kandev_tui.transcript import items as K
+from kandev_tui.transcript.items import AGENT, NOTE, PERMISSION, PLAN, THOUGHT, TOOL, USER
 
 from ..support.kandev_rows import ROWS
 
@@ -19,9 +19,9 @@ def test_every_captured_row_becomes_one_item_keyed_by_its_id():
     assert all(item is not None for item in items)
     assert [i.key for i in items] == [f"kandev:{r['id']}" for r in ROWS]
     kinds = [i.kind for i in items]
-    assert kinds.count(K.USER) == 1 and K.AGENT in kinds and K.THOUGHT in kinds and K.PLAN in kinds
-    assert K.PERMISSION in kinds and kinds.count(K.TOOL) == 9  # read, search, 2 × execute, edit, 4 × rich output
-    assert {i.turn for i in items if i.kind != K.NOTE} == {turn_number(ROWS[1]["turn_id"])}
+    assert kinds.count(USER) == 1 and AGENT in kinds and THOUGHT in kinds and PLAN in kinds
+    assert PERMISSION in kinds and kinds.count(TOOL) == 9  # read, search, 2 × execute, edit, 4 × rich output
+    assert {i.turn for i in items if i.kind != NOTE} == {turn_number(ROWS[1]["turn_id"])}
 
 
 def test_urls():

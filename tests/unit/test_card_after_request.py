@@ -8,7 +8,7 @@ import pytest
 
 from kandev_tui.renderers import Registry
 from kandev_tui.session.layout import Layout
-from kandev_tui.transcript import items as K
+from kandev_tui.transcript.items import PERMISSION
 from kandev_tui.transcript.replay import items_from_recording
 
 from ..support.frames import RECORDINGS, versions
@@ -30,7 +30,7 @@ def test_a_chart_comes_below_the_request_that_allowed_it_live_as_when_stored(nam
     assert shape(live) == shape(stored)
     assert [e.index for e in live.entries] == list(range(len(live.entries)))
     assert all(live.by_key[e.key] is e for e in live.entries)
-    requests = {item.tool_call_id: item.key for item in final if item.kind == K.PERMISSION}
+    requests = {item.tool_call_id: item.key for item in final if item.kind == PERMISSION}
     cards = [e for e in live.entries if e.kind == "card" and e.renderer is not None and e.renderer.after_request]
     assert cards, "the recording has a chart"
     asked = 0

@@ -15,7 +15,7 @@ from kandev_tui.kandev.rows import row_item, sort_key
 from kandev_tui.presentation.stored import State, read_stored_call
 from kandev_tui.renderers import Registry
 from kandev_tui.transcript import Store
-from kandev_tui.transcript import items as K
+from kandev_tui.transcript.items import COMPLETE, FAILED, NOTE
 
 from ..support.kandev_rows import ROWS, attachment
 
@@ -27,11 +27,11 @@ def rows_of(kind: str) -> list[dict]:
 def test_tool_rows_become_the_neutral_tool_payload():
     read = row_item(rows_of("tool_read")[0])
     assert read.payload["name"] == "read" and read.payload["input"]["raw_input"] == {"path": "reports/build.json"}
-    assert "412" in read.payload["output"] and read.status == K.COMPLETE and read.final
+    assert "412" in read.payload["output"] and read.status == COMPLETE and read.final
     search = row_item(rows_of("tool_search")[0])
     assert "src/billing.py:9" in search.payload["output"]
     failed = [row_item(r) for r in rows_of("tool_execute") if r["content"] == "make lint"][0]
-    assert failed.status == K.FAILED and failed.payload["output"]["exit_code"] == 2
+    assert failed.status == FAILED and failed.payload["output"]["exit_code"] == 2
     assert "48 bytes of stderr" in failed.payload["output"]["note"]  # Kandev keeps sizes, not text: say so
 
 
@@ -47,7 +47,7 @@ def test_a_kandev_rich_output_row_parses_with_its_csv_snapshot():
     chart = parsed.presentation.blocks[0]
     assert chart.labels[0] == "2026-08-10T09:12:00Z" and chart.series[1].values[2] is None
     rejected = calls[3]
-    assert rejected.status == K.FAILED
+    assert rejected.status == FAILED
 
 
 def test_permission_rows_pending_and_answered():
@@ -77,7 +77,7 @@ def test_odd_rows_never_raise(row):
     item = row_item(row)
     assert item is not None and item.key == f"kandev:{row.get('id') or row.get('message_id')}"
     if row.get("type") == "some_future_type":
-        assert item.kind == K.NOTE and "some_future_type: hello" in item.payload["text"]
+        assert item.kind == NOTE and "some_future_type: hello" in item.payload["text"]
 
 
 def test_rows_without_an_id_are_skipped():

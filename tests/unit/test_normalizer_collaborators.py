@@ -3,7 +3,7 @@ requests, the local events and the session's info (the normaliser's own tests fe
 
 from __future__ import annotations
 
-from kandev_tui.transcript import items as K
+from kandev_tui.transcript.items import COMPLETE, ERROR, NOTE, PERMISSION, TOOL, TURN_END
 from kandev_tui.transcript.normalize.calls import ToolCalls
 from kandev_tui.transcript.normalize.info import SessionInfo
 from kandev_tui.transcript.normalize.local import LocalEvents
@@ -23,10 +23,10 @@ def test_a_tool_call_is_made_from_its_first_frame_merged_by_the_next_and_looked_
     shared = Shared(turn=2, loader=stored.get)
     calls = ToolCalls(shared)
     first = calls.frame({"toolCallId": "c1", "title": "Run tests", "kind": "execute", "status": "pending"}, first=True)
-    assert [item.kind for item in first] == [K.TOOL] and first[0].payload["title"] == "Run tests"
+    assert [item.kind for item in first] == [TOOL] and first[0].payload["title"] == "Run tests"
     done = calls.frame({"toolCallId": "c1", "status": "completed"}, first=False)
-    assert done[-1].status == K.COMPLETE and done[-1].final and calls.running_call() is None
-    assert calls.frame({"title": "no id"}, first=True)[0].kind == K.ERROR
+    assert done[-1].status == COMPLETE and done[-1].final and calls.running_call() is None
+    assert calls.frame({"title": "no id"}, first=True)[0].kind == ERROR
     shared.released.add("old")  # released at a turn's end: found in the store again
     assert calls.tool("old")["title"] == "Stored"
 
@@ -40,7 +40,7 @@ def test_a_request_marks_its_call_while_it_waits_and_its_answer_unmarks_it():
                                                              "options": [{"optionId": "ok", "name": "Allow",
                                                                           "kind": "allow_once"}]}})
     call, request = asked[-2], asked[-1]
-    assert call.payload["asking"] is True and request.kind == K.PERMISSION and request.payload["tool_call"]["title"] == "Edit"
+    assert call.payload["asking"] is True and request.kind == PERMISSION and request.payload["tool_call"]["title"] == "Edit"
     answered = requests.answered(shared.requests_in.pop(5), {"result": {"outcome": {"outcome": "selected",
                                                                                     "optionId": "ok"}}})
     assert answered[0].payload["answer"] == {"outcome": "selected", "option_id": "ok", "name": "Allow",
@@ -71,7 +71,7 @@ def test_a_note_that_ends_the_turn_finishes_it_through_the_normaliser():
 
     local = LocalEvents(shared, ToolCalls(shared), finish)
     items = local.event({"event": "note", "message": "closed", "ends_turn": True, "stop_reason": "cancelled"})
-    assert ended == [True] and [item.kind for item in items] == [K.NOTE, K.TURN_END]
+    assert ended == [True] and [item.kind for item in items] == [NOTE, TURN_END]
     assert items[-1].payload == {"stop_reason": "cancelled"}
     shared.turn_open = False  # no turn: a rich-output report is another session's (a server shared between them)
     assert local.event({"event": "rich_output", "tool_call_id": "x"}) == []

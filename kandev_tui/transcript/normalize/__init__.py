@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from kandev_tui.base.jsonutil import of_type
 
-from .. import items as K
+from ..items import TURN_END, USAGE, USER
 from ..changes import named_paths
 from ..frames import IN, LOCAL, OUT, Frame
 from ..items import Item
@@ -164,7 +164,7 @@ class Normalizer:
             self.s.first_words = text
         full = _text_of(prompt[:1])
         self._echo, self._echoed = [" ".join(t.split()) for t in {full, text} if t.strip()], ""
-        item = Item(self.s.next("user"), K.USER, self.s.turn, {"text": text, **({"mentions": mentions} if mentions else {})},
+        item = Item(self.s.next("user"), USER, self.s.turn, {"text": text, **({"mentions": mentions} if mentions else {})},
                     final=True)
         changed.append(item)
         return changed
@@ -228,7 +228,7 @@ class Normalizer:
         payload: dict[str, Any] = {"stop_reason": stop}
         if isinstance(result.get("usage"), dict):
             payload["usage"] = result["usage"]
-        changed.append(Item(self.s.next("turn_end"), K.TURN_END, self.s.turn, payload, final=True))
+        changed.append(Item(self.s.next("turn_end"), TURN_END, self.s.turn, payload, final=True))
         return changed
 
     def _finish_turn(self) -> list[Item]:
@@ -281,7 +281,7 @@ class Normalizer:
             return [self.calls.set_plan([e for e in update.get("entries") or [] if isinstance(e, dict)])]
         if kind == "usage_update":
             self._usage = {k: update[k] for k in ("size", "used", "cost") if k in update}
-            return [Item("usage", K.USAGE, self.s.turn, dict(self._usage))] + \
+            return [Item("usage", USAGE, self.s.turn, dict(self._usage))] + \
                 self._compactions.usage_reported(self._usage)
         if kind in STATE_UPDATES:
             return self.info.update(kind, update)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import items as K
+from ..items import PLAN, TOOL
 from ..diffs import diff_blocks, diff_summary
 from ..items import COMPLETE, FAILED, TERMINAL, Item
 from ..tools import merge_tool_frame, new_call
@@ -41,7 +41,7 @@ class ToolCalls:
 
     def item(self, call: dict[str, Any]) -> Item:
         payload = {k: v for k, v in call.items() if k != "new"}
-        return Item(f"tool:{call['tool_call_id']}", K.TOOL, int(call["turn"] if "turn" in call else self.s.turn), payload,
+        return Item(f"tool:{call['tool_call_id']}", TOOL, int(call["turn"] if "turn" in call else self.s.turn), payload,
                     status=call.get("status"), tool_call_id=call["tool_call_id"], final=call.get("status") in TERMINAL)
 
     def frame(self, update: dict[str, Any], first: bool) -> list[Item]:
@@ -75,7 +75,7 @@ class ToolCalls:
         payload = {"entries": [
             {"content": str(e.get("content", e.get("text", ""))), "priority": e.get("priority"), "status": e.get("status")}
             for e in entries]}
-        self.s.plan = (Item(self.s.next("plan"), K.PLAN, self.s.turn, payload) if self.s.plan is None
+        self.s.plan = (Item(self.s.next("plan"), PLAN, self.s.turn, payload) if self.s.plan is None
                       else self.s.plan.but(payload=payload))
         return self.s.plan
 

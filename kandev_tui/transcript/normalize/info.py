@@ -7,7 +7,7 @@ from typing import Any
 
 from kandev_tui.base.jsonutil import of_type
 
-from .. import items as K
+from ..items import SESSION_INFO
 from ..items import Item
 from .shared import Shared
 
@@ -29,7 +29,7 @@ class SessionInfo:
             if not self.s.elicitations.agent:
                 return []
             info["agent"] = self.s.elicitations.agent
-            return [Item("session_info", K.SESSION_INFO, self.s.turn, dict(info))]
+            return [Item("session_info", SESSION_INFO, self.s.turn, dict(info))]
         if request in ("session/new", "session/load", "session/resume", "session/fork"):
             for key in ("modes", "models"):
                 if isinstance(result.get(key), dict):
@@ -50,7 +50,7 @@ class SessionInfo:
             info["models"] = {**(info.get("models") or {}), "currentModelId": params["modelId"]}
         else:
             return []
-        return [Item("session_info", K.SESSION_INFO, self.s.turn, dict(info))]
+        return [Item("session_info", SESSION_INFO, self.s.turn, dict(info))]
 
     def set_mode(self, mode: Any) -> None:
         """The current mode, kept the same in ``mode`` and in a config option of category mode."""
@@ -95,7 +95,7 @@ class SessionInfo:
             options = update.get("configOptions", update.get("configOption"))
             if isinstance(options, list):
                 self.set_config(options)
-        return [Item("session_info", K.SESSION_INFO, self.s.turn, dict(info))]
+        return [Item("session_info", SESSION_INFO, self.s.turn, dict(info))]
 
     def carries_guidance(self, title: str) -> bool:
         """Whether an agent's title for the session was made from kandev-tui's guidance paragraph (Codex titles a

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from kandev_tui.base.jsonutil import of_type
 
-from .. import items as K
+from ..items import NOTE, TURN_END
 from ..clientside import diff_paths
 from ..diffs import diff_summary
 from ..items import COMPLETE, Item
@@ -41,7 +41,7 @@ class LocalEvents:
             # session closed during a turn); either may end the turn (its unfinished calls cancelled)
             changed = self.s.close_text() if kind == "error" or event.get("ends_turn") else []
             if kind == "note":
-                changed.append(Item(self.s.next("note"), K.NOTE, self.s.turn, {"text": str(event.get("message", ""))},
+                changed.append(Item(self.s.next("note"), NOTE, self.s.turn, {"text": str(event.get("message", ""))},
                                     final=True))
             else:
                 changed.append(self.s.error(str(event.get("message", "error")), exit_code=event.get("exit_code"),
@@ -50,7 +50,7 @@ class LocalEvents:
                 self.s.turn_changes.untrack()  # cut short by kandev-tui closing: no card (its changes are not computed)
                 stop = of_type(event, "stop_reason", str, "error")
                 changed.extend(self._finish_turn())
-                changed.append(Item(self.s.next("turn_end"), K.TURN_END, self.s.turn, {"stop_reason": stop}, final=True))
+                changed.append(Item(self.s.next("turn_end"), TURN_END, self.s.turn, {"stop_reason": stop}, final=True))
             return changed
         if kind == "changes":
             return self.s.turn_changes.event(event, self.s.turn)

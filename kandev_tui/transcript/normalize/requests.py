@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from kandev_tui.base.jsonutil import of_type
 from kandev_tui.presentation.names import is_rich_output_name
 
-from .. import items as K
+from ..items import PERMISSION
 from ..items import Item
 from .content import _request_view
 
@@ -47,7 +47,7 @@ class Requests:
         asked_by = self.s.subagents.name_of(params.get("sessionId"))
         if asked_by:  # one of its subagents asks: the request says which
             payload["asked_by"] = asked_by
-        item = Item(key, K.PERMISSION, self.s.turn, payload, status="pending", tool_call_id=tool_call.get("toolCallId"))
+        item = Item(key, PERMISSION, self.s.turn, payload, status="pending", tool_call_id=tool_call.get("toolCallId"))
         self.s.permissions[key] = item
         return self.s.close_text() + self.asks(item.tool_call_id, asked_mark(tool_call)) + [item]
 

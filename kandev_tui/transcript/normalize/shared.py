@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .. import items as K
+from ..items import ERROR
 from ..changes import TurnChangesItems
 from ..clientside import ClientSide
 from ..elicitations import Elicitations
@@ -58,7 +58,7 @@ class Shared:
 
     def error(self, message: str, **details: Any) -> Item:
         payload = {"message": message, **{k: v for k, v in details.items() if v is not None}}
-        return Item(self.next("error"), K.ERROR, self.turn, payload, final=True)
+        return Item(self.next("error"), ERROR, self.turn, payload, final=True)
 
     def close_text(self) -> list[Item]:
         return self.texts.close()

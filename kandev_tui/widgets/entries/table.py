@@ -7,7 +7,35 @@ call views). The app reads them in a thread after that frame, so the first entry
 
 from __future__ import annotations
 
-from kandev_tui.transcript import items as K
+from kandev_tui.transcript.items import (
+
+    AGENT,
+
+    AGENT_NOTICE,
+
+    CHANGES,
+
+    COMPACTION,
+
+    ELICITATION,
+
+    ERROR,
+
+    NOTE,
+
+    PERMISSION,
+
+    PLAN,
+
+    SUBAGENT,
+
+    THOUGHT,
+
+    TURN_END,
+
+    USER,
+
+)
 
 from kandev_tui.widgets.entries.agent_message import AgentMessage
 from kandev_tui.widgets.entries.changes_card import ChangesCard
@@ -24,10 +52,10 @@ from kandev_tui.widgets.entries.tool_card import ToolCard
 from kandev_tui.widgets.entries.tool_group import ToolGroup
 from kandev_tui.widgets.entries.user_message import UserMessage
 
-ITEM_WIDGETS = {K.USER: UserMessage, K.AGENT: AgentMessage, K.THOUGHT: Thought, K.PLAN: Plan,
-                K.PERMISSION: PermissionRequest, K.ERROR: Notice, K.TURN_END: Notice, K.NOTE: Notice,
-                K.ELICITATION: ElicitationCard, K.AGENT_NOTICE: Notice, K.COMPACTION: CompactionRow,
-                K.SUBAGENT: SubagentCard, K.CHANGES: ChangesCard}
+ITEM_WIDGETS = {USER: UserMessage, AGENT: AgentMessage, THOUGHT: Thought, PLAN: Plan,
+                PERMISSION: PermissionRequest, ERROR: Notice, TURN_END: Notice, NOTE: Notice,
+                ELICITATION: ElicitationCard, AGENT_NOTICE: Notice, COMPACTION: CompactionRow,
+                SUBAGENT: SubagentCard, CHANGES: ChangesCard}
 REQUESTS = (PermissionRequest, ElicitationCard)  # what waits for the user's answer, and takes the focus
 REQUEST_SELECTOR = "PermissionRequest, ElicitationCard"
 
