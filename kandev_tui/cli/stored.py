@@ -54,7 +54,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = dumps({"session": session, "items": [i.to_json() for i in items]}, indent=2) + "\n"
     elif args.format == "jsonl":
-        text = "".join(dumps(i.to_json()) + "\n" for i in items)
+        from kandev_tui.transcript.lines import item_line
+
+        text = "".join(item_line(i) + "\n" for i in items)
     else:
         from kandev_tui.transcript.export import session_markdown
 
@@ -70,15 +72,15 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_transcript(args: argparse.Namespace) -> int:
-    from kandev_tui.base.jsonutil import dumps
 
     from kandev_tui.transcript.replay import items_from_recording
 
     problem = _recording_problem("transcript", args.file)
     if problem:
         return _fail(*problem)
-    for item in items_from_recording(args.file):
-        print(dumps(item.to_json(), separators=(",", ":")))
+    from kandev_tui.transcript.lines import ItemLines
+
+    ItemLines(sys.stdout).print(items_from_recording(args.file))
     return EXIT_OK
 
 

@@ -9,6 +9,7 @@ from typing import Any, TextIO
 
 from kandev_tui.base.jsonutil import dumps
 from kandev_tui.transcript.items import Item
+from kandev_tui.transcript.lines import ItemLines
 
 from .attach import Attachment
 from .catalog import newest_session_of_task, sessions
@@ -16,22 +17,15 @@ from .connection import KandevConnection, KandevError
 
 
 class _Printer:
-    """Prints an item when its state differs from what was printed for its key."""
+    """Prints items as JSON lines (:class:`~kandev_tui.transcript.lines.ItemLines`) once the history is all in."""
 
     def __init__(self, out: TextIO) -> None:
-        self.out = out
-        self.printed: dict[str, str] = {}
+        self.lines = ItemLines(out)
         self.live = False
 
     def items(self, items: list[Item]) -> None:
-        if not self.live:  # history is printed in order once it is all in
-            return
-        for item in items:
-            line = dumps(item.to_json())
-            if self.printed.get(item.key) != line:
-                self.printed[item.key] = line
-                self.out.write(line + "\n")
-        self.out.flush()
+        if self.live:  # history is printed in order once it is all in
+            self.lines.print(items)
 
 
 async def list_sessions(url: str, token: str | None, out: TextIO) -> int:

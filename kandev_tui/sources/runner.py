@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import io
-import os
 import sys
 import time
 from pathlib import Path
@@ -13,44 +11,33 @@ from typing import IO, Any
 from kandev_tui.base import pacing
 from kandev_tui.acp import AgentError, AgentOptions, LoginRequired, headless_permission_policy
 from kandev_tui.session.agent import AgentSession, choose_at_start, session_title
-from kandev_tui.base.jsonutil import dumps
 from kandev_tui.session.model import quiet_text
 from kandev_tui.base.shutdown import EndingSignals, ending_reason, exit_status
 from kandev_tui.transcript import Item, Store
 from kandev_tui.transcript.items import ERROR, PLAN, SESSION_INFO, TURN_END, USAGE
+from kandev_tui.transcript.lines import ItemLines
 
 STORE_FAILED = 2  # the exit status when the session database failed (as for one that cannot be opened)
 
 
 class ItemPrinter:
-    """Prints each item as one JSON line once it is final (again if it changes later); the session's running
-    state (token usage, the agent's title for the session, its plans), which is never final, at the end of the
-    turn (:meth:`finish`), then its ``turn_end``, held until then: the turn's changes card, made once the agent
-    has answered, comes before it, and ``turn_end`` stays the last line."""
+    """Prints each item as one JSON line (:class:`~kandev_tui.transcript.lines.ItemLines`) once it is final (again
+    if it changes later); the session's running state (token usage, the agent's title for the session, its plans),
+    which is never final, at the end of the turn (:meth:`finish`), then its ``turn_end``, held until then: the
+    turn's changes card, made once the agent has answered, comes before it, and ``turn_end`` stays the last line."""
 
     def __init__(self, out: IO[str]) -> None:
-        self.out = out
-        self.reader_gone = False  # the reader of ``out`` went away (``| head``): nothing more is printed
-        self._printed: dict[str, str] = {}
+        self.lines = ItemLines(out)
         self._state: dict[str, Item] = {}
         self._turn_end: Item | None = None
 
-    def _write(self, text: str = "") -> None:
-        """Write (and flush) to ``out``; once its reader has gone, the turn goes on and is stored, silently."""
-        if self.reader_gone:
-            return
-        try:
-            if text:
-                self.out.write(text)
-            self.out.flush()
-        except BrokenPipeError:
-            self.reader_gone = True
-            try:  # the interpreter's own flush at exit would fail on the closed pipe too
-                os.dup2(os.open(os.devnull, os.O_WRONLY), self.out.fileno())
-            except (OSError, ValueError, io.UnsupportedOperation):
-                pass
+    @property
+    def reader_gone(self) -> bool:
+        """The reader of ``out`` went away (``| head``): nothing more is printed."""
+        return self.lines.reader_gone
 
     def __call__(self, items: list[Item]) -> None:
+        final = []
         for item in items:
             # a plan stays open to updates, and a run of lines that are not JSON-RPC (an error) while they come
             if item.kind in (USAGE, SESSION_INFO, PLAN, ERROR) and not item.final:
@@ -59,23 +46,14 @@ class ItemPrinter:
                 self._turn_end = item
             elif item.final:
                 self._state.pop(item.key, None)  # a later, final version: the one printed
-                self._print(item)
-        self._write()
-
-    def _print(self, item: Item) -> None:
-        line = dumps(item.to_json(), separators=(",", ":"))
-        if self._printed.get(item.key) != line:
-            self._printed[item.key] = line
-            self._write(line + "\n")
+                final.append(item)
+        self.lines.print(final)
 
     def finish(self) -> None:
         """The turn is over (its changes said): the session's state, then its ``turn_end``, the last line."""
-        for item in self._state.values():
-            self._print(item)
-        if self._turn_end is not None:
-            self._print(self._turn_end)
-            self._turn_end = None
-        self._write()
+        last = [*self._state.values(), *([self._turn_end] if self._turn_end is not None else [])]
+        self._turn_end = None
+        self.lines.print(last)
 
 
 def login_lines(methods: list[dict[str, Any]]) -> list[str]:
