@@ -15,7 +15,7 @@ import sys
 from typing import Sequence
 
 from kandev_tui.cli.common import EXIT_OK, EXIT_USAGE, Failure, _fail, _no_terminal
-from kandev_tui.cli.common import _NoStore, app_exit_status  # noqa: F401 - used from here (tests, the app)
+from kandev_tui.cli.common import app_exit_status  # noqa: F401 - used from here (tests, the app)
 from kandev_tui.cli.parser import build_parser
 from kandev_tui.cli.running import cmd_home
 

@@ -122,9 +122,8 @@ def run(args: argparse.Namespace) -> int:
                       "keeps checkpoints in git repositories only)") from None
     if session_id is None and found:  # the sessions' titles, from the store where it has them
         with open_store(args, create=False) as store:
-            if store is not None:
-                titles = {row["id"]: row["title"] or "" for row in store.sessions()}
-                prompts = turn_prompts(store, sorted({row["session"] for row in found} & set(titles)))
+            titles = {row["id"]: row["title"] or "" for row in store.sessions()}
+            prompts = turn_prompts(store, sorted({row["session"] for row in found} & set(titles)))
     if args.json:
         for row in found:
             print(dumps(row))

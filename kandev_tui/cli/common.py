@@ -89,10 +89,10 @@ def read_json(file: str) -> Any:
 def _open_store(args: argparse.Namespace, *, create: bool = True) -> Any:
     """The Store of --db (or the default); UsageError when it cannot be opened.
 
-    ``create=False`` (commands that only read): a missing database is not made. Then None when it is the
-    default one (nothing has been stored yet), and an error when the user named it (--db, KANDEV_TUI_DB).
+    ``create=False`` (commands that only read): a missing database is not made. Then an EmptyStore when it is
+    the default one (nothing has been stored yet), and an error when the user named it (--db, KANDEV_TUI_DB).
     """
-    from kandev_tui.transcript.store import Store, StoreError, StoreMissing, default_db_path
+    from kandev_tui.transcript.store import EmptyStore, Store, StoreError, StoreMissing, default_db_path
 
     path = Path(args.db).expanduser() if args.db else default_db_path()
     try:
@@ -100,7 +100,7 @@ def _open_store(args: argparse.Namespace, *, create: bool = True) -> Any:
     except StoreMissing as exc:
         if args.db or os.environ.get("KANDEV_TUI_DB"):
             raise UsageError(_store_problem(args, path, exc)) from None
-        return None
+        return EmptyStore()
     except StoreError as exc:
         raise UsageError(_store_problem(args, path, exc)) from None
 
@@ -117,30 +117,23 @@ def _store_problem(args: argparse.Namespace, path: Path, exc: Any) -> str:
 def _find_session(command: str, store: Any, wanted: str) -> dict[str, Any]:
     """The one stored session ``wanted`` names (an id or a unique prefix); Failure: the line that says why there is
     none."""
-    from kandev_tui.base.sanitize import visible
+    from kandev_tui.transcript.store import NotNamed
 
-    rows = store.matching_sessions(wanted) if store is not None else []
-    if len(rows) == 1:
-        return rows[0]
-    if not rows:
-        where = "nothing is stored yet" if store is None else "see 'kandev-tui sessions'"
-        raise Failure(f"kandev-tui {command}: no session {wanted!r} ({where})")
-    shown = ", ".join(f"{row['id']} ({visible(row['title'] or 'untitled', keep_newlines=False)[:30]})"
-                      for row in rows[:5])
-    more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
-    raise Failure(f"kandev-tui {command}: {wanted!r} matches {len(rows)} sessions: {shown}{more}; give more of the id")
+    try:
+        return store.named(wanted)
+    except NotNamed as exc:
+        raise Failure(f"kandev-tui {command}: {exc}") from None
 
 
 @contextmanager
 def open_store(args: argparse.Namespace, *, create: bool = True) -> Iterator[Any]:
-    """The Store of --db (see :func:`_open_store`: None when nothing is stored yet and ``create`` is False), closed
-    when the block ends however it ends."""
+    """The Store of --db (see :func:`_open_store`: an EmptyStore when nothing is stored yet and ``create`` is
+    False), closed when the block ends however it ends."""
     store = _open_store(args, create=create)
     try:
         yield store
     finally:
-        if store is not None:
-            store.close()
+        store.close()
 
 
 @contextmanager
@@ -155,20 +148,14 @@ NOTHING_STORED = "No stored sessions yet. Start one with: kandev-tui run --headl
 
 
 def _resumable(store: Any, command: list[str], wanted: str) -> dict[str, Any]:
-    """The stored session ``--resume`` continues (``wanted``: an id or prefix; empty: the newest of this agent
-    command that can be continued: :mod:`kandev_tui.transcript.continuing`'s rule); Failure: the line that says why
-    there is none."""
-    from kandev_tui.transcript.continuing import NotContinuable, how_continued, newest_to_continue, why_not
+    """The stored session ``--resume`` continues (:meth:`~kandev_tui.transcript.store.Store.resumable`); Failure: the
+    line that says why there is none."""
+    from kandev_tui.transcript.continuing import NotContinuable
 
     try:
-        if not wanted:
-            return newest_to_continue(store.sessions(), command)
+        return store.resumable(command, wanted)
     except NotContinuable as exc:
         raise Failure(f"kandev-tui run --resume: {exc}") from None
-    session = _find_session("run --resume", store, wanted)
-    if not how_continued(session):  # the session's own facts; whose command and who runs it now are run's to say
-        raise Failure(f"kandev-tui run --resume: {why_not(session)}")
-    return session
 
 
 def _run_app(args: argparse.Namespace, store: Any, source: Any, initial_prompt: str | None = None,
@@ -271,16 +258,3 @@ def _log_to_file(path: Path) -> None:
     root.setLevel(logging.INFO)
 
 
-class _NoStore:
-    """Where a command has nothing stored to close (a replay, a picker over a database not made yet)."""
-
-    path = None
-
-    def close(self) -> None:
-        pass
-
-    def sessions(self) -> list[Any]:
-        return []
-
-    def session(self, session_id: str) -> None:
-        return None

@@ -9,7 +9,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from kandev_tui.cli.common import EXIT_FAIL, EXIT_OK, Failure, UsageError, EXIT_USAGE, NOTHING_STORED, _NoStore, _fail, _run_app, open_store, stored_session
+from kandev_tui.cli.common import EXIT_FAIL, EXIT_OK, Failure, UsageError, EXIT_USAGE, NOTHING_STORED, _fail, _run_app, open_store, stored_session
 from kandev_tui.cli.options import Checked, _add_app_options, _add_db_option, _add_stats_option, output_file, screen_size, scroll_place, positive_number, theme
 from kandev_tui.transcript.continuing import how_continued
 
@@ -23,7 +23,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     from kandev_tui.sources import agent_display_name
 
     with open_store(args, create=False) as store:
-        with_rows = store.sessions() if store is not None else []
+        with_rows = store.sessions()
     if args.json:
         for row in with_rows:
             print(dumps(row))
@@ -153,9 +153,8 @@ def cmd_open(args: argparse.Namespace) -> int:
     from kandev_tui.sources import StoredSource
 
     if args.session is None:  # the picker (read-only: a database that does not exist yet is not made)
-        with open_store(args, create=False) as found:
-            store = found if found is not None else _NoStore()
-            return _run_app(args, store, StoredSource(store, None))  # type: ignore[arg-type]  # _NoStore: empty
+        with open_store(args, create=False) as store:
+            return _run_app(args, store, StoredSource(store, None))
     with stored_session("open", args, args.session) as (store, session):
         return _run_app(args, store, StoredSource(store, session))
 
@@ -166,8 +165,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if problem:
         return _fail(*problem)
     from kandev_tui.sources import ReplaySource
+    from kandev_tui.transcript.store import EmptyStore
 
-    return _run_app(args, _NoStore(), ReplaySource(path, args.speed))
+    return _run_app(args, EmptyStore(), ReplaySource(path, args.speed))
 
 
 def add_arguments(commands: Any) -> None:

@@ -21,7 +21,7 @@ from .database import (SCHEMA_VERSION, SESSION_COLUMNS, Database, StoreError, St
 from .items import Item, PackedItem
 from .owner import owner_alive, owner_pid, this_process
 
-__all__ = ["SCHEMA_VERSION", "Store", "StoreError", "StoreMissing", "default_db_path"]
+__all__ = ["SCHEMA_VERSION", "EmptyStore", "NotNamed", "Store", "StoreError", "StoreMissing", "default_db_path"]
 
 
 def _column(value: Any) -> Any:
@@ -36,6 +36,70 @@ def _column(value: Any) -> Any:
 
 def _dumps(payload: Any) -> str:
     return dumps(payload, separators=(",", ":"))
+
+
+class NotNamed(Exception):
+    """Why ``wanted`` names no one stored session (none, or several: which), as the end of a sentence."""
+
+
+def _one_named(rows: list[dict[str, Any]], wanted: str, where: str) -> dict[str, Any]:
+    from kandev_tui.base.sanitize import visible
+
+    if len(rows) == 1:
+        return rows[0]
+    if not rows:
+        raise NotNamed(f"no session {wanted!r} ({where})")
+    shown = ", ".join(f"{row['id']} ({visible(row['title'] or 'untitled', keep_newlines=False)[:30]})"
+                      for row in rows[:5])
+    more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
+    raise NotNamed(f"{wanted!r} matches {len(rows)} sessions: {shown}{more}; give more of the id")
+
+
+def _resumable(rows: list[dict[str, Any]], named: Any, command: list[str], wanted: str) -> dict[str, Any]:
+    from .continuing import NotContinuable, how_continued, newest_to_continue, why_not
+
+    if not wanted:
+        return newest_to_continue(rows, command)
+    try:
+        session: dict[str, Any] = named(wanted)
+    except NotNamed as exc:
+        raise NotContinuable(str(exc)) from None
+    if not how_continued(session):  # the session's own facts; whose command and who runs it now are run's to say
+        raise NotContinuable(why_not(session))
+    return session
+
+
+class EmptyStore:
+    """The session database before anything is stored in it (the default one, not made yet), or where nothing is
+    stored (a replay): every read finds nothing, and nothing is written or made."""
+
+    path = None
+
+    def close(self) -> None:
+        pass
+
+    def sessions(self) -> list[dict[str, Any]]:
+        return []
+
+    def matching_sessions(self, prefix: str) -> list[dict[str, Any]]:
+        return []
+
+    def session(self, session_id: str) -> dict[str, Any] | None:
+        return None
+
+    def items(self, session_id: str) -> list[Item]:
+        return []
+
+    def iter_items(self, session_id: str) -> Iterator[Item]:
+        return iter(())
+
+    def named(self, wanted: str) -> dict[str, Any]:
+        """As :meth:`Store.named`: here, never found."""
+        return _one_named([], wanted, "nothing is stored yet")
+
+    def resumable(self, command: list[str], wanted: str) -> dict[str, Any]:
+        """As :meth:`Store.resumable`: here, never found."""
+        return _resumable([], self.named, command, wanted)
 
 
 class Store(Database):
@@ -93,6 +157,17 @@ class Store(Database):
     def sessions(self) -> list[dict[str, Any]]:
         """All sessions, newest first, with their item counts."""
         return self._session_rows("", ())
+
+    def named(self, wanted: str) -> dict[str, Any]:
+        """The one stored session ``wanted`` names (its id, or a prefix of one id only); :class:`NotNamed` says why
+        there is none."""
+        return _one_named(self.matching_sessions(wanted), wanted, "see 'kandev-tui sessions'")
+
+    def resumable(self, command: list[str], wanted: str) -> dict[str, Any]:
+        """The stored session ``run --resume`` continues: the one ``wanted`` names, else (``wanted`` empty) the newest
+        of the agent ``command`` that can be continued (:mod:`.continuing`'s rule, which :class:`~kandev_tui.
+        transcript.continuing.NotContinuable` says the failure of)."""
+        return _resumable(self.sessions(), self.named, command, wanted)
 
     def delete_session(self, session_id: str) -> None:
         """The session gone from the store, its items with it, and its agent's log (kandev-tui's own file; a

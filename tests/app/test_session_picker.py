@@ -14,9 +14,9 @@ from ..support.app_helpers import picker_app
 
 
 async def test_with_nothing_stored_the_picker_says_how_to_start_and_escape_quits(tmp_path):
-    from kandev_tui.cli import _NoStore
+    from kandev_tui.transcript.store import EmptyStore
 
-    app = picker_app(tmp_path, _NoStore())
+    app = picker_app(tmp_path, EmptyStore())
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, SessionPickerScreen)
                     and "No sessions are stored yet" in str(app.screen.status.render()))

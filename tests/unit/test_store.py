@@ -232,3 +232,51 @@ def test_several_threads_writing_through_one_store_lose_nothing(tmp_path):
     assert not failures
     assert all(len(store.items(sid)) == 300 for sid in sessions)
     store.close()
+
+
+def test_a_session_is_named_by_its_id_or_a_prefix_of_one_id_only(tmp_path):
+    from kandev_tui.transcript.store import NotNamed
+
+    store = Store(tmp_path / "s.db")
+    first = store.create_session(title="First [b]bold[/b]")
+    second = store.create_session(title="Second")
+    assert store.named(first)["id"] == first and store.named(second[:6])["id"] == second
+    with pytest.raises(NotNamed, match=r"no session 'zzz' \(see 'kandev-tui sessions'\)"):
+        store.named("zzz")
+    ids = [first, second] + [store.create_session() for _ in range(15)]  # 17 ids: two begin with one hex digit
+    shared = next(i[0] for i in ids if sum(j[0] == i[0] for j in ids) > 1)
+    with pytest.raises(NotNamed, match=f"'{shared}' matches [0-9]+ sessions: .*; give more of the id"):
+        store.named(shared)
+    store.close()
+
+
+def test_the_session_to_resume_is_the_named_one_if_its_agent_can_continue_it_else_the_newest_of_the_command(tmp_path):
+    from kandev_tui.transcript.continuing import NotContinuable
+
+    store = Store(tmp_path / "s.db")
+    never = store.create_session(agent_command=["agent"], state="ended")
+    older = store.create_session(agent_command=["agent"], state="ended")
+    store.update_session(older, agent_session_id="a-1", continues="resume")
+    other = store.create_session(agent_command=["other"], state="ended")
+    store.update_session(other, agent_session_id="o-1", continues="load")
+    assert store.resumable(["agent"], "")["id"] == older
+    assert store.resumable(["agent"], other)["id"] == other  # named: whose command is run's to say
+    with pytest.raises(NotContinuable, match=f"session {never} has no agent session to continue"):
+        store.resumable(["agent"], never)
+    with pytest.raises(NotContinuable, match="no session 'nope'"):
+        store.resumable(["agent"], "nope")
+    store.close()
+
+
+def test_the_empty_store_finds_nothing_and_makes_nothing(tmp_path):
+    from kandev_tui.transcript.continuing import NotContinuable
+    from kandev_tui.transcript.store import EmptyStore, NotNamed
+
+    store = EmptyStore()
+    assert store.sessions() == [] and store.matching_sessions("a") == [] and list(store.iter_items("a")) == []
+    with pytest.raises(NotNamed, match=r"no session 'abc' \(nothing is stored yet\)"):
+        store.named("abc")
+    with pytest.raises(NotContinuable):
+        store.resumable(["agent"], "")
+    store.close()
+    assert list(tmp_path.iterdir()) == []
