@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from kandev_tui.base.presets import python_child
+from kandev_tui.base.settings import Settings
 
 PermissionHandler = Callable[[dict[str, Any]], Awaitable[str | None]]
 # a question (elicitation/create) asked of the user: the response ({"action": ...}), or None (cancelled)
@@ -114,6 +115,16 @@ class AgentOptions:
     # whether the reader of the agent's output pauses for now (asked from the reader's thread): the app's, while the
     # user's input is on its way to the screen (kandev_tui/ui/user_input.py)
     gives_way: Callable[[], bool] | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def from_settings(cls, settings: Settings, command: list[str], workspace: Path, **given: Any) -> AgentOptions:
+        """Options for ``command`` in ``workspace`` with what the user's settings say of every agent: the guidance,
+        what kandev-tui offers to do for it (client_fs_read, client_fs_write, client_terminals) and beside it
+        (track_changes, checkpoint_days). What is ``given`` wins (a command-line flag, a continued session)."""
+        said: dict[str, Any] = {"inject_guidance": settings.inject_guidance, "fs_read": settings.client_fs_read,
+                                "fs_write": settings.client_fs_write, "terminals": settings.client_terminals,
+                                "track_changes": settings.track_changes, "checkpoint_days": settings.checkpoint_days}
+        return cls(command=list(command), workspace=workspace, **{**said, **given})
 
 
 def kandev_mcp_server(workspace: Path, repos: dict[str, Path]) -> dict[str, Any]:

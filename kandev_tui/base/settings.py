@@ -61,7 +61,7 @@ class Declared:
     """One setting, as every place that shows it reads it: its ``label`` on the settings screen (F2), its
     ``meaning`` in the README's table (a test holds the table to it), the ``check`` its value goes through (a file's,
     the environment's, the screen's), whether it applies to ``new_sessions`` only, and a whole number's ``bounds``.
-    Its default is the :class:`Settings` field's."""
+    Its name and default are its :class:`Settings` field's (:func:`setting` declares both at once)."""
 
     name: str
     label: str
@@ -78,61 +78,55 @@ class Declared:
         return self.label[:-1] + ", new sessions)" if self.label.endswith(")") else self.label + " (new sessions)"
 
 
-def _number(name: str, label: str, meaning: str, low: int, high: int, new_sessions: bool = False) -> Declared:
-    return Declared(name, label, meaning, lambda value: _as_int(value, low, high), new_sessions, (low, high))
-
-
-DECLARED: tuple[Declared, ...] = (
-    Declared("theme", "Theme", "colour theme: any of Textual's 21 (`textual-light`, `nord`, `gruvbox`, `dracula`, "
-             "`tokyo-night`, `solarized-light`…; F2 lists them all)",
-             _as_theme),
-    Declared("chart_animation", "Chart animation", "charts animate in once; `TEXTUAL_ANIMATIONS=none` (reduced motion) "
-             "turns every animation off whatever this says"),
-    _number("card_limit", "Cards per turn", "renderer cards per turn before further ones fold into the tool group "
-            "(rich output always stands alone)", 1, 100),
-    Declared("inject_guidance", "Rich-output guidance for agents", "give agents the rich-output guidance (as a system "
-             "prompt where they take one, else before the first prompt)"),
-    Declared("edits_inline", "Edits as cards of their own", "an edit is a card of its own with its diff (off: edits "
-             "fold into the tool group)", new_sessions=True),
-    Declared("attention_bell", "Ring the bell when the agent needs you elsewhere", "ring the terminal's bell when the "
-             "agent needs you while the terminal is not in view"),
-    Declared("attention_title", "Say it in the terminal's title", "say so in the terminal's title then"),
-    Declared("attention_desktop", "And in a desktop notification (OSC 777 / OSC 9)", "and, when a session starts "
-             "waiting for you, in a desktop notification where the terminal shows one (OSC 777 and OSC 9; inside tmux "
-             "through its passthrough, `set -g allow-passthrough on`)"),
-    Declared("client_fs_read", "Agents read files through kandev-tui", "agents may read the workspace's files through "
-             "kandev-tui (`fs/read_text_file`, confined to the workspace and `--repo` directories)", new_sessions=True),
-    Declared("client_fs_write", "Agents write files through kandev-tui", "agents may write them (`fs/write_text_file`: "
-             "atomic, inside the workspace only; shown as an edit with its diff)", new_sessions=True),
-    Declared("client_terminals", "Agents run commands in kandev-tui's terminals", "agents may run commands in "
-             "kandev-tui's terminals (`terminal/*`: a pseudo-terminal each, output streamed into the tool call)",
-             new_sessions=True),
-    Declared("track_changes", "Say what each turn changed (git workspaces)", "record each turn in a git workspace "
-             "(checkpoints) and show what it changed after its last message", new_sessions=True),
-    _number("checkpoint_days", "Keep checkpoints for (days)", "checkpoints older than this many days are removed when "
-            "a session starts in that repository (never the session's own)", 1, 3650),
-)
+def setting(default: Any, label: str, meaning: str, check: Callable[[Any], Any] = _as_bool, *,
+            new_sessions: bool = False, bounds: tuple[int, int] | None = None) -> Any:
+    """A :class:`Settings` field and its declaration, in one place (the declaration is the field's metadata; its
+    name is filled in from the field's)."""
+    if bounds is not None:
+        low, high = bounds
+        check = lambda value: _as_int(value, low, high)  # noqa: E731 - the check a number's bounds make
+    return field(default=default, metadata={"declared": Declared("", label, meaning, check, new_sessions, bounds)})
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything a user can set. Field names are the TOML keys; values are checked on construction
-    (strings from the environment are read as the field's type), a bad one raises :class:`SettingError`. What each
-    is, and how it is checked, is declared once in :data:`DECLARED`."""
+    """Everything a user can set, each declared once: the field's name is the TOML key, its default the default,
+    and :func:`setting` gives what the settings screen, the README's table and the checks read (:data:`DECLARED`).
+    Values are checked on construction (strings from the environment are read as the field's type); a bad one
+    raises :class:`SettingError`."""
 
-    theme: str = "textual-dark"
-    chart_animation: bool = True
-    card_limit: int = 16
-    inject_guidance: bool = True
-    edits_inline: bool = True
-    attention_bell: bool = True
-    attention_title: bool = True
-    attention_desktop: bool = True
-    client_fs_read: bool = True
-    client_fs_write: bool = True
-    client_terminals: bool = True
-    track_changes: bool = True
-    checkpoint_days: int = 30
+    theme: str = setting("textual-dark", "Theme", "colour theme: any of Textual's 21 (`textual-light`, `nord`, "
+                         "`gruvbox`, `dracula`, `tokyo-night`, `solarized-light`…; F2 lists them all)", _as_theme)
+    chart_animation: bool = setting(True, "Chart animation", "charts animate in once; `TEXTUAL_ANIMATIONS=none` "
+                                    "(reduced motion) turns every animation off whatever this says")
+    card_limit: int = setting(16, "Cards per turn", "renderer cards per turn before further ones fold into the tool "
+                              "group (rich output always stands alone)", bounds=(1, 100))
+    inject_guidance: bool = setting(True, "Rich-output guidance for agents", "give agents the rich-output guidance "
+                                    "(as a system prompt where they take one, else before the first prompt)")
+    edits_inline: bool = setting(True, "Edits as cards of their own", "an edit is a card of its own with its diff "
+                                 "(off: edits fold into the tool group)", new_sessions=True)
+    attention_bell: bool = setting(True, "Ring the bell when the agent needs you elsewhere", "ring the terminal's "
+                                   "bell when the agent needs you while the terminal is not in view")
+    attention_title: bool = setting(True, "Say it in the terminal's title", "say so in the terminal's title then")
+    attention_desktop: bool = setting(True, "And in a desktop notification (OSC 777 / OSC 9)", "and, when a session "
+                                      "starts waiting for you, in a desktop notification where the terminal shows "
+                                      "one (OSC 777 and OSC 9; inside tmux through its passthrough, `set -g "
+                                      "allow-passthrough on`)")
+    client_fs_read: bool = setting(True, "Agents read files through kandev-tui", "agents may read the workspace's "
+                                   "files through kandev-tui (`fs/read_text_file`, confined to the workspace and "
+                                   "`--repo` directories)", new_sessions=True)
+    client_fs_write: bool = setting(True, "Agents write files through kandev-tui", "agents may write them "
+                                    "(`fs/write_text_file`: atomic, inside the workspace only; shown as an edit "
+                                    "with its diff)", new_sessions=True)
+    client_terminals: bool = setting(True, "Agents run commands in kandev-tui's terminals", "agents may run commands "
+                                     "in kandev-tui's terminals (`terminal/*`: a pseudo-terminal each, output "
+                                     "streamed into the tool call)", new_sessions=True)
+    track_changes: bool = setting(True, "Say what each turn changed (git workspaces)", "record each turn in a git "
+                                  "workspace (checkpoints) and show what it changed after its last message",
+                                  new_sessions=True)
+    checkpoint_days: int = setting(30, "Keep checkpoints for (days)", "checkpoints older than this many days are "
+                                   "removed when a session starts in that repository (never the session's own)",
+                                   bounds=(1, 3650))
 
     def __post_init__(self) -> None:
         for declared in DECLARED:
@@ -141,6 +135,10 @@ class Settings:
     @classmethod
     def names(cls) -> tuple[str, ...]:
         return tuple(f.name for f in fields(cls))
+
+
+# every setting's declaration, in the order of the fields (the settings screen's and the README's order)
+DECLARED: tuple[Declared, ...] = tuple(replace(f.metadata["declared"], name=f.name) for f in fields(Settings))
 
 
 def _typed_as_in_toml(key: str, value: Any) -> None:

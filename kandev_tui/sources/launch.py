@@ -21,14 +21,6 @@ if TYPE_CHECKING:
     from kandev_tui.workspace.reads import Workspace
 
 
-def client_services(settings: Any) -> dict[str, Any]:
-    """What kandev-tui offers to do for agents (the settings client_fs_read, client_fs_write, client_terminals), and
-    beside them (track_changes, checkpoint_days): AgentOptions' fields."""
-    return {"fs_read": settings.client_fs_read, "fs_write": settings.client_fs_write,
-            "terminals": settings.client_terminals, "track_changes": settings.track_changes,
-            "checkpoint_days": settings.checkpoint_days}
-
-
 def forget_checkpoints(workspace: Path, session_id: str) -> int:
     """A deleted session's checkpoint refs removed from its workspace's repository: how many (0 when there is none,
     or no repository any more)."""
@@ -85,13 +77,12 @@ class Launcher:
         from kandev_tui.acp import AgentOptions
 
         choices = {**self.settings.agent_choices(command), **self.asked}
-        options = AgentOptions(command=list(command), workspace=workspace.root.resolve(),
-                               repos={k: v.resolve() for k, v in workspace.repos.items()},
-                               inject_guidance=self.inject_guidance, init_timeout=self.init_timeout,
-                               extra_mcp_servers=self.extra_mcp_servers,
-                               resume=continuing["agent_session_id"] if continuing else None,
-                               history_stored=continuing is not None,
-                               env={**os.environ, **env} if env else None, **client_services(self.settings.settings))
+        options = AgentOptions.from_settings(
+            self.settings.settings, command, workspace.root.resolve(),
+            repos={k: v.resolve() for k, v in workspace.repos.items()}, inject_guidance=self.inject_guidance,
+            init_timeout=self.init_timeout, extra_mcp_servers=self.extra_mcp_servers,
+            resume=continuing["agent_session_id"] if continuing else None, history_stored=continuing is not None,
+            env={**os.environ, **env} if env else None)
         return options, choices
 
     def factory(self, command: list[str], workspace: Workspace, env: dict[str, str] | None = None, *,
