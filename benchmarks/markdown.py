@@ -27,7 +27,7 @@ FRAME_EVERY = 300  # chunks between two frames (a flood's batch)
 def document(size: int) -> str:
     """The fault agent's long Markdown report: its ``markdown`` function (tests/support/agents/fault_agent.py, which runs as
     an agent when imported, so the function is read from its source)."""
-    source = (ROOT / "tests" / "agents" / "fault_agent.py").read_text()
+    source = (ROOT / "tests" / "support" / "agents" / "fault_agent.py").read_text()
     (function,) = [node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)
                    and node.name == "markdown"]
     scope: dict = {}

@@ -36,7 +36,7 @@ def agent_output(folder: Path, chunks: int, tools: int, rich: int) -> tuple[byte
     asked = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
              {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": str(folder), "mcpServers": []}},
              PROMPT]
-    out = subprocess.run([sys.executable, str(ROOT / "tests" / "agents" / "fault_agent.py"), "burst", str(chunks),
+    out = subprocess.run([sys.executable, str(ROOT / "tests" / "support" / "agents" / "fault_agent.py"), "burst", str(chunks),
                           str(tools), str(rich), str(folder / "stamp")], input="".join(json.dumps(m) + "\n" for m in asked),
                          capture_output=True, text=True, timeout=120, check=True).stdout
     lines = [line for line in out.splitlines() if '"session/update"' in line]

@@ -100,7 +100,7 @@ async def flood(count: int) -> dict[str, list[float]]:
 
     tmp = Path(tempfile.mkdtemp())
     store = Store(tmp / "s.db")
-    agent = AgentOptions(command=[sys.executable, str(ROOT / "tests" / "agents" / "fault_agent.py"), "burst", "50000",
+    agent = AgentOptions(command=[sys.executable, str(ROOT / "tests" / "support" / "agents" / "fault_agent.py"), "burst", "50000",
                                   "2000", "0", str(tmp / "stamp")], workspace=tmp, inject_guidance=False)
     app = KandevApp(LiveSource(agent, store),
                     settings_store=settings_at(tmp, chart_animation=False))

@@ -83,23 +83,23 @@ async def one_run(sessions: int, chunks: int, tools: int, rich: int, last: bool)
     # before the app's loop looks at the source's state again)
 
     def factory(n: int):
-        def said(on_state):
-            def on_state_timed(state, detail):
-                if state == "running":
+        def said(on_status):
+            def on_status_timed(status):
+                if status.state == "running":
                     ran.add(n)
-                elif state == "idle":
+                elif status.state == "idle":
                     turn_ended[n] = time.time()
-                on_state(state, detail)
-            return on_state_timed
+                on_status(status)
+            return on_status_timed
 
-        agent = AgentOptions(command=[sys.executable, str(ROOT / "tests" / "agents" / "fault_agent.py"), "burst",
+        agent = AgentOptions(command=[sys.executable, str(ROOT / "tests" / "support" / "agents" / "fault_agent.py"), "burst",
                                       str(chunks), str(tools), str(rich), str(tmp / f"stamp-{n}"), str(gate)],
                              workspace=tmp,
                              inject_guidance=False)
         class Timed(LiveSource):
             def bind(self, events):  # its states timed as it says them (on its own thread)
                 super().bind(events)
-                self.on_state = said(self.on_state)
+                self.on_status = said(self.on_status)
 
         return Timed(agent, store)
 
@@ -128,7 +128,7 @@ async def one_run(sessions: int, chunks: int, tools: int, rich: int, last: bool)
         start = time.perf_counter()
 
         def busy() -> bool:  # a turn runs (its end stores what came), or the session on screen is drawing it
-            return any(s.source.state != "idle" for s in app.sessions) or any(
+            return any(s.model.source.state != "idle" for s in app.sessions) or any(
                 not (tmp / f"stamp-{s.number}").exists() for s in app.sessions) or not app.session.settled
 
         drained_at = 0.0

@@ -62,8 +62,8 @@ async def one_run(sessions: int, chunks: int, tools: int, rich: int) -> tuple[fl
         def receive_notice(self, text: str) -> None:
             pass
 
-        def receive_state(self, state: str, _detail: str) -> None:  # on the source's thread
-            n = self.n
+        def receive_status(self, status) -> None:  # on the source's thread
+            n, state = self.n, status.state
             if state == "running":
                 began.add(n)
             if state == "idle" and (tmp / f"stamp-{n}").exists():  # the turn's end (the stamp is written before it)
@@ -73,7 +73,7 @@ async def one_run(sessions: int, chunks: int, tools: int, rich: int) -> tuple[fl
                         all_ended.set()
 
     def source(n: int) -> LiveSource:
-        options = AgentOptions(command=[sys.executable, str(ROOT / "tests" / "agents" / "fault_agent.py"), "burst",
+        options = AgentOptions(command=[sys.executable, str(ROOT / "tests" / "support" / "agents" / "fault_agent.py"), "burst",
                                         str(chunks), str(tools), str(rich), str(tmp / f"stamp-{n}"), str(gate)],
                                workspace=tmp, inject_guidance=False)
         made = LiveSource(options, store)

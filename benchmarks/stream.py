@@ -50,7 +50,7 @@ async def main(case: str, chunks: int, tools: int) -> None:
     store = Store(tmp / "s.db")
     size = 1_000_000
     shape = ["long", str(chunks), str(size)] if case == "long" else ["burst", str(chunks), str(tools), "0"]
-    agent = AgentOptions(command=[sys.executable, str(ROOT / "tests" / "agents" / "fault_agent.py"), *shape,
+    agent = AgentOptions(command=[sys.executable, str(ROOT / "tests" / "support" / "agents" / "fault_agent.py"), *shape,
                                   str(tmp / "stamp")], workspace=tmp, inject_guidance=False)
     app = KandevApp(LiveSource(agent, store),
                     settings_store=settings_at(tmp, chart_animation=False))

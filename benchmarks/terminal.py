@@ -25,7 +25,7 @@ import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-AGENT = ROOT / "tests" / "agents" / "fault_agent.py"
+AGENT = ROOT / "tests" / "support" / "agents" / "fault_agent.py"
 KANDEV = f"env PYTHONPATH={ROOT} {sys.executable} -m kandev_tui"  # this checkout's kandev-tui
 
 

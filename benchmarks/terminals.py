@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-AGENT = [sys.executable, str(ROOT / "tests" / "agents" / "client_agent.py")]
+AGENT = [sys.executable, str(ROOT / "tests" / "support" / "agents" / "client_agent.py")]
 LINE = "kandev-tui terminal benchmark: a line of output as fast as the command can print it"
 
 

@@ -154,7 +154,8 @@ class KandevApp(App[int]):
 
     @property
     def source(self) -> Any:
-        return self.current.source
+        """The shown session's source (the tests' and the pytest plugin's; the app reads its model's status)."""
+        return self.current.model.source
 
     @property
     def view(self) -> TranscriptView:

@@ -80,7 +80,7 @@ class Lifecycle:
         if not app.sessions:  # the home: nothing starts until the user opens a session
             return
         first = app.sessions[0]
-        if first.source.can_pick_session and not first.source.session_id:  # no session named: pick one
+        if first.model.can_pick_session and not first.status.session_id:  # no session named: pick one
             self._pick(first)
             return
         # the first frame comes first: starting an agent imports the ACP SDK (over a second, in a thread that
@@ -93,7 +93,7 @@ class Lifecycle:
     def _pick(self, first: AppSession) -> None:
         from kandev_tui.screens.session_picker import SessionPickerScreen
 
-        self._picker = SessionPickerScreen(first.source)
+        self._picker = SessionPickerScreen(first.model)
         self.app.push_screen(self._picker, self._picked)
 
     def run_sources(self) -> None:
@@ -142,9 +142,9 @@ class Lifecycle:
                 first.model.fail(self._picker.failure)
             self.finish()
             return
-        first.model.pick(session_id)
+        first.model.pick(session_id, self._picker.chosen_title if self._picker is not None else "")
         first.focus_prompt = True  # when it takes prompts: typing goes to the prompt, as on a fresh start
-        first.screen.back_to_list = first.source.can_pick_again
+        first.screen.back_to_list = first.model.can_pick_again
         first.screen.refresh_bindings()
         self.run_sources()
 

@@ -27,7 +27,8 @@ from kandev_tui.screens.transcript import TranscriptScreen
 from kandev_tui.session import SessionState
 from kandev_tui.session.changes import ChangeSet
 from kandev_tui.session.controls import Controls
-from kandev_tui.session.model import SessionModel, SessionStatus, StateChange, quiet_text
+from kandev_tui.session.model import SessionModel, StateChange, quiet_text
+from kandev_tui.session.source import SourceStatus
 from kandev_tui.session.row import WAITING_STATES, SessionRow, activity
 from kandev_tui.session.source import Source
 from kandev_tui.transcript.database import StoreError
@@ -59,16 +60,15 @@ class AppSession:
         self.initial_prompt = initial_prompt
         self._on_state = on_state
         self.model = SessionModel(source, app.registry, app.settings_store.settings.card_limit)
-        self.source = self.model.source  # for the pickers, which list a source's sessions
         self.view = TranscriptView(self.model.transcript)
         self.view.draw_context = DrawContext(  # what the transcript's widgets draw with (widgets/context.py)
             series_colors=app.looks.series_colors, should_animate=app.looks.should_animate,
             animations_enabled=app.looks.animations_enabled, workspace=lambda: self.workspace,
-            visible=lambda: app.looks.visible, flooding=lambda: self.model.source.streaming,
+            visible=lambda: app.looks.visible, flooding=lambda: self.model.streaming,
             working=lambda: app.gc_policy.working())
         self.screen = TranscriptScreen(self.view, shown=self.model.look_now)
         # from the first frame, the source's state ("starting"), not the line's own default ("ready")
-        self.screen.status.set_reactive(StatusLine.state, str(self.source.state))
+        self.screen.status.set_reactive(StatusLine.state, str(self.model.status.state))
         self.controls = Controls()  # what the agent lets the user choose (session_info): modes, models, commands
         self.focus_prompt = False
         self.request_takes_keys = False  # a request waits for the user's answer, and takes the keys when shown
@@ -138,11 +138,11 @@ class AppSession:
             return
         except Exception as exc:  # noqa: BLE001 - never a traceback on screen
             log.exception("source failed")
-            self.model.receive_state(SessionState.ERROR, f"{type(exc).__name__}: {exc}")
+            self.model.failed_to_start(f"{type(exc).__name__}: {exc}")
             return
         if turn is not None:
             self.app.run_worker(self._turn(turn), name="turn", group=f"turn-{self.number}")
-        elif self.initial_prompt and self.model.source.held_back:  # held back (a mode asked for is not offered):
+        elif self.initial_prompt and self.status.held_back:  # held back (a mode asked for is not offered):
             prompt = self.screen.prompt  # in the prompt box, to send once the user has chosen; the transcript says why
             prompt.text = self.initial_prompt + (f"\n\n{prompt.text}" if prompt.text.strip() else "")
         elif self.initial_prompt:  # not sent: the agent waits for a login (it goes once the session is ready), or
@@ -357,7 +357,7 @@ class AppSession:
         return self.app.current_mode == self.mode
 
     @property
-    def status(self) -> SessionStatus:
+    def status(self) -> SourceStatus:
         """The session as its model last said it (an immutable snapshot): what the UI shows, never read from the
         source."""
         return self.model.status

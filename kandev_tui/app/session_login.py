@@ -12,7 +12,8 @@ from kandev_tui.session import SessionState
 
 if TYPE_CHECKING:
     from kandev_tui.screens.login import LoginScreen
-    from kandev_tui.session.model import SessionModel, SessionStatus
+    from kandev_tui.session.model import SessionModel
+    from kandev_tui.session.source import SourceStatus
 
 log = logging.getLogger("kandev_tui.app.kandev_app")
 
@@ -30,7 +31,7 @@ class LoginFlow:
     """Logging one session's agent in. ``status`` gives the session's last status (its agent, login methods,
     workspace); ``screen`` is the login screen while one is shown for this session."""
 
-    def __init__(self, screens: Screens, model: SessionModel, status: Callable[[], SessionStatus]) -> None:
+    def __init__(self, screens: Screens, model: SessionModel, status: Callable[[], SourceStatus]) -> None:
         self._screens = screens
         self._model = model
         self._status = status

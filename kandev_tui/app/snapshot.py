@@ -83,7 +83,7 @@ async def shoot(app: Any, shot: Shot) -> list[tuple[str, str]]:
             await pilot.pause(0.02)
             if app.return_code is not None:  # it ended by itself: the session could not be read
                 raise SnapshotError(app.session.failure or "the app ended before it drew", app.return_code or 1)
-            if app.source.state in ("stored", "replayed", "error") and app.session.settled:
+            if app.session.status.state in ("stored", "replayed", "error") and app.session.settled:
                 break
         app.transcript_screen.prompt.cursor_blink = False
         view = app.view

@@ -329,7 +329,7 @@ class ReviewScreen(Screen[None]):
         self.refresh_bindings()
         self._mark_restored()
         if self.owner is not None:
-            self.app.run_worker(self.owner.source.note(text), group="restore-note")
+            self.app.run_worker(self.owner.model.note(text), group="restore-note")
         at = self.files_list.highlighted
         if self.files and at is not None:  # the file chosen now, which a key may have changed since the restore began
             self._read(self.files[at])

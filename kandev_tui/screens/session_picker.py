@@ -5,7 +5,7 @@ The source says what to list (:meth:`kandev_tui.sources.Source.sessions`) and ho
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group
 from rich.text import Text
@@ -19,6 +19,9 @@ from textual.widgets.option_list import Option
 from kandev_tui.base.sanitize import visible
 from kandev_tui.widgets.entries.base import safe_text
 from kandev_tui.widgets.chrome.key_footer import KeyFooter
+
+if TYPE_CHECKING:
+    from kandev_tui.session.model import SessionModel
 
 STATES = {"WAITING_FOR_INPUT": ("○", "waiting for input", "green"), "RUNNING": ("●", "running", "yellow"),
           "STARTING": ("◌", "starting", "yellow"), "FAILED": ("✖", "failed", "red"), "COMPLETED": ("■", "completed", "dim"),
@@ -49,7 +52,8 @@ def when(stamp: str) -> str:
 
 
 class SessionPickerScreen(Screen[str | None]):
-    """Lists the source's sessions; Enter opens one, Escape quits, r reloads."""
+    """Lists the sessions the session model's source offers; Enter opens one (dismissed with its id, its name in the
+    list kept as ``chosen_title``), Escape quits, r reloads."""
 
     DEFAULT_CSS = """
     SessionPickerScreen { layout: vertical; }
@@ -59,17 +63,19 @@ class SessionPickerScreen(Screen[str | None]):
     """
     BINDINGS = [Binding("escape", "quit", "Quit"), Binding("r", "reload", "Reload")]
 
-    def __init__(self, source: Any) -> None:
+    def __init__(self, model: SessionModel) -> None:
         super().__init__()
-        self.source = source
+        self.model = model
+        (self.heading, self.where), self.loading_text, self.empty_text = model.picker
+        self.chosen_title = ""  # the chosen session's task, which names it better than its first prompt
         self.entries: list[Any] = []
         self.failure = ""  # why the list could not be had, while it could not (quitting then is a failure)
         self.options = OptionList(id="picker-list")
-        self.status = Static(source.picker_loading, id="picker-status")
+        self.status = Static(self.loading_text, id="picker-status")
 
     def compose(self) -> ComposeResult:
-        heading, where = self.source.picker_title
-        yield Static(Text.assemble(f"{heading}  ", (safe_text(where, keep_newlines=False), "dim")), id="picker-title")
+        yield Static(Text.assemble(f"{self.heading}  ", (safe_text(self.where, keep_newlines=False), "dim")),
+                     id="picker-title")
         yield self.status
         yield self.options
         yield KeyFooter()
@@ -78,7 +84,7 @@ class SessionPickerScreen(Screen[str | None]):
         self.action_reload()
 
     def action_reload(self) -> None:
-        self.status.update(self.source.picker_loading)
+        self.status.update(self.loading_text)
         self.run_worker(self._load(), exclusive=True, group="picker")
 
     async def _load(self) -> None:
@@ -87,7 +93,7 @@ class SessionPickerScreen(Screen[str | None]):
         from kandev_tui.transcript import StoreError
 
         try:
-            self.entries = await self.source.sessions()
+            self.entries = await self.model.sessions()
         except KandevError as exc:  # a backend away or starting: trying again can help
             self._failed(str(exc), "Press r to try again, escape to quit.")
             return
@@ -100,7 +106,7 @@ class SessionPickerScreen(Screen[str | None]):
         self.failure = ""
         self.options.clear_options()
         if not self.entries:
-            self.status.update(self.source.picker_empty)
+            self.status.update(self.empty_text)
             return
         count = len(self.entries)
         self.status.update(Content(f"{count} session{'s' if count != 1 else ''}, newest first · enter opens · r reloads"))
@@ -129,7 +135,7 @@ class SessionPickerScreen(Screen[str | None]):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         entry = next((e for e in self.entries if e.session_id == event.option.id), None)
         if entry is not None and entry.task:
-            self.source.title = entry.task  # the task's title names the session better than its first prompt
+            self.chosen_title = entry.task
         self.dismiss(event.option.id)
 
     def action_quit(self) -> None:

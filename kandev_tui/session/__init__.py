@@ -17,7 +17,8 @@ the widgets. None of it imports Textual.
 """
 
 from .batch import Batcher
-from .source import ItemsCallback, Source, StateCallback
+from .source import ItemsCallback, Source, SourceStatus, StatusCallback
 from .state import PromptState, SessionState, prompt_state
 
-__all__ = ["Batcher", "ItemsCallback", "PromptState", "SessionState", "Source", "StateCallback", "prompt_state"]
+__all__ = ["Batcher", "ItemsCallback", "PromptState", "SessionState", "Source", "SourceStatus", "StatusCallback",
+           "prompt_state"]

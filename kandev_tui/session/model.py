@@ -9,8 +9,11 @@ draws what it is told.
   come from the UI: how long the user's last input still
   holds output (``holding``), whether the transcript is covered, whether the last batch is still being put on
   screen (``settling``). That is the one place output waits for the user.
-- States arrive from the source too; the model works out what the prompt box is (:func:`prompt_state`), whether a
-  turn can be cancelled, and the exit status of a session that failed, and gives the UI a :class:`StateChange`.
+- The source's status arrives too, a frozen :class:`~kandev_tui.session.source.SourceStatus` made on its thread
+  whenever it changes; the model keeps the last as :attr:`SessionModel.status` (what the UI shows of the session is
+  read there, never from the source), and when its state changed works out what the prompt box is
+  (:func:`prompt_state`), whether a turn can be cancelled, and the exit status of a session that failed, and gives
+  the UI a :class:`StateChange`.
 """
 
 from __future__ import annotations
@@ -19,7 +22,6 @@ import asyncio
 import threading
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Awaitable, Callable, Protocol
 
 from kandev_tui.renderers.registry import Registry
@@ -27,7 +29,7 @@ from kandev_tui.transcript.items import Item
 
 from .batch import UNTIL_SHOWN, Batcher
 from .changes import STATUS_KINDS, ChangeSet, TranscriptModel
-from .source import Source
+from .source import Source, SourceStatus
 from .state import PromptState, SessionState, prompt_state
 
 # the states in which an agent's output flows: a batch waits its turn to be merged with what comes next
@@ -45,25 +47,6 @@ class StateChange:
     answerable: bool  # permission requests wait for the user's answer
     more_above: bool  # the source holds older items (a Kandev session's earlier pages)
     elsewhere: str = ""  # a session shown read-only that another kandev-tui runs: where its requests are answered
-
-
-@dataclass(frozen=True)
-class SessionStatus:
-    """What the UI shows of its session, as it was when last said: made on the UI's loop by the model (when the
-    state changes, when a batch goes on screen, when the user picks or pages), never changed. The UI reads this,
-    never the source's attributes."""
-
-    state: SessionState
-    title: str
-    agent: str
-    agent_command: tuple[str, ...]
-    workspace: Path | None
-    repos: tuple[tuple[str, Path], ...]
-    session_id: str | None
-    can_prompt: bool
-    more_above: bool
-    login_methods: tuple[dict[str, Any], ...]
-    continuing_queue: tuple[str, ...]  # what was queued when the session continued last ran, never sent
 
 
 class SessionUI(Protocol):
@@ -112,7 +95,8 @@ class SessionModel:
         self.transcript = TranscriptModel(registry, card_limit)
         self.source = source
         source.bind(self)  # what the source tells comes here (SourceEvents), from whatever thread it runs on
-        self.status = self.refresh_status()
+        self.status: SourceStatus = source.status()  # the last it told (here, what it was when bound)
+        self._states_heard = self.status.said  # how many states the source has said that were heard here
         self.exit_code = 0  # what the command exits with: 1 once the session failed
         self.failure = ""  # why (said on stderr once the screen is gone)
         self._ui: SessionUI | None = None
@@ -192,7 +176,7 @@ class SessionModel:
         with self._lock:
             self._waking = False
         if self._timer is None and self.batch and self._loop is not None:
-            self._timer = self._loop.call_later(self.batch.first_wait(streaming=self.source.streaming), self._flush)
+            self._timer = self._loop.call_later(self.batch.first_wait(streaming=self.streaming), self._flush)
 
     def _flush(self) -> None:
         self._timer = None
@@ -201,7 +185,7 @@ class SessionModel:
             return
         self.looks += 1
         wait = self.batch.wait(holding=ui.holding(), covered=ui.covered(), settling=ui.settling(),
-                               streaming=self.source.streaming, final=self._turn_over)
+                               streaming=self.streaming, final=self._turn_over)
         if wait == UNTIL_SHOWN:  # the UI says when it shows the session again (look_now): no timer polls meanwhile
             ui.held_while_covered()
             return
@@ -212,7 +196,6 @@ class SessionModel:
         changes = self.transcript.take()  # what was placed meanwhile (an empty one: taken with the batch before)
         if not changes:
             return
-        self.refresh_status()  # a title the agent gave, older pages: said with the items that brought them
         if changes.reset:
             ui.reset_transcript(changes)
         else:
@@ -260,16 +243,32 @@ class SessionModel:
         if self._ui is not None:
             self._ui.notice(text)
 
-    def receive_state(self, state: str, detail: str) -> None:
-        """The source's ``on_state`` (any thread): the UI is told on its own loop."""
+    def receive_status(self, status: SourceStatus) -> None:
+        """The source's ``on_status`` (any thread): kept on the UI's loop; when its state changed (or was said
+        again), the UI is told."""
         if self._loop is not None and not self._on_ui_thread():
             try:
-                self._loop.call_soon_threadsafe(self.receive_state, state, detail)
+                self._loop.call_soon_threadsafe(self.receive_status, status)
             except RuntimeError:  # the UI's loop has closed (the app ended): nobody to show it to
                 pass
             return
+        self.status = status
+        if status.said == self._states_heard:
+            return  # a fact beside the state (a title, older pages): read from the status when next shown
+        self._states_heard = status.said
+        self._state_changed(status)
+
+    def failed_to_start(self, detail: str) -> None:
+        """The source could not start and could not say so itself (it raised): the session is in error, as if it
+        had said it."""
+        from dataclasses import replace
+
+        self.status = replace(self.status, state=SessionState.ERROR, detail=detail, can_prompt=False)
+        self._state_changed(self.status)
+
+    def _state_changed(self, status: SourceStatus) -> None:
         ui = self._ui
-        state = SessionState(state)
+        state, detail = status.state, status.detail
         if state == SessionState.RUNNING:  # a turn begins, or goes on after the user's answer: quiet from here
             self.heard_at = self._clock()
         if state == SessionState.ERROR:
@@ -282,20 +281,8 @@ class SessionModel:
         if self._turn_over and self._timer is not None:  # what the turn sent last goes on screen now, with its end
             self._timer.cancel()
             self._flush()
-        self.refresh_status()
         if ui is not None:
             ui.show_state(self.state_change(state, detail))
-
-    def refresh_status(self) -> SessionStatus:
-        """The status as the source has it now (on the UI's loop): kept as :attr:`status`."""
-        source = self.source
-        continuing = source.continuing or {}
-        self.status = SessionStatus(
-            SessionState(source.state), source.title or "", source.agent_name or "", tuple(source.agent_command or ()),
-            source.workspace, tuple(sorted(source.repos.items())), source.session_id, source.can_prompt,
-            source.more_above, tuple(source.login_methods or ()),
-            tuple(continuing.get("queued") or ()))
-        return self.status
 
     def fail(self, failure: str, exit_code: int = 1) -> None:
         """The session cannot go on (its store cannot be read, say): the command exits with ``exit_code``, saying
@@ -303,15 +290,15 @@ class SessionModel:
         self.exit_code, self.failure = exit_code, failure
 
     def state_change(self, state: SessionState, detail: str) -> StateChange:
-        source = self.source
-        return StateChange(state, detail, prompt_state(state, detail, can_prompt=source.can_prompt,
-                                                       read_only_reason=source.read_only_reason),
-                           self.turn_running, bool(source.waiting_for), source.more_above, source.runs_elsewhere)
+        status = self.status
+        return StateChange(state, detail, prompt_state(state, detail, can_prompt=status.can_prompt,
+                                                       read_only_reason=status.read_only_reason),
+                           self.turn_running, status.waiting, status.more_above, status.runs_elsewhere)
 
     @property
     def turn_running(self) -> bool:
         """A turn runs that the user can cancel (escape, the palette)."""
-        return self.source.can_cancel and self.source.state in (SessionState.RUNNING, SessionState.WAITING)
+        return self.status.can_cancel and self.status.state in (SessionState.RUNNING, SessionState.WAITING)
 
     # -- the user's requests -------------------------------------------------------------
 
@@ -342,24 +329,50 @@ class SessionModel:
 
     async def start(self) -> None:
         await self.source.start()
-        self.refresh_status()
 
     async def start_with(self, text: str) -> Awaitable[None] | None:
         """Started with ``text`` as the first prompt (:meth:`Source.start_with`): its turn, or None."""
-        turn = await self.source.start_with(text)
-        self.refresh_status()
-        return turn
+        return await self.source.start_with(text)
 
     async def load_older(self) -> int:
         """Older items fetched (a Kandev session's earlier pages): how many."""
-        loaded = await self.source.load_older()
-        self.refresh_status()
-        return loaded
+        return await self.source.load_older()
 
-    def pick(self, session_id: str | None) -> None:
-        """The session the user picked in the list (None: back to the list)."""
+    def pick(self, session_id: str | None, title: str = "") -> None:
+        """The session the user picked in the list (None: back to the list); ``title``: its name in the list, which
+        names it better than its first prompt."""
         self.source.session_id = session_id
-        self.refresh_status()
+        if title:
+            self.source.title = title
+        self.source.tell()
+
+    @property
+    def streaming(self) -> bool:
+        """The source takes in output as fast as it can (a flood): read from any thread, a moment out of date."""
+        return self.source.streaming
+
+    @property
+    def can_pick_session(self) -> bool:
+        """The source offers sessions to pick from, and shows none until one is picked."""
+        return self.source.can_pick_session
+
+    @property
+    def can_pick_again(self) -> bool:
+        """The session picked can be left for the list again (escape): the stored ones."""
+        return self.source.can_pick_again
+
+    @property
+    def picker(self) -> tuple[tuple[str, str], str, str]:
+        """What the list of the source's sessions says: its title (what, where), while it loads, when it is empty."""
+        return self.source.picker_title, self.source.picker_loading, self.source.picker_empty
+
+    async def sessions(self) -> list[Any]:
+        """The sessions to pick from, newest first (the picker)."""
+        return await self.source.sessions()
+
+    async def note(self, text: str) -> bool:
+        """A quiet line in the transcript said by kandev-tui (a restore of files); whether it was said."""
+        return await self.source.note(text)
 
     async def fetch_output(self, key: str) -> None:
         """What the item ``key`` left at its source, fetched (it comes as a new version of the item)."""

@@ -1,9 +1,12 @@
 """The protocol between a source of items and the app that shows them.
 
 A source is made with what it reads, and bound (``bind``) to what shows it, a :class:`SourceEvents` (the session
-model): it delivers item batches to ``on_items`` and state changes to ``on_state(state, detail)``. Everything the
-app may ask of a source is declared here, with what a source without the capability answers, so the app never
-has to guess with ``hasattr``:
+model): it delivers item batches to ``on_items``, and what it is now to ``on_status``: a frozen
+:class:`SourceStatus`, made on the source's own thread whenever its state changes (``_set_state``) or a fact beside it
+does (``tell``: a title, older pages, requests waiting). The UI derives what it shows from the last status only,
+never from the source's attributes, so a source in another process sends the same snapshots. Everything the app
+may ask of a source is declared here, with what a source without the capability answers, so the app never has to
+guess with ``hasattr``:
 
 - prompting: ``can_prompt``, ``send``, ``read_only_reason``, and ``start_with`` (started with a first prompt, which a
   source that runs in a thread of its own sends from there); cancelling: ``can_cancel``, ``cancel``;
@@ -22,13 +25,14 @@ has to guess with ``hasattr``:
 - notices: ``notify(text)`` tells the user something that changes no state (through ``on_notice``, which the app
   sets, as it sets ``on_reset``).
 
-``on_items`` and ``on_state`` may be called from any thread (the app's session model takes them to its loop): a
+``on_items`` and ``on_status`` may be called from any thread (the app's session model takes them to its loop): a
 source may read its agent in a thread of its own (:class:`kandev_tui.session.background.Background`). What the app
 asks of a source (the methods and attributes above) it asks on its own loop.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Protocol
 
@@ -36,19 +40,45 @@ from kandev_tui.transcript.items import SESSION_INFO, Item
 
 from .state import SessionState
 
+@dataclass(frozen=True)
+class SourceStatus:
+    """What a source is, at one moment, as it says it (:meth:`Source.status`): never changed once made, so it
+    crosses threads (and could cross processes) as it is. ``said`` counts the states the source has said: a state
+    said again (``running`` after an answer) is a change the UI hears, though it equals the last."""
+
+    state: SessionState = SessionState.IDLE
+    detail: str = ""
+    said: int = 0
+    title: str = ""
+    agent: str = ""
+    agent_command: tuple[str, ...] = ()
+    workspace: Path | None = None
+    repos: tuple[tuple[str, Path], ...] = ()
+    session_id: str | None = None
+    can_prompt: bool = False
+    can_cancel: bool = False
+    read_only_reason: str = ""
+    held_back: str = ""  # why the first prompt was not sent though the session opened ("": it was not held back)
+    more_above: bool = False
+    login_methods: tuple[dict[str, Any], ...] = ()
+    waiting: bool = False  # permission requests or questions wait for the user's answer
+    runs_elsewhere: str = ""
+    continuing_queue: tuple[str, ...] = ()  # what was queued when the session continued last ran, never sent
+
+
 ItemsCallback = Callable[[list[Item]], None]
-StateCallback = Callable[[str, str], None]  # (state: a SessionState, detail)
+StatusCallback = Callable[[SourceStatus], None]
 NoticeCallback = Callable[[str], None]
 
 
 class SourceEvents(Protocol):
     """What a source tells the one that shows it (the session model), from any thread: items (new versions), every
-    item again in order (older history arrived), its state with a detail, and a notice that changes no state. A
-    source in another process tells the same, through whatever carries it."""
+    item again in order (older history arrived), its status, and a notice that changes no state. A source in
+    another process tells the same, through whatever carries it."""
 
     def receive_items(self, items: list[Item]) -> None: ...
     def receive_reset(self, items: list[Item]) -> None: ...
-    def receive_state(self, state: str, detail: str) -> None: ...
+    def receive_status(self, status: SourceStatus) -> None: ...
     def receive_notice(self, text: str) -> None: ...
 
 
@@ -81,19 +111,40 @@ class Source:
     def __init__(self) -> None:
         # what the source tells the one that shows it (bind): until bound, nobody is told
         self.on_items: ItemsCallback = _nobody
-        self.on_state: StateCallback = _nobody
+        self.on_status: StatusCallback = _nobody
         self.on_reset: ItemsCallback | None = None
         self.on_notice: NoticeCallback = _nobody
         self.state = SessionState.IDLE
         self.repos: dict[str, Path] = {}
+        self._state_detail = ""  # the detail of the last state said
+        self._states_said = 0
+        self._told: SourceStatus | None = None  # the last status told (a status equal to it is not told again)
 
     def bind(self, events: SourceEvents) -> None:
         """From now on, what the source tells goes to ``events`` (the session model binds the source it is made
         with)."""
         self.on_items = events.receive_items
-        self.on_state = events.receive_state
+        self.on_status = events.receive_status
         self.on_reset = events.receive_reset
         self.on_notice = events.receive_notice
+
+    def status(self) -> SourceStatus:
+        """What the source is now, as a snapshot (made where its attributes change: its own thread)."""
+        continuing = self.continuing or {}
+        return SourceStatus(
+            SessionState(self.state), self._state_detail, self._states_said, self.title or "", self.agent_name or "",
+            tuple(self.agent_command or ()), self.workspace, tuple(sorted(self.repos.items())), self.session_id,
+            self.can_prompt, self.can_cancel, self.read_only_reason, self.held_back, self.more_above,
+            tuple(self.login_methods or ()), bool(self.waiting_for), self.runs_elsewhere,
+            tuple(continuing.get("queued") or ()))
+
+    def tell(self) -> None:
+        """Tell whoever shows the source what it is now, if that changed since it last told (any thread): after a fact
+        beside its state changed (a title, older pages, requests waiting, the session picked)."""
+        status = self.status()
+        if status != self._told:
+            self._told = status
+            self.on_status(status)
 
     def notify(self, text: str) -> None:
         """Tell the user ``text`` (any thread): a fault that changes nothing else (a page that did not load)."""
@@ -107,6 +158,7 @@ class Source:
         if not titles or titles[-1] == self.title:
             return False
         self.title = titles[-1]
+        self.tell()
         return True
 
     def take_agent_name(self, items: list[Item]) -> None:
@@ -114,12 +166,15 @@ class Source:
         a stored or replayed session names its agent as it was named live, not by its command."""
         names = [item.payload["agent"] for item in items if item.kind == SESSION_INFO
                  and isinstance(item.payload.get("agent"), str) and item.payload["agent"]]
-        if names:
+        if names and names[-1][:80] != self.agent_name:
             self.agent_name = names[-1][:80]
+            self.tell()
 
     def _set_state(self, state: str, detail: str = "") -> None:
         self.state = SessionState(state)
-        self.on_state(self.state, detail)
+        self._state_detail = detail
+        self._states_said += 1
+        self.tell()
 
     def give_way_to(self, gives_way: Callable[[], bool]) -> None:
         """Have the source's reading pause while ``gives_way()`` says so (the user's input on its way to the screen,

@@ -98,6 +98,7 @@ class KandevSource(Source):
                                      on_status=self._status)
         if self.attachment.history.load_cache():
             self.title = self.attachment.title or self.title
+            self.tell()
         try:
             conn = await self.attachment.connect_once()
         except KandevError as exc:
@@ -110,12 +111,14 @@ class KandevSource(Source):
     def _items(self, items: list[Item]) -> None:
         self._title_from(items)
         self._note_waiting()
+        self.tell()  # a title from the first prompt, a request waiting: said with the items that brought them
         self.on_items(items)
         if any(item.kind == "permission" for item in items) and self.attachment is not None:
             self._status(self.attachment.status, "")
 
     def _reset(self, items: list[Item]) -> None:
         self._title_from(items)
+        self.tell()  # older pages came: fewer (or none) above
         if self.on_reset is not None:
             self.on_reset(items)
         else:
@@ -160,6 +163,7 @@ class KandevSource(Source):
 
         try:
             loaded: int = await self.attachment.history.load_older()
+            self.tell()  # fewer pages above, or none
             return loaded
         except KandevError as exc:
             self.notify(f"older messages could not be loaded: {exc}")
@@ -196,6 +200,7 @@ class KandevSource(Source):
         if permission_key not in self._waiting:
             return False
         self._waiting = self._waiting - {permission_key}  # answered: the question is taken back at once
+        self.tell()
         from kandev_tui.kandev import KandevError
 
         async def send() -> None:

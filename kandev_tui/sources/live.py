@@ -346,6 +346,7 @@ class LiveSource(Source):
         if permission_key not in self._waiting:
             return False
         self._waiting = self._waiting - {permission_key}  # answered: the question is taken back at once
+        self.tell()
         self.io.soon(self._resolve, permission_key, option_id)
         return True
 

@@ -170,7 +170,7 @@ async def test_keys_kept_for_a_request_that_is_answered_elsewhere_go_to_the_prom
         await until(pilot, lambda: app.view.requests.kept == [("h", "h"), ("i", "i")])
         assert app.transcript_screen.prompt.text == ""
         waits.clear()  # answered elsewhere: nothing waits, the turn goes on
-        app.sessions[1].source._set_state("running", "")
+        app.sessions[1].model.source._set_state("running", "")
         await until(pilot, lambda: app.transcript_screen.prompt.text == "hi", fail=False)
         assert app.transcript_screen.prompt.text == "hi", (app.focused, app.view.requests.kept,
                                                            app.sessions[1].last_state, app.transcript_screen.prompt.disabled)

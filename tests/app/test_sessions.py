@@ -125,7 +125,7 @@ async def test_a_burst_of_state_changes_shows_the_rows_once(tmp_path, monkeypatc
         show_rows = SessionsSidebar.show_rows
         monkeypatch.setattr(SessionsSidebar, "show_rows", lambda self, rows: (given.append(rows), show_rows(self, rows)))
         for session in app.sessions:
-            await session.source.send("go")
+            await session.model.source.send("go")
         await until(pilot, lambda: len(given) > 0 and all(row.state == "running" for row in given[-1]))
         assert len(given) == 1, [[row.state for row in rows] for rows in given]
         assert all(s.last_state == "running" for s in app.sessions)
@@ -250,7 +250,7 @@ async def test_sessions_that_start_waiting_together_call_the_user_once_then_once
         assert called is not None, notices[0]
         first = int(called.group(1))
         waiting = [s for s in app.sessions[1:5] if s.number != first]
-        await waiting[0].source.send("an answer from elsewhere")  # it no longer waits: not called
+        await waiting[0].model.source.send("an answer from elsewhere")  # it no longer waits: not called
         await until(pilot, lambda: waiting[0].last_state == "running")
         assert app.attention._next is not None  # the call's time runs: nothing more was said
         app.attention._next.stop()

@@ -106,3 +106,13 @@ def session_model(clock: Clock, registry: Registry | None = None, **source_attrs
     ui, loop = UI(), Loop(clock)
     model.attach(ui, loop)  # type: ignore[arg-type]
     return model, ui, loop
+
+
+def said(model, state: str, detail: str = "") -> None:
+    """The model hears its source say ``state`` (with ``detail``), as a source tells it (SourceEvents): the source's
+    last status with the state changed, one more state said."""
+    from dataclasses import replace
+
+    from kandev_tui.session import SessionState
+
+    model.receive_status(replace(model.status, state=SessionState(state), detail=detail, said=model.status.said + 1))

@@ -56,7 +56,7 @@ async def test_the_home_lists_stored_sessions_opens_one_and_continues_another(tm
         await pilot.press("enter")
         await until(pilot, lambda: len(app.sessions) == 1 and app.current.on_screen
                     and app.current.last_state == SessionState.STORED)
-        assert app.current.source.session_id == plain and not app.current.source.can_prompt
+        assert app.current.model.source.session_id == plain and not app.current.model.source.can_prompt
         await pilot.press("ctrl+s")  # home again
         await until(pilot, lambda: app.screen is home and len(home.stored) == 1)  # the open one is live here now
         assert "Sessions  1 in this app  ctrl+n new" in screen_text(app)  # the stored one open here
@@ -65,7 +65,7 @@ async def test_the_home_lists_stored_sessions_opens_one_and_continues_another(tm
         await pilot.press("c")  # continued by its agent: session/load, then a new turn
         await until(pilot, lambda: len(app.sessions) == 2 and app.current is app.sessions[1]
                     and app.current.last_state == SessionState.IDLE)
-        assert app.current.source.session_id == continued
+        assert app.current.model.source.session_id == continued
         await pilot.press(*"second question", "enter")
         await until(pilot, lambda: any(i.kind == "turn_end" for i in store.items(continued)[2:]))
         said = [i.payload.get("text") for i in store.items(continued) if i.kind == "agent_message"]
@@ -329,4 +329,4 @@ async def test_the_highlighted_row_stays_on_its_session_when_rows_come_before_it
         assert options.get_option_at_index(options.highlighted).id == "stored:1"
         await pilot.press("enter")
         await until(pilot, lambda: len(app.sessions) == 3 and app.current is app.sessions[2])
-        assert app.current.source.session_id == chosen
+        assert app.current.model.source.session_id == chosen

@@ -62,14 +62,14 @@ async def test_three_live_sessions_stream_wait_switch_and_close_in_one_app(tmp_p
     third = app.open_session(LiveSource(store=store, options=AgentOptions(command=KIT, workspace=tmp_path / "kit", env=kit_env)),
                              "Hello, kit")
     async with app.run_test(size=(100, 30)) as pilot:
-        turn_ended = lambda s: s.source.session_id and any(  # noqa: E731
-            i.kind == "turn_end" for i in store.items(s.source.session_id))
+        turn_ended = lambda s: s.model.source.session_id and any(  # noqa: E731
+            i.kind == "turn_end" for i in store.items(s.model.source.session_id))
         await until(pilot, lambda: second.last_state == SessionState.WAITING and turn_ended(third)
                     and first.last_state == SessionState.IDLE)
         assert app.current is first
         # what came off screen is stored as it came (the model shows it once the session is on screen)
         stored = {row["id"]: row for row in store.sessions()}
-        kit_texts = [i.payload.get("text") for i in store.items(third.source.session_id) if i.kind == "agent_message"]
+        kit_texts = [i.payload.get("text") for i in store.items(third.model.source.session_id) if i.kind == "agent_message"]
         assert kit_texts == ["The kit's answer, off screen."] and len(stored) == 3
         await until(pilot, lambda: "+2 · 1 waiting f4" in screen_text(app).splitlines()[0])  # (within 50 ms)
 
@@ -94,15 +94,15 @@ async def test_three_live_sessions_stream_wait_switch_and_close_in_one_app(tmp_p
         assert app.current is second
         await pilot.press("ctrl+w")
         await until(pilot, lambda: second.closed and app.current is not second)
-        await until(pilot, lambda: second.source.state == SessionState.ENDED)
-        assert first.source.state == SessionState.IDLE and third.source.state == SessionState.IDLE
+        await until(pilot, lambda: second.model.source.state == SessionState.ENDED)
+        assert first.model.source.state == SessionState.IDLE and third.model.source.state == SessionState.IDLE
         await app.action_quit()
     assert not of_this_test(tmp_path)()  # no agent (nor its MCP server) left behind
     rows = {row["id"]: row for row in store.sessions()}
-    items = store.items(second.source.session_id)
+    items = store.items(second.model.source.session_id)
     assert next(i for i in items if i.kind == "permission").payload["answer"]["option_id"] == "allow"
     assert [i.kind for i in items].count("turn_end") == 1
-    assert [i.payload["text"] for i in store.items(third.source.session_id) if i.kind == "user_message"] == \
+    assert [i.payload["text"] for i in store.items(third.model.source.session_id) if i.kind == "user_message"] == \
         ["Hello, kit"]
     assert all(row["state"] == "ended" for row in rows.values())
     store.close()

@@ -134,14 +134,14 @@ async def test_ctrl_n_opens_a_demo_session_in_a_new_worktree_and_closing_it_keep
         await until(pilot, lambda: len(app.sessions) == 2 and app.current is app.sessions[1])
         second = app.sessions[1]
         assert second.worktree is not None and second.worktree.branch == "kandev/demo-1"
-        assert Path(second.source.workspace) == second.worktree.path.resolve()
+        assert Path(second.model.source.workspace) == second.worktree.path.resolve()
         # the demo's first turn asks to write reports/summary.md in its workspace: allowed, it writes it there
         await until(pilot, lambda: any(w.answerable for w in second.view.query(PermissionRequest)))
         request = second.view.query_one(PermissionRequest)
         await until(pilot, lambda: request.has_focus)
         await pilot.press("1")
-        await until(pilot, lambda: second.source.session_id and any(
-            i.kind == "turn_end" for i in store.items(second.source.session_id)))
+        await until(pilot, lambda: second.model.source.session_id and any(
+            i.kind == "turn_end" for i in store.items(second.model.source.session_id)))
         assert (second.worktree.path / "reports" / "summary.md").is_file()
         assert not (repo / "reports").exists()
         assert git("status", "--porcelain", cwd=repo) == "?? notes.txt"  # the user's checkout untouched

@@ -158,8 +158,8 @@ class Told:
     def receive_reset(self, items):
         self.resets.append(items)
 
-    def receive_state(self, state, detail):
-        self.states.append((state, detail))
+    def receive_status(self, status):
+        self.states.append((status.state, status.detail))
 
     def receive_notice(self, text):
         self.notices.append(text)
@@ -195,7 +195,7 @@ from kandev_tui.session.changes import TranscriptModel  # noqa: E402
 from kandev_tui.session.layout import Entry  # noqa: E402
 from kandev_tui.session.window import Window  # noqa: E402
 
-from ..support.models import UI, Clock, Loop, session_model
+from ..support.models import UI, Clock, Loop, said, session_model
 
 
 def entries(count: int) -> list[Entry]:
@@ -503,7 +503,7 @@ def test_a_reset_goes_ahead_of_what_came_after_it_and_replaces_what_came_before(
 def test_the_turns_last_items_go_on_screen_with_the_state_that_ends_it(state):
     clock = Clock()
     model, ui, loop = session_model(clock, can_prompt=True, can_cancel=True)
-    model.receive_state("running", "")
+    said(model, "running", "")
     model.receive_items([message_item(1, "a")])
     loop.run()
     assert len(ui.applied) == 1  # a lone update: at once
@@ -511,11 +511,10 @@ def test_the_turns_last_items_go_on_screen_with_the_state_that_ends_it(state):
     model.receive_items([message_item(1, "ab"), message_item(2, "the end")])
     loop.run()
     assert len(ui.applied) == 1  # mid-turn: it waits its turn, to be merged with what comes next
-    model.source.state = SessionState(state)
-    model.receive_state(state, "")
+    said(model, state, "")
     assert [c.keys for c in ui.applied[1:]] == [["message:1", "message:2"]] and model.settled
     assert ui.states[-1].state == state  # (said after the items it ended with are placed)
-    model.receive_state("running", "")  # a new turn: batches wait their turn again
+    said(model, "running", "")  # a new turn: batches wait their turn again
     model.receive_items([message_item(3, "x")])
     clock.now += FLUSH_SECONDS / 4
     model.receive_items([message_item(3, "xy")])
@@ -528,16 +527,14 @@ def test_states_from_another_thread_reach_the_ui_on_its_loop_and_a_failure_sets_
 
     clock = Clock()
     model, ui, loop = session_model(clock, can_prompt=True, can_cancel=True)
-    model.source.state = SessionState.RUNNING
-    thread = threading.Thread(target=lambda: model.receive_state("running", ""))
+    thread = threading.Thread(target=lambda: said(model, "running", ""))
     thread.start()
     thread.join()
     assert not ui.states
     loop.run()
     assert [(c.state, c.prompt.enabled, c.turn_running) for c in ui.states] == [("running", True, True)]  # the prompt queues
     model.source.notify("older messages could not be loaded")  # no state: the user is told
-    model.source.state = SessionState.ERROR
-    model.receive_state("error", "Could not start the agent")
+    said(model, "error", "Could not start the agent")
     assert ui.notices == ["older messages could not be loaded"] and (model.exit_code, model.failure) == (
         1, "Could not start the agent")
     assert ui.states[-1].prompt.enabled is False and not ui.states[-1].turn_running
@@ -612,21 +609,36 @@ def test_a_running_turn_counts_how_long_the_agent_has_said_nothing():
     running turn from its start, or from the agent's last word, or from the user's answer; not outside a turn."""
     clock = Clock()
     model, _ui, loop = session_model(clock)
-    model.source.state = SessionState.RUNNING
-    model.receive_state("running", "")
+    said(model, "running", "")
     clock.now += 45
     assert model.quiet_for() == 45
     model.receive_items([message_item(1, "a word")])
     assert model.quiet_for() == 0
     clock.now += 10
-    model.source.state = SessionState.WAITING  # a permission waits for the user: the agent is not quiet, the user is
-    model.receive_state("waiting", "")
+    # a permission waits for the user: the agent is not quiet, the user is
+    said(model, "waiting", "")
     assert model.quiet_for() == 0
     clock.now += 300
-    model.source.state = SessionState.RUNNING
-    model.receive_state("running", "")  # answered: quiet from here
+    said(model, "running", "")  # answered: quiet from here
     clock.now += 31
     assert model.quiet_for() == 31
-    model.source.state = SessionState.IDLE
-    model.receive_state("idle", "")
+    said(model, "idle", "")
     assert model.quiet_for() == 0
+
+
+def test_the_model_shows_what_its_source_last_told_never_the_sources_attributes():
+    from dataclasses import FrozenInstanceError
+
+    clock = Clock()
+    model, ui, loop = session_model(clock, can_prompt=True, title="first")
+    model.source.title = "renamed, not told"
+    assert model.status.title == "first"
+    model.source.tell()  # a fact beside the state: kept, and no state change is said for it
+    assert model.status.title == "renamed, not told" and not ui.states
+    model.source.tell()  # nothing changed since: nothing told
+    said(model, "running")
+    model.source.can_prompt = False  # not told: the prompt stays as the last status said
+    said(model, "idle")
+    assert [(c.state, c.prompt.enabled) for c in ui.states] == [("running", True), ("idle", True)]
+    with pytest.raises(FrozenInstanceError):
+        model.status.title = "changed in place"  # type: ignore[misc]
