@@ -1,6 +1,7 @@
 """The one place for Textual's private names (see docs/architecture.md, "Layers").
 
-Each hook says what public behaviour it works around; ``tests/*/test_textual_hooks.py`` fails when an upgrade breaks
+Each hook says what public behaviour it works around, and the two that mend a bug link its upstream issue (the
+others stand in for public API Textual does not have); ``tests/*/test_textual_hooks.py`` fails when an upgrade breaks
 one, and ``pyproject.toml`` pins Textual to the minor version those tests passed on. Nothing else in kandev_tui
 names a private attribute of Textual (the import contract's neighbour, ``tests/*/test_textual_hooks.py``, checks
 that too).
@@ -186,6 +187,9 @@ def read_alt_enter() -> None:
     Textual 8.2's parser gives the alt of an ``ESC`` prefix only to characters it names itself
     (``XTermParser._sequence_to_key_events``), not to CR: alt+enter, which the prompt takes as "new line", arrived as
     enter and sent a half-written prompt. Once per process.
+
+    Upstream: https://github.com/Textualize/textual/issues/6663 (open; the fix proposed in
+    https://github.com/Textualize/textual/pull/6674). Drop this hook once a released Textual reads ``ESC CR`` so.
     """
     global _alt_enter_read
     if _alt_enter_read:
@@ -225,6 +229,9 @@ def repaint_what_a_rebuilt_map_moved() -> None:
     Here the rebuild marks what moved between what showed before it (the map of what shows, or the full map) and
     what shows after it: only the widgets on screen are compared, so a rebuild costs a screenful more. Once per
     process.
+
+    Upstream: no issue found in Textualize/textual's tracker (searched 2026-12-07); to be filed with the plain
+    Textual app of the tmux test (tests/support/stale_region_app.py) as its reproduction.
     """
     global _rebuilt_map_repainted
     if _rebuilt_map_repainted:
