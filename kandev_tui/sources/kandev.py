@@ -7,13 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from kandev_tui.session.background import OwnLoop
-from kandev_tui.session.source import Source
+from kandev_tui.session.source import NullSource
 from kandev_tui.session.state import SessionState
 from kandev_tui.acp import AgentError
 from kandev_tui.transcript import Item, Store
 
 
-class KandevSource(Source):
+class KandevSource(NullSource):
     """A session of a running Kandev backend (``kandev-tui attach``): cached, paged, live, reconnecting; its
     connection, its rows and its cache run on a loop of their own, in a thread
     (:class:`~kandev_tui.session.background.Background`)."""

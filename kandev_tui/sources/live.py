@@ -13,7 +13,7 @@ from kandev_tui.acp import AgentError, AgentOptions, LoginRequired
 from kandev_tui.session.agent import AgentSession, choose_at_start, session_title
 from kandev_tui.base.jsonutil import of_type
 from kandev_tui.session.background import OwnLoop
-from kandev_tui.session.source import Source
+from kandev_tui.session.source import NullSource
 from kandev_tui.session.state import SessionState
 from kandev_tui.transcript import Item, Store
 from kandev_tui.transcript.frames import LOCAL, Frame
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from kandev_tui.transcript.pipeline import Pipeline
 
 
-class LiveSource(Source):
+class LiveSource(NullSource):
     """An ACP agent started by kandev-tui; every frame recorded, normalised and stored first.
 
     The agent is read, and its frames normalised and stored, on a loop of its own in a thread
@@ -380,7 +380,7 @@ class LiveSource(Source):
         if self.state not in ("ended", "error"):
             self._update_session(state="interrupted" if interrupted else "ended")
             # the app goes on showing it (one session of several closed): ended, the prompt closed
-            Source._set_state(self, "ended", self.closing_reason or "closed")
+            NullSource._set_state(self, "ended", self.closing_reason or "closed")
 
     def _update_session(self, **fields: Any) -> None:
         """The session's row (through the pipeline, which says once when the store fails)."""

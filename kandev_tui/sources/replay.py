@@ -7,14 +7,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kandev_tui.session.background import OwnLoop
-from kandev_tui.session.source import Source
+from kandev_tui.session.source import NullSource
 from kandev_tui.transcript import Item, read_recording
 
 if TYPE_CHECKING:
     from kandev_tui.transcript.pipeline import Pipeline
 
 
-class ReplaySource(Source):
+class ReplaySource(NullSource):
     """A recording played back through the same normaliser, at full speed or ``speed`` times real time; read and
     normalised on a loop of its own, in a thread (:class:`~kandev_tui.session.background.Background`)."""
 

@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from kandev_tui.session.source import Source
+from kandev_tui.session.source import NullSource
 from kandev_tui.session.state import SessionState
 from kandev_tui.transcript import Store
 from kandev_tui.transcript.items import as_interrupted
@@ -14,7 +14,7 @@ from kandev_tui.transcript.items import as_interrupted
 from .names import agent_display_name
 
 
-class StoredSource(Source):
+class StoredSource(NullSource):
     """A session from the store, read-only (the agents we start cannot be resumed); without one, the stored
     sessions are offered to pick from."""
 

@@ -11,9 +11,9 @@ from ..support.app_helpers import footer_keys, settings_at, until
 async def test_a_crash_in_the_app_never_exits_0(tmp_path, capsys):
     """An exception Textual cannot recover from ends the app with a traceback: the command's status is not 0."""
     from kandev_tui.cli import app_exit_status
-    from kandev_tui.session import Source
+    from kandev_tui.session import NullSource
 
-    class Broken(Source):
+    class Broken(NullSource):
         @property
         def can_pick_session(self):  # read when the app mounts
             raise RuntimeError("broken source")

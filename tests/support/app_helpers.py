@@ -204,9 +204,9 @@ class ScriptedSource:
 
     def __new__(cls, items, *, state="idle", detail="", login_methods=(), agent="Claude Agent",
                 waiting=()):
-        from kandev_tui.session import Source
+        from kandev_tui.session import NullSource
 
-        class Scripted(Source):
+        class Scripted(NullSource):
             can_prompt = True
             can_cancel = True
 

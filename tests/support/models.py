@@ -4,7 +4,7 @@ loop, a UI that records what it was told, and a source's declared capabilities."
 from __future__ import annotations
 
 from kandev_tui.renderers import Registry
-from kandev_tui.session import Source
+from kandev_tui.session import NullSource
 
 
 class Clock:
@@ -97,7 +97,7 @@ def session_model(clock: Clock, registry: Registry | None = None, **source_attrs
     from kandev_tui.session.model import SessionModel
 
     def make():
-        source = Source()
+        source = NullSource()
         for name, value in source_attrs.items():
             setattr(source, name, value)
         return source

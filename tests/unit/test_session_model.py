@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kandev_tui.session import Batcher, SessionState, Source, prompt_state
+from kandev_tui.session import Batcher, NullSource, SessionState, prompt_state
 from kandev_tui.session.batch import BUSY_WAIT_AT_MOST, FLUSH_SECONDS, SETTLE_AT_MOST, UNTIL_SHOWN
 
 from ..support.app_helpers import bar_chart, message_item, rich_item, tool_item
@@ -166,7 +166,7 @@ class Told:
 
 
 async def test_a_source_declares_what_it_cannot_do_and_tells_only_once_bound():
-    source = Source()
+    source = NullSource()
     source._set_state("starting", "")  # not bound yet: nobody hears it (nothing fails)
     told = Told()
     source.bind(told)
@@ -315,7 +315,7 @@ def test_the_source_is_handed_what_says_when_its_reading_gives_way_to_the_user()
 
     handed = []
 
-    class Reading(Source):
+    class Reading(NullSource):
         def give_way_to(self, gives_way):
             handed.append(gives_way)
 
