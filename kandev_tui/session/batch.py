@@ -16,9 +16,10 @@ tool's output). They wait here, each key keeping only its newest version, and go
   the next waits and grows, for :data:`SETTLE_AT_MOST` at most.
 
 Both clocks are injected (``time.monotonic`` and the UI thread's ``time.thread_time`` by default), so the policy is
-tested without a terminal or a sleep. Items may be added from any thread (a source reads its agent in a thread of
-its own); the batch is looked at and taken on the UI's. The items are placed where they arrive (the transcript model,
-``session/changes.py``): the batch says when the UI takes what was placed. A *reset* (every item again, in order:
+tested without a terminal or a sleep. Keys may be added from any thread (a source reads its agent in a thread of
+its own); the batch is looked at and taken on the UI's. The batch keeps clocks and keys, never the items: they are
+placed where they arrive, into the one buffer on their way to the screen (the transcript model's change set,
+``session/changes.py``), and the batch says when the UI takes what was placed. A *reset* (every item again, in order:
 older history arrived) waits in the batch too.
 """
 
@@ -26,15 +27,13 @@ from __future__ import annotations
 
 import threading
 import time
-from itertools import islice
-from typing import Callable
+from typing import Callable, Iterable
 
 # FLUSH_SECONDS: item updates are drawn in batches, at most this often; UI_SHARE: while updates stream, the UI's thread
 # works at most this share of the time (the rest is free); BUSY_WAIT_AT_MOST: however busy the UI, a batch waits at
 # most this long after the last one; SETTLE_AT_MOST: a batch waits at most this long for the last one to be on screen.
 # Why: pacing.py
 from kandev_tui.base.pacing import BUSY_WAIT_AT_MOST, FLUSH_SECONDS, SETTLE_AT_MOST, UI_SHARE
-from kandev_tui.transcript.items import Item
 
 
 UNTIL_SHOWN = float("inf")  # a covered transcript's batch waits until the UI shows it again (SessionModel.look_now)
@@ -45,20 +44,18 @@ class Batcher:
                  ui_time: Callable[[], float] = time.thread_time) -> None:
         self.clock = clock
         self.ui_time = ui_time  # the processor time of the thread that takes batches (called on it)
-        self._pending: dict[str, Item] = {}
+        self._pending: dict[str, None] = {}  # the keys of the items placed since the last batch, in order
         self._reset = False
         self._lock = threading.Lock()
         self.received_at = float("-inf")  # when items last arrived
         self.taken_at = float("-inf")  # when the last batch was handed over
         self._taken_ui = 0.0  # the UI thread's processor time then
-        self.emptied = 0  # how many times what waited was taken or dropped (a count of items from the start holds
-        # until this changes: keys are only added in between)
 
-    def add(self, items: list[Item]) -> None:
+    def add(self, keys: Iterable[str]) -> None:
+        """Items of these keys were placed (a key already waiting keeps its place)."""
         with self._lock:
             self.received_at = self.clock()
-            for item in items:
-                self._pending[item.key] = item
+            self._pending.update(dict.fromkeys(keys))
 
     def reset(self) -> None:
         """Every item again (older history arrived; the transcript model placed them): what waited before is part of
@@ -67,24 +64,12 @@ class Batcher:
             self.received_at = self.clock()
             self._reset = True
             self._pending.clear()
-            self.emptied += 1
 
     @property
     def keys(self) -> list[str]:
         """The keys waiting, in the order they first arrived."""
         with self._lock:
             return list(self._pending)
-
-    @property
-    def waiting(self) -> list[Item]:
-        """The items waiting (newest versions), in the order their keys first arrived."""
-        with self._lock:
-            return list(self._pending.values())
-
-    def waiting_after(self, count: int) -> list[Item]:
-        """The items waiting whose keys arrived after the first ``count`` (as :attr:`waiting`)."""
-        with self._lock:
-            return list(islice(self._pending.values(), count, None))
 
     def __bool__(self) -> bool:
         return bool(self._pending) or self._reset
@@ -120,20 +105,13 @@ class Batcher:
             wait = FLUSH_SECONDS
         return wait
 
-    def take(self) -> list[Item]:
-        """The batch: every waiting item, newest version, in the order its key first arrived (and the reset, if one
-        waits)."""
+    def take(self) -> list[str]:
+        """The batch's turn has come: the keys that waited, in the order each first arrived (what was placed for
+        them is the transcript model's to hand over), and the reset, if one waited, are taken."""
         with self._lock:
             self.taken_at = self.clock()
             self._taken_ui = self.ui_time()
-            batch = list(self._pending.values())
+            keys = list(self._pending)
             self._pending.clear()
-            self.emptied += 1
             self._reset = False
-            return batch
-
-    def clear(self) -> None:
-        with self._lock:
-            self._pending.clear()
-            self.emptied += 1
-            self._reset = False
+            return keys

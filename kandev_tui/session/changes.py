@@ -44,6 +44,7 @@ class ChangeSet:
     entries: dict[int, Entry] = field(default_factory=dict)  # index → entry, every entry new or reshaped
     items: dict[str, Item] = field(default_factory=dict)  # item key → newest version, every item placed
     reset: bool = False  # every item was placed again (older history arrived): the entries start afresh
+    news: int = 0  # items in the flow whose keys the UI was not handed before (a covered session's "+N new")
 
     def __bool__(self) -> bool:
         return bool(self.items) or self.reset
@@ -121,6 +122,7 @@ class TranscriptModel:
             self._rebuilt_old.clear()
             self._unplaced = []
             self._place_when_read(items)
+            self._pending.news = 0  # what was there before and is now placed again is no news
 
     def _place_when_read(self, items: Iterable[Item]) -> None:
         if not self.registry.discovered:
@@ -137,7 +139,10 @@ class TranscriptModel:
     def _place(self, items: Iterable[Item]) -> None:
         layout, pending, handed = self.layout, self._pending, self._handed
         touched: set[int] = set()
+        placed = layout.entry_of
         for item in items:
+            if item.key not in placed and item.key not in pending.items and item.kind not in STATUS_KINDS:
+                pending.news += 1
             pending.items[item.key] = item
             entry, _ = layout.place(item)
             if entry is None:
@@ -169,6 +174,13 @@ class TranscriptModel:
                 groups.update(layout.groups_of(entries[index].run))
         for key in groups:
             pending.summaries[key] = layout.summary(layout.by_key[key])
+
+    @property
+    def news(self) -> int:
+        """How many items in the flow were placed (or wait for the renderer packs) whose keys the UI has not been
+        handed yet: what a covered session's row says arrived. Counted as they are placed, never by a scan."""
+        with self._lock:
+            return self._pending.news + len({item.key for item in self._unplaced if item.kind not in STATUS_KINDS})
 
     # -- the UI's side (its thread) ------------------------------------------------------
 

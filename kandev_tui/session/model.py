@@ -28,7 +28,7 @@ from kandev_tui.renderers.registry import Registry
 from kandev_tui.transcript.items import Item
 
 from .batch import UNTIL_SHOWN, Batcher
-from .changes import STATUS_KINDS, ChangeSet, TranscriptModel
+from .changes import ChangeSet, TranscriptModel
 from .source import Source, SourceStatus
 from .state import PromptState, SessionState, prompt_state
 
@@ -104,7 +104,6 @@ class SessionModel:
         self._thread = 0
         self._timer: asyncio.TimerHandle | None = None
         self._waking = False  # a look at the batch is on its way from another thread
-        self._unshown = (-1, 0, 0, 0)  # unshown()'s last count: (batch emptied, items counted, unshown, known)
         self.looks = 0  # looks at the batch on the UI's loop (a covered session's: one per arrival, none while idle)
         self._lock = threading.Lock()
         self._turn_over = False  # the source's last state says no output is flowing: a batch need not wait its turn
@@ -138,7 +137,7 @@ class SessionModel:
         self.heard_at = self._clock()
         self._prepare(items)
         self.transcript.place(items)
-        self.batch.add(items)
+        self.batch.add(item.key for item in items)
         self._wake()
 
     def quiet_for(self) -> float:
@@ -202,18 +201,10 @@ class SessionModel:
             ui.apply_changes(changes)
 
     def unshown(self) -> int:
-        """How many items the source delivered that the transcript does not have yet: a covered session's news.
-        Counted from where the last count ended while nothing was taken (the rows ask every second and on every
-        state change; counting thousands of waiting items each time was 6% of the UI's thread in sessions.py 8)."""
-        known = self.transcript.entry_of
-        emptied = self.batch.emptied  # read first: a reset from the source's thread after it is seen next time
-        counted_in, counted, count, known_count = self._unshown
-        if (counted_in, known_count) != (emptied, len(known)):
-            counted = count = 0
-        new = self.batch.waiting_after(counted)
-        count += sum(1 for item in new if item.key not in known and item.kind not in STATUS_KINDS)
-        self._unshown = (emptied, counted + len(new), count, len(known))
-        return count
+        """How many items the source delivered that the transcript does not have yet: a covered session's news
+        (counted by the transcript model as it places them: the rows ask every second and on every state change, and
+        counting thousands of waiting items each time was 6% of the UI's thread in sessions.py 8)."""
+        return self.transcript.news
 
     def look_now(self) -> None:
         """The UI shows the session again (it was covered): what waits goes on screen now, as the policy allows, not

@@ -12,17 +12,17 @@ from ..support.app_helpers import bar_chart, message_item, rich_item, tool_item
 
 
 def test_updates_merge_by_key_and_leave_in_the_order_their_key_first_came():
+    """The batch keeps keys and clocks, never the items (the transcript model's change set holds them)."""
     batch = Batcher(Clock(), Clock())
-    batch.add([message_item(1, "a"), message_item(2, "b")])
-    batch.add([message_item(1, "a, longer"), message_item(3, "c")])
+    batch.add(["message:1", "message:2"])
+    batch.add(["message:1", "message:3"])
     assert batch.keys == ["message:1", "message:2", "message:3"]
-    taken = batch.take()
-    assert [item.payload["text"] for item in taken] == ["a, longer", "b", "c"] and not batch
+    assert batch.take() == ["message:1", "message:2", "message:3"] and not batch and batch.keys == []
 
 
 def test_the_users_input_and_a_covering_screen_hold_the_batch():
     batch = Batcher(Clock(), Clock())
-    batch.add([message_item(1, "a")])
+    batch.add(["message:1"])
     assert batch.wait() == 0  # nothing holds it: it goes now
     assert batch.wait(holding=0.1) == 0.1  # the input's effect is drawn first
     assert batch.wait(covered=True) == UNTIL_SHOWN  # under the help: until it is shown again
@@ -32,9 +32,9 @@ def test_the_users_input_and_a_covering_screen_hold_the_batch():
 def test_one_batch_on_its_way_at_a_time_but_never_held_for_ever():
     clock = Clock()
     batch = Batcher(clock, Clock())
-    batch.add([message_item(1, "a")])
+    batch.add(["message:1"])
     batch.take()
-    batch.add([message_item(2, "b")])
+    batch.add(["message:2"])
     clock.now += 2 * FLUSH_SECONDS  # its turn has come
     assert batch.wait(settling=True) == FLUSH_SECONDS  # the last batch is still being put on screen
     clock.now += SETTLE_AT_MOST + 0.01
@@ -45,7 +45,7 @@ def test_a_lone_update_goes_at_once_and_a_stream_at_most_every_frame_or_so():
     clock = Clock()
     batch = Batcher(clock, Clock())
     assert batch.first_wait() == 0  # nothing went on screen lately
-    batch.add([message_item(1, "a")])
+    batch.add(["message:1"])
     batch.take()
     assert batch.first_wait() == pytest.approx(FLUSH_SECONDS)  # just taken: the next waits its turn
     clock.now += FLUSH_SECONDS / 2
@@ -61,11 +61,11 @@ def test_while_the_source_streams_the_ui_thread_works_at_most_a_third_of_the_tim
     back for BUSY_WAIT_AT_MOST after the last at most. The stream's last batch goes at once."""
     clock, ui = Clock(), Clock()
     batch = Batcher(clock, ui)
-    batch.add([message_item(1, "a")])
+    batch.add(["message:1"])
     batch.take()
     ui.now += 0.020  # the batch cost the UI 20 ms
     clock.now += 0.040
-    batch.add([message_item(1, "ab")])
+    batch.add(["message:1"])
     assert batch.wait(streaming=True) == pytest.approx(0.020)  # 60 ms after the last batch
     assert batch.wait(streaming=False) == 0  # the source has nothing more for now: this one goes
     clock.now += 0.020
@@ -83,12 +83,12 @@ def test_a_batch_that_costs_the_ui_a_frame_of_charts_still_leaves_the_source_two
     clock, ui = Clock(), Clock()
     batch = Batcher(clock, ui)
     for _ in range(5):
-        batch.add([message_item(1, "more")])
+        batch.add(["message:1"])
         clock.now += batch.wait(streaming=True)
         batch.take()
         ui.now += 0.080  # the batch's frame of charts
         clock.now += 0.080
-        batch.add([message_item(1, "more")])
+        batch.add(["message:1"])
         waited = batch.wait(streaming=True)
         assert 0.080 / (0.080 + waited) <= 1 / 3 + 1e-9  # the UI's share of the time between batches
         clock.now += waited
@@ -101,10 +101,10 @@ def test_when_the_turn_is_over_what_waits_does_not_wait_its_turn():
     streaming keeps its pace."""
     clock = Clock()
     batch = Batcher(clock, Clock())
-    batch.add([message_item(1, "a")])
+    batch.add(["message:1"])
     batch.take()
     clock.now += FLUSH_SECONDS / 4
-    batch.add([message_item(1, "ab")])
+    batch.add(["message:1"])
     assert batch.wait() == pytest.approx(FLUSH_SECONDS * 3 / 4)
     assert batch.wait(final=True) == 0
     assert batch.wait(final=True, holding=0.1) == 0.1 and batch.wait(final=True, covered=True) == UNTIL_SHOWN
@@ -583,14 +583,17 @@ def test_a_covered_sessions_news_is_counted_as_it_grows_and_anew_once_taken():
     assert [c.keys for c in ui.applied] == [["message:1"]] and model.unshown() == 0
     ui.cover = True
 
+    received: dict[str, Item] = {}  # since the last batch was taken
+
     def naive() -> int:
         known = model.transcript.entry_of
-        return sum(1 for i in model.batch.waiting if i.key not in known and i.kind != "usage")
+        return sum(1 for i in received.values() if i.key not in known and i.kind != "usage")
 
     arrivals = [[message_item(1, "shown, and more"), message_item(2, "a")],  # on screen already, then news
                 [message_item(2, "a, longer"), tool_item("c1")],  # a newer version: no more news
                 [Item("usage", "usage", 1, {"used": 5}), message_item(3, "b")]]  # usage: not news
     for items, expected in zip(arrivals, (1, 2, 3)):
+        received.update((item.key, item) for item in items)
         model.receive_items(items)
         loop.run(FLUSH_SECONDS)
         assert model.unshown() == naive() == expected
@@ -599,6 +602,7 @@ def test_a_covered_sessions_news_is_counted_as_it_grows_and_anew_once_taken():
     model.look_now()
     assert model.unshown() == 0
     ui.cover = True
+    received = {"message:4": message_item(4, "c")}
     model.receive_items([message_item(4, "c")])
     loop.run(FLUSH_SECONDS)
     assert model.unshown() == naive() == 1
