@@ -1,9 +1,10 @@
 """What the transcript's widgets draw with, given to them instead of looked up on the app.
 
 The app gives the transcript view a :class:`DrawContext` (the series colours of the theme, whether a chart
-animates, the workspace files are read from, whether the terminal is in view); a widget in the transcript asks
-:func:`context_of` for the one of its nearest ancestor that gives one, and gets the defaults outside any (a card
-drawn on its own in a test, a renderer pack's own app). Nothing here reaches for attributes of the app.
+animates, the workspace files are read from, whether the terminal is in view), and the view adds where its entries
+tell it what they are doing (still being put on screen; a chart drawn before it was plotted); a widget in the
+transcript asks :func:`context_of` for the one of its nearest ancestor that gives one, and gets the defaults outside
+any (a card drawn on its own in a test, a renderer pack's own app). Nothing here reaches for attributes of the app.
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ def _idle() -> None:
     return None
 
 
+def _not_told(widget: Any, *facts: Any) -> None:
+    return None
+
+
 @dataclass
 class DrawContext:
     series_colors: Callable[[], tuple[tuple[int, int, int], ...] | None] = _no_colors  # by series index; None: none
@@ -42,6 +47,10 @@ class DrawContext:
     flooding: Callable[[], bool] = _never  # the session's output comes as fast as it is read: what is not in view
     # waits (a long message's blocks above the screen are drawn once the flood pauses)
     working: Callable[[], None] = _idle  # a slice of work spread between keys was done (a long message's blocks)
+    # the view's, told by its entries: (an entry, whether it is still being put on screen: mounting, its Markdown
+    # parsed), so that the view counts them rather than looking at each; (a chart) drawn before it was plotted
+    settling: Callable[[Any, bool], None] = _not_told
+    plot_wanted: Callable[[Any], None] = _not_told
 
 
 DEFAULT = DrawContext()

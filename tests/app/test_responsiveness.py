@@ -363,3 +363,33 @@ async def test_the_app_takes_the_full_collections_over_from_its_first_frame(tmp_
         assert not app.sessions and gc.get_threshold()[2] == NO_AUTOMATIC_FULL
     assert gc.get_threshold() == before
     store.close()
+
+
+async def test_the_view_counts_the_entries_on_their_way_as_they_say_so(tmp_path):
+    """The transcript's entries say when they are mounted and when a message's backlog (text not split into blocks
+    yet) comes and goes: the view counts them (the batch policy asks each look) rather than asking each widget, and
+    entries removed while on their way (the window moved on) are not counted for ever."""
+    from kandev_tui.transcript.items import Item
+    from kandev_tui.widgets.entries.agent_message import AgentMessage
+
+    app = stored_app(tmp_path, [message_item(0, "Before.")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        view = app.view
+        assert not view.settling and len(view.entries_settling) == 0
+        text = "".join(f"Paragraph {index} of a long answer.\n\n" for index in range(3000))
+        apply_now(app, [Item("message:1", "agent_message", 1, {"text": "Start.\n\n"}, final=False)])
+        assert view.settling  # built, not mounted yet
+        await until(pilot, lambda: not view.settling)
+        message = view.widgets["message:1"]
+        assert isinstance(message, AgentMessage)
+        apply_now(app, [Item("message:1", "agent_message", 2, {"text": "Start.\n\n" + text}, final=False,
+                             grown_from=1)])
+        assert message.backlog > 0 and view.settling  # told by the message itself
+        await until(pilot, lambda: message.backlog == 0)
+        assert not view.settling
+        apply_now(app, [message_item(index, f"Entry {index}.") for index in range(2, 40)])
+        assert view.settling
+        view.mounted.clear(False)  # removed while on their way
+        await settle(pilot)
+        assert not view.settling and len(view.entries_settling) == 0

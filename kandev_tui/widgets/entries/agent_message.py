@@ -59,6 +59,7 @@ class AgentMessage(EntryWidget):
         self._document = MarkdownLines(safe_text(item.payload.get("text", "")), final=item.final)
         self._drawn: tuple[tuple[int, str], Lines] | None = None  # ((width, theme), the document's lines)
         self._drawing: Timer | None = None  # the next slice of blocks not drawn yet
+        self._told_parsing = False  # what the transcript was last told of the backlog (see parsing)
 
     def on_click(self, event: events.Click) -> None:
         """A click on a link opens it: in the system's browser, or, under ``kandev-tui serve``, in a new tab of the
@@ -81,6 +82,17 @@ class AgentMessage(EntryWidget):
         if changed:
             self._drawn = None
             self.refresh(layout=True)
+        self._tell_parsing()
+
+    def _tell_parsing(self) -> None:
+        """The transcript is told when the backlog comes and when it is gone (it counts the entries still settling)."""
+        parsing = self.parsing
+        if parsing != self._told_parsing and self.is_mounted:
+            self._told_parsing = parsing
+            context_of(self).settling(self, parsing)
+
+    def on_mount(self) -> None:
+        self._told_parsing = self.parsing  # (what EntryWidget's on_mount tells)
 
     def _strips(self, width: int, budget: float | None = 0.0, wanted: Iterable[int] = ()) -> Lines:
         """Every line at ``width``, kept until the text, the width or the theme changes (read per visible line).
@@ -115,6 +127,7 @@ class AgentMessage(EntryWidget):
         before, backlog = self._strips(width), self._document.backlog
         drawn = self._strips(width, DRAW_SLICE, self._rows_in_view())
         context_of(self).working()  # (no full garbage collection while this goes on: kandev_tui/base/gcpolicy.py)
+        self._tell_parsing()
         if len(drawn) != len(before):
             self.refresh(layout=True)
         elif drawn.pending != before.pending or self._document.backlog != backlog:
@@ -146,6 +159,7 @@ class AgentMessage(EntryWidget):
         width = self._width()
         if width > 0:
             self._strips(width, DRAW_SLICE, self._rows_in_view())
+            self._tell_parsing()
 
     @property
     def drawing_rest(self) -> bool:
@@ -158,8 +172,8 @@ class AgentMessage(EntryWidget):
         return self._document.backlog
 
     @property
-    def settling(self) -> bool:
-        return super().settling or self.backlog > 0
+    def parsing(self) -> bool:
+        return self.backlog > 0
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._strips(width)) if width > 0 else 0

@@ -11,6 +11,7 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
 from kandev_tui.transcript.items import Item
+from kandev_tui.widgets.context import context_of
 
 # a subagent's state as its row, its card and its screen colour it (here: the sessions list shows them without the
 # subagent widgets, which bring Rich's syntax highlighting, imported before the first frame)
@@ -72,7 +73,16 @@ class EntryWidget(SearchHit):
     @property
     def settling(self) -> bool:
         """Still being put on screen (mounting, or parsing what it shows): the transcript's next batch waits."""
-        return not self.is_mounted
+        return not self.is_mounted or self.parsing
+
+    @property
+    def parsing(self) -> bool:
+        """Mounted, and still parsing what it shows (a message's backlog): each entry that can be says so."""
+        return False
+
+    def on_mount(self) -> None:
+        """Mounted: the transcript counts it as on screen, unless it is still parsing (it says when it is done)."""
+        context_of(self).settling(self, self.parsing)
 
 
 class TextEntry(EntryWidget):

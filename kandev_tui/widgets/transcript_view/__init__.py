@@ -12,6 +12,7 @@ up. Charts plot only when they come within one screen of the viewport.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
 from textual import events
@@ -26,7 +27,7 @@ from textual.widget import Widget
 from kandev_tui.session.changes import ChangeSet, TranscriptModel
 from kandev_tui.session.layout import Entry
 from kandev_tui.ui.textual_hooks import FocusRestylesItself, layout_changes
-from kandev_tui.widgets.context import DEFAULT
+from kandev_tui.widgets.context import DEFAULT, DrawContext
 
 from kandev_tui.widgets.transcript_view.charts import ChartPlotter
 from kandev_tui.widgets.transcript_view.following import Follower
@@ -34,6 +35,7 @@ from kandev_tui.widgets.transcript_view.lazy import entry_widgets, made_entries
 from kandev_tui.widgets.transcript_view.predraw import Predrawer
 from kandev_tui.widgets.transcript_view.requests import RequestFocus
 from kandev_tui.widgets.transcript_view.search import SearchMarks
+from kandev_tui.widgets.transcript_view.settling import Settling
 from kandev_tui.widgets.transcript_view.window import EntryWindow, Sentinel
 
 if TYPE_CHECKING:
@@ -46,8 +48,9 @@ __all__ = ["Sentinel", "TranscriptView", "entry_widgets", "made_entries"]
 class TranscriptView(FocusRestylesItself, VerticalScroll):
     """See the module docstring. The view is Textual's surface (bindings, events, watchers) and hands each concern to
     a collaborator of this package: the mounted window (``mounted``), the following (``follower``), messages drawn
-    ahead (``predrawer``), charts plotted near the viewport (``plotter``), the search's marks (``marks``) and the
-    requests (``requests``). ``draw_context`` is what its entries draw with (kandev_tui/widgets/context.py)."""
+    ahead (``predrawer``), charts plotted near the viewport (``plotter``), the search's marks (``marks``), the
+    requests (``requests``) and the entries still being put on screen (``entries_settling``). ``draw_context`` is what
+    its entries draw with (kandev_tui/widgets/context.py), where they tell the view what they are doing."""
 
     BLANK = True  # a container without content or border of its own: its lines are blanks, not rendered
     # focused itself (a stored session opens so; tab from the prompt lands here), the footer says how to move; with
@@ -84,12 +87,13 @@ class TranscriptView(FocusRestylesItself, VerticalScroll):
     def __init__(self, model: TranscriptModel, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.model = model
-        self.draw_context = DEFAULT
         self.predrawer = Predrawer(drawn=self._drawn_ahead)
         self.requests = RequestFocus(self)
         self.plotter = ChartPlotter(self, visible=lambda: self.draw_context.visible())
-        self.mounted = EntryWindow(self, model, self.requests, self.predrawer, loaded=self.plotter.check,
-                                   older_wanted=self._older_wanted)
+        self.entries_settling = Settling()
+        self.draw_context = DEFAULT
+        self.mounted = EntryWindow(self, model, self.requests, self.predrawer, self.entries_settling,
+                                   loaded=self.plotter.check, older_wanted=self._older_wanted)
         self.follower = Follower(self, self.mounted, below=self._below,
                                  check_charts=self.plotter.check)
         self.mounted.follow = self.follower
@@ -114,6 +118,15 @@ class TranscriptView(FocusRestylesItself, VerticalScroll):
     def _drawn_ahead(self) -> None:
         if self.is_attached:
             self.screen.check_idle()  # a frame held for them is drawn now (DrawsInputAtOnce), not at the next tick
+
+    @property
+    def draw_context(self) -> DrawContext:
+        return self._draw_context
+
+    @draw_context.setter
+    def draw_context(self, context: DrawContext) -> None:
+        """The app's context, with where the entries tell this view what they are doing."""
+        self._draw_context = replace(context, settling=self.entries_settling.tell)
 
     # -- what the others read ------------------------------------------------------------
 
@@ -143,8 +156,9 @@ class TranscriptView(FocusRestylesItself, VerticalScroll):
 
     @property
     def settling(self) -> bool:
-        """Whether an entry of the window is still being put on screen (mounted, its Markdown parsed)."""
-        return any(getattr(widget, "settling", False) for widget in self.mounted.widgets.values())
+        """Whether an entry of the window is still being put on screen (mounted, its Markdown parsed): counted as
+        the entries say so, not looked for."""
+        return bool(self.entries_settling)
 
     @property
     def waits_for_drawing(self) -> bool:

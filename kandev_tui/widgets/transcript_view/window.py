@@ -21,6 +21,7 @@ from kandev_tui.session.window import Viewport, Window
 from kandev_tui.widgets.transcript_view.lazy import entry_widgets
 from kandev_tui.widgets.transcript_view.predraw import Predrawer
 from kandev_tui.widgets.transcript_view.requests import RequestFocus
+from kandev_tui.widgets.transcript_view.settling import Settling
 
 if TYPE_CHECKING:
     from kandev_tui.widgets.entries.base import EntryWidget
@@ -54,13 +55,14 @@ class Follows(Protocol):
 class EntryWindow:
     """The entries of ``model`` mounted in ``view`` (``widgets``: entry key → widget), between two sentinels.
     ``requests`` makes new requests answerable and gives one the keys; ``predrawer`` draws new messages ahead;
-    ``loaded()`` is called once a load kept the view in place (charts near it plotted); ``older_wanted()`` asks the
-    source for older items."""
+    ``settling`` counts the entries built until they say they are on screen; ``loaded()`` is called once a load kept
+    the view in place (charts near it plotted); ``older_wanted()`` asks the source for older items."""
 
     def __init__(self, view: VerticalScroll, model: TranscriptModel, requests: RequestFocus, predrawer: Predrawer,
-                 loaded: Callable[[], None], older_wanted: Callable[[], None]) -> None:
+                 settling: Settling, loaded: Callable[[], None], older_wanted: Callable[[], None]) -> None:
         self._view = view
         self._model = model
+        self._settling = settling
         self._requests = requests
         self._predrawer = predrawer
         self._loaded = loaded
@@ -155,6 +157,7 @@ class EntryWindow:
             if isinstance(widget, E.REQUESTS):
                 self._requests.made(widget)
         self.widgets[entry.key] = widget
+        self._settling.built(widget)
         return widget
 
     def rebuild(self, old_key: str, entry: Entry) -> None:
@@ -165,11 +168,13 @@ class EntryWindow:
         new = self.build(entry)
         self._view.mount(new, after=old)
         self._requests.mounted([new])
+        self._settling.forget([old])
         old.remove()
 
     def _unmount_range(self, start: int, stop: int) -> None:
         doomed = [self.widgets.pop(e.key) for e in self.entries[start:stop] if e.key in self.widgets]
         if doomed:
+            self._settling.forget(doomed)
             self._view.remove_children(doomed)
 
     def show_sentinels(self) -> None:
@@ -180,6 +185,7 @@ class EntryWindow:
         """Every widget removed (the transcript shown anew)."""
         doomed = list(self.widgets.values())
         self.widgets.clear()
+        self._settling.clear()
         if doomed:
             self._view.remove_children(doomed)
         self.window = Window()
