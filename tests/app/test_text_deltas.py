@@ -6,6 +6,8 @@ draws, so a final message keeps them; and a long open message is stored at most 
 
 from __future__ import annotations
 
+import pytest
+
 from kandev_tui.transcript import Normalizer
 from kandev_tui.widgets.markdown_lines import MarkdownLines
 
@@ -14,6 +16,41 @@ from ..support.frames import END, PROMPT, chunk
 from ..support.drawing import lines
 
 # -- the widget ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind, module", [("agent_thought_chunk", "thought"), ("user_message_chunk", "user_message")])
+async def test_thoughts_and_the_users_messages_take_deltas_as_the_agents_do(tmp_path, monkeypatch, kind, module):
+    """A streaming thought (and a user message an agent streams back, loading a session) sanitises only what came
+    since the version it holds, as the agent's message does; a collapsed thought draws its body when expanded."""
+    import importlib
+
+    entry_module = importlib.import_module(f"kandev_tui.widgets.entries.{module}")
+    sanitised: list[int] = []
+    safe_text = entry_module.safe_text
+    monkeypatch.setattr(entry_module, "safe_text", lambda text: sanitised.append(len(text)) or safe_text(text))
+    normalizer = Normalizer()
+    normalizer.feed(PROMPT)
+    hostile = ["Start \x1b", "[31mred\u202e", " and [b]on[/b].\n\n"] * 40
+    versions = [item for item in normalizer.feed(chunk(hostile[0], kind))]
+    for part in hostile[1:]:
+        normalizer.feed(chunk(part, kind))
+        versions += normalizer.settle()
+    versions += [item for item in normalizer.feed(END) if item.key == versions[0].key]
+    assert len(versions) > 50 and all(v.key == versions[0].key for v in versions)
+    app = stored_app(tmp_path, [])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for version in versions:
+            apply_now(app, [version])  # (each version in turn, as batches bring them)
+        await settle(pilot)
+        entry = app.view.widgets[versions[0].key]
+        text = "".join(hostile)
+        assert sum(sanitised) <= len(text) * 2  # each character once as it came (not the whole text per version)
+        assert entry.searchable_text == safe_text(text) and "\x1b" not in entry.searchable_text
+        if module == "thought":
+            await pilot.click(entry)  # expanded: the body shows all of it
+            await settle(pilot)
+            assert entry.query_one(".body").render().plain.count("[b]on[/b]") == 40
 
 
 async def test_the_message_widget_sanitises_and_appends_only_what_came(tmp_path, monkeypatch):

@@ -19,9 +19,10 @@ PROMPT = Frame(OUT, {"jsonrpc": "2.0", "id": 1, "method": "session/prompt",
 END = Frame(IN, {"jsonrpc": "2.0", "id": 1, "result": {"stopReason": "end_turn"}})
 
 
-def chunk(text: str) -> Frame:
+def chunk(text: str, kind: str = "agent_message_chunk") -> Frame:
+    """A chunk of the agent's message (``kind``: also ``agent_thought_chunk``, ``user_message_chunk``)."""
     return Frame(IN, {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": {
-        "sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}}})
+        "sessionUpdate": kind, "content": {"type": "text", "text": text}}}})
 
 
 def frames(*updates, prompt: bool = True) -> list[Frame]:

@@ -13,7 +13,7 @@ from textual.widget import Widget
 from kandev_tui.base.pacing import DRAW_AGAIN, DRAW_AGAIN_FLOODING, DRAW_SLICE
 from kandev_tui.transcript.items import Item
 
-from kandev_tui.widgets.entries.base import EntryWidget, match_spans, safe_text
+from kandev_tui.widgets.entries.base import EntryWidget, grown_text, match_spans, safe_text
 from kandev_tui.widgets.context import context_of
 from kandev_tui.widgets.markdown_lines import Lines, MarkdownLines
 from kandev_tui.widgets.selectable import selectable_line, selected_text
@@ -71,14 +71,13 @@ class AgentMessage(EntryWidget):
 
     def update_item(self, item: Item) -> None:
         held, self.item = self.item, item
-        text = item.payload.get("text", "")
-        if item.grown_from and held is not None and held.version >= item.grown_from and held.key == item.key:
-            # the text only grew since the version held: what came after it is made safe and added, nothing more
-            changed = self._document.append(safe_text(text[len(held.payload.get("text", "")):]))
+        grown = grown_text(held, item)
+        if grown is not None:  # the text only grew since the version held: what came is made safe and added
+            changed = self._document.append(safe_text(grown))
             if item.final:
                 changed = self._document.finish() or changed
         else:
-            changed = self._document.update(safe_text(text), final=item.final)
+            changed = self._document.update(safe_text(item.payload.get("text", "")), final=item.final)
         if changed:
             self._drawn = None
             self.refresh(layout=True)

@@ -138,6 +138,15 @@ class CollapsibleEntry(EntryWidget):
         return self._text
 
 
+def grown_text(held: Item | None, item: Item) -> str | None:
+    """What ``item``'s text adds to ``held``'s, when ``item`` is a later version of the same streaming text that only
+    grew since (:attr:`Item.grown_from`: a reader holding an earlier version appends what came after it); None when
+    it is not (another text, a text replaced whole)."""
+    if not item.grown_from or held is None or held.key != item.key or held.version < item.grown_from:
+        return None
+    return str(item.payload.get("text", ""))[len(str(held.payload.get("text", ""))):]
+
+
 def safe_text(value: Any, keep_newlines: bool = True) -> str:
     """Agent text made inert (the one sanitising path, :func:`kandev_tui.base.sanitize.visible`)."""
     from kandev_tui.base.sanitize import visible
