@@ -9,7 +9,7 @@ any (a card drawn on its own in a test, a renderer pack's own app). Nothing here
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, runtime_checkable
 
 
@@ -37,6 +37,34 @@ def _not_told(widget: Any, *facts: Any) -> None:
     return None
 
 
+class ChartsTell(Protocol):
+    """What a chart tells the view's plotter (:class:`~kandev_tui.widgets.transcript_view.charts.ChartPlotter`), so
+    that it plots the charts near the viewport without looking for them."""
+
+    def mounted(self, chart: Any) -> None: ...
+
+    def gone(self, chart: Any) -> None: ...
+
+    def drawn(self, chart: Any) -> None:
+        """Textual drew the chart before it was plotted (it is on screen): plot it soon."""
+
+
+class _NoPlotter:
+    """Outside a transcript (a card drawn on its own): charts are plotted by whoever shows them."""
+
+    def mounted(self, chart: Any) -> None:
+        return None
+
+    def gone(self, chart: Any) -> None:
+        return None
+
+    def drawn(self, chart: Any) -> None:
+        return None
+
+
+NO_PLOTTER = _NoPlotter()
+
+
 @dataclass
 class DrawContext:
     series_colors: Callable[[], tuple[tuple[int, int, int], ...] | None] = _no_colors  # by series index; None: none
@@ -48,9 +76,9 @@ class DrawContext:
     # waits (a long message's blocks above the screen are drawn once the flood pauses)
     working: Callable[[], None] = _idle  # a slice of work spread between keys was done (a long message's blocks)
     # the view's, told by its entries: (an entry, whether it is still being put on screen: mounting, its Markdown
-    # parsed), so that the view counts them rather than looking at each; (a chart) drawn before it was plotted
+    # parsed), so that the view counts them rather than looking at each
     settling: Callable[[Any, bool], None] = _not_told
-    plot_wanted: Callable[[Any], None] = _not_told
+    charts: ChartsTell = field(default_factory=lambda: NO_PLOTTER)  # the view's plotter, told by its charts
 
 
 DEFAULT = DrawContext()

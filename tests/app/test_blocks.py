@@ -97,6 +97,25 @@ async def test_charts_coming_into_view_are_plotted_a_slice_at_a_time_and_after_t
         assert all(c.plotted for c in charts)
 
 
+async def test_a_chart_drawn_before_it_was_plotted_asks_and_the_plotter_keeps_only_the_mounted(tmp_path):
+    """Nothing looks for charts: a chart Textual draws unplotted (it is on screen) asks the view's plotter, which
+    plots it after that frame, with no scroll or batch to set it off; the plotter knows the charts mounted in the
+    view, and forgets those the window unmounts."""
+    filler = [message_item(1000 + n, f"An earlier paragraph {n}.") for n in range(60)]
+    app = stored_app(tmp_path, filler + many_charts(3))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        view = app.view
+        charts = list(view.query(ChartBlock))
+        assert charts and all(c.plotted for c in charts) and view.plotter.charts == len(charts)
+        shown = charts[-1]
+        shown.plotted = False  # as if it had come on screen before any look at the view
+        shown.query_one(PlotArea).refresh()  # drawn again, and only that
+        await until(pilot, lambda: shown.plotted)
+        await _load_everything(pilot, view)  # the window moves to the top: the charts at the end are unmounted
+        assert view.plotter.charts == len(list(view.query(ChartBlock)))
+
+
 async def test_deferred_plotting_and_memoisation(tmp_path):
     count = 24  # charts, with enough paragraphs before them that the session opens a window, not whole
     filler = [message_item(1000 + n, f"An earlier paragraph {n}.") for n in range(60)]

@@ -9,6 +9,8 @@ a theme change draws it again, and every drawing goes through the memoised
 
 from __future__ import annotations
 
+from typing import Callable
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -23,7 +25,7 @@ from textual.widgets import Static
 from kandev_tui.ui.charts import LEGEND_MARKS, ChartData, full_value, inspection, plot
 
 from kandev_tui.widgets.entries.base import mount_into, safe_text
-from kandev_tui.widgets.context import context_of
+from kandev_tui.widgets.context import NO_PLOTTER, ChartsTell, context_of
 
 ANIMATION_FRAMES = 8
 ANIMATION_SECONDS = 0.5
@@ -83,9 +85,11 @@ class PlotArea(Widget):
             super().__init__()
             self.x = x
 
-    def __init__(self) -> None:
+    def __init__(self, drawn: Callable[[], None]) -> None:
+        """``drawn()``: called each time Textual draws the area (it is on screen)."""
         super().__init__()
         self._content: Text = Text("")
+        self._drawn = drawn
 
     def show(self, content: Text, height: int) -> None:
         self._content = content
@@ -94,6 +98,7 @@ class PlotArea(Widget):
         self.refresh()
 
     def render(self) -> Text:
+        self._drawn()
         return self._content
 
     def on_mouse_move(self, event) -> None:
@@ -146,7 +151,8 @@ class ChartBlock(Widget):
         self.plotted = False
         self.frame = 0.0
         self._timer: Timer | None = None
-        self._plot = PlotArea()
+        self._plot = PlotArea(drawn=self._drawn_on_screen)
+        self._plotter: ChartsTell = NO_PLOTTER  # the view's, told what this chart is (set when mounted)
         self._inspect = Static(classes="inspect")
         self._table = Static(classes="data")
         self._legend = Horizontal()
@@ -163,6 +169,8 @@ class ChartBlock(Widget):
         yield self._table
 
     def on_mount(self) -> None:
+        self._plotter = context_of(self).charts
+        self._plotter.mounted(self)
         colors = self._color_names()
         interactive = len(self.data.series_labels) > 1
         marks = LEGEND_MARKS["bar" if self.data.chart_type == "bar" else "line"]
@@ -175,6 +183,14 @@ class ChartBlock(Widget):
         for entry in entries:
             entry.draw(True, interactive)
         self._draw()
+
+    def on_unmount(self) -> None:
+        self._plotter.gone(self)
+
+    def _drawn_on_screen(self) -> None:
+        """Textual drew the plot's area: on screen, so plotted soon if it is not (the plotter decides when)."""
+        if not self.plotted:
+            self._plotter.drawn(self)
 
     # -- colours & size -------------------------------------------------------
 

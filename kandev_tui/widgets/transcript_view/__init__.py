@@ -126,7 +126,7 @@ class TranscriptView(FocusRestylesItself, VerticalScroll):
     @draw_context.setter
     def draw_context(self, context: DrawContext) -> None:
         """The app's context, with where the entries tell this view what they are doing."""
-        self._draw_context = replace(context, settling=self.entries_settling.tell)
+        self._draw_context = replace(context, settling=self.entries_settling.tell, charts=self.plotter)
 
     # -- what the others read ------------------------------------------------------------
 
