@@ -97,7 +97,8 @@ class Joined:
         self.goes_on = False  # the last piece's paragraph goes on in the next one
 
     def add(self, lines: list[Strip], owner: int, joins: bool) -> None:
-        if self.parts and lines and not self.goes_on:
+        if self.starts[-1] and lines and not self.goes_on:  # a blank line between pieces that draw lines (a piece
+            # may draw none: a raw HTML block alone, which Rich's Markdown leaves out, as it does in the whole text)
             self._part([BLANK], -1)
         self.part_of.append(len(self.parts))
         self._part(lines, owner)

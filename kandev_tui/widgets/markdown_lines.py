@@ -6,7 +6,8 @@ that. Here a message is one widget that draws Rich's Markdown, and keeps what it
 
 - the lines are kept per width and theme, so a frame, a scroll or a layout pass draws nothing again;
 - while a message streams, the text before its last block is split off once (markdown-it says where the last
-  top-level block starts) and drawn once: only the last block is drawn again as chunks arrive. A paragraph
+  top-level block starts; where a line-by-line reading is sure of it, :mod:`.markdown_cuts`, it says so without a
+  parse) and drawn once: only the last block is drawn again as chunks arrive. A paragraph
   that grows past :data:`SPLIT_PARAGRAPH_AT` characters is split too, at a line end or a space (while it
   streams, that line ends early), so that a flood into one paragraph costs no more per chunk as it grows; the lines
   of the pieces are joined once (:class:`Joined`), so a frame of a growing message costs what its tail draws, not
@@ -31,6 +32,7 @@ from rich.segment import Segment
 from textual.strip import Strip
 
 from kandev_tui.widgets.joined_lines import BLANK, Joined, Lines, standing_in
+from kandev_tui.widgets.markdown_cuts import block_cuts
 from kandev_tui.widgets.markdown_rich import _blocks, rich_markdown, rich_theme
 
 __all__ = ["BLANK", "Joined", "Lines", "MarkdownLines"]
@@ -42,6 +44,8 @@ if TYPE_CHECKING:
 REFERENCE = re.compile(r"^ {0,3}\[[^\]]+\]:", re.MULTILINE)  # a link reference definition
 PIECE_CHARS = 256  # the blocks split off at once are kept in pieces of about this size, each drawn on its own
 DIGEST_AT_ONCE = 4096  # characters of a long addition split into blocks at once (see MarkdownLines.append)
+QUICK_AT_ONCE = 16384  # ... or read for sure block starts at once, without parsing (markdown_cuts.py: about 30 times
+# faster than markdown-it; a flood of a long report outran markdown-it's 1 µs a character: stream.py long)
 SPLIT_PARAGRAPH_AT = 8192  # characters of one streaming paragraph drawn again per update, at most about
 
 
@@ -124,13 +128,16 @@ class MarkdownLines:
         return len(self._backlog)
 
     def _digest(self) -> bool:
-        """Up to :data:`DIGEST_AT_ONCE` characters of the backlog into the tail, which is split."""
+        """Some of the backlog split into blocks: up to the last block start the quick reading sees for sure in the
+        next :data:`QUICK_AT_ONCE` characters (:mod:`.markdown_cuts`: no parse), else :data:`DIGEST_AT_ONCE`
+        characters into the tail, which markdown-it splits."""
         if not self._backlog:
             return False
         old_tail, sealed = self._tail.rstrip("\n"), len(self._sealed)
-        self._tail += self._backlog[:DIGEST_AT_ONCE]
-        self._backlog = self._backlog[DIGEST_AT_ONCE:]
-        self._split_paragraph(self._split_tail())
+        if not self._split_quickly():
+            self._tail += self._backlog[:DIGEST_AT_ONCE]
+            self._backlog = self._backlog[DIGEST_AT_ONCE:]
+            self._split_paragraph(self._split_tail())
         drawn_tail = {key: self._lines.pop(key) for key in self._tail_keys if key in self._lines}
         self._tail_keys.clear()
         for index in range(sealed, len(self._sealed)):
@@ -138,6 +145,27 @@ class MarkdownLines:
                 for (_, width, theme), lines in drawn_tail.items():
                     self._lines[(index, width, theme)] = lines
         self._joined = None
+        return True
+
+    def _split_quickly(self) -> bool:
+        """The tail and the backlog up to the last sure block start in the tail and the next :data:`QUICK_AT_ONCE`
+        characters of the backlog, sealed in pieces of :data:`PIECE_CHARS` or so at sure block starts; the tail is
+        then empty (the backlog goes on at a block start). False, and nothing done, when there is none past the
+        tail (markdown-it splits what comes: the last block of a text always goes that way)."""
+        tail = self._tail
+        window = tail + self._backlog[:QUICK_AT_ONCE]
+        cuts = block_cuts(window)
+        if not cuts or cuts[-1] <= len(tail):
+            return False
+        last = cuts[-1]
+        start = 0
+        for cut in cuts:
+            if cut - start >= PIECE_CHARS or cut == last:
+                self._seal_piece(window[start:cut], joined=False)
+                start = cut
+        self._sealed_chars += last
+        self._backlog = self._backlog[last - len(tail):]
+        self._tail = ""
         return True
 
     def _split_tail(self) -> list | None:
@@ -234,7 +262,7 @@ class MarkdownLines:
             while end and not lines[end - 1].text.strip():  # spaces entries
                 end -= 1
             lines = lines[:end]
-            if head.parts and lines and not head.goes_on:
+            if head.starts[-1] and lines and not head.goes_on:
                 tail.append([BLANK])
                 owners.append(-1)
             tail.append(lines)
