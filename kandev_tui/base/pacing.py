@@ -72,15 +72,15 @@ constant                      value       mechanism (where)                     
                                           first idle moment (``textual_hooks.py``)     wait 12-20 ms (0662916)
 ``CURSOR_BLINKS_FOR``         10 s        the prompt's cursor blinks this long after   GTK's cursor-blink-timeout: a blink redraws the
                                           a key or the focus, then stays shown         screen twice a second (19 of 73 timer ticks of 8
-                                          (``widgets/chrome/prompt_input.py``)                idle sessions in 10 s); sessions.py 8: idle CPU
+                                          (``prompt_input.py``)                        idle sessions in 10 s); sessions.py 8: idle CPU
                                                                                        1.71-1.83% blinking, 0.18-0.20% once still
 ``LISTS_AT_MOST_EVERY``       50 ms       the sessions' rows (sidebar, list, "+2 ·      each showing redrew the sidebar and looked at every
                                           1 waiting f4") follow state changes at most  key: 1.8 ms, 61 times in sessions.py 8 (40 of them
-                                          this often (``app_lists.py``)                state changes while the agents start and stream)
+                                          this often (``app/lists.py``)                state changes while the agents start and stream)
 ``CALL_OUT_EVERY``            2 s         the user is called (a notice, the bell, the  30 demo sessions, each asking for a permission at
                                           title, a desktop notification) at once, then once: 29 notices stacked over the transcript, 29
                                           at most this often: what comes meanwhile is  bells and 29 desktop notifications
-                                          said in one call (``app_attention.py``)
+                                          said in one call (``app/attention.py``)
 ``SAY_WHY_AGAIN_AFTER``       5 s         keys typed where the prompt takes nothing    typed into a read-only session, keys went nowhere
                                           (read-only, a login) say why once a notice   and the reason, cut at the prompt's border at 80
                                           this often (``screens/transcript.py``)       columns, never showed whole; one notice per key
@@ -88,13 +88,13 @@ constant                      value       mechanism (where)                     
 ``LOOK_EVERY``                1 s         while something happens (an input, items),   the rows' "+N new" within a second; idle, two 1 s
                                           the app looks this often at the sessions'    timers cost sessions.py 8 5.3-5.7% CPU on a VM
                                           rows and a due full collection; idle, it     whose wakes are slow (3-7 ms for a 72-call look);
-                                          has no timer (``app_lifecycle.py``)          no timer: 0.24-0.44%
+                                          has no timer (``app/lifecycle.py``)          no timer: 0.24-0.44%
 ``GC_QUIET_SECONDS``          2 s         a full garbage collection waits for this     not measured: a pause of a full pass (tens of ms
                                           much quiet (``gcpolicy.py``)                 with a big session) is not felt then
 ``GC_FULL_AT_LEAST_EVERY``    60 s        ... but runs at least this often             not measured: memory stays bounded in a flood
 ``QUIET_AFTER``               30 s        a running turn whose agent has said nothing  OpenCode, its model API out of reach, retried for
                                           this long says so: the status line and the   a minute, and the session said only "working"; a
-                                          list's row (``app_session_quiet.py``), and   tool's call is often quiet for seconds, rarely for
+                                          list's row (``app/session_quiet.py``), and   tool's call is often quiet for seconds, rarely for
                                           headless a line on stderr, again each time   half a minute (not measured)
                                           as long (``runner.py``)
 ============================  ==========  ===========================================  ==================================================
@@ -134,16 +134,16 @@ INPUT_DRAWN_WITHIN = 0.2
 KEY_HELD_AT_MOST = 1.0
 # the prompt (widgets/chrome/prompt_input.py)
 CURSOR_BLINKS_FOR = 10.0
-# the sessions' rows (app_lists.py)
+# the sessions' rows (app/lists.py)
 LISTS_AT_MOST_EVERY = 0.05
-# calling the user (app_attention.py)
+# calling the user (app/attention.py)
 CALL_OUT_EVERY = 2.0
 # a key typed where the prompt takes nothing (screens/transcript.py)
 SAY_WHY_AGAIN_AFTER = 5.0
-# the app's look at its sessions' rows and the collector, while something happens (app_lifecycle.py)
+# the app's look at its sessions' rows and the collector, while something happens (app/lifecycle.py)
 LOOK_EVERY = 1.0
 # garbage collection (gcpolicy.py)
 GC_QUIET_SECONDS = 2.0
 GC_FULL_AT_LEAST_EVERY = 60.0
-# a running turn's silence (app_session_quiet.py, runner.py)
+# a running turn's silence (app/session_quiet.py, sources/runner.py)
 QUIET_AFTER = 30.0

@@ -90,6 +90,10 @@ class PromptInput(TextArea):
         if self.cursor_blink:
             self._blink_stopped = True
             self.cursor_blink = False  # Textual shows the cursor, still
+            # ... but Textual 8.2's TextArea keys the lines it keeps on the blink's phase, not on whether it draws the
+            # cursor: a line kept while the cursor blinked off was drawn again without it, and the prompt showed no
+            # cursor until the next key. Its lines are drawn anew (the public way it forgets them).
+            self.notify_style_update()
 
     def on_focus(self) -> None:
         self.keep_blinking()
