@@ -164,9 +164,12 @@ class SessionLists:
     def switch_to(self, session: AppSession) -> None:
         """Show ``session`` where it was left (its screen stack, its place, its focus)."""
         app = self.app
-        # the keys' place is set before the screen is shown: a key pressed right after the switch goes there
-        if session.request_takes_keys:
+        # the keys' place is set before the screen is shown: a key pressed right after the switch goes there (a screen
+        # still to be composed sets it after its first refresh, where the keys typed behind the switch wait: KeyOrder)
+        if session.request_takes_keys and session.view.is_mounted:
             session.view.take_keys_for_request()
+        elif session.request_takes_keys:
+            session.screen.call_after_refresh(session.view.take_keys_for_request)
         elif session.focus_prompt and session.screen.prompt.can_focus:
             session.focus_prompt = False
             session.screen.prompt.focus()

@@ -68,9 +68,16 @@ class KeyOrder:
     async def _send(self, event: events.Event) -> None:
         app = self.app
         target = app.focused or app.screen
+        shown = self._shown()
         await self._dispatch(event)
-        if not isinstance(event, events.Key) or not event.is_forwarded or types_text(event, target):
-            return  # a priority binding took it, or it is text typed where it lands
+        if not isinstance(event, events.Key) or types_text(event, target):
+            return  # text typed where it lands
+        if not event.is_forwarded:  # a priority binding took it: nothing climbs, but it may have shown a screen
+            if self._shown() is shown:
+                return
+            chain: list[Widget] = []
+        else:
+            chain = list(target.ancestors_with_self)  # the widget, its ancestors, its screen and the app
         self.held = deque()
         self._flight += 1
         self.flights += 1
@@ -78,16 +85,26 @@ class KeyOrder:
         # the timer's callback runs in a task of its own: the held input is sent from the app's queue, as always
         self._timer = app.set_timer(KEY_HELD_AT_MOST, lambda: app.call_later(self._land, flight),
                                     name="key held at most")
-        # the widget, its ancestors, its screen and the app: the key climbs them in that order
-        await self._follow(list(target.ancestors_with_self), 0, flight)
+        await self._follow(chain, 0, flight, shown)
 
-    async def _follow(self, chain: list[Widget], at: int, flight: int) -> None:
+    def _shown(self) -> Any:
+        try:
+            return self.app.screen
+        except Exception:  # noqa: BLE001 - no screen (the app starting or closing): nothing is shown
+            return None
+
+    async def _follow(self, chain: list[Widget], at: int, flight: int, shown: Any) -> None:
         """A callback behind the key at ``chain[at]``: when it runs, the key has been there; then on to the next.
-        Past the app, the key's handlers and bindings have all run."""
+        Past the app, the key's handlers and bindings have all run. If they showed another screen (f4 to a session
+        whose screen is still to be composed), the flight ends after that screen's first refresh: the keys behind
+        go to the focus it gives, not to the screen left, nor to one not mounted yet."""
         while at < len(chain):
-            if chain[at].call_later(self._follow, chain, at + 1, flight):
+            if chain[at].call_later(self._follow, chain, at + 1, flight, shown):
                 return
             at += 1  # that one is gone (closed): nothing of the key is left to wait for there
+        now = self._shown()
+        if now is not None and now is not shown and now.call_after_refresh(self._land, flight):
+            return
         await self._land(flight)
 
     def type_again(self, keys: list[events.Key]) -> None:

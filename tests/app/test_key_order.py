@@ -143,9 +143,7 @@ async def test_ctrl_g_then_a_digit_in_one_burst_answers_the_request_it_reached(t
     app.animation_level = "none"
     app.open_session(asking_source())
     async with app.run_test(size=(100, 30)) as pilot:
-        # the app mounts each session's screen ahead, after its first frame: f4 and a digit typed at once before the
-        # waiting session's screen is mounted lose the digit (its view cannot take the keys yet), a window of a few
-        # frames at start that a loaded CI run once hit
+        # the waiting session's screen mounted ahead (the app does so after its first frame; before: the next test)
         await until(pilot, lambda: app.sessions[1].waiting_since is not None and app.current is app.sessions[0]
                     and app.sessions[1].view.is_mounted)
         answered = []
@@ -155,6 +153,30 @@ async def test_ctrl_g_then_a_digit_in_one_burst_answers_the_request_it_reached(t
         assert answered == [("permission:1", "reject")], (app.focused, app.transcript_screen.prompt.text,
                                                           app.view.requests.kept, app.current.number)
         await until(pilot, lambda: app.transcript_screen.prompt.text == "ok")  # the rest, after the answer
+        assert app.current is app.sessions[1]
+
+
+async def test_f4_and_a_digit_before_the_waiting_sessions_screen_was_ever_mounted(tmp_path, monkeypatch):
+    """The window the test above waits out: the app has not mounted the waiting session's screen yet (it does so
+    ahead, after its first frame). f4 shows a screen that is still to be composed: the keys typed behind it wait
+    for its first frame, and the digit still answers the request, the letters after it go to the prompt."""
+    from kandev_tui.app import kandev_app, lifecycle
+
+    monkeypatch.setattr(kandev_app, "mount_screen_ahead", lambda app, name: None)
+    monkeypatch.setattr(lifecycle, "mount_screen_ahead", lambda app, name: None)
+    app = KandevApp(ScriptedSource([message_item(1, "Elsewhere.")]),
+                    settings_store=settings_at(tmp_path, chart_animation=False))
+    app.animation_level = "none"
+    app.open_session(asking_source())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.sessions[1].waiting_since is not None and app.current is app.sessions[0])
+        assert not app.sessions[1].view.is_mounted
+        answered = []
+        app.actions.answer = lambda key, option_id: answered.append((key, option_id))
+        burst(app, ["f4", "2", *"ok"])
+        await until(pilot, lambda: answered == [("permission:1", "reject")], fail=False)
+        assert answered == [("permission:1", "reject")], (app.focused, app.transcript_screen.prompt.text)
+        await until(pilot, lambda: app.transcript_screen.prompt.text == "ok")
         assert app.current is app.sessions[1]
 
 
@@ -169,7 +191,7 @@ async def test_keys_kept_for_a_request_that_is_answered_elsewhere_go_to_the_prom
                                                                state="waiting", detail="asks", waiting=waits))
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.sessions[1].waiting_since is not None and app.current is app.sessions[0]
-                    and app.sessions[1].view.is_mounted)  # mounted ahead (see the test above)
+                    and app.sessions[1].view.is_mounted)  # mounted ahead (see the tests above)
         burst(app, ["f4", *"hi"])
         await until(pilot, lambda: app.current is app.sessions[1] and app.view.has_focus)
         await until(pilot, lambda: app.view.requests.kept == [("h", "h"), ("i", "i")])
