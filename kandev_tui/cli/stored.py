@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 from contextlib import ExitStack
@@ -22,6 +23,8 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     from kandev_tui.base.sanitize import visible
     from kandev_tui.sources import agent_display_name
 
+    if args.grep is not None:
+        return _grep(args)
     with open_store(args, create=False) as store:
         with_rows = store.sessions()
     if args.json:
@@ -44,6 +47,63 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         db = "" if getattr(args, "db", None) is None else f" (each with --db {shlex.quote(str(args.db))})"
         print(f"\nkandev-tui open ID reads one; kandev-tui run --resume ID continues one with its agent (RESUME){db}")
     return EXIT_OK
+
+
+WHO = {"user_message": "you", "agent_message": "agent", "thought": "thought", "tool_call": "tool"}
+
+
+def _grep(args: argparse.Namespace) -> int:
+    """``sessions --grep TEXT``: the items of every stored session holding every word of TEXT, best first, one line
+    each (its session, turn, who said it, and the words around the match), or JSON lines."""
+    from kandev_tui.base.jsonutil import dumps
+    from kandev_tui.base.sanitize import visible
+    from kandev_tui.transcript.searching import MARK_END, MARK_START, NothingToFind
+
+    if args.limit < 1:
+        raise UsageError(f"kandev-tui sessions --grep: --limit takes a number of hits from 1, not {args.limit}")
+    try:
+        with open_store(args, create=False) as store:  # (a database not made yet is not made by a search)
+            path = store.path
+            if path is None or not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+                hits = store.search(args.grep, args.limit)  # read as it is: what the index lacks is read through
+        if path is not None and os.access(path, os.W_OK) and os.access(path.parent, os.W_OK):
+            with open_store(args) as store:  # what was stored since the last search is indexed first
+                hits = store.search(args.grep, args.limit, progress=_indexing_progress())
+    except NothingToFind as exc:
+        raise UsageError(f"kandev-tui sessions --grep: {exc}") from None
+    if args.json:
+        for hit in hits:
+            print(dumps(hit.to_json()))
+        return EXIT_OK
+    if not hits:
+        print(f"No stored item holds {' and '.join(repr(word) for word in args.grep.split())}.")
+        return EXIT_OK
+    bold, plain = ("\x1b[1m", "\x1b[22m") if sys.stdout.isatty() else ("", "")
+    print(f"{'ID':<12}  {'TURN':>4}  {'WHO':<7}  WHERE (the session's title: the words)")
+    for hit in hits:
+        parts = hit.context.split(MARK_START)
+        context = visible(parts[0], keep_newlines=False) + "".join(
+            bold + visible(marked, keep_newlines=False) + plain + visible(rest, keep_newlines=False)
+            for marked, _, rest in (part.partition(MARK_END) for part in parts[1:]))
+        title = visible(hit.title, keep_newlines=False) or "(untitled)"
+        print(f"{hit.session_id:<12}  {hit.turn:>4}  {WHO.get(hit.kind, hit.kind):<7}  {title}: {context}")
+    if sys.stdout.isatty():
+        print("\nkandev-tui open ID reads one")
+    return EXIT_OK
+
+
+def _indexing_progress() -> Any:
+    """Where a terminal reads stderr, how far indexing what was stored since the last search is (an older database's
+    every item, once), when there is much of it."""
+    if not sys.stderr.isatty():
+        return None
+
+    def said(done: int, total: int) -> None:
+        if total >= 20_000:
+            end = "\n" if done >= total else ""
+            print(f"\rindexing the stored sessions for search: {done:,} of {total:,} items", end=end, file=sys.stderr,
+                  flush=True)
+    return said
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -189,8 +249,13 @@ def add_arguments(commands: Any) -> None:
     _add_stats_option(replay)  # no --db: a replay stores nothing
     replay.set_defaults(run=cmd_replay)
 
-    sessions = commands.add_parser("sessions", help="list stored sessions", description="List stored sessions, newest first.")
+    sessions = commands.add_parser(
+        "sessions", help="list stored sessions, or search what was said in them",
+        description="List stored sessions, newest first; with --grep TEXT, the items of every stored session that "
+                    "hold every word of TEXT (messages, thoughts, your prompts, tool calls' titles), best first.")
     sessions.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")
+    sessions.add_argument("--grep", metavar="TEXT", help="search every stored session for the words of TEXT")
+    sessions.add_argument("--limit", type=int, default=50, metavar="N", help="with --grep: at most N hits (default: 50)")
     _add_db_option(sessions)
     sessions.set_defaults(run=cmd_sessions)
 

@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 APPLICATION_ID = 0x4B54_5549  # "KTUI": marks the file as kandev-tui's
 
 _SCHEMA_V1 = """
@@ -93,9 +93,41 @@ _SCHEMA_V5 = """
 ALTER TABLE sessions ADD COLUMN queued TEXT;
 """
 
-MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1, 2: _SCHEMA_V2, 3: _SCHEMA_V3, 4: _SCHEMA_V4, 5: _SCHEMA_V5}
+# v6: every stored session's words, searchable (``kandev-tui sessions --grep``, transcript/searching.py): an SQLite
+# full-text index (FTS5) of each item's text (a message's, a thought's, the user's; a tool call's title). Storing
+# does nothing more than before (a flood is stored as fast): a search first indexes the items written since the
+# last one looked (their ``updated`` time, in sessions whose ``updated`` says so: ``search_state``), and a read-only
+# one reads those items' text itself. Deleted items leave the index at once. Row ids are the items' own.
+SEARCHED = ("'user_message'", "'agent_message'", "'thought'", "'tool_call'")
+SEARCHED_KIND = "{row}.kind IN (" + ", ".join(SEARCHED) + ")"
+TEXT_OF = ("CASE WHEN {row}.kind = 'tool_call' THEN json_extract({row}.payload, '$.title') "
+           "ELSE json_extract({row}.payload, '$.text') END")
+_SCHEMA_V6 = """
+CREATE VIRTUAL TABLE items_text USING fts5(text, tokenize = 'unicode61 remove_diacritics 2');
+CREATE TABLE search_state (indexed_until REAL NOT NULL);
+INSERT INTO search_state (indexed_until) VALUES (0);
+CREATE TRIGGER items_text_gone AFTER DELETE ON items BEGIN
+    DELETE FROM items_text WHERE rowid = old.rowid;
+END;
+"""
+
+MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1, 2: _SCHEMA_V2, 3: _SCHEMA_V3, 4: _SCHEMA_V4, 5: _SCHEMA_V5,
+                              6: _SCHEMA_V6}
 SESSION_COLUMNS = ("id", "title", "agent_command", "workspace", "created", "updated", "state", "agent_session_id",
                    "recording", "continues", "owner", "queued")
+
+
+def statements(script: str) -> list[str]:
+    """The SQL statements of ``script``, each whole (a trigger's body holds semicolons of its own)."""
+    out: list[str] = []
+    pending = ""
+    for part in script.split(";"):
+        pending += part + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n;"):
+                out.append(pending.strip())
+            pending = ""
+    return out
 
 
 class StoreError(Exception):
@@ -268,9 +300,8 @@ class Database:
             try:
                 current = db.execute("PRAGMA user_version").fetchone()[0]  # another process may have migrated
                 for step in range(current + 1, SCHEMA_VERSION + 1):
-                    for statement in MIGRATIONS[step].split(";"):
-                        if statement.strip():
-                            db.execute(statement)
+                    for statement in statements(MIGRATIONS[step]):
+                        db.execute(statement)
                 db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 db.execute("COMMIT")

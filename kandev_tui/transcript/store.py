@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from kandev_tui.base.jsonutil import dumps
 
 from .database import (SCHEMA_VERSION, SESSION_COLUMNS, Database, StoreError, StoreMissing, default_db_path,
                        said as _said)
 from .items import Item, PackedItem
+from .searching import Hit, catch_up, fts_query, search
 from .owner import owner_alive, owner_pid, this_process
 
 __all__ = ["SCHEMA_VERSION", "EmptyStore", "NotNamed", "Store", "StoreError", "StoreMissing", "default_db_path"]
@@ -100,6 +101,10 @@ class EmptyStore:
     def resumable(self, command: list[str], wanted: str) -> dict[str, Any]:
         """As :meth:`Store.resumable`: here, never found."""
         return _resumable([], self.named, command, wanted)
+
+    def search(self, text: str, limit: int = 50, progress: Callable[[int, int], None] | None = None) -> list[Hit]:
+        fts_query(text)  # (nothing to search for is said as the store would say it)
+        return []
 
 
 class Store(Database):
@@ -283,6 +288,15 @@ class Store(Database):
     def item_payload(self, session_id: str, key: str) -> dict[str, Any] | None:
         row = self._db.execute("SELECT payload FROM items WHERE session_id = ? AND key = ?", (session_id, key)).fetchone()
         return json.loads(row[0]) if row else None
+
+    @_said
+    def search(self, text: str, limit: int = 50, progress: Callable[[int, int], None] | None = None) -> list[Hit]:
+        """The items of every stored session that hold every word of ``text``, best first
+        (:mod:`~kandev_tui.transcript.searching`); what was stored since the last search is indexed first (unless the
+        database was opened read-only), ``progress(done, total)`` told as it goes."""
+        fts_query(text)
+        indexed = None if self.read_only else catch_up(self._db, progress)
+        return search(self._db, text, limit, indexed)
 
     # -- Kandev sessions (kandev-tui attach) -------------------------------------
 
