@@ -230,8 +230,9 @@ def repaint_what_a_rebuilt_map_moved() -> None:
     what shows after it: only the widgets on screen are compared, so a rebuild costs a screenful more. Once per
     process.
 
-    Upstream: no issue found in Textualize/textual's tracker (searched 2026-12-07); to be filed with the plain
-    Textual app of the tmux test (tests/support/stale_region_app.py) as its reproduction.
+    Upstream: no issue found in Textualize/textual's tracker (searched 2026-12-07 and -08); the report to file, with
+    the plain Textual app of the tmux test (tests/support/stale_region_app.py) as its reproduction, is in
+    docs/upstream.md.
     """
     global _rebuilt_map_repainted
     if _rebuilt_map_repainted:

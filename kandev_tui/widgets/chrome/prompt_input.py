@@ -92,7 +92,8 @@ class PromptInput(TextArea):
             self.cursor_blink = False  # Textual shows the cursor, still
             # ... but Textual 8.2's TextArea keys the lines it keeps on the blink's phase, not on whether it draws the
             # cursor: a line kept while the cursor blinked off was drawn again without it, and the prompt showed no
-            # cursor until the next key. Its lines are drawn anew (the public way it forgets them).
+            # cursor until the next key. Its lines are drawn anew (the public way it forgets them). Not reported
+            # upstream yet: the report to file is in docs/upstream.md.
             self.notify_style_update()
 
     def on_focus(self) -> None:
