@@ -66,6 +66,9 @@ class RequestFocus:
         scrolls to what it can measure: a request just mounted has no place yet, and stayed below, out of sight,
         while 1 allowed it.)"""
         request.focus(scroll_visible=False)
+        # what was kept for it goes now, ahead of the keys typed after it (the view's blur, which would type it too,
+        # comes in the view's own queue: a loaded machine sent the next key to the request first, "o2k")
+        self.type_kept()
         self._view.call_after_refresh(self._into_view, request)
 
     def _into_view(self, request: Widget) -> None:
