@@ -23,7 +23,8 @@ class HomeApp(KandevApp):
         from kandev_tui.app.lists import ListOfApp
         from kandev_tui.screens.sessions import SessionsScreen
 
-        self.list = self.home = SessionsScreen(ListOfApp(self), [], self.starter.stored_reader(), home=True)
+        self.list = self.home = SessionsScreen(ListOfApp(self), [], self.starter.stored_reader(), home=True,
+                                                   search=self.starter.searcher())
         self.install_screen(self.list, "home")
         self.add_mode("home", "home")
 

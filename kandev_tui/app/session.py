@@ -58,6 +58,7 @@ class AppSession:
         self.number = number
         self.mode = f"session-{number}"
         self.initial_prompt = initial_prompt
+        self._reveal: tuple[str, str] | None = None  # a search's hit to show once the transcript has it
         self._on_state = on_state
         self.model = SessionModel(source, app.registry, app.settings_store.settings.card_limit)
         self.view = TranscriptView(self.model.transcript)
@@ -172,8 +173,29 @@ class AppSession:
 
     # -- what the session model asks of its UI (kandev_tui/session/model.py: SessionUI) -----------------
 
+    def reveal_when_shown(self, key: str, needle: str) -> None:
+        """Show item ``key`` with ``needle`` marked in it (a search's hit, from the sessions list) once the transcript
+        has it: now, or when the batch that brings it is applied (a stored session is read in a thread)."""
+        self._reveal = (key, needle)
+        self.app.call_after_refresh(self._reveal_if_placed)
+
+    def _reveal_if_placed(self, tries: int = 100) -> None:
+        if self._reveal is None:
+            return
+        key, needle = self._reveal
+        entry = self.model.transcript.entry_of.get(key)
+        if entry is None:
+            return  # the batch that brings it says so (apply_changes)
+        if self.view.is_mounted:
+            self._reveal = None
+            self.view.reveal(entry.index, key, needle)
+        elif tries:  # placed before its screen was mounted: once it is
+            self.app.call_after_refresh(self._reveal_if_placed, tries - 1)
+
     def apply_changes(self, changes: ChangeSet) -> None:
         self.view.apply(changes)
+        if self._reveal is not None:
+            self.app.call_after_refresh(self._reveal_if_placed)
         self.app.keep_looking()  # a full collection may come due
         self._show_status_items(changes.status)
         self.subagents.note(changes.keys)

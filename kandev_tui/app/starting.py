@@ -55,6 +55,25 @@ class SessionStarter:
 
         return read
 
+    def searcher(self) -> Callable[[str], tuple[list[Any], dict[str, dict[str, Any]]]] | None:
+        """What searches every stored session's words for the list (in a thread): the hits, and the stored row of
+        each hit's session; None without a store."""
+        if self.app.launcher is None:
+            return None
+        store = self.app.launcher.store
+
+        def search(words: str) -> tuple[list[Any], dict[str, dict[str, Any]]]:
+            hits = store.search(words)
+            rows: dict[str, dict[str, Any]] = {}
+            for session_id in dict.fromkeys(hit.session_id for hit in hits):
+                row = store.session(session_id)
+                if row is not None:
+                    row["folder_gone"] = bool(folder_gone(row))
+                    rows[session_id] = row
+            return hits, rows
+
+        return search
+
     def remote_reader(self) -> Callable[[], list[Any]] | None:
         """What lists the attached Kandev backend's task sessions (in a thread), those open here left out; None
         when not attached."""
@@ -89,14 +108,22 @@ class SessionStarter:
             if here is not None:
                 self.app.lists.switch_to(here)
             return
+        at: tuple[str, str] | None = None  # a search's hit: the item to show, and the word to mark in it
+        if kind == "open at":
+            kind, (value, *found) = "open", value
+            at = (found[0], found[1])
         open_here = next((s for s in self.app.sessions if s.status.session_id == value["id"] and
                           (kind == "open" or s.status.can_prompt)), None)
         if open_here is not None or self.app.launcher is None:
             if open_here is not None:
                 self.app.lists.switch_to(open_here)
+                if at is not None:
+                    open_here.reveal_when_shown(*at)
             return
         if kind == "open":
             session = self.app.open_session(self.app.launcher.stored(value))
+            if at is not None:
+                session.reveal_when_shown(*at)
         else:
             from kandev_tui.workspace.reads import Workspace
 

@@ -29,7 +29,9 @@ KEYS = [
                           ("ctrl+n", "a new session: preset, folder, git worktree, first prompt"),
                           ("enter (in the list)", "open a session (a stored one read-only)"),
                           ("c (in the list)", "continue a stored session with its agent"),
-                          ("d (in the list)", "delete a stored session (confirmed first)")]),
+                          ("d (in the list)", "delete a stored session (confirmed first)"),
+                          ("/ (in the list)", "search every stored session's words; enter on a hit opens its "
+                                              "session there (escape closes the search)")]),
     ("Prompt", [("enter", "send (during a turn: queued, sent when it ends)"),
                 ("↑ (empty prompt)", "the last queued message back, to edit or delete; else the messages sent "
                                      "before (↓: the next)"),

@@ -4,7 +4,9 @@ and its cost when the agent reports one. The stored sessions follow (read off th
 
 Enter shows a live session, or opens a stored one read-only; ``c`` continues a stored one with its agent where the
 agent can (it offered ``session/resume`` or ``session/load``, and no other kandev-tui runs it); ctrl+n starts a new
-one. Escape (or ctrl+s) goes back; the home list has nothing to go back to. Its live rows are the app's snapshots
+one; ``/`` searches every stored session's words (the database's full-text index), and enter on a hit opens its
+session there, the match marked. Escape closes the search, else goes back (as ctrl+s does); the home list has
+nothing to go back to. Its live rows are the app's snapshots
 (:class:`~kandev_tui.session.row.SessionRow`), shown again whenever a session's state changes.
 """
 
@@ -19,7 +21,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from kandev_tui.base.sanitize import visible
@@ -30,8 +32,32 @@ from kandev_tui.widgets.chrome.key_footer import KeyFooter
 from kandev_tui.widgets.chrome.sessions_sidebar import child_text, row_text
 
 # ("live", number) · ("subagent", (number, item key)) · ("open", stored row) · ("continue", stored row) ·
-# ("kandev", entry)
+# ("kandev", entry) · ("open at", (stored row, item key, the word to mark))
 Choice = tuple[str, Any]
+# what searches the stored sessions (in a thread): the hits for the words, and the stored row of each hit's session
+Searcher = Callable[[str], "tuple[list[Any], dict[str, dict[str, Any]]]"]
+WHO = {"user_message": "you", "agent_message": "agent", "thought": "thought", "tool_call": "tool"}
+
+
+def hit_text(hit: Any, width: int) -> Text:
+    """A search hit in two lines, every part inert: its session's title and turn, who said it; then the words around
+    the match, the matched ones bold."""
+    from kandev_tui.transcript.searching import MARK_END, MARK_START
+
+    text = Text.assemble(("⌕ ", "dim"), (safe_text(hit.title or "untitled", keep_newlines=False), "italic"),
+                         (f"  turn {hit.turn}", "dim"), (f"  {WHO.get(hit.kind, hit.kind)}", "bold"))
+    text.truncate(max(10, width), overflow="ellipsis")
+    second = Text("    ")
+    parts = hit.context.split(MARK_START)
+    second.append(safe_text(parts[0], keep_newlines=False))
+    for part in parts[1:]:
+        marked, _, rest = part.partition(MARK_END)
+        second.append(safe_text(marked, keep_newlines=False), style="bold reverse")
+        second.append(safe_text(rest, keep_newlines=False))
+    second.truncate(max(10, width), overflow="ellipsis")
+    text.append("\n")
+    text.append_text(second)
+    return text
 STORED_SHOWN = 200  # the newest stored sessions listed (`kandev-tui sessions` lists them all)
 
 
@@ -128,13 +154,16 @@ class SessionsScreen(Screen["Choice | None"]):
     SessionsScreen { layout: vertical; }
     SessionsScreen #sessions-title { height: auto; padding: 0 1; background: $panel; text-style: bold; }
     SessionsScreen OptionList { height: 1fr; border: none; padding: 0 1; scrollbar-gutter: stable; }
+    SessionsScreen #sessions-search { display: none; margin: 0 1; }
+    SessionsScreen #sessions-search.-shown { display: block; }
     """
     BINDINGS = [Binding("escape", "back", "Back"), Binding("c", "continue_stored", "Continue"),
-                Binding("d", "delete_stored", "Delete"),
+                Binding("d", "delete_stored", "Delete"), Binding("slash", "search", "Search"),
                 Binding("ctrl+n", "new_session", "New session")]  # the app's, offered here (hidden elsewhere)
 
     def __init__(self, host: ListHost, rows: list[SessionRow], stored: Callable[[], list[dict[str, Any]]] | None = None,
-                 *, home: bool = False, remote: Callable[[], list[Any]] | None = None, remote_title: str = "") -> None:
+                 *, home: bool = False, remote: Callable[[], list[Any]] | None = None, remote_title: str = "",
+                 search: Searcher | None = None) -> None:
         super().__init__()
         self.host = host
         self.rows = rows
@@ -148,9 +177,16 @@ class SessionsScreen(Screen["Choice | None"]):
         self.options = SessionsOptions(id="sessions-list")
         self._drawn_width = 0  # the width the rows were last drawn at
         self.heading = Static(id="sessions-title")
+        self.searcher = search  # searches the stored sessions' words (in a thread): None when there is no store
+        self.search_box = Input(placeholder="words to find in every stored session · enter searches · escape closes",
+                                id="sessions-search")
+        self.found_for = ""  # the words the hits shown were found for ("": no search shown)
+        self.hits: list[Any] = []  # kandev_tui.transcript.searching.Hit
+        self.hit_rows: dict[str, dict[str, Any]] = {}  # session id → its stored row
 
     def compose(self) -> ComposeResult:
         yield self.heading
+        yield self.search_box
         yield self.options
         yield KeyFooter()
 
@@ -199,6 +235,13 @@ class SessionsScreen(Screen["Choice | None"]):
         width = self._drawn_width = self.row_width()
         self.options.clear_options()
         options: list[Option | None] = []
+        if self.found_for:  # a search's hits first: what the user asked for last
+            said = " ".join(repr(word) for word in self.found_for.split())
+            heading = f"Found in stored sessions: {len(self.hits)} item{'s' if len(self.hits) != 1 else ''} with " \
+                      f"{said}" + (": enter opens the session there" if self.hits else "")
+            options.append(Option(Text(visible(heading, keep_newlines=False), style="bold"), disabled=True))
+            options += [Option(hit_text(hit, width), id=f"hit:{index}") for index, hit in enumerate(self.hits)]
+            options.append(None)
         for row in rows:  # each session, its subagents under it (enter shows one full screen)
             options.append(Option(row_text(row, width), id=f"live:{row.number}"))
             options += [Option(child_text(title, state, width), id=f"subagent:{row.number}:{key}")
@@ -273,10 +316,13 @@ class SessionsScreen(Screen["Choice | None"]):
         if action == "delete_stored":  # a stored session no other kandev-tui runs
             row = self._highlighted_stored()
             return row is not None and not row.get("running_elsewhere")
-        if action == "back":  # the bare kandev-tui's list: back to the session ctrl+s was pressed in, if any
-            return not self.home or self.host.can_go_back
+        if action == "back":  # the search closed; the bare kandev-tui's list: back to the session ctrl+s was pressed
+            # in, if any
+            return self.search_box.has_class("-shown") or bool(self.found_for) or not self.home or self.host.can_go_back
         if action == "new_session":  # where agents can be started
             return self.host.can_start
+        if action == "search":  # where sessions are stored
+            return self.searcher is not None
         return True
 
     def action_new_session(self) -> None:
@@ -293,6 +339,59 @@ class SessionsScreen(Screen["Choice | None"]):
             self._choose(("open", self.stored[int(value)]))
         elif kind == "kandev":
             self._choose(("kandev", (self.remote or [])[int(value)]))
+        elif kind == "hit":
+            hit = self.hits[int(value)]
+            row = self.hit_rows.get(hit.session_id)
+            if row is not None:
+                self._choose(("open at", (row, hit.key, self.found_for.split()[0])))
+
+    # -- searching every stored session ------------------------------------------------
+
+    def action_search(self) -> None:
+        """``/``: the search box, its words kept from the last search."""
+        if self.searcher is None:
+            return
+        self.search_box.add_class("-shown")
+        self.search_box.focus()
+        self.refresh_bindings()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input is not self.search_box:
+            return
+        event.stop()
+        words = event.value.strip()
+        if not words:
+            self.close_search()
+            return
+        self.run_search(words)
+
+    @work(thread=True, exclusive=True, group="search-stored")
+    def run_search(self, words: str) -> None:
+        """The hits for ``words``, off the UI's thread (the first search indexes what was stored since the last)."""
+        assert self.searcher is not None
+        try:
+            hits, rows = self.searcher(words)
+        except Exception as exc:  # noqa: BLE001 - a damaged store, a word of nothing: said, the list stays
+            self.app.call_from_thread(self.app.notify, f"Not searched: {exc}", severity="warning", markup=False)
+            return
+        self.app.call_from_thread(self._show_hits, words, hits, rows)
+
+    def _show_hits(self, words: str, hits: list[Any], rows: dict[str, dict[str, Any]]) -> None:
+        self.found_for, self.hits, self.hit_rows = words, hits, rows
+        self.show_rows(self.rows)
+        self.refresh_bindings()  # escape closes the search
+        first = self._index_of("hit:0")
+        if first is not None:
+            self.options.highlighted = first
+        self.options.focus()
+
+    def close_search(self) -> None:
+        """The search box closed and its hits gone (escape)."""
+        self.search_box.remove_class("-shown")
+        self.found_for, self.hits, self.hit_rows = "", [], {}
+        self.show_rows(self.rows)
+        self.options.focus()
+        self.refresh_bindings()
 
     def on_key(self, event) -> None:
         """``c`` on a stored session that cannot be continued (the key is not offered then): why not, rather than
@@ -334,6 +433,9 @@ class SessionsScreen(Screen["Choice | None"]):
             self.dismiss(choice)
 
     def action_back(self) -> None:
+        if self.search_box.has_class("-shown") or self.found_for:  # escape closes the search first
+            self.close_search()
+            return
         if not self.home:
             self.dismiss(None)
         elif self.host.can_go_back:

@@ -61,36 +61,67 @@ def _has(db: sqlite3.Connection, table: str) -> bool:
     return db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone() is not None
 
 
+def has_index(db: sqlite3.Connection) -> bool:
+    """Whether the database has the index (schema 6 on)."""
+    return _has(db, "items_text")
+
+
 def indexed_until(db: sqlite3.Connection) -> float:
     """The time from which items written may not be in the index yet."""
     return float(db.execute("SELECT indexed_until FROM search_state").fetchone()[0])
 
 
-def catch_up(db: sqlite3.Connection, progress: Callable[[int, int], None] | None = None) -> float:
-    """Index every item written since the last search looked, :data:`INDEX_AT_ONCE` per transaction
-    (``progress(done, total)`` after each); returns the time from which items may not be indexed (it began). (The
-    database opened to write, not in a transaction.)"""
+@dataclass(frozen=True)
+class Backlog:
+    """What a search indexes first: the items written since the index last caught up (:func:`backlog`)."""
+
+    since: float  # the index's time before
+    started: float  # when this catch-up began: the index is up to date until then once every item is indexed
+    items: list[int]  # their row ids
+
+
+def backlog(db: sqlite3.Connection) -> Backlog:
+    """The items written since the index last caught up (in sessions written since: their times find them)."""
     started = time.time()
     since = indexed_until(db)
-    written = [row[0] for row in db.execute(
+    items = [row[0] for row in db.execute(
         f"SELECT items.rowid FROM items WHERE {WRITTEN_SINCE.format(since='?')} AND {SEARCHED_KIND.format(row='items')}",
         (since, since))]
-    for done in range(0, len(written), INDEX_AT_ONCE):
-        chunk = written[done:done + INDEX_AT_ONCE]
-        marks = ",".join("?" * len(chunk))
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            db.execute(f"DELETE FROM items_text WHERE rowid IN ({marks})", chunk)
-            db.execute(f"INSERT INTO items_text (rowid, text) SELECT rowid, {TEXT_OF.format(row='items')} FROM items "
-                       f"WHERE rowid IN ({marks}) AND json_valid(payload)", chunk)
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+    return Backlog(since, started, items)
+
+
+def index(db: sqlite3.Connection, items: list[int]) -> None:
+    """These items (row ids) indexed as they are now, in one transaction (the database opened to write)."""
+    marks = ",".join("?" * len(items))
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        db.execute(f"DELETE FROM items_text WHERE rowid IN ({marks})", items)
+        db.execute(f"INSERT INTO items_text (rowid, text) SELECT rowid, {TEXT_OF.format(row='items')} FROM items "
+                   f"WHERE rowid IN ({marks}) AND json_valid(payload)", items)
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
+def caught_up(db: sqlite3.Connection, done: Backlog) -> float:
+    """Every item of ``done`` is indexed: the next catch-up starts from a little before it began (another process
+    may have stamped items before it and committed them after). Returns the time the index is now up to date until."""
+    db.execute("UPDATE search_state SET indexed_until = ?", (max(done.since, done.started - SETTLING),))
+    return done.started
+
+
+def catch_up(db: sqlite3.Connection, progress: Callable[[int, int], None] | None = None) -> float:
+    """Index every item written since the last search looked, :data:`INDEX_AT_ONCE` per transaction
+    (``progress(done, total)`` after each); returns the time the index is up to date until. (The database opened to
+    write, not in a transaction; :meth:`~kandev_tui.transcript.store.Store.search` takes these steps one at a time,
+    so that the sessions storing meanwhile wait for one step at most.)"""
+    todo = backlog(db)
+    for at in range(0, len(todo.items), INDEX_AT_ONCE):
+        index(db, todo.items[at:at + INDEX_AT_ONCE])
         if progress is not None:
-            progress(done + len(chunk), len(written))
-    db.execute("UPDATE search_state SET indexed_until = ?", (max(since, started - SETTLING),))
-    return started
+            progress(min(at + INDEX_AT_ONCE, len(todo.items)), len(todo.items))
+    return caught_up(db, todo)
 
 
 def search(db: sqlite3.Connection, text: str, limit: int = 50, indexed: float | None = None) -> list[Hit]:

@@ -12,15 +12,18 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from kandev_tui.base.jsonutil import dumps
 
 from .database import (SCHEMA_VERSION, SESSION_COLUMNS, Database, StoreError, StoreMissing, default_db_path,
                        said as _said)
 from .items import Item, PackedItem
-from .searching import Hit, catch_up, fts_query, search
+from . import searching
+from .searching import Hit, fts_query, search
 from .owner import owner_alive, owner_pid, this_process
+
+T = TypeVar("T")
 
 __all__ = ["SCHEMA_VERSION", "EmptyStore", "NotNamed", "Store", "StoreError", "StoreMissing", "default_db_path"]
 
@@ -289,14 +292,29 @@ class Store(Database):
         row = self._db.execute("SELECT payload FROM items WHERE session_id = ? AND key = ?", (session_id, key)).fetchone()
         return json.loads(row[0]) if row else None
 
-    @_said
     def search(self, text: str, limit: int = 50, progress: Callable[[int, int], None] | None = None) -> list[Hit]:
         """The items of every stored session that hold every word of ``text``, best first
         (:mod:`~kandev_tui.transcript.searching`); what was stored since the last search is indexed first (unless the
-        database was opened read-only), ``progress(done, total)`` told as it goes."""
+        database was opened read-only), ``progress(done, total)`` told as it goes: a step at a time, so that the
+        sessions storing meanwhile (other threads) wait for one step at most."""
         fts_query(text)
-        indexed = None if self.read_only else catch_up(self._db, progress)
-        return search(self._db, text, limit, indexed)
+        indexed = None
+        if not self.read_only and self._searchable():
+            todo = self._call(searching.backlog)
+            for at in range(0, len(todo.items), searching.INDEX_AT_ONCE):
+                self._call(searching.index, todo.items[at:at + searching.INDEX_AT_ONCE])
+                if progress is not None:
+                    progress(min(at + searching.INDEX_AT_ONCE, len(todo.items)), len(todo.items))
+            indexed = self._call(searching.caught_up, todo)
+        return self._call(search, text, limit, indexed)
+
+    def _searchable(self) -> bool:
+        return self._call(searching.has_index)
+
+    @_said
+    def _call(self, step: Callable[..., T], *args: Any) -> T:
+        """One step of a search on the connection, alone on it (see :func:`~.database.said`)."""
+        return step(self._db, *args)
 
     # -- Kandev sessions (kandev-tui attach) -------------------------------------
 
