@@ -21,6 +21,7 @@ from kandev_tui.app.session_host import ItemsApplied, SessionHost
 from kandev_tui.app.session_login import LoginFlow
 from kandev_tui.app.session_prompts import PromptQueue
 from kandev_tui.app.session_quiet import QuietCounter
+from kandev_tui.app.session_reveal import PendingReveal
 from kandev_tui.app.session_subagents import Subagents
 from kandev_tui.base.sanitize import visible
 from kandev_tui.screens.transcript import TranscriptScreen
@@ -58,10 +59,10 @@ class AppSession:
         self.number = number
         self.mode = f"session-{number}"
         self.initial_prompt = initial_prompt
-        self._reveal: tuple[str, str] | None = None  # a search's hit to show once the transcript has it
         self._on_state = on_state
         self.model = SessionModel(source, app.registry, app.settings_store.settings.card_limit)
         self.view = TranscriptView(self.model.transcript)
+        self.revealing = PendingReveal(self.view, self.model.transcript, app.call_after_refresh)  # a search's hit
         self.view.draw_context = DrawContext(  # what the transcript's widgets draw with (widgets/context.py)
             series_colors=app.looks.series_colors, should_animate=app.looks.should_animate,
             animations_enabled=app.looks.animations_enabled, workspace=lambda: self.workspace,
@@ -175,27 +176,12 @@ class AppSession:
 
     def reveal_when_shown(self, key: str, needle: str) -> None:
         """Show item ``key`` with ``needle`` marked in it (a search's hit, from the sessions list) once the transcript
-        has it: now, or when the batch that brings it is applied (a stored session is read in a thread)."""
-        self._reveal = (key, needle)
-        self.app.call_after_refresh(self._reveal_if_placed)
-
-    def _reveal_if_placed(self, tries: int = 100) -> None:
-        if self._reveal is None:
-            return
-        key, needle = self._reveal
-        entry = self.model.transcript.entry_of.get(key)
-        if entry is None:
-            return  # the batch that brings it says so (apply_changes)
-        if self.view.is_mounted:
-            self._reveal = None
-            self.view.reveal(entry.index, key, needle)
-        elif tries:  # placed before its screen was mounted: once it is
-            self.app.call_after_refresh(self._reveal_if_placed, tries - 1)
+        has it (:class:`~kandev_tui.app.session_reveal.PendingReveal`)."""
+        self.revealing.want(key, needle)
 
     def apply_changes(self, changes: ChangeSet) -> None:
         self.view.apply(changes)
-        if self._reveal is not None:
-            self.app.call_after_refresh(self._reveal_if_placed)
+        self.revealing.applied()
         self.app.keep_looking()  # a full collection may come due
         self._show_status_items(changes.status)
         self.subagents.note(changes.keys)

@@ -18,6 +18,26 @@ from ..support.drawing import lines
 # -- the widget ------------------------------------------------------------------------------------------------
 
 
+def counted_sanitising(monkeypatch, module):
+    """The lengths of the texts ``module``'s entry makes safe (as they are made safe), and the real ``safe_text``."""
+    sanitised: list[int] = []
+    safe_text = module.safe_text
+    monkeypatch.setattr(module, "safe_text", lambda text: sanitised.append(len(text)) or safe_text(text))
+    return sanitised, safe_text
+
+
+def streamed_versions(parts: list[str], kind: str) -> list:
+    """The versions the normaliser makes of one text streamed in ``parts`` (``kind``: the chunks' sessionUpdate), a
+    batch per part, then the turn's end."""
+    normalizer = Normalizer()
+    normalizer.feed(PROMPT)
+    versions = list(normalizer.feed(chunk(parts[0], kind)))
+    for part in parts[1:]:
+        normalizer.feed(chunk(part, kind))
+        versions += normalizer.settle()
+    return versions + [item for item in normalizer.feed(END) if item.key == versions[0].key]
+
+
 @pytest.mark.parametrize("kind, module", [("agent_thought_chunk", "thought"), ("user_message_chunk", "user_message")])
 async def test_thoughts_and_the_users_messages_take_deltas_as_the_agents_do(tmp_path, monkeypatch, kind, module):
     """A streaming thought (and a user message an agent streams back, loading a session) sanitises only what came
@@ -25,17 +45,9 @@ async def test_thoughts_and_the_users_messages_take_deltas_as_the_agents_do(tmp_
     import importlib
 
     entry_module = importlib.import_module(f"kandev_tui.widgets.entries.{module}")
-    sanitised: list[int] = []
-    safe_text = entry_module.safe_text
-    monkeypatch.setattr(entry_module, "safe_text", lambda text: sanitised.append(len(text)) or safe_text(text))
-    normalizer = Normalizer()
-    normalizer.feed(PROMPT)
+    sanitised, safe_text = counted_sanitising(monkeypatch, entry_module)
     hostile = ["Start \x1b", "[31mred\u202e", " and [b]on[/b].\n\n"] * 40
-    versions = [item for item in normalizer.feed(chunk(hostile[0], kind))]
-    for part in hostile[1:]:
-        normalizer.feed(chunk(part, kind))
-        versions += normalizer.settle()
-    versions += [item for item in normalizer.feed(END) if item.key == versions[0].key]
+    versions = streamed_versions(hostile, kind)
     assert len(versions) > 50 and all(v.key == versions[0].key for v in versions)
     app = stored_app(tmp_path, [])
     async with app.run_test(size=(80, 24)) as pilot:
@@ -56,17 +68,9 @@ async def test_thoughts_and_the_users_messages_take_deltas_as_the_agents_do(tmp_
 async def test_the_message_widget_sanitises_and_appends_only_what_came(tmp_path, monkeypatch):
     from kandev_tui.widgets.entries import agent_message
 
-    sanitised: list[int] = []
-    safe_text = agent_message.safe_text
-    monkeypatch.setattr(agent_message, "safe_text", lambda text: sanitised.append(len(text)) or safe_text(text))
-    normalizer = Normalizer()
-    normalizer.feed(PROMPT)
+    sanitised, safe_text = counted_sanitising(monkeypatch, agent_message)
     hostile = ["Start \x1b", "[31mred\u202e", " and on.\n\n"] * 40
-    versions = [item for part in hostile[:1] for item in normalizer.feed(chunk(part))]
-    for part in hostile[1:]:
-        normalizer.feed(chunk(part))
-        versions += normalizer.settle()
-    versions += [item for item in normalizer.feed(END) if item.kind == "agent_message"]
+    versions = streamed_versions(hostile, "agent_message_chunk")
     app = stored_app(tmp_path, [])
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)

@@ -335,7 +335,7 @@ def test_a_kandev_task_sessions_row_says_its_time_and_state_as_the_picker_does(m
 
     from kandev_tui.kandev.catalog import SessionEntry
     from kandev_tui.screens.session_picker import when
-    from kandev_tui.screens.sessions import remote_text
+    from kandev_tui.screens.session_rows import remote_text
 
     entry = SessionEntry(workspace_id="w", workspace="Default Workspace", task_id="t", task="Fix the flaky test",
                          session_id="s1", state="WAITING_FOR_INPUT", updated_at="2026-12-06T01:38:46.230257633Z",

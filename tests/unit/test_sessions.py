@@ -83,7 +83,7 @@ def test_a_rows_title_is_cut_between_words_and_the_lists_heading_keeps_whole_key
     """At 45 and 80 columns a row cut its title mid-word ("bu…") and the heading wrapped its key onto a line of its
     own. A title is cut between two words, a folder where it ends; the heading says whole parts on one line, who
     waits first."""
-    from kandev_tui.screens.sessions import heading_text
+    from kandev_tui.screens.session_rows import heading_text
     from kandev_tui.session.row import SessionRow
     from kandev_tui.widgets.chrome.sessions_sidebar import row_text
 
