@@ -174,11 +174,6 @@ class AppSession:
 
     # -- what the session model asks of its UI (kandev_tui/session/model.py: SessionUI) -----------------
 
-    def reveal_when_shown(self, key: str, needle: str) -> None:
-        """Show item ``key`` with ``needle`` marked in it (a search's hit, from the sessions list) once the transcript
-        has it (:class:`~kandev_tui.app.session_reveal.PendingReveal`)."""
-        self.revealing.want(key, needle)
-
     def apply_changes(self, changes: ChangeSet) -> None:
         self.view.apply(changes)
         self.revealing.applied()

@@ -118,12 +118,12 @@ class SessionStarter:
             if open_here is not None:
                 self.app.lists.switch_to(open_here)
                 if at is not None:
-                    open_here.reveal_when_shown(*at)
+                    open_here.revealing.want(*at)  # a search's hit, shown once its transcript has it
             return
         if kind == "open":
             session = self.app.open_session(self.app.launcher.stored(value))
             if at is not None:
-                session.reveal_when_shown(*at)
+                session.revealing.want(*at)
         else:
             from kandev_tui.workspace.reads import Workspace
 

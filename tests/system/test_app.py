@@ -104,7 +104,8 @@ def test_f1_lists_every_key_of_kandev_tuis_own_screens_and_cards():
     from kandev_tui.screens.sessions import SessionsScreen
     from kandev_tui.widgets.entries.subagent import SubagentCard
 
-    names = {"right_square_bracket": "]", "left_square_bracket": "[", "left": "←", "right": "→", "up": "↑", "down": "↓"}
+    names = {"right_square_bracket": "]", "left_square_bracket": "[", "left": "←", "right": "→", "up": "↑", "down": "↓",
+             "slash": "/"}
 
     def covers(tokens: list[str], key: str) -> bool:  # "1-4" covers 2, "←/→" covers ←
         return any(key == token or key in token.split("/") or
