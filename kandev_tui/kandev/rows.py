@@ -17,35 +17,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kandev_tui.transcript.items import (
-
-    AGENT,
-
-    CANCELLED,
-
-    COMPLETE,
-
-    FAILED,
-
-    IN_PROGRESS,
-
-    NOTE,
-
-    PENDING,
-
-    PERMISSION,
-
-    PLAN,
-
-    TERMINAL,
-
-    THOUGHT,
-
-    TOOL,
-
-    USER,
-
-)
+from kandev_tui.transcript.items import (AGENT, CANCELLED, COMPLETE, FAILED, IN_PROGRESS, NOTE, PENDING, PERMISSION,
+                                         PLAN, TERMINAL, THOUGHT, TOOL, USER)
 from kandev_tui.transcript.items import Item
 
 from .shell_output import FETCHED

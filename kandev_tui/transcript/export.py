@@ -11,35 +11,8 @@ from kandev_tui.base.sanitize import visible
 
 from kandev_tui.base.jsonutil import dumps
 
-from .items import (
-
-    AGENT,
-
-    AGENT_NOTICE,
-
-    CHANGES,
-
-    COMPACTION,
-
-    ELICITATION,
-
-    ERROR,
-
-    PERMISSION,
-
-    PLAN,
-
-    SUBAGENT,
-
-    THOUGHT,
-
-    TOOL,
-
-    TURN_END,
-
-    USER,
-
-)
+from .items import (AGENT, AGENT_NOTICE, CHANGES, COMPACTION, ELICITATION, ERROR, PERMISSION, PLAN, SUBAGENT, THOUGHT,
+                    TOOL, TURN_END, USER)
 from .items import Item
 from .rich_calls import what_is_asked
 from .tools import call_output

@@ -7,35 +7,8 @@ call views). The app reads them in a thread after that frame, so the first entry
 
 from __future__ import annotations
 
-from kandev_tui.transcript.items import (
-
-    AGENT,
-
-    AGENT_NOTICE,
-
-    CHANGES,
-
-    COMPACTION,
-
-    ELICITATION,
-
-    ERROR,
-
-    NOTE,
-
-    PERMISSION,
-
-    PLAN,
-
-    SUBAGENT,
-
-    THOUGHT,
-
-    TURN_END,
-
-    USER,
-
-)
+from kandev_tui.transcript.items import (AGENT, AGENT_NOTICE, CHANGES, COMPACTION, ELICITATION, ERROR, NOTE, PERMISSION,
+                                         PLAN, SUBAGENT, THOUGHT, TURN_END, USER)
 
 from kandev_tui.widgets.entries.agent_message import AgentMessage
 from kandev_tui.widgets.entries.changes_card import ChangesCard
